@@ -1,0 +1,64 @@
+// GRAIL reachability labels over a DAG (Yildirim, Chaoji, Zaki; as summarised in
+// papers/gpu-grail-reachability.txt section 2.4) plus the exact filters GRAIL's code recommends.
+#pragma once
+#include "cpp_only.hpp"
+#include "graph.hpp"
+
+namespace grail {
+
+constexpr unsigned kMaxLabels = 16;
+
+// Per DAG vertex, stored contiguously (one record of record_width() uint32 values) so that a
+// query touches one or two cache lines per vertex:
+//   [0]          post-order rank in traversal 0
+//   [1]          first rank of v's subtree in the DFS *tree* of traversal 0: ranks in
+//                [record[1], record[0]] are tree descendants, a certain positive (positive cut)
+//   [2]          topological level: 0 for sources, 1 + max over parents otherwise; u reaches
+//                v != u only if level(u) < level(v)
+//   [3 + 2i]     lo_i, the smallest post-order rank reachable from v in traversal i
+//   [3 + 2i + 1] hi_i, v's post-order rank in traversal i (so hi_0 == record[0])
+// If u reaches v then [lo_i(v), hi_i(v)] lies within [lo_i(u), hi_i(u)] for every i.
+class GrailLabels {
+public:
+	// d randomized traversals (1 <= d <= kMaxLabels), deterministic for a given seed.
+	static GrailLabels build(const Csr &dag, unsigned d, uint64_t seed);
+
+	unsigned
+	label_count() const noexcept {
+		return d_;
+	}
+	size_t
+	record_width() const noexcept {
+		return 3 + 2 * size_t(d_);
+	}
+	const uint32_t *
+	record(vid_t v) const noexcept {
+		return data_.data() + size_t(v) * record_width();
+	}
+
+	// Every label interval of v inside u's (level and tree filters not included).
+	bool
+	contains(vid_t u, vid_t v) const noexcept {
+		const uint32_t *a = record(u), *b = record(v);
+		for (unsigned i = 0; i < d_; i++)
+			if (b[3 + 2 * i] < a[3 + 2 * i] || b[4 + 2 * i] > a[4 + 2 * i])
+				return false;
+		return true;
+	}
+
+	std::vector<uint32_t> &
+	data() noexcept {
+		return data_;
+	}
+	const std::vector<uint32_t> &
+	data() const noexcept {
+		return data_;
+	}
+	static GrailLabels from_data(unsigned d, std::vector<uint32_t> data);
+
+private:
+	unsigned d_ = 0;
+	std::vector<uint32_t> data_;
+};
+
+} // namespace grail

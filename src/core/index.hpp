@@ -1,0 +1,105 @@
+// The persisted pg_grail index of one graph: vertex ids, the graph's CSR, its strongly
+// connected components, the condensation DAG and GRAIL labels over it. Built once per
+// create/refresh, serialized into versioned checksummed sections, answered from memory.
+#pragma once
+#include "cpp_only.hpp"
+#include "bfs.hpp"
+#include "grail_labels.hpp"
+#include "graph.hpp"
+#include "scc.hpp"
+
+#include <memory>
+
+namespace grail {
+
+struct BuildOptions {
+	unsigned labels = 5; // GRAIL traversals, 1..kMaxLabels
+	uint64_t seed = 0x9e3779b97f4a7c15ull;
+};
+
+struct BuildStats {
+	uint64_t input_edges = 0; // rows read, duplicates and self-loops included
+	uint64_t vertices = 0;
+	uint64_t edges = 0; // distinct edges u->v, u != v
+	uint64_t components = 0;
+	uint64_t dag_edges = 0;
+	double graph_seconds = 0; // ids and CSR
+	double scc_seconds = 0;   // components and condensation
+	double label_seconds = 0; // GRAIL labels
+};
+
+class Index {
+public:
+	// Consumes the edge list (its memory is released as soon as the CSR exists).
+	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr);
+
+	// Format: a 32-byte header (magic "PGGRAIL\0", format version, section count, payload
+	// bytes, 64-bit checksum of the payload), then sections {tag, byte length, bytes padded to 8}.
+	std::vector<uint8_t> serialize() const;
+	// Verifies magic, version, sizes, checksum and structural invariants; throws
+	// Error(corrupt_index) with a precise message on any mismatch, never reads out of bounds.
+	static Index deserialize(const uint8_t *bytes, size_t size);
+	static constexpr uint32_t kFormatVersion = 1;
+
+	const Graph &
+	graph() const noexcept {
+		return graph_;
+	}
+	const Components &
+	components() const noexcept {
+		return components_;
+	}
+	const Csr &
+	dag() const noexcept {
+		return dag_;
+	}
+	const GrailLabels &
+	labels() const noexcept {
+		return labels_;
+	}
+
+	// Dense index of a vertex id, or -1. O(1) expected: an open-addressing hash table built
+	// when the index is built or loaded (not stored; it is cheaper to rebuild than to read).
+	int64_t find(int64_t id) const noexcept;
+
+	// Component id of a vertex id: the smallest vertex id of its SCC. An id that is not a
+	// vertex is its own component.
+	int64_t component_id(int64_t id) const noexcept;
+
+private:
+	Graph graph_;
+	Components components_;
+	Csr dag_;
+	GrailLabels labels_;
+	std::vector<int64_t> hash_keys_; // ids, power-of-two capacity
+	std::vector<vid_t> hash_values_; // dense index, kNoVertex for an empty slot
+};
+
+// Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned DFS
+// (visited marks by epoch, so nothing is cleared between queries): one per thread. After the
+// first query that needs a DFS, queries allocate nothing.
+class ReachabilityQuery {
+public:
+	explicit ReachabilityQuery(const Index &index);
+
+	// a reaches a; an id that is not a vertex reaches only itself.
+	bool reachable(int64_t source, int64_t target);
+
+	// How the last call was decided, for the benchmark's filter statistics.
+	enum class Decided { same_component, topological, level, labels, tree_interval, search };
+	Decided
+	last_decision() const noexcept {
+		return last_;
+	}
+
+private:
+	bool search(vid_t from, vid_t to);
+
+	const Index &index_;
+	std::vector<uint32_t> visited_epoch_;
+	uint32_t epoch_ = 0;
+	std::vector<vid_t> stack_;
+	Decided last_ = Decided::same_component;
+};
+
+} // namespace grail
