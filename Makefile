@@ -1,0 +1,53 @@
+# PGXS build of the pg_grail module. The engine (src/core, and cuda/ when nvcc is found) is
+# built by CMake into build/ and linked in, the way pg_duckdb builds its library.
+EXTENSION = pg_grail
+EXTVERSION = 0.1.0
+MODULE_big = pg_grail
+
+OBJS = \
+	src/pg/bfs.o \
+	src/pg/catalog.o \
+	src/pg/edges.o \
+	src/pg/graph_admin.o \
+	src/pg/guard.o \
+	src/pg/loaded_graph.o \
+	src/pg/pg_grail.o \
+	src/pg/reachable.o \
+	src/pg/scc.o
+
+DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
+
+REGRESS = create_graph reachable scc bfs errors staleness
+REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+
+ENGINE_BUILD = build
+CMAKE ?= cmake
+CMAKE_FLAGS ?=
+PG_CPPFLAGS = -Isrc/core -Isrc/pg
+PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-cast-function-type -Wno-register -fno-strict-aliasing
+SHLIB_LINK = $(GRAIL_ENGINE_LINK) -lstdc++
+
+# No JIT bitcode: it needs the clang that PostgreSQL was built with, and our hot paths are C++.
+override with_llvm = no
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# CMake writes the engine's link line; make remakes this file first, then re-reads the Makefile.
+-include $(ENGINE_BUILD)/engine.mk
+$(ENGINE_BUILD)/engine.mk: CMakeLists.txt
+	$(CMAKE) -S . -B $(ENGINE_BUILD) -DGRAIL_BUILD_TESTS=OFF $(CMAKE_FLAGS)
+
+.PHONY: engine
+engine: $(ENGINE_BUILD)/engine.mk
+	$(CMAKE) --build $(ENGINE_BUILD) --target grail_engine -j $(or $(JOBS),2)
+
+$(OBJS): | engine
+$(shlib): engine
+
+sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
+	cp $< $@
+
+EXTRA_CLEAN = $(ENGINE_BUILD)

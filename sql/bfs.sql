@@ -1,0 +1,17 @@
+-- bfs(): (vertex, depth, parent) ordered by depth then vertex; parent = smallest vertex one
+-- level up with an edge to the child.
+CREATE TABLE diamond (source int, target int);
+INSERT INTO diamond VALUES (1, 3), (1, 2), (2, 4), (3, 4), (4, 5), (5, 1), (4, 4), (9, 1);
+SELECT regexp_replace(grail.create_graph('diamond', 'diamond'), 'built in [0-9.]+ s', 'built in N s');
+SELECT * FROM grail.bfs('diamond', 1);
+SELECT * FROM grail.bfs('diamond', 1, 1);
+SELECT * FROM grail.bfs('diamond', 1, 0);
+SELECT * FROM grail.bfs('diamond', 9);
+SELECT * FROM grail.bfs('diamond', 5, max_depth => 2);
+-- A vertex without out-edges, an id that is not in the graph, NULLs.
+SELECT * FROM grail.bfs('g', 7);
+SELECT * FROM grail.bfs('diamond', 100);
+SELECT count(*) FROM grail.bfs('diamond', NULL);
+SELECT count(*) FROM grail.bfs(NULL, 1);
+SELECT grail.drop_graph('diamond');
+DROP TABLE diamond;

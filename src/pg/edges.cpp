@@ -1,0 +1,102 @@
+#include "graph.hpp"
+
+#include "edges.hpp"
+
+extern "C" {
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+}
+
+namespace grail::pg {
+
+void
+check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
+	guard([&] {
+		char *relname = get_rel_name(relid);
+		if (relname == NULL)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("the edge table (oid %u) no longer exists", relid),
+			                errhint("Drop the graph with grail.drop_graph().")));
+		char *attname = get_attname(relid, attnum, true);
+		if (attname == NULL)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+			                errmsg("the %s column of edge table \"%s\" no longer exists", what, relname),
+			                errhint("Drop the graph with grail.drop_graph() and create it again.")));
+		Oid type = get_atttype(relid, attnum);
+		if (type != INT2OID && type != INT4OID && type != INT8OID)
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("%s column \"%s\" of table \"%s\" has type %s, but pg_grail needs an integer column",
+			                       what, attname, relname, format_type_be(type)),
+			                errhint("Use a smallint, integer or bigint column; for other types, copy the edges into a "
+			                        "table with bigint columns.")));
+		if (pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		    pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("permission denied for column \"%s\" of table \"%s\"", attname, relname),
+			                errdetail("A pg_grail graph may be built and queried only by roles that can read its "
+			                          "edge columns.")));
+	});
+}
+
+static inline int64_t
+integer_value(Datum d, Oid type) {
+	switch (type) {
+	case INT2OID:
+		return DatumGetInt16(d);
+	case INT4OID:
+		return DatumGetInt32(d);
+	default:
+		return DatumGetInt64(d);
+	}
+}
+
+EdgeScan
+read_edges(Oid relid, AttrNumber source, AttrNumber target, EdgeList *edges) {
+	EdgeScan counts;
+	guard([&] {
+		Relation rel = table_open(relid, ShareLock);
+		if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
+			ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			                errmsg("\"%s\" is not a table", RelationGetRelationName(rel)),
+			                errhint("pg_grail reads edges from a plain table or materialized view.")));
+		Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
+		Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
+
+		// The latest snapshot, not the statement's: with the SHARE lock held it sees every committed
+		// write, including one that committed while this statement waited for the lock.
+		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+		TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		AttrNumber last = Max(source, target);
+		while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+			if ((++counts.rows & 0xffff) == 0)
+				CHECK_FOR_INTERRUPTS();
+			slot_getsomeattrs(slot, last);
+			bool source_null = slot->tts_isnull[source - 1];
+			bool target_null = slot->tts_isnull[target - 1];
+			if (source_null || target_null) {
+				counts.null_source += source_null;
+				counts.null_target += target_null;
+				continue;
+			}
+			if (!edges->append(integer_value(slot->tts_values[source - 1], source_type),
+			                   integer_value(slot->tts_values[target - 1], target_type)))
+				ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+				                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
+				                       RelationGetRelationName(rel), (unsigned long long)counts.rows)));
+		}
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		UnregisterSnapshot(snapshot);
+		table_close(rel, NoLock);
+	});
+	return counts;
+}
+
+} // namespace grail::pg

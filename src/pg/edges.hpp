@@ -1,0 +1,29 @@
+// Reading a graph's edges from its table: one direct heap scan, no SPI, no per-row allocation.
+#pragma once
+
+#include "graph.hpp"
+
+#include "guard.hpp"
+
+extern "C" {
+#include "access/attnum.h"
+}
+
+namespace grail::pg {
+
+// Checks that attnum is a live integer column (int2/int4/int8) of relid that the current user
+// may SELECT; raises a clear error otherwise. what: "source" or "target", for messages.
+void check_edge_column(Oid relid, AttrNumber attnum, const char *what);
+
+struct EdgeScan {
+	uint64_t rows = 0;
+	uint64_t null_source = 0;
+	uint64_t null_target = 0;
+};
+
+// Reads all (source, target) pairs. Takes a SHARE lock on the table, held to the end of the
+// transaction, so no write can slip between this read and the commit of the index built from it.
+// Rows with a NULL endpoint are counted and skipped; the caller decides whether that is an error.
+EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, EdgeList *edges);
+
+} // namespace grail::pg

@@ -1,0 +1,206 @@
+// create_graph, refresh_graph, drop_graph.
+#include "index.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "catalog.hpp"
+#include "edges.hpp"
+
+extern "C" {
+#include "catalog/namespace.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+}
+
+using namespace grail::pg;
+
+static double
+ms_since(std::chrono::steady_clock::time_point start) {
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/*
+ * The schema-qualified, quoted name of a relation, for SQL text.
+ */
+static std::string
+qualified_name(Oid relid) {
+	return guard([&] {
+		char *name = get_rel_name(relid);
+		char *nsp = get_namespace_name(get_rel_namespace(relid));
+		if (name == NULL || nsp == NULL)
+			elog(ERROR, "relation %u does not exist", relid);
+		return quote_qualified_identifier(nsp, name);
+	});
+}
+
+static std::string
+trigger_name(int64_t graph_id) {
+	return "grail_stale_" + std::to_string(graph_id);
+}
+
+/*
+ * Read the edge table of a graph, build its index and store it; returns the summary line.
+ */
+static std::string
+build_graph(const char *name, const GraphRow &row) {
+	auto start = std::chrono::steady_clock::now();
+	grail::EdgeList edges;
+	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, &edges);
+	StoredBuild stored{};
+	stored.read_ms = ms_since(start);
+	stored.input_rows = int64_t(scan.rows);
+	stored.null_rows = int64_t(scan.rows - edges.size());
+	if (stored.null_rows > 0 && !row.skip_nulls)
+		guard([&] {
+			char *relname = get_rel_name(row.relid);
+			const char *column = get_attname(row.relid, scan.null_source ? row.source_attnum : row.target_attnum, false);
+			ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
+			                errmsg("edge table \"%s\" has %lld rows with a NULL endpoint (%llu in source column, %llu "
+			                       "in target column), first in column \"%s\"",
+			                       relname, (long long)stored.null_rows, (unsigned long long)scan.null_source,
+			                       (unsigned long long)scan.null_target, column),
+			                errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
+		});
+
+	grail::BuildOptions options;
+	options.labels = unsigned(row.labels);
+	grail::BuildStats stats;
+	grail::Index index = grail::Index::build(std::move(edges), options, &stats);
+	stored.vertices = int64_t(stats.vertices);
+	stored.edges = int64_t(stats.edges);
+	stored.components = int64_t(stats.components);
+	stored.dag_edges = int64_t(stats.dag_edges);
+	stored.graph_ms = stats.graph_seconds * 1e3;
+	stored.scc_ms = stats.scc_seconds * 1e3;
+	stored.label_ms = stats.label_seconds * 1e3;
+	std::vector<uint8_t> bytes = index.serialize();
+	store_index(row.id, bytes, &stored);
+
+	char line[512];
+	snprintf(line, sizeof line,
+	         "graph \"%s\": %lld vertices, %lld edges, %lld strongly connected components, DAG of %lld edges, %d "
+	         "labels, index %.1f MB, built in %.2f s",
+	         name, (long long)stored.vertices, (long long)stored.edges, (long long)stored.components,
+	         (long long)stored.dag_edges, row.labels, double(stored.index_bytes) / 1e6, ms_since(start) / 1e3);
+	std::string summary = line;
+	if (stored.null_rows > 0)
+		summary += " (" + std::to_string(stored.null_rows) + " rows with a NULL endpoint skipped)";
+	return summary;
+}
+
+static Datum
+text_result(const std::string &s) {
+	return guard([&] { return CStringGetTextDatum(s.c_str()); });
+}
+
+static AttrNumber
+column_attnum(Oid relid, const char *column, const char *what) {
+	return guard([&] {
+		AttrNumber attnum = get_attnum(relid, column);
+		if (attnum == InvalidAttrNumber)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+			                errmsg("column \"%s\" of relation \"%s\" does not exist", column, get_rel_name(relid)),
+			                errhint("Name the %s column of the edge table: grail.create_graph(name, table, "
+			                        "source_column, target_column).",
+			                        what)));
+		if (attnum < 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("system column \"%s\" cannot be an edge column", column)));
+		return attnum;
+	});
+}
+
+static const char *
+text_arg_cstring(FunctionCallInfo fcinfo, int arg) {
+	return guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(arg)); });
+}
+
+/*
+ * The graph named name, or a clear error; with for_change, also checks that the current user
+ * owns it.
+ */
+static GraphRow
+existing_graph(const char *name, bool for_change, bool lock_row) {
+	GraphRow row;
+	if (!find_graph(name, &row, lock_row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("pg_grail graph \"%s\" does not exist", name),
+			                errhint("The view grail.graphs lists the graphs.")));
+		});
+	if (for_change)
+		guard([&] {
+			if (!has_privs_of_role(GetUserId(), row.owner))
+				ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				                errmsg("must be owner of pg_grail graph \"%s\"", name)));
+		});
+	return row;
+}
+
+GRAIL_FUNCTION(grail_create_graph) {
+	const char *name = text_arg_cstring(fcinfo, 0);
+	GraphRow row;
+	row.relid = PG_GETARG_OID(1);
+	const char *source = NameStr(*PG_GETARG_NAME(2));
+	const char *target = NameStr(*PG_GETARG_NAME(3));
+	row.labels = PG_GETARG_INT32(4);
+	row.skip_nulls = PG_GETARG_BOOL(5);
+	row.owner = GetUserId();
+
+	guard([&] {
+		if (name[0] == '\0')
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
+		if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
+			                errhint("5 labels (the default) suit most graphs; more make negative queries cheaper and "
+			                        "the index larger.")));
+		if (get_rel_name(row.relid) == NULL)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
+	});
+	row.source_attnum = column_attnum(row.relid, source, "source");
+	row.target_attnum = column_attnum(row.relid, target, "target");
+	check_edge_column(row.relid, row.source_attnum, "source");
+	check_edge_column(row.relid, row.target_attnum, "target");
+
+	GraphRow existing;
+	if (find_graph(name, &existing))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("pg_grail graph \"%s\" already exists", name),
+			                errhint("Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().")));
+		});
+	row.id = insert_graph(name, row);
+
+	std::string sql = "CREATE TRIGGER " + trigger_name(row.id) + " AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF " +
+	                  guard([&] { return quote_identifier(source); }) + ", " +
+	                  guard([&] { return quote_identifier(target); }) + " ON " + qualified_name(row.relid) +
+	                  " FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale('" + std::to_string(row.id) + "')";
+	execute_as_owner(sql.c_str());
+	return text_result(build_graph(name, row));
+}
+
+GRAIL_FUNCTION(grail_refresh_graph) {
+	const char *name = text_arg_cstring(fcinfo, 0);
+	GraphRow row = existing_graph(name, true, false);
+	check_edge_column(row.relid, row.source_attnum, "source");
+	check_edge_column(row.relid, row.target_attnum, "target");
+	// Table lock first, then the graph row: a writer of the table holds its lock while its
+	// staleness trigger waits for the row, so the other order could deadlock with it.
+	guard([&] { LockRelationOid(row.relid, ShareLock); });
+	row = existing_graph(name, true, true);
+	return text_result(build_graph(name, row));
+}
+
+GRAIL_FUNCTION(grail_drop_graph) {
+	const char *name = text_arg_cstring(fcinfo, 0);
+	GraphRow row = existing_graph(name, true, false);
+	if (guard([&] { return get_rel_name(row.relid) != NULL; })) {
+		std::string sql = "DROP TRIGGER IF EXISTS " + trigger_name(row.id) + " ON " + qualified_name(row.relid);
+		execute_as_owner(sql.c_str());
+	}
+	delete_graph(row.id);
+	PG_RETURN_VOID();
+}

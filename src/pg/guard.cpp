@@ -1,0 +1,88 @@
+#include "error.hpp"
+
+#include <cstdio>
+#include <new>
+
+#include "guard.hpp"
+
+namespace grail::pg {
+
+/*
+ * Run fn(arg), turning a PostgreSQL error into a PgError thrown after PG_TRY has ended.
+ */
+void
+guard_call(void (*fn)(void *), void *arg) {
+	MemoryContext context = CurrentMemoryContext;
+	ErrorData *volatile error = nullptr;
+	PG_TRY();
+	{ fn(arg); }
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		error = CopyErrorData();
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	if (error != nullptr)
+		throw PgError(error);
+}
+
+static int
+sqlstate_of(ErrorKind kind) {
+	switch (kind) {
+	case ErrorKind::invalid_input:
+		return ERRCODE_INVALID_PARAMETER_VALUE;
+	case ErrorKind::corrupt_index:
+		return ERRCODE_DATA_CORRUPTED;
+	case ErrorKind::limit_exceeded:
+		return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+	case ErrorKind::cancelled:
+		return ERRCODE_QUERY_CANCELED;
+	case ErrorKind::internal:
+		break;
+	}
+	return ERRCODE_INTERNAL_ERROR;
+}
+
+/*
+ * Run an SQL function's C++ body; raise what it threw as a PostgreSQL error once its frames are gone.
+ */
+Datum
+call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
+	// Plain buffers: nothing here may need a destructor when ereport longjmps away.
+	ErrorData *pg_error = nullptr;
+	int sqlstate = 0;
+	char message[1024];
+	char hint[512];
+	hint[0] = '\0';
+	Datum result = 0;
+
+	try {
+		result = body(fcinfo);
+	} catch (const PgError &e) {
+		pg_error = e.data();
+	} catch (const Error &e) {
+		sqlstate = sqlstate_of(e.kind());
+		snprintf(message, sizeof message, "%s", e.what());
+		snprintf(hint, sizeof hint, "%s", e.hint().c_str());
+	} catch (const std::bad_alloc &) {
+		sqlstate = ERRCODE_OUT_OF_MEMORY;
+		snprintf(message, sizeof message, "out of memory in pg_grail");
+	} catch (const std::exception &e) {
+		sqlstate = ERRCODE_INTERNAL_ERROR;
+		snprintf(message, sizeof message, "pg_grail internal error: %s", e.what());
+	} catch (...) {
+		sqlstate = ERRCODE_INTERNAL_ERROR;
+		snprintf(message, sizeof message, "pg_grail internal error: unknown exception");
+	}
+
+	if (pg_error)
+		ReThrowError(pg_error);
+	if (sqlstate == ERRCODE_QUERY_CANCELED)
+		CHECK_FOR_INTERRUPTS();  // raises the proper cancel or timeout error
+	if (sqlstate != 0)
+		ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), hint[0] ? errhint("%s", hint) : 0));
+	return result;
+}
+
+} // namespace grail::pg

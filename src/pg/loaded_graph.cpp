@@ -1,0 +1,134 @@
+#include "index.hpp"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "catalog.hpp"
+#include "edges.hpp"
+#include "loaded_graph.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "storage/proc.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+}
+
+namespace grail::pg {
+
+// Graph id -> the last build this backend loaded. Never destroyed: backends exit without
+// running C++ destructors over memory the OS takes back anyway.
+static std::unordered_map<int64_t, std::shared_ptr<LoadedGraph>> &
+backend_cache() {
+	static auto *cache = new std::unordered_map<int64_t, std::shared_ptr<LoadedGraph>>();
+	return *cache;
+}
+
+// fn_extra of a call site: the graph name it was opened with, and a reference that keeps the
+// loaded build alive while the statement runs, even if a newer build replaces it in the cache.
+struct CallSite {
+	text *name;  // palloc'd in fn_mcxt
+	// Where the checks were made: a statement in the same transaction that changed the edge table
+	// (a new command id) or a later transaction must check again (plpgsql keeps call sites of
+	// simple expressions for a whole transaction).
+	LocalTransactionId transaction;
+	CommandId command;
+	std::shared_ptr<LoadedGraph> *graph;
+	MemoryContextCallback release;
+};
+
+static void
+release_call_site(void *arg) {
+	auto *site = static_cast<CallSite *>(arg);
+	delete site->graph;
+	site->graph = nullptr;
+}
+
+/*
+ * The text argument without copying it when it is stored inline (the usual case).
+ */
+static text *
+text_arg(FunctionCallInfo fcinfo, int arg) {
+	Datum d = fcinfo->args[arg].value;
+	if (!VARATT_IS_EXTENDED(DatumGetPointer(d)) || VARATT_IS_SHORT(DatumGetPointer(d)))
+		return reinterpret_cast<text *>(DatumGetPointer(d));
+	return guard([&] { return DatumGetTextPP(d); });
+}
+
+static bool
+same_name(const text *a, const text *b) {
+	size_t n = VARSIZE_ANY_EXHDR(a);
+	return n == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), n) == 0;
+}
+
+static std::shared_ptr<LoadedGraph>
+open_checked(const char *name) {
+	GraphRow row;
+	if (!find_graph(name, &row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("pg_grail graph \"%s\" does not exist", name),
+			                errhint("The view grail.graphs lists the graphs; grail.create_graph() makes one.")));
+		});
+	check_edge_column(row.relid, row.source_attnum, "source");
+	check_edge_column(row.relid, row.target_attnum, "target");
+	if (row.stale)
+		guard([&] {
+			ereport(ERROR,
+			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			         errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the last build", name,
+			                get_rel_name(row.relid)),
+			         errhint("Rebuild the index with SELECT grail.refresh_graph('%s');", name)));
+		});
+
+	auto &cache = backend_cache();
+	auto found = cache.find(row.id);
+	if (found != cache.end() && found->second->build == row.build)
+		return found->second;
+	if (found != cache.end())
+		cache.erase(found);  // free the old build before loading the new one
+	std::vector<uint8_t> bytes = load_index(row);
+	auto graph = std::make_shared<LoadedGraph>(row.build, Index::deserialize(bytes.data(), bytes.size()));
+	cache[row.id] = graph;
+	return graph;
+}
+
+LoadedGraph &
+open_graph(FunctionCallInfo fcinfo, int arg) {
+	text *name = text_arg(fcinfo, arg);
+	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
+	if (site != nullptr && site->graph != nullptr && site->transaction == MyProc->lxid &&
+	    site->command == GetCurrentCommandId(false) && same_name(site->name, name))
+		return **site->graph;
+
+	char *cname = guard([&] { return text_to_cstring(name); });
+	std::shared_ptr<LoadedGraph> graph = open_checked(cname);
+
+	if (site == nullptr) {
+		site = guard([&] {
+			auto *s = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+			s->release.func = release_call_site;
+			s->release.arg = s;
+			MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &s->release);
+			return s;
+		});
+		fcinfo->flinfo->fn_extra = site;
+	}
+	if (site->name != nullptr)
+		pfree(site->name);
+	site->name = guard([&] {
+		size_t size = VARSIZE_ANY(name);
+		auto *copy = static_cast<text *>(MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, size));
+		memcpy(copy, name, size);
+		return copy;
+	});
+	site->transaction = MyProc->lxid;
+	site->command = GetCurrentCommandId(false);
+	if (site->graph == nullptr)
+		site->graph = new std::shared_ptr<LoadedGraph>(std::move(graph));
+	else
+		*site->graph = std::move(graph);
+	return **site->graph;
+}
+
+} // namespace grail::pg

@@ -1,0 +1,27 @@
+// Opening a graph for queries: catalog row, privilege and staleness checks once per statement
+// and call site, the deserialized index cached per backend and build.
+#pragma once
+
+#include "index.hpp"
+
+#include <memory>
+
+#include "guard.hpp"
+
+namespace grail::pg {
+
+struct LoadedGraph {
+	LoadedGraph(int64_t build_, Index &&index_) : build(build_), index(std::move(index_)), query(index) {
+	}
+	int64_t build;
+	Index index;
+	ReachabilityQuery query;
+};
+
+// The graph named by argument `arg` of the current call. The first call of a statement checks
+// the graph (exists, edge table readable by the current user, not stale) and loads its index
+// unless this backend holds that build already; later calls with the same name return the
+// graph kept in fn_extra at the cost of one name comparison, no catalog lookup, no allocation.
+LoadedGraph &open_graph(FunctionCallInfo fcinfo, int arg);
+
+} // namespace grail::pg

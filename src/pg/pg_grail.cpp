@@ -1,0 +1,31 @@
+// Module entry: PG_MODULE_MAGIC and _PG_init. No CUDA here: a CUDA context does not survive
+// fork(), so the engine initialises the GPU lazily in the backend that uses it.
+#include "error.hpp"
+
+#include "guard.hpp"
+
+extern "C" {
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+void _PG_init(void);
+}
+
+/*
+ * A pending cancel or termination request, reported to the engine without acting on it: the
+ * engine unwinds, and grail::pg::call() then lets CHECK_FOR_INTERRUPTS raise the error.
+ */
+static bool
+interrupt_pending() {
+	return InterruptPending && (QueryCancelPending || ProcDiePending);
+}
+
+/*
+ * Module load
+ */
+void
+_PG_init(void) {
+	grail::set_cancel_hook(interrupt_pending);
+	MarkGUCPrefixReserved("grail");
+}

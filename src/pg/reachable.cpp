@@ -1,0 +1,65 @@
+// grail.reachable(): one pair per call, or arrays of pairs.
+#include "error.hpp"
+#include "index.hpp"
+
+#include "loaded_graph.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+}
+
+using namespace grail::pg;
+
+GRAIL_FUNCTION(grail_reachable) {
+	LoadedGraph &graph = open_graph(fcinfo, 0);
+	return BoolGetDatum(graph.query.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+}
+
+struct Int8Array {
+	Datum *values;
+	bool *nulls;
+	int count;
+};
+
+static Int8Array
+int8_array(FunctionCallInfo fcinfo, int arg, const char *what) {
+	return guard([&] {
+		ArrayType *array = PG_GETARG_ARRAYTYPE_P(arg);
+		if (ARR_NDIM(array) > 1)
+			ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+			                errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(array))));
+		Int8Array result;
+		deconstruct_array(array, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &result.values, &result.nulls,
+		                  &result.count);
+		return result;
+	});
+}
+
+GRAIL_FUNCTION(grail_reachable_batch) {
+	Int8Array sources = int8_array(fcinfo, 1, "sources");
+	Int8Array targets = int8_array(fcinfo, 2, "targets");
+	if (sources.count != targets.count)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+			                errmsg("sources and targets must have the same length, not %d and %d", sources.count,
+			                       targets.count),
+			                errhint("Pair each source with its target: sources[i] is tested against targets[i].")));
+		});
+	LoadedGraph &graph = open_graph(fcinfo, 0);
+	int n = sources.count;
+	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });
+	bool *nulls = guard([&] { return static_cast<bool *>(palloc(sizeof(bool) * size_t(Max(n, 1)))); });
+	for (int i = 0; i < n; i++) {
+		nulls[i] = sources.nulls[i] || targets.nulls[i];
+		answers[i] = BoolGetDatum(!nulls[i] && graph.query.reachable(DatumGetInt64(sources.values[i]),
+		                                                             DatumGetInt64(targets.values[i])));
+		if ((i & 0xffff) == 0xffff)
+			grail::poll_cancel();
+	}
+	return guard([&] {
+		int dims[] = {n};
+		int lbs[] = {1};
+		return PointerGetDatum(construct_md_array(answers, nulls, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
+	});
+}
