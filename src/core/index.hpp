@@ -67,12 +67,19 @@ public:
 	int64_t component_id(int64_t id) const noexcept;
 
 private:
+	void build_hash();
+	size_t
+	hash_slot(int64_t id) const noexcept {
+		return size_t((uint64_t(id) * 0x9e3779b97f4a7c15ull) >> hash_shift_);
+	}
+
 	Graph graph_;
 	Components components_;
 	Csr dag_;
 	GrailLabels labels_;
 	std::vector<int64_t> hash_keys_; // ids, power-of-two capacity
 	std::vector<vid_t> hash_values_; // dense index, kNoVertex for an empty slot
+	unsigned hash_shift_ = 63;       // 64 - log2(capacity)
 };
 
 // Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned DFS
@@ -85,8 +92,9 @@ public:
 	// a reaches a; an id that is not a vertex reaches only itself.
 	bool reachable(int64_t source, int64_t target);
 
-	// How the last call was decided, for the benchmark's filter statistics.
-	enum class Decided { same_component, topological, level, labels, tree_interval, search };
+	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
+	// id that is not a vertex, compared with a different id).
+	enum class Decided { same_component, topological, level, labels, tree_interval, search, unknown_vertex };
 	Decided
 	last_decision() const noexcept {
 		return last_;

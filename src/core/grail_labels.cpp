@@ -1,0 +1,124 @@
+#include "grail_labels.hpp"
+#include "error.hpp"
+#include "generate.hpp"
+
+#include <algorithm>
+
+namespace grail {
+
+GrailLabels
+GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
+	if (d < 1 || d > kMaxLabels)
+		throw Error(ErrorKind::invalid_input, "the number of GRAIL labels must be between 1 and 16");
+	size_t n = dag.vertex_count();
+	if (n >= UINT32_MAX)
+		throw Error(ErrorKind::limit_exceeded, "too many components for GRAIL labels");
+	GrailLabels labels;
+	labels.d_ = d;
+	size_t w = labels.record_width();
+	labels.data_.assign(n * w, 0);
+	uint32_t *data = labels.data_.data();
+
+	std::vector<vid_t> roots;
+	{
+		std::vector<uint8_t> has_parent(n, 0);
+		for (vid_t t : dag.targets)
+			has_parent[t] = 1;
+		for (size_t v = 0; v < n; v++)
+			if (!has_parent[v])
+				roots.push_back(vid_t(v));
+	}
+
+	constexpr uint32_t kUnseen = UINT32_MAX;
+	std::vector<uint32_t> post(n);
+	std::vector<vid_t> post_sequence; // vertices of traversal 0 in post-order
+	post_sequence.reserve(n);
+	struct Frame {
+		vid_t v;
+		uint32_t lo;
+		eid_t begin, next, end; // v's shuffled children are children[begin, end)
+	};
+	std::vector<Frame> stack;
+	std::vector<vid_t> children;
+	Rng seeds(seed);
+	size_t steps = 0;
+
+	for (unsigned i = 0; i < d; i++) {
+		Rng rng(seeds.next());
+		std::fill(post.begin(), post.end(), kUnseen);
+		uint32_t rank = 0;
+		// Fisher-Yates on the roots: each traversal starts from a different root order.
+		for (size_t k = roots.size(); k > 1; k--)
+			std::swap(roots[k - 1], roots[rng.below(k)]);
+		auto enter = [&](vid_t v) {
+			// `post` doubles as the "entered" mark; the real rank is set when v finishes.
+			post[v] = kUnseen - 1;
+			if (i == 0)
+				data[size_t(v) * w + 1] = rank; // first rank of v's DFS subtree
+			eid_t begin = children.size();
+			children.insert(children.end(), dag.begin(v), dag.end(v));
+			for (size_t k = children.size() - begin; k > 1; k--)
+				std::swap(children[begin + k - 1], children[begin + rng.below(k)]);
+			stack.push_back({v, kUnseen, begin, begin, children.size()});
+		};
+		for (vid_t root : roots) {
+			enter(root);
+			while (!stack.empty()) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				Frame &f = stack.back();
+				if (f.next < f.end) {
+					vid_t c = children[f.next++];
+					if (post[c] == kUnseen) {
+						enter(c);
+					} else {
+						// In a DAG a seen child is finished: its lo is final.
+						f.lo = std::min(f.lo, data[size_t(c) * w + 3 + 2 * i]);
+					}
+					continue;
+				}
+				vid_t v = f.v;
+				uint32_t r = rank++;
+				post[v] = r;
+				uint32_t *rec = data + size_t(v) * w;
+				rec[3 + 2 * i] = std::min(f.lo, r);
+				rec[4 + 2 * i] = r;
+				if (i == 0) {
+					rec[0] = r;
+					post_sequence.push_back(v);
+				}
+				children.resize(f.begin); // v's range is on top: its descendants' ranges are gone
+				stack.pop_back();
+				if (!stack.empty())
+					stack.back().lo = std::min(stack.back().lo, rec[3 + 2 * i]);
+			}
+		}
+		if (rank != n)
+			throw Error(ErrorKind::internal, "GRAIL labelling: the graph is not a DAG or has unreachable vertices");
+	}
+
+	// Reverse post-order is a topological order: levels settle in one pass over it.
+	for (size_t k = post_sequence.size(); k-- > 0;) {
+		vid_t v = post_sequence[k];
+		uint32_t next_level = data[size_t(v) * w + 2] + 1;
+		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++) {
+			uint32_t &level = data[size_t(*c) * w + 2];
+			level = std::max(level, next_level);
+		}
+	}
+	return labels;
+}
+
+GrailLabels
+GrailLabels::from_data(unsigned d, std::vector<uint32_t> data) {
+	if (d < 1 || d > kMaxLabels)
+		throw Error(ErrorKind::corrupt_index, "the number of GRAIL labels must be between 1 and 16");
+	GrailLabels labels;
+	labels.d_ = d;
+	if (data.size() % labels.record_width() != 0)
+		throw Error(ErrorKind::corrupt_index, "the GRAIL label data is not a whole number of records");
+	labels.data_ = std::move(data);
+	return labels;
+}
+
+} // namespace grail

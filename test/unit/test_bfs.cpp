@@ -1,0 +1,83 @@
+#include "bfs.hpp"
+#include "error.hpp"
+#include "oracle.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace grail;
+
+TEST(Bfs, RandomGraphsMatchOracle) {
+	for (uint64_t seed = 0; seed < 500; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed);
+		grail_test::Oracle oracle(t.edges);
+		Graph g = Graph::from_edges(t.edges);
+		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
+			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
+				BfsResult r = bfs(g.out, s, max_depth);
+				auto expected = oracle.bfs(g.ids[s], max_depth);
+				ASSERT_EQ(r.vertex.size(), expected.size()) << "seed " << seed << " source " << s;
+				ASSERT_EQ(r.depth.size(), expected.size());
+				ASSERT_EQ(r.parent.size(), expected.size());
+				for (size_t k = 0; k < expected.size(); k++) {
+					EXPECT_EQ(g.ids[r.vertex[k]], expected[k].vertex);
+					EXPECT_EQ(r.depth[k], expected[k].depth);
+					if (k == 0)
+						EXPECT_EQ(r.parent[k], kNoVertex);
+					else
+						EXPECT_EQ(g.ids[r.parent[k]], expected[k].parent);
+				}
+			}
+		}
+	}
+}
+
+TEST(Bfs, BadSourceIsAnError) {
+	Csr g = Csr::from_pairs(2, {0}, {1}, true);
+	EXPECT_THROW(bfs(g, 2), Error);
+	EXPECT_THROW(bfs(Csr{}, 0), Error);
+}
+
+TEST(Bfs, LongPath) {
+	const vid_t n = 10'000'000;
+	std::vector<vid_t> s(n - 1), t(n - 1);
+	for (vid_t v = 0; v + 1 < n; v++) {
+		s[v] = v;
+		t[v] = v + 1;
+	}
+	Csr g = Csr::from_pairs(n, s, t, true);
+	BfsResult r = bfs(g, 0);
+	ASSERT_EQ(r.vertex.size(), n);
+	EXPECT_EQ(r.vertex.back(), n - 1);
+	EXPECT_EQ(r.depth.back(), n - 1);
+	EXPECT_EQ(r.parent.back(), n - 2);
+	BfsResult limited = bfs(g, 5, 1000);
+	ASSERT_EQ(limited.vertex.size(), 1001u);
+	EXPECT_EQ(limited.vertex.back(), 1005u);
+	EXPECT_EQ(bfs(g, n - 1).vertex.size(), 1u);
+}
+
+// A star with 10^6 leaves, each also linked to the next one: depth 1 for all, parent the hub.
+TEST(Bfs, LargeStar) {
+	const vid_t leaves = 1'000'000;
+	std::vector<vid_t> s, t;
+	for (vid_t v = 1; v <= leaves; v++) {
+		s.push_back(0);
+		t.push_back(leaves + 1 - v);
+		if (v < leaves) {
+			s.push_back(v);
+			t.push_back(v + 1);
+		}
+	}
+	Csr g = Csr::from_pairs(leaves + 1, s, t, true);
+	BfsResult r = bfs(g, 0);
+	ASSERT_EQ(r.vertex.size(), leaves + 1u);
+	for (vid_t k = 1; k <= leaves; k++) {
+		ASSERT_EQ(r.vertex[k], k);
+		ASSERT_EQ(r.depth[k], 1u);
+		ASSERT_EQ(r.parent[k], 0u);
+	}
+	BfsResult from_leaf = bfs(g, 1);
+	EXPECT_EQ(from_leaf.vertex.size(), leaves);
+	EXPECT_EQ(from_leaf.depth.back(), leaves - 1);
+	EXPECT_EQ(bfs(g, 0, 0).vertex.size(), 1u);
+}

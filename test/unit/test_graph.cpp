@@ -1,0 +1,168 @@
+#include "generate.hpp"
+#include "graph.hpp"
+#include "oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+using namespace grail;
+
+namespace {
+
+std::vector<vid_t>
+neighbours(const Csr &csr, vid_t v) {
+	return std::vector<vid_t>(csr.begin(v), csr.end(v));
+}
+
+} // namespace
+
+TEST(EdgeList, AppendKeepsPairsAligned) {
+	EdgeList e;
+	EXPECT_EQ(e.size(), 0u);
+	EXPECT_TRUE(e.append(1, 2));
+	EXPECT_TRUE(e.append(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()));
+	ASSERT_EQ(e.size(), 2u);
+	EXPECT_EQ(e.source[1], std::numeric_limits<int64_t>::min());
+	EXPECT_EQ(e.target[1], std::numeric_limits<int64_t>::max());
+}
+
+TEST(Csr, FromPairsSortsDeduplicatesAndDropsSelfLoops) {
+	std::vector<vid_t> s{2, 0, 0, 0, 2, 1, 0}, t{1, 3, 1, 3, 2, 1, 0};
+	Csr kept = Csr::from_pairs(4, s, t, false);
+	ASSERT_EQ(kept.vertex_count(), 4u);
+	EXPECT_EQ(neighbours(kept, 0), (std::vector<vid_t>{0, 1, 3}));
+	EXPECT_EQ(neighbours(kept, 1), (std::vector<vid_t>{1}));
+	EXPECT_EQ(neighbours(kept, 2), (std::vector<vid_t>{1, 2}));
+	EXPECT_TRUE(neighbours(kept, 3).empty());
+	EXPECT_EQ(kept.edge_count(), 6u);
+
+	Csr dropped = Csr::from_pairs(4, s, t, true);
+	EXPECT_EQ(neighbours(dropped, 0), (std::vector<vid_t>{1, 3}));
+	EXPECT_TRUE(neighbours(dropped, 1).empty());
+	EXPECT_EQ(neighbours(dropped, 2), (std::vector<vid_t>{1}));
+	EXPECT_EQ(dropped.edge_count(), 3u);
+	EXPECT_EQ(dropped.offsets.back(), 3u);
+}
+
+TEST(Csr, FromPairsLongListsMatchSet) {
+	Rng rng(7);
+	size_t n = 50;
+	std::vector<vid_t> s, t;
+	std::set<std::pair<vid_t, vid_t>> expected;
+	for (int e = 0; e < 5000; e++) {
+		vid_t a = vid_t(rng.below(n)), b = vid_t(rng.below(n));
+		s.push_back(a);
+		t.push_back(b);
+		if (a != b)
+			expected.insert({a, b});
+	}
+	Csr csr = Csr::from_pairs(n, s, t, true);
+	std::set<std::pair<vid_t, vid_t>> got;
+	for (vid_t v = 0; v < n; v++) {
+		auto list = neighbours(csr, v);
+		EXPECT_TRUE(std::is_sorted(list.begin(), list.end()));
+		for (vid_t w : list)
+			got.insert({v, w});
+	}
+	EXPECT_EQ(got, expected);
+	EXPECT_EQ(csr.edge_count(), expected.size());
+}
+
+TEST(Csr, Reversed) {
+	Csr csr = Csr::from_pairs(4, {0, 0, 1, 3, 2}, {1, 2, 2, 0, 1}, true);
+	Csr r = csr.reversed();
+	ASSERT_EQ(r.vertex_count(), 4u);
+	EXPECT_EQ(neighbours(r, 0), (std::vector<vid_t>{3}));
+	EXPECT_EQ(neighbours(r, 1), (std::vector<vid_t>{0, 2}));
+	EXPECT_EQ(neighbours(r, 2), (std::vector<vid_t>{0, 1}));
+	EXPECT_TRUE(neighbours(r, 3).empty());
+	EXPECT_EQ(Csr{}.reversed().vertex_count(), 0u);
+}
+
+TEST(Graph, EmptyEdgeList) {
+	Graph g = Graph::from_edges(EdgeList{});
+	EXPECT_EQ(g.vertex_count(), 0u);
+	EXPECT_EQ(g.out.vertex_count(), 0u);
+	EXPECT_EQ(g.find(0), -1);
+}
+
+TEST(Graph, ExtremeIdsAndSelfLoops) {
+	const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+	EdgeList e;
+	e.append(hi, lo);
+	e.append(lo, -1);
+	e.append(-1, hi);
+	e.append(5, 5);
+	e.append(hi, lo);
+	Graph g = Graph::from_edges(e);
+	EXPECT_EQ(g.ids, (std::vector<int64_t>{lo, -1, 5, hi}));
+	EXPECT_EQ(g.find(lo), 0);
+	EXPECT_EQ(g.find(hi), 3);
+	EXPECT_EQ(g.find(5), 2);
+	EXPECT_EQ(g.find(0), -1);
+	EXPECT_EQ(g.find(lo + 1), -1);
+	EXPECT_EQ(neighbours(g.out, 0), (std::vector<vid_t>{1}));
+	EXPECT_EQ(neighbours(g.out, 1), (std::vector<vid_t>{3}));
+	EXPECT_TRUE(neighbours(g.out, 2).empty()); // the self-loop is dropped, the vertex stays
+	EXPECT_EQ(neighbours(g.out, 3), (std::vector<vid_t>{0}));
+}
+
+// Both radix paths (packed id+position words, and wide id ranges) against std::sort.
+TEST(Graph, FromEdgesMatchesSortReference) {
+	for (int style = 0; style < 3; style++) {
+		Rng rng(100 + style);
+		EdgeList e;
+		for (int k = 0; k < 20000; k++) {
+			int64_t a, b;
+			if (style == 0) { // small dense ids
+				a = int64_t(rng.below(3000));
+				b = int64_t(rng.below(3000));
+			} else if (style == 1) { // full 64-bit range: the (key, position) pair path
+				a = int64_t(rng.next());
+				b = k % 3 == 0 ? a : int64_t(rng.next());
+			} else { // negative, clustered
+				a = -int64_t(rng.below(1u << 20)) * 977;
+				b = int64_t(rng.below(1u << 20)) - (1 << 19);
+			}
+			e.append(a, b);
+		}
+		Graph g = Graph::from_edges(e);
+		std::vector<int64_t> ids = e.source;
+		ids.insert(ids.end(), e.target.begin(), e.target.end());
+		std::sort(ids.begin(), ids.end());
+		ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+		ASSERT_EQ(g.ids, ids) << "style " << style;
+		std::set<std::pair<int64_t, int64_t>> expected, got;
+		for (size_t k = 0; k < e.size(); k++)
+			if (e.source[k] != e.target[k])
+				expected.insert({e.source[k], e.target[k]});
+		for (vid_t v = 0; v < g.vertex_count(); v++)
+			for (const vid_t *w = g.out.begin(v); w != g.out.end(v); w++)
+				got.insert({g.ids[v], g.ids[*w]});
+		EXPECT_EQ(got, expected) << "style " << style;
+		for (size_t k = 0; k < 1000; k++) {
+			int64_t id = ids[rng.below(ids.size())];
+			EXPECT_EQ(g.ids[size_t(g.find(id))], id);
+		}
+	}
+}
+
+TEST(Graph, RandomGraphsMatchOracleVertices) {
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed);
+		grail_test::Oracle oracle(t.edges);
+		Graph g = Graph::from_edges(t.edges);
+		ASSERT_EQ(g.ids, oracle.vertices()) << "seed " << seed;
+		for (int64_t id : t.query_ids) {
+			int64_t v = g.find(id);
+			bool known = std::binary_search(oracle.vertices().begin(), oracle.vertices().end(), id);
+			EXPECT_EQ(v >= 0, known);
+			if (v >= 0) {
+				EXPECT_EQ(g.ids[size_t(v)], id);
+			}
+		}
+	}
+}

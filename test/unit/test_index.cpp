@@ -1,0 +1,212 @@
+#include "error.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+
+using namespace grail;
+
+namespace {
+
+EdgeList
+copy(const EdgeList &e) {
+	return e;
+}
+
+void
+expect_corrupt(const std::vector<uint8_t> &bytes, const std::string &what) {
+	try {
+		Index::deserialize(bytes.data(), bytes.size());
+		ADD_FAILURE() << what << ": accepted";
+	} catch (const Error &e) {
+		EXPECT_EQ(e.kind(), ErrorKind::corrupt_index) << what << ": " << e.what();
+	}
+}
+
+Index
+small_index() {
+	grail_test::TestGraph t = grail_test::random_graph(3, 40);
+	for (int k = 0; k < 10; k++) // make sure there are a few components and DAG edges
+		t.edges.append(k, k + 1);
+	t.edges.append(10, 0);
+	t.edges.append(10, 11);
+	BuildOptions options;
+	options.labels = 3;
+	return Index::build(t.edges, options);
+}
+
+} // namespace
+
+TEST(Index, RoundTripAnswersIdentically) {
+	for (uint64_t seed = 0; seed < 200; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 60);
+		grail_test::Oracle oracle(t.edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 5);
+		BuildStats stats;
+		Index built = Index::build(copy(t.edges), options, &stats);
+		EXPECT_EQ(stats.input_edges, t.edges.size());
+		EXPECT_EQ(stats.vertices, oracle.vertices().size());
+		EXPECT_EQ(stats.components, built.components().count());
+		EXPECT_EQ(stats.dag_edges, built.dag().edge_count());
+		std::vector<uint8_t> bytes = built.serialize();
+		Index loaded = Index::deserialize(bytes.data(), bytes.size());
+		EXPECT_EQ(loaded.serialize(), bytes);
+		EXPECT_EQ(loaded.graph().ids, built.graph().ids);
+		EXPECT_EQ(loaded.labels().data(), built.labels().data());
+		ReachabilityQuery q(loaded);
+		for (int64_t a : t.query_ids) {
+			EXPECT_EQ(loaded.find(a), built.graph().find(a));
+			EXPECT_EQ(loaded.component_id(a), oracle.component(a));
+			for (int64_t b : t.query_ids)
+				ASSERT_EQ(q.reachable(a, b), oracle.reachable(a, b)) << "seed " << seed;
+		}
+	}
+}
+
+TEST(Index, EmptyGraphRoundTrip) {
+	Index index = Index::build(EdgeList{}, BuildOptions{});
+	EXPECT_EQ(index.graph().vertex_count(), 0u);
+	EXPECT_EQ(index.components().count(), 0u);
+	EXPECT_EQ(index.find(0), -1);
+	std::vector<uint8_t> bytes = index.serialize();
+	Index loaded = Index::deserialize(bytes.data(), bytes.size());
+	EXPECT_EQ(loaded.graph().vertex_count(), 0u);
+	ReachabilityQuery q(loaded);
+	EXPECT_FALSE(q.reachable(1, 2));
+	EXPECT_TRUE(q.reachable(1, 1));
+}
+
+TEST(Index, EveryTruncationIsRejected) {
+	std::vector<uint8_t> bytes = small_index().serialize();
+	for (size_t len = 0; len < bytes.size(); len++)
+		expect_corrupt(std::vector<uint8_t>(bytes.begin(), bytes.begin() + len), "truncated to " + std::to_string(len));
+	std::vector<uint8_t> longer = bytes;
+	longer.push_back(0);
+	expect_corrupt(longer, "one byte appended");
+}
+
+TEST(Index, EveryFlippedByteIsRejected) {
+	std::vector<uint8_t> bytes = small_index().serialize();
+	for (size_t pos = 0; pos < bytes.size(); pos++)
+		for (uint8_t mask : {uint8_t(0x01), uint8_t(0x80), uint8_t(0xff)}) {
+			std::vector<uint8_t> bad = bytes;
+			bad[pos] ^= mask;
+			expect_corrupt(bad, "byte " + std::to_string(pos) + " ^ " + std::to_string(mask));
+		}
+}
+
+TEST(Index, WrongVersionIsRejected) {
+	std::vector<uint8_t> bytes = small_index().serialize();
+	uint32_t version = Index::kFormatVersion + 1;
+	std::memcpy(bytes.data() + 8, &version, 4);
+	try {
+		Index::deserialize(bytes.data(), bytes.size());
+		FAIL() << "accepted";
+	} catch (const Error &e) {
+		EXPECT_EQ(e.kind(), ErrorKind::corrupt_index);
+		EXPECT_NE(std::string(e.what()).find("version"), std::string::npos) << e.what();
+	}
+}
+
+TEST(Index, ComponentIds) {
+	EdgeList e;
+	e.append(5, -3);
+	e.append(-3, 5);
+	e.append(5, 9);
+	e.append(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min());
+	Index index = Index::build(e, BuildOptions{});
+	EXPECT_EQ(index.component_id(5), -3);
+	EXPECT_EQ(index.component_id(-3), -3);
+	EXPECT_EQ(index.component_id(9), 9);
+	EXPECT_EQ(index.component_id(42), 42);
+	EXPECT_EQ(index.component_id(std::numeric_limits<int64_t>::max()), std::numeric_limits<int64_t>::max());
+	EXPECT_EQ(index.find(std::numeric_limits<int64_t>::min()), 0);
+	ReachabilityQuery q(index);
+	EXPECT_TRUE(q.reachable(-3, 9));
+	EXPECT_FALSE(q.reachable(9, 5));
+	EXPECT_TRUE(q.reachable(std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()));
+}
+
+// 10^7 vertices on a path with ids in reverse topological order: SCC, labels and queries all
+// run without recursion, and the far endpoint is found by the filters, not a long search.
+TEST(Index, LongPath) {
+	const int64_t n = 10'000'000;
+	EdgeList e;
+	e.reserve(size_t(n - 1));
+	for (int64_t v = 0; v + 1 < n; v++)
+		e.append(-v, -v - 1);
+	BuildStats stats;
+	Index index = Index::build(std::move(e), BuildOptions{}, &stats);
+	EXPECT_EQ(stats.vertices, uint64_t(n));
+	EXPECT_EQ(stats.components, uint64_t(n));
+	EXPECT_EQ(stats.dag_edges, uint64_t(n - 1));
+	ReachabilityQuery q(index);
+	EXPECT_TRUE(q.reachable(0, -(n - 1)));
+	EXPECT_FALSE(q.reachable(-(n - 1), 0));
+	EXPECT_TRUE(q.reachable(-5, -(n - 7)));
+	EXPECT_FALSE(q.reachable(-6, -5));
+	EXPECT_EQ(index.component_id(-17), -17);
+	BfsResult r = bfs(index.graph().out, vid_t(index.find(0)));
+	ASSERT_EQ(r.vertex.size(), size_t(n));
+	EXPECT_EQ(r.depth.back(), uint32_t(n - 1));
+	EXPECT_EQ(index.graph().ids[r.vertex.back()], -(n - 1));
+}
+
+// One SCC: a big cycle with chords. Every pair is reachable, decided by the component test.
+TEST(Index, GiantScc) {
+	const int64_t n = 1'000'000;
+	EdgeList e;
+	for (int64_t v = 0; v < n; v++) {
+		e.append(v * 2, ((v + 1) % n) * 2);
+		if (v % 5 == 0)
+			e.append(v * 2, ((v * 7919) % n) * 2);
+	}
+	Index index = Index::build(std::move(e), BuildOptions{});
+	EXPECT_EQ(index.components().count(), 1u);
+	EXPECT_EQ(index.component_id(2 * (n - 1)), 0);
+	ReachabilityQuery q(index);
+	EXPECT_TRUE(q.reachable(2 * (n - 1), 2));
+	EXPECT_FALSE(q.reachable(2, 3));
+	std::vector<uint8_t> bytes = index.serialize();
+	Index loaded = Index::deserialize(bytes.data(), bytes.size());
+	EXPECT_EQ(loaded.component_id(1234), 0);
+}
+
+// A star with 10^6 leaves: leaves reach nothing, the hub reaches every leaf.
+TEST(Index, LargeStar) {
+	const int64_t leaves = 1'000'000;
+	EdgeList e;
+	for (int64_t v = 1; v <= leaves; v++)
+		e.append(0, v);
+	Index index = Index::build(std::move(e), BuildOptions{});
+	EXPECT_EQ(index.components().count(), size_t(leaves + 1));
+	ReachabilityQuery q(index);
+	for (int64_t v = 1; v <= leaves; v += 997) {
+		EXPECT_TRUE(q.reachable(0, v));
+		EXPECT_FALSE(q.reachable(v, 0));
+		EXPECT_FALSE(q.reachable(v, v % leaves + 1));
+	}
+	BfsResult r = bfs(index.graph().out, vid_t(index.find(0)));
+	EXPECT_EQ(r.vertex.size(), size_t(leaves + 1));
+	EXPECT_EQ(r.depth.back(), 1u);
+}
+
+TEST(Index, CancelHookStopsWork) {
+	set_cancel_hook([] { return true; });
+	EdgeList e;
+	for (int64_t v = 0; v < 300000; v++)
+		e.append(v, v + 1);
+	try {
+		Index::build(std::move(e), BuildOptions{});
+		ADD_FAILURE() << "not cancelled";
+	} catch (const Error &err) {
+		EXPECT_EQ(err.kind(), ErrorKind::cancelled);
+		EXPECT_EQ(std::string(err.what()).rfind("canceling", 0), 0u);
+	}
+	set_cancel_hook(nullptr);
+	poll_cancel();
+}

@@ -1,0 +1,152 @@
+#include "error.hpp"
+#include "generate.hpp"
+#include "grail_labels.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+
+using namespace grail;
+
+namespace {
+
+EdgeList
+copy(const EdgeList &e) {
+	return e;
+}
+
+} // namespace
+
+// Every pair of every random graph, for label counts 1..5, against the brute-force closure.
+TEST(Reachability, AllPairsOfRandomGraphsMatchOracle) {
+	size_t decided[7] = {};
+	for (uint64_t seed = 0; seed < 1200; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 4 == 0 ? 120 : 40);
+		grail_test::Oracle oracle(t.edges);
+		for (unsigned d = 1; d <= 5; d++) {
+			BuildOptions options;
+			options.labels = d;
+			options.seed = seed * 31 + d;
+			Index index = Index::build(copy(t.edges), options);
+			ReachabilityQuery q(index);
+			for (int64_t a : t.query_ids)
+				for (int64_t b : t.query_ids) {
+					bool got = q.reachable(a, b);
+					ASSERT_EQ(got, oracle.reachable(a, b))
+					    << "seed " << seed << " (" << t.shape << ") d=" << d << " " << a << " -> " << b;
+					decided[int(q.last_decision())]++;
+				}
+		}
+	}
+	// Every filter and the search must have decided something, or the test misses code paths.
+	for (int k = 0; k < 7; k++)
+		EXPECT_GT(decided[k], 0u) << "decision " << k;
+}
+
+// The GRAIL invariant on the condensation: reachable implies containment and a lower level,
+// and every traversal's post-order ranks are a permutation.
+TEST(Reachability, LabelInvariants) {
+	for (uint64_t seed = 0; seed < 200; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 80);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % kMaxLabels);
+		Index index = Index::build(copy(t.edges), options);
+		const Csr &dag = index.dag();
+		const GrailLabels &labels = index.labels();
+		size_t c = dag.vertex_count();
+		ASSERT_EQ(labels.label_count(), options.labels);
+		ASSERT_EQ(labels.data().size(), c * labels.record_width());
+		for (unsigned i = 0; i < labels.label_count(); i++) {
+			std::vector<uint32_t> posts;
+			for (vid_t v = 0; v < c; v++)
+				posts.push_back(labels.record(v)[4 + 2 * i]);
+			std::sort(posts.begin(), posts.end());
+			for (vid_t v = 0; v < c; v++)
+				ASSERT_EQ(posts[v], v);
+		}
+		// DAG closure by reverse topological sweep (components are topologically numbered).
+		std::vector<std::vector<bool>> reach(c, std::vector<bool>(c, false));
+		for (size_t v = c; v-- > 0;) {
+			reach[v][v] = true;
+			for (const vid_t *w = dag.begin(vid_t(v)); w != dag.end(vid_t(v)); w++)
+				for (size_t x = 0; x < c; x++)
+					if (reach[*w][x])
+						reach[v][x] = true;
+		}
+		for (vid_t u = 0; u < c; u++)
+			for (vid_t v = 0; v < c; v++) {
+				const uint32_t *ru = labels.record(u), *rv = labels.record(v);
+				if (reach[u][v]) {
+					ASSERT_TRUE(labels.contains(u, v));
+					if (u != v) {
+						ASSERT_LT(ru[2], rv[2]);
+					}
+				}
+				// The tree interval is a certain positive.
+				if (rv[0] >= ru[1] && rv[0] <= ru[0]) {
+					ASSERT_TRUE(reach[u][v]) << "seed " << seed << " " << u << " -> " << v;
+				}
+			}
+	}
+}
+
+TEST(Reachability, LabelsAreDeterministicBySeed) {
+	EdgeList dag;
+	Rng rng(5);
+	for (int k = 0; k < 600; k++) {
+		int64_t a = int64_t(rng.below(199));
+		dag.append(a, a + 1 + int64_t(rng.below(uint64_t(199 - a))));
+	}
+	BuildOptions options;
+	Index a = Index::build(copy(dag), options), b = Index::build(copy(dag), options);
+	ASSERT_GT(a.dag().vertex_count(), 100u);
+	EXPECT_EQ(a.labels().data(), b.labels().data());
+	options.seed = 12345;
+	Index c = Index::build(copy(dag), options);
+	EXPECT_NE(a.labels().data(), c.labels().data());
+}
+
+TEST(Reachability, UnknownIdsAndSelf) {
+	EdgeList e;
+	e.append(1, 2);
+	Index index = Index::build(e, BuildOptions{});
+	ReachabilityQuery q(index);
+	EXPECT_TRUE(q.reachable(1, 2));
+	EXPECT_FALSE(q.reachable(2, 1));
+	EXPECT_TRUE(q.reachable(99, 99));
+	EXPECT_FALSE(q.reachable(99, 1));
+	EXPECT_FALSE(q.reachable(1, 99));
+	EXPECT_EQ(q.last_decision(), ReachabilityQuery::Decided::unknown_vertex);
+	EXPECT_TRUE(q.reachable(std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::min()));
+
+	Index empty = Index::build(EdgeList{}, BuildOptions{});
+	ReachabilityQuery qe(empty);
+	EXPECT_TRUE(qe.reachable(0, 0));
+	EXPECT_FALSE(qe.reachable(0, 1));
+	EXPECT_EQ(empty.component_id(7), 7);
+}
+
+TEST(Reachability, BadLabelCountIsAnError) {
+	BuildOptions options;
+	options.labels = 0;
+	EXPECT_THROW(Index::build(EdgeList{}, options), Error);
+	options.labels = kMaxLabels + 1;
+	EXPECT_THROW(Index::build(EdgeList{}, options), Error);
+}
+
+// Many queries on one ReachabilityQuery: visited marks (epochs) must not leak between searches.
+TEST(Reachability, ManyQueriesReuseScratch) {
+	grail_test::TestGraph t = grail_test::random_graph(77, 120);
+	grail_test::Oracle oracle(t.edges);
+	BuildOptions options;
+	options.labels = 1;
+	Index index = Index::build(copy(t.edges), options);
+	ReachabilityQuery q(index);
+	for (int round = 0; round < 20; round++)
+		for (int64_t a : t.query_ids)
+			for (int64_t b : t.query_ids)
+				ASSERT_EQ(q.reachable(a, b), oracle.reachable(a, b));
+}
