@@ -43,6 +43,7 @@ CREATE TABLE grail.index_chunk (
 ALTER TABLE grail.index_chunk ALTER COLUMN data SET STORAGE EXTERNAL;
 
 REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq FROM PUBLIC;
+GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
 CREATE VIEW grail.graphs AS
 SELECT g.name,

@@ -35,7 +35,7 @@ INSERT INTO live VALUES (2, 3);
 ROLLBACK;
 SELECT grail.reachable('live', 1, 2), stale FROM grail.graphs WHERE name = 'live';
 
--- A change and a query in one transaction: the query sees the change.
+-- A query after a change in the same transaction refuses the stale index too.
 BEGIN;
 INSERT INTO live VALUES (2, 3);
 SELECT grail.reachable('live', 1, 3);

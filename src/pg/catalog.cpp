@@ -94,13 +94,12 @@ find_graph(const char *name, GraphRow *row, bool lock_row) {
 	return with_spi([&] {
 		Oid types[] = {TEXTOID};
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); })};
-		const char *sql = lock_row ? "SELECT id, relid::int8, source_attnum::int8, target_attnum::int8, owner::int8, "
-		                             "labels::int8, skip_nulls::int8, coalesce(build, 0), stale::int8, "
-		                             "coalesce(index_bytes, 0) FROM grail.graph WHERE name = $1 FOR UPDATE"
-		                           : "SELECT id, relid::int8, source_attnum::int8, target_attnum::int8, owner::int8, "
-		                             "labels::int8, skip_nulls::int8, coalesce(build, 0), stale::int8, "
-		                             "coalesce(index_bytes, 0) FROM grail.graph WHERE name = $1";
-		if (execute(sql, 1, types, values, lock_row ? SPI_OK_SELECT : SPI_OK_SELECT) == 0)
+		std::string sql = "SELECT id, relid::int8, source_attnum::int8, target_attnum::int8, owner::int8, "
+		                  "labels::int8, skip_nulls::int::int8, coalesce(build, 0), stale::int::int8, "
+		                  "coalesce(index_bytes, 0) FROM grail.graph WHERE name = $1";
+		if (lock_row)
+			sql += " FOR UPDATE";
+		if (execute(sql.c_str(), 1, types, values, SPI_OK_SELECT) == 0)
 			return false;
 		row->id = get_int64(1);
 		row->relid = Oid(get_int64(2));

@@ -61,10 +61,6 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, EdgeList *edges) {
 	EdgeScan counts;
 	guard([&] {
 		Relation rel = table_open(relid, ShareLock);
-		if (rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW)
-			ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			                errmsg("\"%s\" is not a table", RelationGetRelationName(rel)),
-			                errhint("pg_grail reads edges from a plain table or materialized view.")));
 		Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
 		Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
 

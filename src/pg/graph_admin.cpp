@@ -9,6 +9,7 @@
 
 extern "C" {
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -56,13 +57,12 @@ build_graph(const char *name, const GraphRow &row) {
 	stored.null_rows = int64_t(scan.rows - edges.size());
 	if (stored.null_rows > 0 && !row.skip_nulls)
 		guard([&] {
-			char *relname = get_rel_name(row.relid);
-			const char *column = get_attname(row.relid, scan.null_source ? row.source_attnum : row.target_attnum, false);
 			ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
-			                errmsg("edge table \"%s\" has %lld rows with a NULL endpoint (%llu in source column, %llu "
-			                       "in target column), first in column \"%s\"",
-			                       relname, (long long)stored.null_rows, (unsigned long long)scan.null_source,
-			                       (unsigned long long)scan.null_target, column),
+			                errmsg("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", "
+			                       "%llu in column \"%s\"",
+			                       get_rel_name(row.relid), (long long)stored.null_rows,
+			                       (unsigned long long)scan.null_source, get_attname(row.relid, row.source_attnum, false),
+			                       (unsigned long long)scan.null_target, get_attname(row.relid, row.target_attnum, false)),
 			                errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
 		});
 
@@ -83,9 +83,11 @@ build_graph(const char *name, const GraphRow &row) {
 	char line[512];
 	snprintf(line, sizeof line,
 	         "graph \"%s\": %lld vertices, %lld edges, %lld strongly connected components, DAG of %lld edges, %d "
-	         "labels, index %.1f MB, built in %.2f s",
+	         "labels, index %.1f %s, built in %.2f s",
 	         name, (long long)stored.vertices, (long long)stored.edges, (long long)stored.components,
-	         (long long)stored.dag_edges, row.labels, double(stored.index_bytes) / 1e6, ms_since(start) / 1e3);
+	         (long long)stored.dag_edges, row.labels,
+	         stored.index_bytes < 1000000 ? double(stored.index_bytes) / 1e3 : double(stored.index_bytes) / 1e6,
+	         stored.index_bytes < 1000000 ? "kB" : "MB", ms_since(start) / 1e3);
 	std::string summary = line;
 	if (stored.null_rows > 0)
 		summary += " (" + std::to_string(stored.null_rows) + " rows with a NULL endpoint skipped)";
@@ -160,6 +162,12 @@ GRAIL_FUNCTION(grail_create_graph) {
 			                        "the index larger.")));
 		if (get_rel_name(row.relid) == NULL)
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
+		// Only a plain table fires the triggers that mark its graphs stale.
+		if (get_rel_relkind(row.relid) != RELKIND_RELATION)
+			ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			                errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
+			                errhint("pg_grail reads edges from a plain table, whose changes it can track; copy the "
+			                        "edges of a view or partitioned table into one.")));
 	});
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
