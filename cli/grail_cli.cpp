@@ -67,8 +67,9 @@ public:
 	next(int64_t &a, int64_t &b) {
 		if (!number(a))
 			return false;
-		if (!number(b))
-			throw Error(ErrorKind::invalid_input, name_ + ":" + std::to_string(line_) + ": a line has one id, not two");
+		size_t line = line_;
+		if (!number(b) || line_ != line)
+			throw Error(ErrorKind::invalid_input, name_ + ":" + std::to_string(line) + ": expected two ids per line");
 		return true;
 	}
 

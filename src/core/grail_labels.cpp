@@ -30,7 +30,10 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 	}
 
 	constexpr uint32_t kUnseen = UINT32_MAX;
-	std::vector<uint32_t> post(n);
+	// Per traversal: kUnseen, kEntered, or the vertex's final lo. One compact array keeps the
+	// hot check of each edge to a single 4-byte load.
+	constexpr uint32_t kEntered = kUnseen - 1;
+	std::vector<uint32_t> lo_of(n);
 	std::vector<vid_t> post_sequence; // vertices of traversal 0 in post-order
 	post_sequence.reserve(n);
 	struct Frame {
@@ -45,14 +48,13 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 
 	for (unsigned i = 0; i < d; i++) {
 		Rng rng(seeds.next());
-		std::fill(post.begin(), post.end(), kUnseen);
+		std::fill(lo_of.begin(), lo_of.end(), kUnseen);
 		uint32_t rank = 0;
 		// Fisher-Yates on the roots: each traversal starts from a different root order.
 		for (size_t k = roots.size(); k > 1; k--)
 			std::swap(roots[k - 1], roots[rng.below(k)]);
 		auto enter = [&](vid_t v) {
-			// `post` doubles as the "entered" mark; the real rank is set when v finishes.
-			post[v] = kUnseen - 1;
+			lo_of[v] = kEntered;
 			if (i == 0)
 				data[size_t(v) * w + 1] = rank; // first rank of v's DFS subtree
 			eid_t begin = children.size();
@@ -69,19 +71,19 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 				Frame &f = stack.back();
 				if (f.next < f.end) {
 					vid_t c = children[f.next++];
-					if (post[c] == kUnseen) {
+					uint32_t lo = lo_of[c];
+					if (lo == kUnseen)
 						enter(c);
-					} else {
-						// In a DAG a seen child is finished: its lo is final.
-						f.lo = std::min(f.lo, data[size_t(c) * w + 3 + 2 * i]);
-					}
+					else // in a DAG a seen child is finished: its lo is final
+						f.lo = std::min(f.lo, lo);
 					continue;
 				}
 				vid_t v = f.v;
 				uint32_t r = rank++;
-				post[v] = r;
+				uint32_t lo = std::min(f.lo, r);
+				lo_of[v] = lo;
 				uint32_t *rec = data + size_t(v) * w;
-				rec[3 + 2 * i] = std::min(f.lo, r);
+				rec[3 + 2 * i] = lo;
 				rec[4 + 2 * i] = r;
 				if (i == 0) {
 					rec[0] = r;
@@ -90,7 +92,7 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 				children.resize(f.begin); // v's range is on top: its descendants' ranges are gone
 				stack.pop_back();
 				if (!stack.empty())
-					stack.back().lo = std::min(stack.back().lo, rec[3 + 2 * i]);
+					stack.back().lo = std::min(stack.back().lo, lo);
 			}
 		}
 		if (rank != n)

@@ -83,6 +83,8 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 	// Compact each list after sorting it; the write position never passes the read position.
 	eid_t write = 0;
 	for (size_t v = 0; v < n; v++) {
+		if ((v & 0xFFFF) == 0)
+			poll_cancel();
 		eid_t begin = csr.offsets[v], end = csr.offsets[v + 1];
 		size_t len = sort_unique(csr.targets.data() + begin, csr.targets.data() + end, vid_t(v), drop_self_loops);
 		if (write != begin)
@@ -144,6 +146,7 @@ radix_sort(std::vector<T> &a, std::vector<T> &tmp, unsigned lo, unsigned hi, Key
 			h[b] = sum;
 			sum += c;
 		}
+		poll_cancel();
 		unsigned shift = lo + p * kDigitBits;
 		for (const T &x : a)
 			tmp[h[(key(x) >> shift) & (kBuckets - 1)]++] = x;
