@@ -75,9 +75,11 @@ merge64(uint64_t acc, uint64_t v) {
 	return (acc ^ round64(0, v)) * P1 + P4;
 }
 
+} // namespace
+
 // XXH64 (four independent lanes of 8-byte words: several GB/s, so loading pays little for it).
 uint64_t
-checksum(const uint8_t *p, size_t len) {
+Index::checksum(const uint8_t *p, size_t len) noexcept {
 	const uint8_t *end = p + len;
 	uint64_t h;
 	if (len >= 32) {
@@ -111,6 +113,8 @@ checksum(const uint8_t *p, size_t len) {
 	h ^= h >> 32;
 	return h;
 }
+
+namespace {
 
 [[noreturn]] void
 corrupt(const std::string &what) {

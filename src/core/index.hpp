@@ -39,6 +39,8 @@ public:
 	// Verifies magic, version, sizes, checksum and structural invariants; throws
 	// Error(corrupt_index) with a precise message on any mismatch, never reads out of bounds.
 	static Index deserialize(const uint8_t *bytes, size_t size);
+	// The header's checksum of a payload (XXH64, seed 0).
+	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
 	static constexpr uint32_t kFormatVersion = 1;
 
 	const Graph &

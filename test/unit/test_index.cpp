@@ -210,3 +210,73 @@ TEST(Index, CancelHookStopsWork) {
 	set_cancel_hook(nullptr);
 	poll_cancel();
 }
+
+namespace {
+
+// Offset of a section's bytes in a serialized index (the format: 32-byte header, then
+// {u32 tag, u32 reserved, u64 length, bytes padded to 8}).
+size_t
+section_offset(const std::vector<uint8_t> &bytes, uint32_t tag) {
+	size_t pos = 32;
+	while (pos + 16 <= bytes.size()) {
+		uint32_t t;
+		uint64_t len;
+		std::memcpy(&t, bytes.data() + pos, 4);
+		std::memcpy(&len, bytes.data() + pos + 8, 8);
+		if (t == tag)
+			return pos + 16;
+		pos += 16 + (len + 7) / 8 * 8;
+	}
+	ADD_FAILURE() << "no section " << tag;
+	return 0;
+}
+
+void
+reseal(std::vector<uint8_t> &bytes) {
+	uint64_t sum = Index::checksum(bytes.data() + 32, bytes.size() - 32);
+	std::memcpy(bytes.data() + 24, &sum, 8);
+}
+
+} // namespace
+
+// Damage behind a valid checksum (a bug, or a forged index) is caught by the structural checks.
+TEST(Index, StructuralChecksBehindAValidChecksum) {
+	Index index = small_index();
+	std::vector<uint8_t> good = index.serialize();
+	ASSERT_EQ(Index::checksum(good.data() + 32, good.size() - 32), [&] {
+		uint64_t sum;
+		std::memcpy(&sum, good.data() + 24, 8);
+		return sum;
+	}());
+	struct Case {
+		uint32_t tag;
+		size_t element_size, element;
+		uint64_t value;
+		const char *message;
+	};
+	size_t n = index.graph().vertex_count(), c = index.components().count();
+	ASSERT_GT(index.dag().edge_count(), 0u);
+	const Case cases[] = {
+	    {1, 8, 1, uint64_t(index.graph().ids[0]), "not strictly ascending"}, // ids
+	    {2, 8, n, 0, "offsets"},                                             // graph offsets
+	    {3, 4, 0, n, "out of range"},                                        // graph targets
+	    {4, 4, 0, c, "has component"},                                       // vertex components
+	    {5, 4, 0, n - 1, "smallest"},                                        // smallest vertices
+	    {7, 4, 0, 0, "DAG"},                                                 // DAG targets
+	    {8, 4, 0, 17, "label header"},                                       // label count
+	    {9, 4, 0, c, "tree interval"},                                       // post0 of component 0
+	    {9, 4, 2, 1000000, "inconsistent"},                                  // level of component 0
+	};
+	for (const Case &k : cases) {
+		std::vector<uint8_t> bad = good;
+		std::memcpy(bad.data() + section_offset(bad, k.tag) + k.element * k.element_size, &k.value, k.element_size);
+		reseal(bad);
+		try {
+			Index::deserialize(bad.data(), bad.size());
+			ADD_FAILURE() << "section " << k.tag << " accepted";
+		} catch (const Error &e) {
+			EXPECT_EQ(e.kind(), ErrorKind::corrupt_index);
+			EXPECT_NE(std::string(e.what()).find(k.message), std::string::npos) << k.tag << ": " << e.what();
+		}
+	}
+}
