@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Runs every test of pg_grail on a fresh Debian 12 machine, installing what is missing:
+#   1. engine unit tests (GoogleTest via CTest), in a CPU-only build (no CUDA toolkit used);
+#   2. the extension built with PGXS (with CUDA when nvcc is found) and installed;
+#   3. pg_regress (sql/ + expected/) and pgTAP (test/pgtap/, pg_prove) on a throwaway cluster;
+#   4. a server restart, after which the stored index must still answer (test/restart/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+
+scripts/install-deps.sh
+
+echo "== engine unit tests"
+cmake -S . -B build/unit -DGRAIL_WITH_CUDA=OFF -DGRAIL_BUILD_TESTS=ON >/dev/null
+cmake --build build/unit -j "$jobs"
+ctest --test-dir build/unit --output-on-failure -j "$jobs"
+
+echo "== extension build"
+make -j "$jobs" >/dev/null
+$sudo make install >/dev/null
+
+echo "== SQL tests"
+trap 'scripts/cluster.sh stop' EXIT
+eval "$(scripts/cluster.sh start)"
+if ! make installcheck; then
+	cat regression.diffs
+	exit 1
+fi
+psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
+pg_prove -d grail_tap test/pgtap/*.sql
+
+echo "== restart"
+psql -Xq -v ON_ERROR_STOP=1 -d grail_tap -f test/restart/before.sql >/dev/null
+scripts/cluster.sh restart
+pg_prove -d grail_tap test/restart/after.sql

@@ -1,0 +1,54 @@
+-- The SQL surface: signatures, return types, labels the planner relies on, the catalog's privileges.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS pg_grail;
+SELECT plan(33);
+
+SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean']);
+SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean'], 'text');
+SELECT volatility_is('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean'], 'volatile');
+SELECT has_function('grail', 'refresh_graph', ARRAY['text']);
+SELECT function_returns('grail', 'refresh_graph', ARRAY['text'], 'text');
+SELECT has_function('grail', 'drop_graph', ARRAY['text']);
+SELECT function_returns('grail', 'drop_graph', ARRAY['text'], 'void');
+
+SELECT has_function('grail', 'reachable', ARRAY['text', 'bigint', 'bigint']);
+SELECT function_returns('grail', 'reachable', ARRAY['text', 'bigint', 'bigint'], 'boolean');
+SELECT is_strict('grail', 'reachable', ARRAY['text', 'bigint', 'bigint']);
+SELECT volatility_is('grail', 'reachable', ARRAY['text', 'bigint', 'bigint'], 'stable');
+SELECT has_function('grail', 'reachable', ARRAY['text', 'bigint[]', 'bigint[]']);
+SELECT function_returns('grail', 'reachable', ARRAY['text', 'bigint[]', 'bigint[]'], 'boolean[]');
+SELECT is_strict('grail', 'reachable', ARRAY['text', 'bigint[]', 'bigint[]']);
+
+SELECT has_function('grail', 'scc_components', ARRAY['text']);
+SELECT function_returns('grail', 'scc_components', ARRAY['text'], 'setof record');
+SELECT has_function('grail', 'scc_component', ARRAY['text', 'bigint']);
+SELECT function_returns('grail', 'scc_component', ARRAY['text', 'bigint'], 'bigint');
+SELECT has_function('grail', 'bfs', ARRAY['text', 'bigint', 'integer']);
+SELECT function_returns('grail', 'bfs', ARRAY['text', 'bigint', 'integer'], 'setof record');
+SELECT isnt_strict('grail', 'bfs', ARRAY['text', 'bigint', 'integer']);
+
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'grail.reachable(text, bigint, bigint)'::regprocedure), 's',
+          'reachable() is parallel safe');
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'grail.create_graph(text, regclass, name, name, integer, boolean)'::regprocedure),
+          'u', 'create_graph() is parallel unsafe');
+SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+           WHERE n.nspname = 'grail' AND p.proname NOT LIKE '\_%' AND obj_description(p.oid, 'pg_proc') IS NULL),
+          0::bigint, 'every public function has a comment');
+
+SELECT has_view('grail', 'graphs', 'the graphs view exists');
+SELECT columns_are('grail', 'graphs', ARRAY['name', 'relation', 'source_column', 'target_column', 'vertices', 'edges',
+       'components', 'dag_vertices', 'dag_edges', 'labels', 'built_at', 'build_ms', 'read_ms', 'scc_ms', 'label_ms',
+       'persist_ms', 'index_bytes', 'stale', 'owner']);
+SELECT table_privs_are('grail', 'graphs', 'public', ARRAY['SELECT']);
+SELECT table_privs_are('grail', 'graph', 'public', ARRAY[]::text[]);
+SELECT table_privs_are('grail', 'index_chunk', 'public', ARRAY[]::text[]);
+SELECT function_privs_are('grail', '_mark_stale', ARRAY[]::text[], 'public', ARRAY[]::text[]);
+SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'grail._mark_stale()'::regprocedure),
+          ARRAY['search_path=pg_catalog, pg_temp'], 'the SECURITY DEFINER trigger function pins search_path');
+SELECT is((SELECT attstorage FROM pg_attribute WHERE attrelid = 'grail.index_chunk'::regclass AND attname = 'data'),
+          'e', 'index chunks are stored uncompressed');
+SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'pg_grail'), false, 'the extension is not relocatable');
+
+SELECT * FROM finish();
+ROLLBACK;
