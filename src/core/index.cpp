@@ -168,8 +168,8 @@ check_csr(const Csr &csr, size_t n, const char *what) {
 	if (csr.offsets.size() != n + 1 || csr.offsets[0] != 0 || csr.offsets[n] != csr.targets.size())
 		corrupt(std::string(what) + " offsets do not span the target array");
 	for (size_t v = 0; v < n; v++) {
-		if (csr.offsets[v + 1] < csr.offsets[v])
-			corrupt(std::string(what) + " offsets decrease at vertex " + std::to_string(v));
+		if (csr.offsets[v + 1] < csr.offsets[v] || csr.offsets[v + 1] > csr.targets.size())
+			corrupt(std::string(what) + " offsets decrease or leave the target array at vertex " + std::to_string(v));
 		for (eid_t e = csr.offsets[v]; e < csr.offsets[v + 1]; e++) {
 			vid_t t = csr.targets[e];
 			if (t >= n)

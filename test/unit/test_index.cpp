@@ -258,14 +258,15 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 	ASSERT_GT(index.dag().edge_count(), 0u);
 	const Case cases[] = {
 	    {1, 8, 1, uint64_t(index.graph().ids[0]), "not strictly ascending"}, // ids
-	    {2, 8, n, 0, "offsets"},                                             // graph offsets
-	    {3, 4, 0, n, "out of range"},                                        // graph targets
-	    {4, 4, 0, c, "has component"},                                       // vertex components
-	    {5, 4, 0, n - 1, "smallest"},                                        // smallest vertices
-	    {7, 4, 0, 0, "DAG"},                                                 // DAG targets
-	    {8, 4, 0, 17, "label header"},                                       // label count
-	    {9, 4, 0, c, "tree interval"},                                       // post0 of component 0
-	    {9, 4, 2, 1000000, "inconsistent"},                                  // level of component 0
+	    {2, 8, n, 0, "offsets"},
+	    {2, 8, 1, 1u << 30, "offsets"},     // past the end, then back: must not be read // graph offsets
+	    {3, 4, 0, n, "out of range"},       // graph targets
+	    {4, 4, 0, c, "has component"},      // vertex components
+	    {5, 4, 0, n - 1, "smallest"},       // smallest vertices
+	    {7, 4, 0, 0, "DAG"},                // DAG targets
+	    {8, 4, 0, 17, "label header"},      // label count
+	    {9, 4, 0, c, "tree interval"},      // post0 of component 0
+	    {9, 4, 2, 1000000, "inconsistent"}, // level of component 0
 	};
 	for (const Case &k : cases) {
 		std::vector<uint8_t> bad = good;
