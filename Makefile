@@ -42,7 +42,7 @@ $(ENGINE_BUILD)/engine.mk: CMakeLists.txt
 
 .PHONY: engine
 engine: $(ENGINE_BUILD)/engine.mk
-	$(CMAKE) --build $(ENGINE_BUILD) --target grail_engine -j $(or $(JOBS),2)
+	MAKEFLAGS= $(CMAKE) --build $(ENGINE_BUILD) --target grail_engine -j $(or $(JOBS),2)
 
 $(OBJS): | engine
 $(shlib): engine
