@@ -18,10 +18,10 @@ probe_gpu() {
 	status = cudaGetDeviceProperties(&prop, 0);
 	if (status != cudaSuccess)
 		return {false, std::string("cannot query CUDA device 0: ") + cudaGetErrorString(status)};
-	char text[256];
-	snprintf(text, sizeof text, "%s (compute %d.%d, %.1f GiB)", prop.name, prop.major, prop.minor,
-	         double(prop.totalGlobalMem) / (1024.0 * 1024 * 1024));
-	return {true, text};
+	char memory[32];
+	snprintf(memory, sizeof memory, "%.1f GiB", double(prop.totalGlobalMem) / (1024.0 * 1024 * 1024));
+	return {true, std::string(prop.name) + " (compute " + std::to_string(prop.major) + "." +
+	                  std::to_string(prop.minor) + ", " + memory + ")"};
 }
 
 } // namespace grail
