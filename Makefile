@@ -18,7 +18,7 @@ OBJS = \
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness
+REGRESS = create_graph reachable scc bfs errors staleness cancel
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

@@ -1,0 +1,26 @@
+-- Long operations stop promptly on statement_timeout (or a cancel) and leave the previous state.
+CREATE TABLE cancel_edges (source bigint, target bigint);
+INSERT INTO cancel_edges SELECT i, i + 1 FROM generate_series(1, 10) i;
+SELECT regexp_replace(grail.create_graph('cancel', 'cancel_edges'), 'built in [0-9.]+ s', 'built in N s');
+-- Three million random edges: a build of seconds on any machine.
+SELECT setseed(0.1) \gset
+INSERT INTO cancel_edges SELECT (random() * 1e6)::bigint, (random() * 1e6)::bigint FROM generate_series(1, 3000000);
+
+SELECT clock_timestamp() AS started \gset
+SET statement_timeout = '300ms';
+SELECT grail.refresh_graph('cancel');
+RESET statement_timeout;
+SELECT clock_timestamp() - :'started' < interval '1.3 s' AS stopped_promptly;
+SELECT stale FROM grail.graphs WHERE name = 'cancel';
+SELECT grail.reachable('cancel', 1, 5);
+
+-- 700 ms: past reading the table, inside the engine's build (C++ unwinds, then the error).
+SELECT clock_timestamp() AS started \gset
+SET statement_timeout = '700ms';
+SELECT grail.create_graph('cancel2', 'cancel_edges');
+RESET statement_timeout;
+SELECT clock_timestamp() - :'started' < interval '1.3 s' AS stopped_promptly;
+SELECT count(*) FROM grail.graphs WHERE name = 'cancel2';
+
+SELECT grail.drop_graph('cancel');
+DROP TABLE cancel_edges;
