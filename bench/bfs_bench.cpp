@@ -1,0 +1,142 @@
+// GPU vs CPU BFS on a generated graph: checks that the rows are identical and prints GTEPS,
+// medians over runs and sources. GTEPS counts the edges out of the reached vertices, once, over
+// the device's compute time ("kernel") and over upload + compute + download ("with copies").
+//   bfs_bench rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS | path N  [--sources K] [--runs R]
+#include "bfs.hpp"
+#include "device.hpp"
+#include "error.hpp"
+#include "generate.hpp"
+#include "gpu.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+using namespace grail;
+
+namespace {
+
+double
+now_ms() {
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double
+median(std::vector<double> v) {
+	std::sort(v.begin(), v.end());
+	return v.empty() ? 0 : v[v.size() / 2];
+}
+
+uint64_t
+arg(const char *text) {
+	char *end = nullptr;
+	unsigned long long v = std::strtoull(text, &end, 10);
+	if (*text == '\0' || *end != '\0') {
+		std::fprintf(stderr, "bfs_bench: not a number: %s\n", text);
+		std::exit(2);
+	}
+	return v;
+}
+
+int
+usage() {
+	std::fputs("usage: bfs_bench rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS | path N [--sources K] [--runs R]\n",
+	           stderr);
+	return 2;
+}
+
+} // namespace
+
+int
+main(int argc, char **argv) {
+	if (argc < 3)
+		return usage();
+	std::string kind = argv[1];
+	int next = 0;
+	EdgeList edges;
+	std::string name;
+	if (kind == "rmat" && argc >= 5) {
+		edges = generate_rmat(unsigned(arg(argv[2])), unsigned(arg(argv[3])), arg(argv[4]));
+		name = std::string("rmat-") + argv[2] + "-" + argv[3];
+		next = 5;
+	} else if (kind == "grid" && argc >= 4) {
+		edges = generate_grid(arg(argv[2]), arg(argv[3]), false);
+		name = std::string("grid-") + argv[2] + "x" + argv[3];
+		next = 4;
+	} else if (kind == "path" && argc >= 3) {
+		uint64_t n = arg(argv[2]);
+		edges.reserve(n);
+		for (uint64_t v = 0; v + 1 < n; v++)
+			edges.append(int64_t(v), int64_t(v + 1));
+		name = std::string("path-") + argv[2];
+		next = 3;
+	} else {
+		return usage();
+	}
+	// R-MAT sources are random vertices with edges (Graph500's rule); grid and path start at 0.
+	uint64_t sources = kind == "rmat" ? 4 : 1, runs = 5;
+	for (int k = next; k < argc; k++) {
+		std::string opt = argv[k];
+		if (opt == "--sources" && k + 1 < argc)
+			sources = arg(argv[++k]);
+		else if (opt == "--runs" && k + 1 < argc)
+			runs = arg(argv[++k]);
+		else
+			return usage();
+	}
+	try {
+		GpuProbe probe = probe_gpu();
+		std::printf("device: %s\n", probe.description.c_str());
+		Graph g = Graph::from_edges(edges);
+		edges = EdgeList();
+		const Csr &csr = g.out;
+		std::printf("graph %s: %zu vertices, %zu edges\n", name.c_str(), csr.vertex_count(), csr.edge_count());
+		Rng rng(42);
+		std::vector<double> cpu_rate, kernel_rate, copies_rate, kernel_ms, copies_ms, cpu_ms;
+		for (uint64_t k = 0; k < sources; k++) {
+			vid_t s = 0;
+			if (kind == "rmat")
+				do
+					s = vid_t(rng.below(csr.vertex_count()));
+				while (csr.offsets[s] == csr.offsets[s + 1]);
+			double t0 = now_ms();
+			BfsResult cpu = bfs(csr, s);
+			double cpu_time = now_ms() - t0;
+			uint64_t traversed = 0;
+			for (vid_t v : cpu.vertex)
+				traversed += csr.offsets[v + 1] - csr.offsets[v];
+			cpu_ms.push_back(cpu_time);
+			cpu_rate.push_back(double(traversed) / cpu_time / 1e6);
+			bfs_gpu(csr, s); // warm-up: CUDA context, module load, allocator
+			for (uint64_t r = 0; r < runs; r++) {
+				GpuBfsTimings t;
+				BfsResult gpu = bfs_gpu(csr, s, UINT32_MAX, &t);
+				if (gpu.vertex != cpu.vertex || gpu.depth != cpu.depth || gpu.parent != cpu.parent) {
+					std::fprintf(stderr, "bfs_bench: GPU and CPU rows differ from source %u\n", s);
+					return 1;
+				}
+				double all = t.upload_ms + t.compute_ms + t.download_ms;
+				kernel_ms.push_back(t.compute_ms);
+				copies_ms.push_back(all);
+				kernel_rate.push_back(double(traversed) / t.compute_ms / 1e6);
+				copies_rate.push_back(double(traversed) / all / 1e6);
+				if (r == 0)
+					std::printf("source %u: reached %zu vertices, %llu edges, %u levels (%u bottom-up); cpu %.1f ms, "
+					            "gpu compute %.2f ms, upload %.2f ms, download %.2f ms\n",
+					            s, cpu.vertex.size(), (unsigned long long)traversed, t.levels, t.bottom_up_levels,
+					            cpu_time, t.compute_ms, t.upload_ms, t.download_ms);
+			}
+		}
+		std::printf("RESULT %-16s identical=yes cpu %.3f GTEPS (%.1f ms) | gpu kernel %.3f GTEPS (%.2f ms) | gpu "
+		            "with copies %.3f GTEPS (%.2f ms) | speedup kernel %.1fx\n",
+		            name.c_str(), median(cpu_rate), median(cpu_ms), median(kernel_rate), median(kernel_ms),
+		            median(copies_rate), median(copies_ms), median(cpu_ms) / median(kernel_ms));
+		return 0;
+	} catch (const Error &e) {
+		std::fprintf(stderr, "bfs_bench: %s\n", e.what());
+		return 1;
+	}
+}
