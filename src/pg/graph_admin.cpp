@@ -6,6 +6,7 @@
 
 #include "catalog.hpp"
 #include "edges.hpp"
+#include "loaded_graph.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"
@@ -210,5 +211,6 @@ GRAIL_FUNCTION(grail_drop_graph) {
 		execute_as_owner(sql.c_str());
 	}
 	delete_graph(row.id);
+	forget_graph(row.id);
 	PG_RETURN_VOID();
 }

@@ -93,6 +93,11 @@ open_checked(const char *name) {
 	return graph;
 }
 
+void
+forget_graph(int64_t graph_id) {
+	backend_cache().erase(graph_id);
+}
+
 LoadedGraph &
 open_graph(FunctionCallInfo fcinfo, int arg) {
 	text *name = text_arg(fcinfo, arg);

@@ -24,4 +24,7 @@ struct LoadedGraph {
 // graph kept in fn_extra at the cost of one name comparison, no catalog lookup, no allocation.
 LoadedGraph &open_graph(FunctionCallInfo fcinfo, int arg);
 
+// Frees this backend's copy of a dropped graph's index (other backends free theirs when they exit).
+void forget_graph(int64_t graph_id);
+
 } // namespace grail::pg
