@@ -315,12 +315,13 @@ cmd_bench(const std::vector<std::string> &args) {
 			v = g.begin(v)[rng.below(uint64_t(g.end(v) - g.begin(v)))];
 		p.second = ids[v];
 	}
-	static const char *names[] = {"same component", "topological", "level",         "labels",
-	                              "tree interval",  "search",      "unknown vertex"};
+	static const char *names[ReachabilityQuery::kDecidedCount] = {"same component", "topological",   "level",
+	                                                              "labels",         "tree interval", "search",
+	                                                              "unknown vertex", "Bloom filter"};
 	ReachabilityQuery q(index);
 	for (int set = 0; set < 2; set++) {
 		const auto &pairs = set == 0 ? uniform : positive;
-		uint64_t decided[7] = {}, yes = 0;
+		uint64_t decided[ReachabilityQuery::kDecidedCount] = {}, yes = 0;
 		double t0 = now();
 		for (const auto &p : pairs) {
 			yes += q.reachable(p.first, p.second);
@@ -330,7 +331,7 @@ cmd_bench(const std::vector<std::string> &args) {
 		std::printf("%s queries: %llu, reachable %llu, %.0f queries/s (%.3f us each)\n",
 		            set == 0 ? "uniform random" : "known reachable", (unsigned long long)pairs.size(),
 		            (unsigned long long)yes, double(pairs.size()) / t, 1e6 * t / double(pairs.size()));
-		for (int k = 0; k < 7; k++)
+		for (int k = 0; k < ReachabilityQuery::kDecidedCount; k++)
 			if (decided[k])
 				std::printf("  decided by %-15s %6.2f%%\n", names[k],
 				            100.0 * double(decided[k]) / double(pairs.size()));

@@ -111,6 +111,42 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 	return labels;
 }
 
+BloomLabels
+BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
+	size_t n = dag.vertex_count();
+	BloomLabels labels;
+	labels.data_.assign(n, BloomRecord{});
+	BloomRecord *data = labels.data_.data();
+	// About ten intervals per bit: measured on a random DAG of 1M vertices, 5M edges, far fewer
+	// (larger) intervals merge unrelated vertices, far more (smaller) ones scatter a reachable set.
+	size_t interval = std::max<size_t>(1, n / (10 * kBloomBits));
+	for (vid_t v = 0; v < n; v++) {
+		// Intervals are spread over the bits by a multiplicative hash, so that neighbouring
+		// intervals (often reached together) do not crowd a few neighbouring bits.
+		uint64_t bit = (uint64_t(post_rank[v] / interval) * 0x9e3779b97f4a7c15ull) >> (64 - kBloomShift);
+		data[v].out[bit / 64] |= uint64_t(1) << (bit % 64);
+		data[v].in[bit / 64] |= uint64_t(1) << (bit % 64);
+	}
+	// Components are numbered topologically (every edge goes to a larger id): one upward pass
+	// settles in(), one downward pass out().
+	for (vid_t v = 0; v < n; v++)
+		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+			for (unsigned k = 0; k < kBloomWords; k++)
+				data[*c].in[k] |= data[v].in[k];
+	for (vid_t v = vid_t(n); v-- > 0;)
+		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+			for (unsigned k = 0; k < kBloomWords; k++)
+				data[v].out[k] |= data[*c].out[k];
+	return labels;
+}
+
+BloomLabels
+BloomLabels::from_data(std::vector<BloomRecord> data) {
+	BloomLabels labels;
+	labels.data_ = std::move(data);
+	return labels;
+}
+
 GrailLabels
 GrailLabels::from_data(unsigned d, std::vector<uint32_t> data) {
 	if (d < 1 || d > kMaxLabels)

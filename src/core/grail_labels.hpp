@@ -61,4 +61,49 @@ private:
 	std::vector<uint32_t> data_;
 };
 
+// BFL Bloom-filter labels (Su, Zhu, Wei, Yu, TKDE 2017) over the same DAG. Each vertex v gets one
+// hash bit h(v) in [0, kBloomBits); out(v) is the OR of h over everything v reaches, in(v) the OR
+// over everything reaching v (v included in both). If u reaches v then out(v) is a subset of out(u)
+// and in(u) a subset of in(v): a failed subset test is a certain negative.
+constexpr unsigned kBloomShift = 8; // log2 of the bits per filter
+constexpr unsigned kBloomBits = 1u << kBloomShift;
+constexpr unsigned kBloomWords = kBloomBits / 64;
+
+// Both filters of a vertex in one 64-byte cache line: a query touches one line per vertex.
+struct alignas(64) BloomRecord {
+	uint64_t out[kBloomWords];
+	uint64_t in[kBloomWords];
+};
+static_assert(sizeof(BloomRecord) == 64, "one Bloom record per cache line");
+
+class BloomLabels {
+public:
+	// post_rank: each vertex's post-order rank in one DFS of the DAG. Vertices close in post-order
+	// share a hash bit (BFL's interval hashing): a reachable set is mostly a few runs of that order,
+	// so it covers few bits and the filters stay sparse.
+	static BloomLabels build(const Csr &dag, const std::vector<uint32_t> &post_rank);
+
+	const BloomRecord &
+	record(vid_t v) const noexcept {
+		return data_[v];
+	}
+	// Necessary for u to reach v.
+	static bool
+	may_reach(const BloomRecord &u, const BloomRecord &v) noexcept {
+		uint64_t miss = 0;
+		for (unsigned k = 0; k < kBloomWords; k++)
+			miss |= (v.out[k] & ~u.out[k]) | (u.in[k] & ~v.in[k]);
+		return miss == 0;
+	}
+
+	const std::vector<BloomRecord> &
+	data() const noexcept {
+		return data_;
+	}
+	static BloomLabels from_data(std::vector<BloomRecord> data);
+
+private:
+	std::vector<BloomRecord> data_;
+};
+
 } // namespace grail

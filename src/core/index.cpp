@@ -32,7 +32,9 @@ enum Tag : uint32_t {
 	kDagTargets,
 	kLabelMeta,
 	kLabels,
-	kTagCount = kLabels,
+	kBloomMeta,
+	kBloom,
+	kTagCount = kBloom,
 };
 
 const char *
@@ -46,7 +48,9 @@ tag_name(uint32_t tag) {
 	                              "DAG offsets",
 	                              "DAG targets",
 	                              "label header",
-	                              "labels"};
+	                              "labels",
+	                              "Bloom header",
+	                              "Bloom labels"};
 	return tag <= kTagCount ? names[tag] : "unknown";
 }
 
@@ -210,6 +214,12 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
 
 	start = Clock::now();
 	index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
+	{
+		std::vector<uint32_t> post(st.components);
+		for (size_t v = 0; v < post.size(); v++)
+			post[v] = index.labels_.record(vid_t(v))[0];
+		index.bloom_ = BloomLabels::build(index.dag_, post);
+	}
 	st.label_seconds = seconds_since(start);
 
 	index.build_hash();
@@ -219,38 +229,41 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
 void
 Index::build_hash() {
 	size_t n = graph_.ids.size();
-	hash_keys_.clear();
-	hash_values_.clear();
+	hash_.clear();
 	if (n == 0)
 		return;
 	unsigned bits = 1;
 	while ((size_t(1) << bits) < 2 * n)
 		bits++;
 	hash_shift_ = 64 - bits;
-	hash_keys_.assign(size_t(1) << bits, 0);
-	hash_values_.assign(size_t(1) << bits, kNoVertex);
-	size_t mask = hash_keys_.size() - 1;
+	hash_.assign(size_t(1) << bits, HashSlot{0, kNoVertex, 0});
+	size_t mask = hash_.size() - 1;
 	for (size_t v = 0; v < n; v++) {
 		size_t slot = hash_slot(graph_.ids[v]);
-		while (hash_values_[slot] != kNoVertex)
+		while (hash_[slot].vertex != kNoVertex)
 			slot = (slot + 1) & mask;
-		hash_keys_[slot] = graph_.ids[v];
-		hash_values_[slot] = vid_t(v);
+		hash_[slot] = {graph_.ids[v], vid_t(v), components_.of_vertex[v]};
+	}
+}
+
+const Index::HashSlot *
+Index::lookup(int64_t id) const noexcept {
+	if (hash_.empty())
+		return nullptr;
+	size_t mask = hash_.size() - 1;
+	for (size_t slot = hash_slot(id);; slot = (slot + 1) & mask) {
+		const HashSlot &s = hash_[slot];
+		if (s.vertex == kNoVertex)
+			return nullptr;
+		if (s.id == id)
+			return &s;
 	}
 }
 
 int64_t
 Index::find(int64_t id) const noexcept {
-	if (hash_keys_.empty())
-		return -1;
-	size_t mask = hash_keys_.size() - 1;
-	for (size_t slot = hash_slot(id);; slot = (slot + 1) & mask) {
-		vid_t v = hash_values_[slot];
-		if (v == kNoVertex)
-			return -1;
-		if (hash_keys_[slot] == id)
-			return v;
-	}
+	const HashSlot *s = lookup(id);
+	return s ? int64_t(s->vertex) : -1;
 }
 
 int64_t
@@ -274,6 +287,8 @@ Index::serialize() const {
 	w.section(kDagTargets, dag_.targets);
 	w.section(kLabelMeta, std::vector<uint32_t>{labels_.label_count(), 0});
 	w.section(kLabels, labels_.data());
+	w.section(kBloomMeta, std::vector<uint32_t>{kBloomBits, 0});
+	w.section(kBloom, bloom_.data());
 
 	uint64_t payload = w.bytes.size() - kHeaderBytes;
 	uint64_t sum = checksum(w.bytes.data() + kHeaderBytes, payload);
@@ -418,6 +433,18 @@ Index::deserialize(const uint8_t *bytes, size_t size) {
 			if (labels.record(vid_t(a))[2] >= labels.record(*b)[2] || !labels.contains(vid_t(a), *b))
 				corrupt("labels of DAG edge " + std::to_string(a) + "->" + std::to_string(*b) + " are inconsistent");
 
+	std::vector<uint32_t> bloom_meta = read_array<uint32_t>(sections[kBloomMeta], kBloomMeta, 2);
+	if (bloom_meta[0] != kBloomBits || bloom_meta[1] != 0)
+		corrupt("Bloom header is invalid (" + std::to_string(bloom_meta[0]) + " bits)");
+	index.bloom_ = BloomLabels::from_data(read_array<BloomRecord>(sections[kBloom], kBloom, c));
+	// Subset order along every DAG edge implies it along every path, which is all a query relies on.
+	const BloomLabels &bloom = index.bloom_;
+	for (size_t a = 0; a < c; a++)
+		for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
+			if (!BloomLabels::may_reach(bloom.record(vid_t(a)), bloom.record(*b)))
+				corrupt("Bloom labels of DAG edge " + std::to_string(a) + "->" + std::to_string(*b) +
+				        " are inconsistent");
+
 	index.build_hash();
 	return index;
 }
@@ -430,17 +457,20 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	last_ = Decided::same_component;
 	if (source == target)
 		return true;
-	int64_t a = index_.find(source), b = index_.find(target);
-	if (a < 0 || b < 0) {
+	const Index::HashSlot *a = index_.lookup(source), *b = index_.lookup(target);
+	if (!a || !b) {
 		last_ = Decided::unknown_vertex;
 		return false;
 	}
-	const std::vector<uint32_t> &of = index_.components().of_vertex;
-	vid_t ca = of[size_t(a)], cb = of[size_t(b)];
+	vid_t ca = a->component, cb = b->component;
 	if (ca == cb)
 		return true;
 	last_ = Decided::topological;
 	if (ca > cb)
+		return false;
+	const BloomLabels &bloom = index_.bloom();
+	last_ = Decided::bloom;
+	if (!BloomLabels::may_reach(bloom.record(ca), bloom.record(cb)))
 		return false;
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
@@ -469,6 +499,8 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 		std::fill(visited_epoch_.begin(), visited_epoch_.end(), 0);
 		epoch_ = 1;
 	}
+	const BloomLabels &bloom = index_.bloom();
+	const BloomRecord &bt = bloom.record(to);
 	const uint32_t *rt = labels.record(to);
 	uint32_t to_post = rt[0], to_level = rt[2];
 	stack_.clear();
@@ -491,6 +523,8 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 			if (visited_epoch_[c] == epoch_)
 				continue;
 			visited_epoch_[c] = epoch_;
+			if (!BloomLabels::may_reach(bloom.record(c), bt))
+				continue;
 			const uint32_t *rc = labels.record(c);
 			if (rc[2] >= to_level || !labels.contains(c, to))
 				continue;

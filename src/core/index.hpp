@@ -1,5 +1,5 @@
 // The persisted pg_grail index of one graph: vertex ids, the graph's CSR, its strongly
-// connected components, the condensation DAG and GRAIL labels over it. Built once per
+// connected components, the condensation DAG and GRAIL and Bloom-filter labels over it. Built once per
 // create/refresh, serialized into versioned checksummed sections, answered from memory.
 #pragma once
 #include "cpp_only.hpp"
@@ -59,6 +59,10 @@ public:
 	labels() const noexcept {
 		return labels_;
 	}
+	const BloomLabels &
+	bloom() const noexcept {
+		return bloom_;
+	}
 
 	// Dense index of a vertex id, or -1. O(1) expected: an open-addressing hash table built
 	// when the index is built or loaded (not stored; it is cheaper to rebuild than to read).
@@ -69,7 +73,15 @@ public:
 	int64_t component_id(int64_t id) const noexcept;
 
 private:
+	friend class ReachabilityQuery;
+	// The component rides in the slot: a query resolves an id to its component with one cache miss.
+	struct HashSlot {
+		int64_t id;
+		vid_t vertex; // kNoVertex for an empty slot
+		uint32_t component;
+	};
 	void build_hash();
+	const HashSlot *lookup(int64_t id) const noexcept; // nullptr when id is not a vertex
 	size_t
 	hash_slot(int64_t id) const noexcept {
 		return size_t((uint64_t(id) * 0x9e3779b97f4a7c15ull) >> hash_shift_);
@@ -79,9 +91,9 @@ private:
 	Components components_;
 	Csr dag_;
 	GrailLabels labels_;
-	std::vector<int64_t> hash_keys_; // ids, power-of-two capacity
-	std::vector<vid_t> hash_values_; // dense index, kNoVertex for an empty slot
-	unsigned hash_shift_ = 63;       // 64 - log2(capacity)
+	BloomLabels bloom_;
+	std::vector<HashSlot> hash_; // power-of-two capacity
+	unsigned hash_shift_ = 63;   // 64 - log2(capacity)
 };
 
 // Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned DFS
@@ -95,8 +107,9 @@ public:
 	bool reachable(int64_t source, int64_t target);
 
 	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
-	// id that is not a vertex, compared with a different id).
-	enum class Decided { same_component, topological, level, labels, tree_interval, search, unknown_vertex };
+	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels).
+	enum class Decided { same_component, topological, level, labels, tree_interval, search, unknown_vertex, bloom };
+	static constexpr int kDecidedCount = int(Decided::bloom) + 1;
 	Decided
 	last_decision() const noexcept {
 		return last_;

@@ -267,6 +267,7 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 	    {8, 4, 0, 17, "label header"},      // label count
 	    {9, 4, 0, c, "tree interval"},      // post0 of component 0
 	    {9, 4, 2, 1000000, "inconsistent"}, // level of component 0
+	    {10, 4, 0, 512, "Bloom header"},    // Bloom bits
 	};
 	for (const Case &k : cases) {
 		std::vector<uint8_t> bad = good;
@@ -278,6 +279,23 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 		} catch (const Error &e) {
 			EXPECT_EQ(e.kind(), ErrorKind::corrupt_index);
 			EXPECT_NE(std::string(e.what()).find(k.message), std::string::npos) << k.tag << ": " << e.what();
+		}
+	}
+	// Bloom labels: an empty out() at the source of a DAG edge, or an empty in() at its target,
+	// breaks the subset order along that edge (every filter holds at least its own bit).
+	vid_t source = 0;
+	while (index.dag().begin(source) == index.dag().end(source))
+		source++;
+	vid_t target = *index.dag().begin(source);
+	for (size_t byte : {size_t(source) * 64, size_t(target) * 64 + 32}) {
+		std::vector<uint8_t> bad = good;
+		std::memset(bad.data() + section_offset(bad, 11) + byte, 0, 32);
+		reseal(bad);
+		try {
+			Index::deserialize(bad.data(), bad.size());
+			ADD_FAILURE() << "Bloom damage at byte " << byte << " accepted";
+		} catch (const Error &e) {
+			EXPECT_NE(std::string(e.what()).find("Bloom labels of DAG edge"), std::string::npos) << e.what();
 		}
 	}
 }
