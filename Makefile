@@ -7,6 +7,7 @@ MODULE_big = pg_grail
 OBJS = \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
+	src/pg/device_setting.o \
 	src/pg/edges.o \
 	src/pg/graph_admin.o \
 	src/pg/guard.o \
@@ -18,7 +19,7 @@ OBJS = \
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness cancel
+REGRESS = create_graph reachable scc bfs errors staleness device cancel
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

@@ -133,6 +133,13 @@ LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION grail.bfs(text, bigint, int) IS
 'Breadth-first search from source along edge direction: each reached vertex, its depth, and its parent (the smallest vertex one level up with an edge to it; NULL for the source). Ordered by depth, then vertex. max_depth NULL means no limit.';
 
+CREATE FUNCTION grail.device_info()
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_device_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION grail.device_info() IS
+'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
+
 -- Staleness: any change to the edge table's rows marks the graphs over it stale, so that no
 -- query answers from an index that no longer matches the table.
 CREATE FUNCTION grail._mark_stale()

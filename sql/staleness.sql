@@ -1,33 +1,33 @@
 -- Any change to an edge table's rows makes queries on its graphs fail until a refresh.
 CREATE TABLE live (source int, target int, note text);
 INSERT INTO live VALUES (1, 2), (2, 3);
-SELECT regexp_replace(grail.create_graph('live', 'live'), 'built in [0-9.]+ s', 'built in N s');
+SELECT regexp_replace(grail.create_graph('live', 'live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT grail.reachable('live', 1, 3);
 
 INSERT INTO live VALUES (3, 4);
 SELECT grail.reachable('live', 1, 4);
 SELECT stale FROM grail.graphs WHERE name = 'live';
-SELECT regexp_replace(grail.refresh_graph('live'), 'built in [0-9.]+ s', 'built in N s');
+SELECT regexp_replace(grail.refresh_graph('live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT grail.reachable('live', 1, 4);
 
 UPDATE live SET target = 1 WHERE source = 3;
 SELECT * FROM grail.scc_components('live');
-SELECT regexp_replace(grail.refresh_graph('live'), 'built in [0-9.]+ s', 'built in N s');
+SELECT regexp_replace(grail.refresh_graph('live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT * FROM grail.scc_components('live');
 
 DELETE FROM live WHERE source = 3;
 SELECT * FROM grail.bfs('live', 1);
-SELECT regexp_replace(grail.refresh_graph('live'), 'built in [0-9.]+ s', 'built in N s');
+SELECT regexp_replace(grail.refresh_graph('live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT * FROM grail.bfs('live', 1);
 
 TRUNCATE live;
 SELECT grail.scc_component('live', 1);
-SELECT regexp_replace(grail.refresh_graph('live'), 'built in [0-9.]+ s', 'built in N s');
+SELECT regexp_replace(grail.refresh_graph('live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT grail.reachable('live', 1, 2);
 
 -- A change to another column, or one that is rolled back, leaves the graph fresh.
 INSERT INTO live VALUES (1, 2, 'x');
-SELECT regexp_replace(grail.refresh_graph('live'), 'built in [0-9.]+ s', 'built in N s');
+SELECT regexp_replace(grail.refresh_graph('live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 UPDATE live SET note = 'y';
 SELECT grail.reachable('live', 1, 2);
 BEGIN;

@@ -2,6 +2,7 @@
 // fork(), so the engine initialises the GPU lazily in the backend that uses it.
 #include "error.hpp"
 
+#include "device_setting.hpp"
 #include "guard.hpp"
 
 extern "C" {
@@ -27,5 +28,6 @@ interrupt_pending() {
 void
 _PG_init(void) {
 	grail::set_cancel_hook(interrupt_pending);
+	grail::pg::define_device_settings();
 	MarkGUCPrefixReserved("grail");
 }
