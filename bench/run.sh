@@ -38,6 +38,9 @@ engine_queries=100000
 strict=0
 skip_engine=0
 skip_cte=0
+keep_cluster=0
+cluster_root=${BENCH_PG_ROOT:-/tmp/pg_grail_bench}
+cluster_port=${BENCH_PG_PORT:-54339}
 
 usage() {
 	sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -65,8 +68,11 @@ Options (defaults in brackets):
   --db NAME               benchmark database, dropped and recreated [grail_bench]
   --workdir DIR           edge file, engine index [/tmp/grail-bench]
   --strict                exit 1 when a target is missed
-Environment: PGHOST/PGPORT/PGUSER (use that server; otherwise scripts/cluster.sh start),
-GRAIL_CLI (path of grail_cli), BENCH_DB, BENCH_WORKDIR.
+  --keep-cluster          leave the throwaway cluster running at exit
+Environment: PGHOST/PGPORT/PGUSER: use that server; otherwise the harness starts its own
+throwaway cluster with scripts/cluster.sh in $BENCH_PG_ROOT [/tmp/pg_grail_bench] on port
+$BENCH_PG_PORT [54339] and stops it at exit. GRAIL_CLI (path of grail_cli), BENCH_DB,
+BENCH_WORKDIR.
 EOF
 }
 
@@ -99,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--db) db=$2; shift ;;
 	--workdir) workdir=$2; shift ;;
 	--strict) strict=1 ;;
+	--keep-cluster) keep_cluster=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage >&2; die "unknown option $1" ;;
 	esac
@@ -162,10 +169,18 @@ say() {
 # Server
 
 if [ -z "${PGHOST:-}" ] && [ -z "${PGPORT:-}" ]; then
+	# Our own throwaway cluster (scripts/cluster.sh with its own directory and port), so that the
+	# timings are not disturbed by, and do not disturb, the project's test cluster.
 	[ -x "$repo/scripts/cluster.sh" ] || die "no PGHOST/PGPORT given and no scripts/cluster.sh to start a cluster"
-	cluster_env=$("$repo/scripts/cluster.sh" start) || die "scripts/cluster.sh start failed"
+	export GRAIL_PG_ROOT=$cluster_root GRAIL_PG_PORT=$cluster_port
+	cluster_env=$("$repo/scripts/cluster.sh" start) || die "scripts/cluster.sh start failed (GRAIL_PG_ROOT=$cluster_root)"
 	eval "$cluster_env"
-	server_note="throwaway cluster of scripts/cluster.sh (stop it with: scripts/cluster.sh stop)"
+	if [ "$keep_cluster" -eq 1 ]; then
+		server_note="throwaway cluster in $cluster_root, left running (GRAIL_PG_ROOT=$cluster_root GRAIL_PG_PORT=$cluster_port scripts/cluster.sh stop|destroy)"
+	else
+		trap '"$repo/scripts/cluster.sh" stop' EXIT
+		server_note="throwaway cluster in $cluster_root, stopped at exit"
+	fi
 else
 	server_note="server from the environment"
 fi
@@ -188,7 +203,7 @@ P() {
 psql_maint -c "SELECT 1" >/dev/null || die "cannot connect to PostgreSQL (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-})"
 server_version=$(psql_maint -c "SHOW server_version")
 case "$server_version" in 15.*) ;; *) echo "bench: warning: PostgreSQL $server_version, pg_grail targets 15" >&2 ;; esac
-psql_maint -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
+psql_maint -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
 mkdir -p "$workdir"
 P -c "CREATE EXTENSION pg_grail" 2>"$workdir.ext.err" || {
 	cat "$workdir.ext.err" >&2
@@ -285,11 +300,14 @@ done
 # shellcheck disable=SC2016
 array_sql="ARRAY[$(for q in "${qs[@]}"; do printf '%s$q$%s$q$' "${sep:-}" "$q"; sep=,; done)]"
 declare -a med res
+timings=$(P -c "SELECT query, median_ms, min_ms, max_ms, result FROM bench.medians($array_sql, $runs)") ||
+	die "the timed queries failed"
 while IFS='|' read -r k m mn mx r; do
 	med[k]=$m
 	res[k]=$r
 	say "$(printf '%-36s median %9.1f ms  (min %.1f, max %.1f)  count %s' "${labels_q[k - 1]}" "$m" "$mn" "$mx" "$r")"
-done < <(P -c "SELECT query, median_ms, min_ms, max_ms, result FROM bench.medians($array_sql, $runs)")
+done <<<"$timings"
+[ "${#res[@]}" -eq 6 ] || die "expected 6 timed queries, got ${#res[@]}"
 
 fail=0
 for k in 1 2 3 4 5 6; do
@@ -373,7 +391,13 @@ SQL
 		cte_res[$i]=$r
 		cte_ms[$i]=$m
 	done < <(P -v ON_ERROR_STOP=0 -f "$script" 2>"$workdir/cte.err" || true)
-	while IFS='|' read -r i r; do ours[$i]=$r; done < <(P -c "SELECT i, grail.reachable('$name', a, b) FROM cte_pairs ORDER BY i")
+	if grep -v 'statement timeout' "$workdir/cte.err" | grep -q 'ERROR\|FATAL\|server'; then
+		cat "$workdir/cte.err" >&2
+		die "the recursive-CTE queries failed for a reason other than statement_timeout"
+	fi
+	ours_out=$(P -c "SELECT i, grail.reachable('$name', a, b) FROM cte_pairs ORDER BY i")
+	while IFS='|' read -r i r; do ours[$i]=$r; done <<<"$ours_out"
+	cte_list=$(P -c "SELECT i, kind, a, b FROM cte_pairs ORDER BY i")
 	q_cte="SELECT count(*) FROM cte_pairs WHERE grail.reachable('$name', a, b)"
 	ours_ms=$(P -c "SELECT median_ms FROM bench.medians(ARRAY[\$q\$$q_cte\$q\$], $runs)")
 	agree=0 disagree=0 timeouts=0 cte_times=()
@@ -394,7 +418,7 @@ SQL
 			mark="  <-- DISAGREEMENT"
 		fi
 		printf '   %4s %-6s %12s %12s  %-8s %-11s %s%s\n' "$i" "$kind" "$a" "$b" "$c" "$o" "${cte_ms[$i]:--}" "$mark"
-	done < <(P -c "SELECT i, kind, a, b FROM cte_pairs ORDER BY i")
+	done <<<"$cte_list"
 	if [ "$timeouts" -gt 0 ]; then
 		say "$timeouts CTE queries hit statement_timeout $cte_timeout (not compared):"
 		grep -v '^$' "$workdir/cte.err" | sort | uniq -c | sed 's/^/   /' || true
