@@ -161,6 +161,11 @@ ms_since() {
 calc() {
 	awk "BEGIN { printf $1 }"
 }
+# median of the numbers on stdin, one a line (blank lines ignored), or n/a
+median() {
+	sort -g | awk 'NF { v[++n] = $1 }
+		END { if (n == 0) print "n/a"; else if (n % 2) printf "%.1f", v[(n + 1) / 2]; else printf "%.1f", (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
 section() {
 	printf '\n== %s\n' "$*"
 }
@@ -449,7 +454,7 @@ SQL
 		say "$timeouts CTE queries hit statement_timeout $cte_timeout (not compared):"
 		grep 'ERROR' "$workdir/cte.err" | sed 's/^/   /' || true
 	fi
-	cte_median=$(printf '%s\n' "${cte_times[@]:-}" | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "n/a"; else if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	cte_median=$(printf '%s\n' "${cte_times[@]:-}" | median)
 	n_cte=$(P -c "SELECT count(*) FROM cte_pairs")
 	ours_us=$(calc "\"%.1f\", $ours_ms * 1000 / $n_cte")
 	say "agree $agree, disagree $disagree, timed out $timeouts; CTE median $cte_median ms per pair (completed ones), reachable() $ours_us us per pair"
@@ -458,7 +463,7 @@ SQL
 		echo "!!! DISAGREEMENT: reachable() and the recursive CTE differ on $disagree of $n_cte pairs (see the table above)" >&2
 		fail=1
 	fi
-	[ "$agree" -gt 0 ] || echo "bench: warning: no CTE query finished within $cte_timeout; nothing compared" >&2
+	[ $((agree + disagree)) -gt 0 ] || echo "bench: warning: no CTE query finished within $cte_timeout; nothing compared" >&2
 fi
 
 # ----------------------------------------------------------------------------------------------
