@@ -5,14 +5,17 @@
 -- which check the caller's privileges on the edge table before they read or write it.
 
 CREATE SEQUENCE grail.build_seq;
+CREATE SEQUENCE grail.graph_id_seq;
 
+-- relid and owner are regclass and regrole, not oid: pg_dump writes them as names, so a restore
+-- into another cluster resolves them to that cluster's objects.
 CREATE TABLE grail.graph (
-	id            bigint PRIMARY KEY GENERATED ALWAYS AS IDENTITY,
+	id            bigint PRIMARY KEY DEFAULT nextval('grail.graph_id_seq'),
 	name          text NOT NULL UNIQUE CHECK (name <> ''),
-	relid         oid NOT NULL,
+	relid         regclass NOT NULL,
 	source_attnum int2 NOT NULL,
 	target_attnum int2 NOT NULL,
-	owner         oid NOT NULL,
+	owner         regrole NOT NULL,
 	labels        int NOT NULL,
 	skip_nulls    boolean NOT NULL,
 	build         bigint,
@@ -41,8 +44,15 @@ CREATE TABLE grail.index_chunk (
 	PRIMARY KEY (graph_id, seq)
 );
 ALTER TABLE grail.index_chunk ALTER COLUMN data SET STORAGE EXTERNAL;
+ALTER SEQUENCE grail.graph_id_seq OWNED BY grail.graph.id;
 
-REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq FROM PUBLIC;
+-- pg_dump carries the graphs and their indexes.
+SELECT pg_catalog.pg_extension_config_dump('grail.graph', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.index_chunk', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.graph_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.build_seq', '');
+
+REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq FROM PUBLIC;
 GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
 CREATE VIEW grail.graphs AS
@@ -64,7 +74,7 @@ SELECT g.name,
        round(g.persist_ms::numeric, 1) AS persist_ms,
        g.index_bytes,
        g.stale,
-       g.owner::regrole AS owner
+       g.owner
 FROM grail.graph g
 LEFT JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attnum = g.source_attnum
 LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attnum = g.target_attnum;
@@ -152,3 +162,18 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
+
+-- A graph goes with its edge table: DROP TABLE drops the graphs over it.
+CREATE FUNCTION grail._drop_graphs_of_dropped_tables()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	DELETE FROM grail.graph
+	WHERE relid::oid IN (SELECT objid FROM pg_event_trigger_dropped_objects()
+	                     WHERE classid = 'pg_class'::regclass AND objsubid = 0);
+END
+$$;
+REVOKE ALL ON FUNCTION grail._drop_graphs_of_dropped_tables() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_drop_graphs_of_dropped_tables ON sql_drop
+	EXECUTE FUNCTION grail._drop_graphs_of_dropped_tables();

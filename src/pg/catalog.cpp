@@ -70,10 +70,11 @@ with_spi(Fn &&fn) -> decltype(fn()) {
 	}
 }
 
+// read_only: run in the statement's snapshot (what a query sees); otherwise SPI takes a new one.
 static int
-execute(const char *sql, int nargs, Oid *types, Datum *values, int expected) {
+execute(const char *sql, int nargs, Oid *types, Datum *values, int expected, bool read_only = false) {
 	return guard([&] {
-		int rc = SPI_execute_with_args(sql, nargs, types, values, NULL, false, 0);
+		int rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
 		if (rc != expected)
 			elog(ERROR, "pg_grail catalog statement failed (%s): %s", SPI_result_code_string(rc), sql);
 		return int(SPI_processed);
@@ -90,16 +91,16 @@ get_int64(int column, bool *isnull = nullptr) {
 }
 
 bool
-find_graph(const char *name, GraphRow *row, bool lock_row) {
+find_graph(const char *name, GraphRow *row, bool for_change) {
 	return with_spi([&] {
 		Oid types[] = {TEXTOID};
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); })};
 		std::string sql = "SELECT id, relid::int8, source_attnum::int8, target_attnum::int8, owner::int8, "
 		                  "labels::int8, skip_nulls::int::int8, coalesce(build, 0), stale::int::int8, "
 		                  "coalesce(index_bytes, 0) FROM grail.graph WHERE name = $1";
-		if (lock_row)
+		if (for_change)
 			sql += " FOR UPDATE";
-		if (execute(sql.c_str(), 1, types, values, SPI_OK_SELECT) == 0)
+		if (execute(sql.c_str(), 1, types, values, SPI_OK_SELECT, !for_change) == 0)
 			return false;
 		row->id = get_int64(1);
 		row->relid = Oid(get_int64(2));
@@ -139,6 +140,16 @@ delete_graph(int64_t id) {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(id)};
 		execute("DELETE FROM grail.graph WHERE id = $1", 1, types, values, SPI_OK_DELETE);
+	});
+}
+
+void
+lock_graph_name(const char *name) {
+	with_spi([&] {
+		Oid types[] = {TEXTOID};
+		Datum values[] = {guard([&] { return CStringGetTextDatum(name); })};
+		execute("SELECT pg_catalog.pg_advisory_xact_lock(1735551340, pg_catalog.hashtext($1))", 1, types, values,
+		        SPI_OK_SELECT);
 	});
 }
 

@@ -42,8 +42,13 @@ private:
 };
 
 // Each of these connects to SPI, runs as the extension owner, and disconnects.
-// find_graph: false if there is no such graph; lock_row takes FOR UPDATE on the row.
-bool find_graph(const char *name, GraphRow *row, bool lock_row = false);
+// find_graph: false if there is no such graph. A query reads the row in its statement's snapshot,
+// so that the row and the index chunks it loads next agree; for_change reads the latest committed
+// row and locks it FOR UPDATE.
+bool find_graph(const char *name, GraphRow *row, bool for_change = false);
+// Serialises create_graph calls for one name until the end of the transaction, so the second of
+// two concurrent calls sees the first's graph and fails with a clear error.
+void lock_graph_name(const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
 void delete_graph(int64_t id);
 

@@ -123,23 +123,21 @@ text_arg_cstring(FunctionCallInfo fcinfo, int arg) {
 }
 
 /*
- * The graph named name, or a clear error; with for_change, also checks that the current user
- * owns it.
+ * The graph named name, or a clear error, if the current user owns it; lock_row as in find_graph.
  */
 static GraphRow
-existing_graph(const char *name, bool for_change, bool lock_row) {
+existing_graph(const char *name, bool lock_row) {
 	GraphRow row;
 	if (!find_graph(name, &row, lock_row))
 		guard([&] {
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("pg_grail graph \"%s\" does not exist", name),
 			                errhint("The view grail.graphs lists the graphs.")));
 		});
-	if (for_change)
-		guard([&] {
-			if (!has_privs_of_role(GetUserId(), row.owner))
-				ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				                errmsg("must be owner of pg_grail graph \"%s\"", name)));
-		});
+	guard([&] {
+		if (!has_privs_of_role(GetUserId(), row.owner))
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("must be owner of pg_grail graph \"%s\"", name)));
+	});
 	return row;
 }
 
@@ -175,8 +173,9 @@ GRAIL_FUNCTION(grail_create_graph) {
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 
+	lock_graph_name(name);
 	GraphRow existing;
-	if (find_graph(name, &existing))
+	if (find_graph(name, &existing, true))
 		guard([&] {
 			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("pg_grail graph \"%s\" already exists", name),
 			                errhint("Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().")));
@@ -193,19 +192,19 @@ GRAIL_FUNCTION(grail_create_graph) {
 
 GRAIL_FUNCTION(grail_refresh_graph) {
 	const char *name = text_arg_cstring(fcinfo, 0);
-	GraphRow row = existing_graph(name, true, false);
+	GraphRow row = existing_graph(name, false);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// staleness trigger waits for the row, so the other order could deadlock with it.
 	guard([&] { LockRelationOid(row.relid, ShareLock); });
-	row = existing_graph(name, true, true);
+	row = existing_graph(name, true);
 	return text_result(build_graph(name, row));
 }
 
 GRAIL_FUNCTION(grail_drop_graph) {
 	const char *name = text_arg_cstring(fcinfo, 0);
-	GraphRow row = existing_graph(name, true, false);
+	GraphRow row = existing_graph(name, true);
 	if (guard([&] { return get_rel_name(row.relid) != NULL; })) {
 		std::string sql = "DROP TRIGGER IF EXISTS " + trigger_name(row.id) + " ON " + qualified_name(row.relid);
 		execute_as_owner(sql.c_str());

@@ -1,3 +1,4 @@
+#include "error.hpp"
 #include "index.hpp"
 
 #include <cstring>
@@ -78,7 +79,7 @@ open_checked(const char *name) {
 			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			         errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the last build", name,
 			                get_rel_name(row.relid)),
-			         errhint("Rebuild the index with SELECT grail.refresh_graph('%s');", name)));
+			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);", quote_literal_cstr(name))));
 		});
 
 	auto &cache = backend_cache();
@@ -88,7 +89,16 @@ open_checked(const char *name) {
 	if (found != cache.end())
 		cache.erase(found);  // free the old build before loading the new one
 	std::vector<uint8_t> bytes = load_index(row);
-	auto graph = std::make_shared<LoadedGraph>(row.build, Index::deserialize(bytes.data(), bytes.size()));
+	std::shared_ptr<LoadedGraph> graph;
+	try {
+		graph = std::make_shared<LoadedGraph>(row.build, Index::deserialize(bytes.data(), bytes.size()));
+	} catch (const Error &e) {
+		if (e.kind() != ErrorKind::corrupt_index)
+			throw;
+		throw Error(ErrorKind::corrupt_index,
+		            std::string("pg_grail graph \"") + name + "\" cannot be loaded: " + e.what(),
+		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
+	}
 	cache[row.id] = graph;
 	return graph;
 }
