@@ -7,19 +7,20 @@ MODULE_big = pg_grail
 OBJS = \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
-	src/pg/device_setting.o \
 	src/pg/edges.o \
+	src/pg/gpu_choice.o \
 	src/pg/graph_admin.o \
 	src/pg/guard.o \
 	src/pg/loaded_graph.o \
 	src/pg/pg_grail.o \
 	src/pg/reachable.o \
-	src/pg/scc.o
+	src/pg/scc.o \
+	src/pg/settings.o
 
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness lifecycle device cancel
+REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

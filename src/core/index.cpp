@@ -204,6 +204,12 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
 	st.vertices = index.graph_.vertex_count();
 	st.edges = index.graph_.out.edge_count();
 	st.graph_seconds = seconds_since(start);
+	uint64_t needed = estimate_build_bytes(st.input_edges, st.vertices, st.edges);
+	if (options.memory_limit_bytes != 0 && needed > options.memory_limit_bytes)
+		throw Error(ErrorKind::limit_exceeded,
+		            "building this index needs about " + std::to_string(needed >> 20) + " MB (" +
+		                std::to_string(st.vertices) + " vertices, " + std::to_string(st.edges) +
+		                " edges), more than the limit of " + std::to_string(options.memory_limit_bytes >> 20) + " MB");
 
 	start = Clock::now();
 	index.components_ = strongly_connected_components(index.graph_.out);

@@ -15,7 +15,18 @@ namespace grail {
 struct BuildOptions {
 	unsigned labels = 5; // GRAIL traversals, 1..kMaxLabels
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	// Refuse, with Error(limit_exceeded), a build whose estimated peak memory is larger; 0: no limit.
+	uint64_t memory_limit_bytes = 0;
 };
+
+// Peak host memory of a build, a conservative estimate: reading and mapping the rows (the edge
+// list and the radix sort's buffers), or the graph, its components and the index being serialized.
+constexpr uint64_t
+estimate_build_bytes(uint64_t rows, uint64_t vertices, uint64_t edges) noexcept {
+	uint64_t reading = 80 * rows;
+	uint64_t indexing = 16 * edges + 430 * vertices;
+	return reading > indexing ? reading : indexing;
+}
 
 struct BuildStats {
 	uint64_t input_edges = 0; // rows read, duplicates and self-loops included

@@ -4,7 +4,7 @@
 #include "gpu.hpp"
 #include "index.hpp"
 
-#include "device_setting.hpp"
+#include "gpu_choice.hpp"
 #include "loaded_graph.hpp"
 
 extern "C" {

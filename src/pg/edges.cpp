@@ -1,4 +1,5 @@
 #include "graph.hpp"
+#include "index.hpp"
 
 #include "edges.hpp"
 
@@ -57,7 +58,7 @@ integer_value(Datum d, Oid type) {
 }
 
 EdgeScan
-read_edges(Oid relid, AttrNumber source, AttrNumber target, EdgeList *edges) {
+read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges) {
 	EdgeScan counts;
 	guard([&] {
 		Relation rel = table_open(relid, ShareLock);
@@ -73,6 +74,13 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, EdgeList *edges) {
 		while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
 			if ((++counts.rows & 0xffff) == 0)
 				CHECK_FOR_INTERRUPTS();
+			if (counts.rows > max_rows && max_rows != 0)
+				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+				                       "allows: it has more than %llu rows, which need more than %llu MB",
+				                       RelationGetRelationName(rel), (unsigned long long)max_rows,
+				                       (unsigned long long)(grail::estimate_build_bytes(counts.rows, 0, 0) >> 20)),
+				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
 			slot_getsomeattrs(slot, last);
 			bool source_null = slot->tts_isnull[source - 1];
 			bool target_null = slot->tts_isnull[target - 1];

@@ -1,4 +1,5 @@
 // create_graph, refresh_graph, drop_graph.
+#include "error.hpp"
 #include "index.hpp"
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include "catalog.hpp"
 #include "edges.hpp"
 #include "loaded_graph.hpp"
+#include "settings.hpp"
 
 extern "C" {
 #include "catalog/namespace.h"
@@ -50,8 +52,10 @@ trigger_name(int64_t graph_id) {
 static std::string
 build_graph(const char *name, const GraphRow &row) {
 	auto start = std::chrono::steady_clock::now();
+	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	grail::EdgeList edges;
-	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, &edges);
+	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum,
+	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges);
 	StoredBuild stored{};
 	stored.read_ms = ms_since(start);
 	stored.input_rows = int64_t(scan.rows);
@@ -69,8 +73,17 @@ build_graph(const char *name, const GraphRow &row) {
 
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
+	options.memory_limit_bytes = memory_limit;
 	grail::BuildStats stats;
-	grail::Index index = grail::Index::build(std::move(edges), options, &stats);
+	grail::Index index;
+	try {
+		index = grail::Index::build(std::move(edges), options, &stats);
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		throw grail::Error(e.kind(), std::string("graph \"") + name + "\": " + e.what(),
+		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
+	}
 	stored.vertices = int64_t(stats.vertices);
 	stored.edges = int64_t(stats.edges);
 	stored.components = int64_t(stats.components);

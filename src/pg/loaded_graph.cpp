@@ -7,6 +7,7 @@
 #include "catalog.hpp"
 #include "edges.hpp"
 #include "loaded_graph.hpp"
+#include "settings.hpp"
 
 extern "C" {
 #include "access/xact.h"
@@ -63,6 +64,22 @@ same_name(const text *a, const text *b) {
 	return n == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), n) == 0;
 }
 
+/*
+ * Under grail.stale_policy = warn, whether this statement has warned about the graph already
+ * (and if not, note that it does now): one warning per statement, not one per call site.
+ */
+static bool
+warned_this_statement(int64_t graph_id) {
+	static LocalTransactionId transaction = InvalidLocalTransactionId;
+	static TimestampTz statement = 0;
+	static int64_t graph = 0;
+	bool warned = transaction == MyProc->lxid && statement == GetCurrentStatementStartTimestamp() && graph == graph_id;
+	transaction = MyProc->lxid;
+	statement = GetCurrentStatementStartTimestamp();
+	graph = graph_id;
+	return warned;
+}
+
 static std::shared_ptr<LoadedGraph>
 open_checked(const char *name) {
 	GraphRow row;
@@ -73,9 +90,9 @@ open_checked(const char *name) {
 		});
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
-	if (row.stale)
+	if (row.stale && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
 		guard([&] {
-			ereport(ERROR,
+			ereport(settings.stale_policy == STALE_WARN ? WARNING : ERROR,
 			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			         errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the last build", name,
 			                get_rel_name(row.relid)),

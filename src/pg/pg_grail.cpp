@@ -2,12 +2,10 @@
 // fork(), so the engine initialises the GPU lazily in the backend that uses it.
 #include "error.hpp"
 
-#include "device_setting.hpp"
+#include "settings.hpp"
 #include "guard.hpp"
 
 extern "C" {
-#include "utils/guc.h"
-
 PG_MODULE_MAGIC;
 
 void _PG_init(void);
@@ -28,6 +26,5 @@ interrupt_pending() {
 void
 _PG_init(void) {
 	grail::set_cancel_hook(interrupt_pending);
-	grail::pg::define_device_settings();
-	MarkGUCPrefixReserved("grail");
+	grail::pg::define_settings();
 }

@@ -1,11 +1,9 @@
-// The grail.device setting: which engine runs an algorithm.
+// Which engine runs an algorithm, by the grail.device setting.
 #pragma once
 
 #include <cstdint>
 
 namespace grail::pg {
-
-void define_device_settings();
 
 // True if the GPU should run an algorithm over a graph of `edges` edges: never under
 // grail.device = cpu; always under gpu (an error if no GPU is usable); under auto, when a GPU is

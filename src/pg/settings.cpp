@@ -1,0 +1,44 @@
+#include <climits>
+
+#include "settings.hpp"
+
+#include "guard.hpp"
+
+extern "C" {
+#include "utils/guc.h"
+}
+
+namespace grail::pg {
+
+Settings settings;
+
+static const struct config_enum_entry device_options[] = {
+    {"auto", DEVICE_AUTO, false}, {"cpu", DEVICE_CPU, false}, {"gpu", DEVICE_GPU, false}, {NULL, 0, false}};
+
+static const struct config_enum_entry stale_policy_options[] = {
+    {"error", STALE_ERROR, false}, {"warn", STALE_WARN, false}, {NULL, 0, false}};
+
+/*
+ * Define the grail.* settings and reserve the prefix.
+ */
+void
+define_settings() {
+	DefineCustomEnumVariable("grail.device", "Where pg_grail runs its algorithms: auto, cpu or gpu.",
+	                         "auto uses the GPU when one is usable and the graph has at least grail.gpu_min_edges "
+	                         "edges; gpu makes a missing GPU an error.",
+	                         &settings.device, DEVICE_AUTO, device_options, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("grail.gpu_min_edges", "Smallest graph, in edges, that grail.device = auto sends to the GPU.",
+	                        "Below it, copying the graph to the GPU costs more than the CPU needs for the whole run.",
+	                        &settings.gpu_min_edges, 2000000, 0, INT_MAX, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("grail.stale_policy", "What a query on a stale graph does: error or warn.",
+	                         "warn answers from the last build with a WARNING; error (the default) refuses.",
+	                         &settings.stale_policy, STALE_ERROR, stale_policy_options, PGC_USERSET, 0, NULL, NULL,
+	                         NULL);
+	DefineCustomIntVariable("grail.build_memory_limit", "Host memory a graph build may use.",
+	                        "A build estimated to need more fails before it allocates; 0 means no limit.",
+	                        &settings.build_memory_limit_mb, 4096, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL,
+	                        NULL);
+	MarkGUCPrefixReserved("grail");
+}
+
+} // namespace grail::pg

@@ -1,0 +1,22 @@
+// pg_grail's settings (grail.*), defined once at module load; see README.md, Settings.
+#pragma once
+
+#include <cstdint>
+
+namespace grail::pg {
+
+enum DeviceSetting { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU };
+enum StalePolicy { STALE_ERROR, STALE_WARN };
+
+struct Settings {
+	int device = DEVICE_AUTO;
+	int gpu_min_edges = 2000000;
+	int stale_policy = STALE_ERROR;
+	int build_memory_limit_mb = 4096;
+};
+
+extern Settings settings;
+
+void define_settings();
+
+} // namespace grail::pg
