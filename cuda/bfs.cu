@@ -37,6 +37,7 @@ constexpr uint32_t kNarrowLevels = 1u << 14;
 // edges, back top-down when the frontier falls under 1/beta of the vertices and shrinks.
 constexpr eid_t kAlpha = 14;
 constexpr vid_t kBeta = 24;
+constexpr size_t kPullAheadDegree = 8;
 
 enum NarrowExit : uint32_t { narrow_done, narrow_budget, narrow_too_wide };
 
@@ -84,16 +85,23 @@ seed_source(vid_t source, Bitmap visited, uint32_t *depth, vid_t *frontier) {
 
 // Runs levels while the frontier is narrow. frontier[0 .. state.count) is the frontier of
 // state.level on entry and on exit; a next frontier larger than shared memory spills to it.
+// Each level needs two barriers: the block's counters rotate over three slots, so the slot that
+// thread 0 clears was last read two levels ago.
 __global__ void
 __launch_bounds__(kNarrowThreads)
     narrow_levels(CsrView g, Bitmap visited, uint32_t *depth, vid_t *frontier, NarrowState *state, uint32_t max_depth) {
 	__shared__ vid_t queue[2][kNarrowCapacity];
-	__shared__ vid_t next_count;
-	__shared__ unsigned long long edges;
+	__shared__ vid_t next_count[3];
+	__shared__ unsigned long long edges[3];
 	uint32_t level = state->level;
 	vid_t count = state->count;
 	for (vid_t i = threadIdx.x; i < count; i += blockDim.x)
 		queue[0][i] = frontier[i];
+	if (threadIdx.x == 0) {
+		next_count[0] = 0;
+		edges[0] = 0;
+	}
+	__syncthreads();
 	int cur = 0;
 	uint32_t exit = narrow_budget;
 	for (uint32_t step = 0; step < kNarrowLevels; step++) {
@@ -105,20 +113,20 @@ __launch_bounds__(kNarrowThreads)
 			exit = narrow_too_wide;
 			break;
 		}
+		int slot = step % 3, spare = (step + 1) % 3;
 		if (threadIdx.x == 0) {
-			next_count = 0;
-			edges = 0;
+			next_count[spare] = 0;
+			edges[spare] = 0;
 		}
-		__syncthreads();
 		eid_t mine = 0;
 		for (vid_t i = threadIdx.x; i < count; i += blockDim.x) {
 			vid_t u = queue[cur][i];
 			mine += g.offsets[u + 1] - g.offsets[u];
 		}
 		if (mine)
-			atomicAdd(&edges, (unsigned long long)mine);
+			atomicAdd(&edges[slot], (unsigned long long)mine);
 		__syncthreads();
-		if (edges > kNarrowEdges) {
+		if (edges[slot] > kNarrowEdges) {
 			exit = narrow_too_wide;
 			break;
 		}
@@ -129,7 +137,7 @@ __launch_bounds__(kNarrowThreads)
 				if (!visited.try_set(w))
 					continue;
 				depth[w] = level + 1;
-				vid_t at = atomicAdd(&next_count, 1u);
+				vid_t at = atomicAdd(&next_count[slot], 1u);
 				if (at < kNarrowCapacity)
 					queue[cur ^ 1][at] = w;
 				else
@@ -137,11 +145,9 @@ __launch_bounds__(kNarrowThreads)
 			}
 		}
 		__syncthreads();
-		count = next_count;
+		count = next_count[slot];
 		level++;
 		cur ^= 1;
-		// Everyone has read next_count before thread 0 resets it.
-		__syncthreads();
 	}
 	vid_t kept = count < kNarrowCapacity ? count : kNarrowCapacity;
 	for (vid_t i = threadIdx.x; i < kept; i += blockDim.x)
@@ -193,7 +199,8 @@ struct BfsState {
 	BfsState(const Csr &graph, cudaStream_t stream)
 	    : out(DeviceCsr::upload(graph, stream)), ws(vid_t(graph.vertex_count())), depth(graph.vertex_count()),
 	      parent(graph.vertex_count()), visited(Bitmap::words_for(graph.vertex_count())),
-	      frontier(graph.vertex_count()), scratch(std::max(graph.vertex_count(), graph.edge_count())) {
+	      frontier(graph.vertex_count()), scratch(std::max(graph.vertex_count(), graph.edge_count())),
+	      keys(graph.vertex_count()), sorted(graph.vertex_count()) {
 	}
 	static size_t
 	bytes_for(size_t n, size_t m) {
@@ -203,12 +210,14 @@ struct BfsState {
 
 	DeviceCsr out;
 	DeviceCsr in; // built on the first bottom-up level
+	TransposeScratch transpose;
 	FrontierWorkspace ws;
 	DeviceBuffer<uint32_t> depth;
 	DeviceBuffer<vid_t> parent;
 	DeviceBuffer<uint32_t> visited;
 	DeviceBuffer<vid_t> frontier;
 	DeviceBuffer<vid_t> scratch; // the edge frontier, then the row order
+	DeviceBuffer<uint64_t> keys, sorted;
 };
 
 } // namespace
@@ -239,6 +248,12 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	Stream stream;
 	cudaStream_t s = stream.get();
 	BfsState st(graph, s);
+	// Where bottom-up levels are likely (dense, low-diameter graphs), their in-edges are
+	// allocated now, outside the traversal: allocation costs more than the transposition.
+	if (may_pull && m >= kPullAheadDegree * n) {
+		st.in.allocate(vid_t(n), m);
+		st.transpose.reserve(m);
+	}
 	PinnedBuffer<NarrowState> narrow(1);
 	DeviceBuffer<NarrowState> narrow_buffer(1);
 	Event start, stop;
@@ -279,7 +294,7 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 			DegreeBins bins = bin_frontier(g, st.frontier.data(), count, st.ws, s);
 			if (may_pull && !pulled && bins.edges > (m - explored) / kAlpha) {
 				pulling = pulled = true;
-				st.in = st.out.transposed(st.ws.temp, s);
+				st.out.transpose_into(st.in, st.transpose, st.ws.temp, s);
 			} else {
 				advance(g, st.frontier.data(), bins, st.scratch.data(), VisitOp{visited, st.depth.data(), level + 1},
 				        st.ws, s);
@@ -293,46 +308,50 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 		vid_t next = compact(st.scratch.data(), n, st.frontier.data(), st.ws, s);
 		bottom_up_levels++;
 		// Once the frontier is small again, top-down is cheaper for the rest (the tail of the
-		// traversal); the in-edges are not needed any more.
-		if (next < n / kBeta && next < count) {
+		// traversal). The in-edges stay: they give the parents cheaply at the end.
+		if (next < n / kBeta && next < count)
 			pulling = false;
-			st.in = DeviceCsr();
-		}
 		count = next;
 		level++;
 	}
 
-	// The reached vertices in vertex order, as keys, then the parents by an advance over them.
-	DeviceBuffer<uint64_t> key_buffer(n), sorted(n);
-	make_keys<<<blocks_for(n), kBlockThreads, 0, s>>>(st.depth.data(), vid_t(n), key_buffer.data());
+	// The reached vertices in vertex order, as keys.
+	uint64_t *key_buffer = st.keys.data(), *sorted = st.sorted.data();
+	make_keys<<<blocks_for(n), kBlockThreads, 0, s>>>(st.depth.data(), vid_t(n), key_buffer);
 	CUDA_CHECK_LAUNCH();
 	size_t bytes = 0;
-	CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, key_buffer.data(), sorted.data(), st.ws.counters.data(),
+	CUDA_CHECK(
+	    cub::DeviceSelect::If(nullptr, bytes, key_buffer, sorted, st.ws.counters.data(), int64_t(n), IsReached{}, s));
+	CUDA_CHECK(cub::DeviceSelect::If(st.ws.temp.get(bytes), bytes, key_buffer, sorted, st.ws.counters.data(),
 	                                 int64_t(n), IsReached{}, s));
-	CUDA_CHECK(cub::DeviceSelect::If(st.ws.temp.get(bytes), bytes, key_buffer.data(), sorted.data(),
-	                                 st.ws.counters.data(), int64_t(n), IsReached{}, s));
 	CUDA_CHECK(
 	    cudaMemcpyAsync(st.ws.host_counters.data(), st.ws.counters.data(), sizeof(eid_t), cudaMemcpyDeviceToHost, s));
 	stream.synchronize();
 	vid_t reached = vid_t(st.ws.host_counters[0]);
-	split_keys<<<blocks_for(reached), kBlockThreads, 0, s>>>(sorted.data(), reached, nullptr, st.frontier.data(),
-	                                                         nullptr, nullptr);
-	CUDA_CHECK_LAUNCH();
-	DegreeBins bins = bin_frontier(g, st.frontier.data(), reached, st.ws, s);
-	advance(g, st.frontier.data(), bins, nullptr, ParentOp{st.depth.data(), st.parent.data()}, st.ws, s);
+	// Parents: from the in-edges when a bottom-up level built them (each vertex stops at its first
+	// in-neighbour one level up, the smallest, as the rows are ascending); else by an edge pass
+	// over the reached vertices, atomicMin keeping the smallest.
+	if (pulled) {
+		pull_parents(st.in.view(), st.depth.data(), st.parent.data(), s);
+	} else {
+		split_keys<<<blocks_for(reached), kBlockThreads, 0, s>>>(sorted, reached, nullptr, st.frontier.data(), nullptr,
+		                                                         nullptr);
+		CUDA_CHECK_LAUNCH();
+		DegreeBins bins = bin_frontier(g, st.frontier.data(), reached, st.ws, s);
+		advance(g, st.frontier.data(), bins, nullptr, ParentOp{st.depth.data(), st.parent.data()}, st.ws, s);
+	}
 
 	// Rows ordered by (depth, vertex): the keys compare that way.
 	unsigned end_bit = 32;
 	while (end_bit < 64 && (uint64_t(level) >> (end_bit - 32)) != 0)
 		end_bit++;
-	CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, sorted.data(), key_buffer.data(), int64_t(reached), 0,
+	CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, sorted, key_buffer, int64_t(reached), 0, end_bit, s));
+	CUDA_CHECK(cub::DeviceRadixSort::SortKeys(st.ws.temp.get(bytes), bytes, sorted, key_buffer, int64_t(reached), 0,
 	                                          end_bit, s));
-	CUDA_CHECK(cub::DeviceRadixSort::SortKeys(st.ws.temp.get(bytes), bytes, sorted.data(), key_buffer.data(),
-	                                          int64_t(reached), 0, end_bit, s));
 	vid_t *row_vertex = st.frontier.data();
 	uint32_t *row_depth = st.ws.positions.data();
 	vid_t *row_parent = st.scratch.data();
-	split_keys<<<blocks_for(reached), kBlockThreads, 0, s>>>(key_buffer.data(), reached, st.parent.data(), row_vertex,
+	split_keys<<<blocks_for(reached), kBlockThreads, 0, s>>>(key_buffer, reached, st.parent.data(), row_vertex,
 	                                                         row_depth, row_parent);
 	CUDA_CHECK_LAUNCH();
 	stop.record(s);

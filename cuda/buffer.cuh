@@ -35,9 +35,12 @@ public:
 		release();
 	}
 
-	// Discards the contents; the old buffer is freed first so that peak memory stays low.
+	// Discards the contents unless the size stays; the old buffer is freed first so that peak
+	// memory stays low.
 	void
 	resize(size_t count) {
+		if (count == count_)
+			return;
 		release();
 		if (count > 0)
 			CUDA_CHECK(cudaMalloc(&data_, count * sizeof(T)));

@@ -84,43 +84,44 @@ DeviceCsr::bytes_for(size_t vertices, size_t edges) {
 
 size_t
 DeviceCsr::transpose_peak_bytes(size_t vertices, size_t edges) {
-	// The result plus key/value double buffers of the sort (the result's targets are one of
-	// them) and CUB's own temporary storage, which is about one more key array.
+	// The result plus TransposeScratch, and CUB's own temporary storage, about one key array.
 	return bytes_for(vertices, edges) + 4 * edges * sizeof(vid_t);
 }
 
-DeviceCsr
-DeviceCsr::transposed(TempStorage &temp, cudaStream_t stream) const {
-	DeviceCsr t;
-	t.vertices_ = vertices_;
-	t.edges_ = edges_;
-	t.offsets_.resize(size_t(vertices_) + 1);
-	t.targets_.resize(edges_);
-	if (edges_ > 0) {
-		// Sort the (target, source) pairs by target. The sort is stable and the sources come in
-		// ascending order, so every row of the result is ascending too.
-		DeviceBuffer<vid_t> keys(edges_), keys_alt(edges_), sources(edges_);
-		CUDA_CHECK(cudaMemcpyAsync(keys.data(), targets_.data(), targets_.bytes(), cudaMemcpyDeviceToDevice, stream));
-		edge_sources<<<blocks_for(edges_), kThreads, 0, stream>>>(view(), sources.data());
-		CUDA_CHECK_LAUNCH();
-		cub::DoubleBuffer<vid_t> k(keys.data(), keys_alt.data());
-		cub::DoubleBuffer<vid_t> v(sources.data(), t.targets_.data());
-		size_t bytes = 0;
-		unsigned bits = key_bits(vertices_);
-		CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, edges_, 0, bits, stream));
-		CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, k, v, edges_, 0, bits, stream));
-		if (v.Current() != t.targets_.data())
-			CUDA_CHECK(
-			    cudaMemcpyAsync(t.targets_.data(), v.Current(), t.targets_.bytes(), cudaMemcpyDeviceToDevice, stream));
-		row_starts<<<blocks_for(size_t(vertices_) + 1), kThreads, 0, stream>>>(k.Current(), edges_, vertices_,
-		                                                                       t.offsets_.data());
-		CUDA_CHECK_LAUNCH();
-		// The scratch buffers are freed when this scope ends; cudaFree waits for the work
-		// queued on them.
-	} else {
+void
+DeviceCsr::allocate(vid_t vertices, eid_t edges) {
+	vertices_ = vertices;
+	edges_ = edges;
+	offsets_.resize(size_t(vertices) + 1);
+	targets_.resize(edges);
+}
+
+void
+DeviceCsr::transpose_into(DeviceCsr &t, TransposeScratch &scratch, TempStorage &temp, cudaStream_t stream) const {
+	t.allocate(vertices_, edges_);
+	if (edges_ == 0) {
 		CUDA_CHECK(cudaMemsetAsync(t.offsets_.data(), 0, t.offsets_.bytes(), stream));
+		return;
 	}
-	return t;
+	// Sort the (target, source) pairs by target. The sort is stable and the sources come in
+	// ascending order, so every row of the result is ascending too.
+	scratch.reserve(edges_);
+	CUDA_CHECK(
+	    cudaMemcpyAsync(scratch.keys.data(), targets_.data(), targets_.bytes(), cudaMemcpyDeviceToDevice, stream));
+	edge_sources<<<blocks_for(edges_), kThreads, 0, stream>>>(view(), scratch.sources.data());
+	CUDA_CHECK_LAUNCH();
+	cub::DoubleBuffer<vid_t> k(scratch.keys.data(), scratch.keys_alt.data());
+	cub::DoubleBuffer<vid_t> v(scratch.sources.data(), t.targets_.data());
+	size_t bytes = 0;
+	unsigned bits = key_bits(vertices_);
+	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, edges_, 0, bits, stream));
+	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, k, v, edges_, 0, bits, stream));
+	if (v.Current() != t.targets_.data())
+		CUDA_CHECK(
+		    cudaMemcpyAsync(t.targets_.data(), v.Current(), t.targets_.bytes(), cudaMemcpyDeviceToDevice, stream));
+	row_starts<<<blocks_for(size_t(vertices_) + 1), kThreads, 0, stream>>>(k.Current(), edges_, vertices_,
+	                                                                       t.offsets_.data());
+	CUDA_CHECK_LAUNCH();
 }
 
 } // namespace grail::cuda

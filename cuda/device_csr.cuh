@@ -14,13 +14,28 @@ struct CsrView {
 	eid_t edges;
 };
 
+// The sort buffers of DeviceCsr::transpose_into(), which a caller may allocate ahead of time
+// (allocation is slow next to the transposition itself).
+struct TransposeScratch {
+	DeviceBuffer<vid_t> keys, keys_alt, sources;
+	void
+	reserve(size_t edges) {
+		keys.resize(edges);
+		keys_alt.resize(edges);
+		sources.resize(edges);
+	}
+};
+
 class DeviceCsr {
 public:
 	// Copies graph to the device; ordered on stream, the host vectors must outlive the copy.
 	static DeviceCsr upload(const Csr &graph, cudaStream_t stream);
-	// The reverse graph (in-edges), built on the device: every row ascending, like Csr::reversed().
-	DeviceCsr transposed(TempStorage &temp, cudaStream_t stream) const;
-	// Device bytes a graph of this size takes, and the peak transposed() adds while it runs.
+	// Room for a graph of this size, contents undefined.
+	void allocate(vid_t vertices, eid_t edges);
+	// Makes result the reverse graph (in-edges), built on the device: every row ascending, like
+	// Csr::reversed(). Buffers of result and scratch already of the right size are reused.
+	void transpose_into(DeviceCsr &result, TransposeScratch &scratch, TempStorage &temp, cudaStream_t stream) const;
+	// Device bytes a graph of this size takes, and the peak transpose_into() adds while it runs.
 	static size_t bytes_for(size_t vertices, size_t edges);
 	static size_t transpose_peak_bytes(size_t vertices, size_t edges);
 

@@ -69,6 +69,24 @@ pull_kernel(CsrView in, Bitmap visited, uint32_t *label, uint32_t level, vid_t *
 	out[v] = found;
 }
 
+__global__ void
+pull_parents_kernel(CsrView in, const uint32_t *label, vid_t *parent) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= in.vertices)
+		return;
+	vid_t v = vid_t(index);
+	uint32_t d = label[v];
+	if (d == 0 || d == kInvalid)
+		return;
+	for (eid_t e = in.offsets[v]; e < in.offsets[v + 1]; e++) {
+		vid_t u = in.targets[e];
+		if (label[u] == d - 1) {
+			parent[v] = u;
+			return;
+		}
+	}
+}
+
 } // namespace
 
 FrontierWorkspace::FrontierWorkspace(vid_t vertices)
@@ -130,6 +148,14 @@ pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level, vid
 	if (in_graph.vertices == 0)
 		return;
 	pull_kernel<<<blocks_for(in_graph.vertices), kBlockThreads, 0, stream>>>(in_graph, visited, label, level, out);
+	CUDA_CHECK_LAUNCH();
+}
+
+void
+pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream) {
+	if (in_graph.vertices == 0)
+		return;
+	pull_parents_kernel<<<blocks_for(in_graph.vertices), kBlockThreads, 0, stream>>>(in_graph, label, parent);
 	CUDA_CHECK_LAUNCH();
 }
 

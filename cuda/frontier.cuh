@@ -81,4 +81,9 @@ vid_t compact(const vid_t *in, eid_t count, vid_t *out, FrontierWorkspace &ws, c
 // advance when the frontier holds a large share of the edges (Beamer's direction optimisation).
 void pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out, cudaStream_t stream);
 
+// Parents from the in-edges: parent[v] = the first in-neighbour u of v with label[u] == label[v] - 1
+// for every v with 0 < label[v] < kInvalid (the smallest such u, when rows are ascending as
+// DeviceCsr::transpose_into() makes them); parent[] is left alone elsewhere.
+void pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream);
+
 } // namespace grail::cuda
