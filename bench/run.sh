@@ -481,7 +481,7 @@ t_ingest=$(check "$ingest" ">=" 5)
 t_build=$(check "$build_ms" "<=" 5000)
 t_ratio=$(check "$row_ratio" "<=" 3)
 row() {
-	printf '   %-44s %-34s %s\n' "$1" "$2" "${3:-}"
+	printf '   %-40s %-42s %s\n' "$1" "$2" "${3:-}"
 }
 row "metric" "value" "target"
 row "edges (rows) / graph vertices" "$edge_rows / $g_vertices"
