@@ -19,7 +19,7 @@ using namespace grail::pg;
  */
 static grail::BfsResult
 run_bfs(const grail::Csr &graph, grail::vid_t source, uint32_t max_depth) {
-	if (use_gpu(graph.edge_count())) {
+	if (use_gpu(graph.vertex_count(), graph.edge_count())) {
 		try {
 			return grail::bfs_gpu(graph, source, max_depth);
 		} catch (const grail::Error &e) {

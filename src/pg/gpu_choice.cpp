@@ -21,7 +21,7 @@ gpu() {
 }
 
 bool
-use_gpu(uint64_t edges) {
+use_gpu(uint64_t vertices, uint64_t edges) {
 	switch (settings.device) {
 	case DEVICE_CPU:
 		return false;
@@ -31,7 +31,7 @@ use_gpu(uint64_t edges) {
 			            "SET grail.device = auto (or cpu) to run on the CPU.");
 		return true;
 	default:
-		return edges >= uint64_t(settings.gpu_min_edges) && gpu().usable;
+		return edges >= uint64_t(settings.gpu_min_edges) && edges >= 2 * vertices && gpu().usable;
 	}
 }
 

@@ -5,11 +5,12 @@
 
 namespace grail::pg {
 
-// True if the GPU should run an algorithm over a graph of `edges` edges: never under
-// grail.device = cpu; always under gpu (an error if no GPU is usable); under auto, when a GPU is
-// usable and the graph has at least grail.gpu_min_edges edges. Probes the GPU (initialising
-// CUDA in this backend) only when the answer depends on it.
-bool use_gpu(uint64_t edges);
+// True if the GPU should run a traversal of a graph: never under grail.device = cpu; always under
+// gpu (an error if no GPU is usable); under auto, when a GPU is usable, the graph has at least
+// grail.gpu_min_edges edges and an average out-degree of at least 2. (Level-synchronous GPU
+// traversal pays one synchronisation per level: on long thin graphs, paths and chains, the CPU
+// wins by far.) Probes the GPU (initialising CUDA in this backend) only when the answer depends on it.
+bool use_gpu(uint64_t vertices, uint64_t edges);
 
 // Under auto, a GPU failure that the CPU can recover from (the graph does not fit in device
 // memory) falls back to the CPU with a NOTICE; under gpu it is an error.
