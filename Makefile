@@ -7,6 +7,7 @@ MODULE_big = pg_grail
 OBJS = \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
+	src/pg/cycles.o \
 	src/pg/edges.o \
 	src/pg/gpu_choice.o \
 	src/pg/graph_admin.o \
@@ -20,7 +21,7 @@ OBJS = \
 DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel
+REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel cycles
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

@@ -163,4 +163,9 @@ open_graph(FunctionCallInfo fcinfo, int arg) {
 	return **site->graph;
 }
 
+std::shared_ptr<LoadedGraph>
+open_graph_named(const char *name) {
+	return open_checked(name);
+}
+
 } // namespace grail::pg

@@ -27,4 +27,9 @@ LoadedGraph &open_graph(FunctionCallInfo fcinfo, int arg);
 // Frees this backend's copy of a dropped graph's index (other backends free theirs when they exit).
 void forget_graph(int64_t graph_id);
 
+// The graph of that name, checked as open_graph() checks it, for callers that cannot lend
+// fn_extra to open_graph() (value-per-call set-returning functions keep their FuncCallContext
+// there); the shared_ptr keeps the build loaded for as long as the caller holds it.
+std::shared_ptr<LoadedGraph> open_graph_named(const char *name);
+
 } // namespace grail::pg

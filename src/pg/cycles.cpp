@@ -1,0 +1,165 @@
+// grail.chordless_cycles() and grail.chordless_cycle_counts().
+#include "chordless.hpp"
+#include "index.hpp"
+
+#include <memory>
+
+#include "loaded_graph.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "funcapi.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace grail::pg;
+
+// Enough cycles per engine call to make the call cheap, few enough that the first rows come at
+// once; the vertex cap bounds the batch's memory when cycles are long.
+constexpr size_t kBatchCycles = 1024;
+constexpr size_t kBatchVertices = 1 << 16;
+
+/*
+ * The validated length range; PostgreSQL errors for bad arguments.
+ */
+static void
+check_lengths(int32 min_length, bool has_max, int32 max_length) {
+	if (min_length < 3)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("min_length must be at least 3, not %d", min_length),
+			                errhint("A chordless cycle has three vertices at least.")));
+		});
+	if (has_max && max_length < min_length)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("max_length must be at least min_length (%d), not %d", min_length, max_length),
+			                errhint("Pass NULL (the default) for no length limit.")));
+		});
+}
+
+/*
+ * A set-returning function's end of rows, for value-per-call mode.
+ */
+static Datum
+no_more_rows(FunctionCallInfo fcinfo) {
+	reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo)->isDone = ExprEndResult;
+	fcinfo->isnull = true;
+	return (Datum)0;
+}
+
+// What chordless_cycles() keeps between calls. The enumerator owns its copy of the graph's
+// structure; `graph` keeps the ids (and the build) alive even if this backend loads a newer one.
+struct CycleStream {
+	CycleStream(std::shared_ptr<LoadedGraph> graph_, uint32_t min_length, uint32_t max_length)
+	    : graph(std::move(graph_)), cycles(graph->index.graph().out, min_length, max_length) {
+	}
+	std::shared_ptr<LoadedGraph> graph;
+	grail::ChordlessCycleEnumerator cycles;
+	grail::CycleBatch batch;
+	size_t next = 0; // next cycle of batch to return
+};
+
+static void
+release_stream(void *arg) {
+	delete static_cast<CycleStream *>(arg);
+}
+
+// Value-per-call, not materialised: the search runs a batch at a time as rows are asked for, so
+// LIMIT in the select list stops it, and memory stays bounded however many cycles there are.
+// The stream lives in the multi-call memory context, whose reset callback deletes it when the
+// rows end, the scan is rescanned or shut down early, or the transaction aborts.
+GRAIL_FUNCTION(grail_chordless_cycles) {
+	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("set-valued function called in context that cannot accept a set")));
+		});
+
+	FuncCallContext *funcctx;
+	if (SRF_IS_FIRSTCALL()) {
+		// CALLED ON NULL INPUT for the optional max_length; a NULL graph or min_length gives no rows.
+		if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+			return no_more_rows(fcinfo);
+		int32 min_length = PG_GETARG_INT32(1);
+		bool has_max = !PG_ARGISNULL(2);
+		int32 max_length = has_max ? PG_GETARG_INT32(2) : 0;
+		check_lengths(min_length, has_max, max_length);
+
+		char *name = guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(0)); });
+		auto stream = std::make_unique<CycleStream>(open_graph_named(name), uint32_t(min_length),
+		                                            has_max ? uint32_t(max_length) : grail::kNoLengthLimit);
+		CycleStream *raw = stream.get();
+		funcctx = guard([&] {
+			FuncCallContext *f = SRF_FIRSTCALL_INIT();
+			auto *callback = static_cast<MemoryContextCallback *>(
+			    MemoryContextAlloc(f->multi_call_memory_ctx, sizeof(MemoryContextCallback)));
+			callback->func = release_stream;
+			callback->arg = raw;
+			MemoryContextRegisterResetCallback(f->multi_call_memory_ctx, callback);
+			f->user_fctx = raw;
+			return f;
+		});
+		stream.release(); // the callback owns it now
+	}
+	funcctx = guard([&] { return SRF_PERCALL_SETUP(); });
+	auto *stream = static_cast<CycleStream *>(funcctx->user_fctx);
+
+	if (stream->next == stream->batch.size()) {
+		stream->next = 0;
+		if (!stream->cycles.next(stream->batch, kBatchCycles, kBatchVertices)) {
+			guard([&] { end_MultiFuncCall(fcinfo, funcctx); }); // deletes the stream
+			return no_more_rows(fcinfo);
+		}
+	}
+	size_t i = stream->next++;
+	const int64_t *ids = stream->graph->index.graph().ids.data();
+	const grail::vid_t *begin = stream->batch.begin(i);
+	int length = int(stream->batch.end(i) - begin);
+	ArrayType *cycle = guard([&] {
+		Datum *elements = static_cast<Datum *>(palloc(length * sizeof(Datum)));
+		for (int k = 0; k < length; k++)
+			elements[k] = Int64GetDatum(ids[begin[k]]);
+		return construct_array(elements, length, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+	});
+	funcctx->call_cntr++;
+	rsinfo->isDone = ExprMultipleResult;
+	return PointerGetDatum(cycle);
+}
+
+GRAIL_FUNCTION(grail_chordless_cycle_counts) {
+	// CALLED ON NULL INPUT for the optional max_length; a NULL graph gives no rows.
+	if (PG_ARGISNULL(0)) {
+		guard([&] { InitMaterializedSRF(fcinfo, 0); });
+		return (Datum)0;
+	}
+	uint32_t max_length = grail::kNoLengthLimit;
+	if (!PG_ARGISNULL(1)) {
+		int32 length = PG_GETARG_INT32(1);
+		if (length < 3)
+			guard([&] {
+				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				                errmsg("max_length must be at least 3, not %d", length),
+				                errhint("Pass NULL (the default) for no length limit.")));
+			});
+		max_length = uint32_t(length);
+	}
+	LoadedGraph &graph = open_graph(fcinfo, 0);
+	std::vector<uint64_t> counts = grail::count_chordless_cycles(graph.index.graph().out, max_length);
+
+	guard([&] {
+		InitMaterializedSRF(fcinfo, 0);
+		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+		bool nulls[2] = {false, false};
+		for (size_t length = 0; length < counts.size(); length++) {
+			if (counts[length] == 0)
+				continue;
+			Datum values[2] = {Int32GetDatum(int32(length)), Int64GetDatum(int64(counts[length]))};
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	});
+	return (Datum)0;
+}
