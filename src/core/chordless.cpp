@@ -112,7 +112,7 @@ public:
 				source.push_back(label[v]);
 				target.push_back(label[*w]);
 			}
-		simple = Csr();
+		simple = Csr(); // the renumbered copy replaces it: one graph copy at a time besides the pairs
 		adj_ = Csr::from_pairs(n, source, target, true);
 		blocked_.assign(n, 0);
 		near_first_.assign(n, 0);
