@@ -2,7 +2,7 @@
 CREATE TABLE device_edges (source int, target int);
 INSERT INTO device_edges VALUES (1, 2), (2, 3), (3, 1), (3, 4);
 SELECT regexp_replace(grail.create_graph('device', 'device_edges'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
-SHOW grail.device;
+SELECT boot_val FROM pg_settings WHERE name = 'grail.device';
 SELECT grail.device_info() ~ '^(GPU|CPU only): ' AS device_info_explains;
 SET grail.device = cpu;
 SELECT * FROM grail.bfs('device', 1);
