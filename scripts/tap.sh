@@ -30,7 +30,7 @@ fi
 status=0
 (cd "$work" && "${run[@]}" env HOME="$work" PATH="$bin:$PATH" TESTDIR="$work" \
 	PERL5LIB="$pgxs_src/test/perl" PG_REGRESS="$pgxs_src/test/regress/pg_regress" \
-	prove -v "${tests[@]}") || status=$?
+	prove "${tests[@]}") || status=$?
 if [ $status -ne 0 ]; then
 	for log in "$work"/tmp_check/log/regress_log_*; do
 		echo "==== $log (last 60 lines)"
