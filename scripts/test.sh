@@ -3,7 +3,9 @@
 #   1. engine unit tests (GoogleTest via CTest), in a CPU-only build (no CUDA toolkit used);
 #   2. the extension built with PGXS (with CUDA when nvcc is found) and installed;
 #   3. pg_regress (sql/ + expected/) and pgTAP (test/pgtap/, pg_prove) on a throwaway cluster;
-#   4. a server restart, after which the stored index must still answer (test/restart/).
+#   4. a server restart, after which the stored index must still answer (test/restart/);
+#   5. TAP tests on their own clusters (test/t/, scripts/tap.sh): crash, dump/restore, standby,
+#      concurrency, load, fuzz.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -35,3 +37,6 @@ echo "== restart"
 psql -Xq -v ON_ERROR_STOP=1 -d grail_tap -f test/restart/before.sql >/dev/null
 scripts/cluster.sh restart
 pg_prove -d grail_tap test/restart/after.sql
+
+echo "== TAP tests (crash, dump/restore, standby, concurrency, load, fuzz)"
+scripts/tap.sh
