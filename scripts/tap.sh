@@ -38,6 +38,6 @@ if [ $status -ne 0 ]; then
 	done
 	echo "TAP logs kept in $work/tmp_check/log"
 else
-	rm -rf "$work"
+	[ -n "${GRAIL_TAP_KEEP:-}" ] || rm -rf "$work"
 fi
 exit $status
