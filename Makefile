@@ -1,7 +1,7 @@
 # PGXS build of the pg_grail module. The engine (src/core, and cuda/ when nvcc is found) is
 # built by CMake into build/ and linked in, the way pg_duckdb builds its library.
 EXTENSION = pg_grail
-EXTVERSION = 0.1.0
+EXTVERSION = 0.2.0
 MODULE_big = pg_grail
 
 OBJS = \
@@ -18,10 +18,10 @@ OBJS = \
 	src/pg/scc.o \
 	src/pg/settings.o
 
-DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
+DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel cycles
+REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel cycles upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

@@ -1,4 +1,5 @@
--- pg_grail install script (source of sql/pg_grail--0.1.0.sql; see the Makefile).
+-- pg_grail install script of the current version (the Makefile copies it to sql/pg_grail--$(EXTVERSION).sql).
+-- Change it together with a new upgrade script sql/pg_grail--OLD--NEW.sql; released scripts are never edited.
 \echo Use "CREATE EXTENSION pg_grail" to load this file. \quit
 
 -- Catalog. Owned by the extension owner; users reach it only through the functions below,
