@@ -6,6 +6,8 @@ SELECT regexp_replace(grail.create_graph('cancel', 'cancel_edges'), 'index [0-9.
 SELECT setseed(0.1) \gset
 INSERT INTO cancel_edges SELECT (random() * 1e6)::bigint, (random() * 1e6)::bigint FROM generate_series(1, 3000000);
 
+-- Terse: where the timeout lands (reading, building, storing) decides the error's CONTEXT line.
+\set VERBOSITY terse
 SELECT clock_timestamp() AS started \gset
 SET statement_timeout = '300ms';
 SELECT grail.refresh_graph('cancel');
@@ -22,5 +24,6 @@ RESET statement_timeout;
 SELECT clock_timestamp() - :'started' < interval '1.3 s' AS stopped_promptly;
 SELECT count(*) FROM grail.graphs WHERE name = 'cancel2';
 
+\set VERBOSITY default
 SELECT grail.drop_graph('cancel');
 DROP TABLE cancel_edges;
