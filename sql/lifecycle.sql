@@ -28,6 +28,28 @@ SELECT count(*) FROM grail.graph;
 SELECT grail.reachable('odd ''name''; DROP TABLE x; --', 1, 2);
 DROP SCHEMA "Odd Schema";
 
+-- A disabled or dropped staleness trigger cannot let a change go unseen: the graph refuses to
+-- answer until a refresh, which re-creates the trigger.
+CREATE TABLE watched (source int, target int);
+INSERT INTO watched VALUES (1, 2), (2, 3);
+SELECT regexp_replace(grail.create_graph('watched', 'watched'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
+ALTER TABLE watched DISABLE TRIGGER USER;
+INSERT INTO watched VALUES (3, 4);
+SELECT grail.reachable('watched', 1, 4);
+SELECT regexp_replace(grail.refresh_graph('watched'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
+SELECT grail.reachable('watched', 1, 4);
+SELECT tgenabled FROM pg_trigger WHERE tgrelid = 'watched'::regclass;
+DO $$
+BEGIN
+	EXECUTE (SELECT format('DROP TRIGGER %I ON watched', tgname) FROM pg_trigger WHERE tgrelid = 'watched'::regclass);
+END
+$$;
+SELECT grail.reachable('watched', 1, 4);
+SELECT regexp_replace(grail.refresh_graph('watched'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
+INSERT INTO watched VALUES (4, 5);
+SELECT grail.reachable('watched', 1, 5);
+DROP TABLE watched;
+
 -- A damaged index chunk is refused by the checksum when a backend loads it.
 CREATE TABLE damaged (source int, target int);
 INSERT INTO damaged SELECT i, i + 1 FROM generate_series(1, 1000) i;

@@ -97,7 +97,9 @@ find_graph(const char *name, GraphRow *row, bool for_change) {
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); })};
 		std::string sql = "SELECT id, relid::int8, source_attnum::int8, target_attnum::int8, owner::int8, "
 		                  "labels::int8, skip_nulls::int::int8, coalesce(build, 0), stale::int::int8, "
-		                  "coalesce(index_bytes, 0) FROM grail.graph WHERE name = $1";
+		                  "coalesce(index_bytes, 0), EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t "
+		                  "WHERE t.tgrelid = relid AND t.tgname = 'grail_stale_' || id AND t.tgenabled IN ('O', 'A'))"
+		                  "::int::int8 FROM grail.graph WHERE name = $1";
 		if (for_change)
 			sql += " FOR UPDATE";
 		if (execute(sql.c_str(), 1, types, values, SPI_OK_SELECT, !for_change) == 0)
@@ -112,6 +114,7 @@ find_graph(const char *name, GraphRow *row, bool for_change) {
 		row->build = get_int64(8);
 		row->stale = get_int64(9) != 0;
 		row->index_bytes = get_int64(10);
+		row->watched = get_int64(11) != 0;
 		return true;
 	});
 }
@@ -188,7 +191,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 
 		stats->index_bytes = int64_t(bytes.size());
 		stats->persist_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-		Oid types[] = {INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID,
+		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,  INT8OID,
 		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID};
 		Datum values[] = {Int64GetDatum(id),
 		                  Int64GetDatum(stats->input_rows),

@@ -22,9 +22,11 @@ struct GraphRow {
 	Oid owner = InvalidOid;
 	int labels = 0;
 	bool skip_nulls = false;
-	int64_t build = 0;  // 0 before the first build
+	int64_t build = 0; // 0 before the first build
 	bool stale = false;
 	int64_t index_bytes = 0;
+	// The staleness trigger exists and is enabled: without it, a change to the table would go unseen.
+	bool watched = false;
 };
 
 // Runs the enclosing scope as the extension's owner (SECURITY_LOCAL_USERID_CHANGE, as

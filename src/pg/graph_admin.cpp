@@ -47,6 +47,21 @@ trigger_name(int64_t graph_id) {
 }
 
 /*
+ * (Re)create the statement trigger that marks the graph stale when its table's rows change; a
+ * refresh restores one that was dropped or disabled.
+ */
+static void
+watch_table(const GraphRow &row) {
+	std::string sql = "CREATE OR REPLACE TRIGGER " + trigger_name(row.id) +
+	                  " AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF " +
+	                  guard([&] { return quote_identifier(get_attname(row.relid, row.source_attnum, false)); }) + ", " +
+	                  guard([&] { return quote_identifier(get_attname(row.relid, row.target_attnum, false)); }) +
+	                  " ON " + qualified_name(row.relid) + " FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale('" +
+	                  std::to_string(row.id) + "')";
+	execute_as_owner(sql.c_str());
+}
+
+/*
  * Read the edge table of a graph, build its index and store it; returns the summary line.
  */
 static std::string
@@ -62,13 +77,14 @@ build_graph(const char *name, const GraphRow &row) {
 	stored.null_rows = int64_t(scan.rows - edges.size());
 	if (stored.null_rows > 0 && !row.skip_nulls)
 		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_NOT_NULL_VIOLATION),
-			                errmsg("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", "
-			                       "%llu in column \"%s\"",
-			                       get_rel_name(row.relid), (long long)stored.null_rows,
-			                       (unsigned long long)scan.null_source, get_attname(row.relid, row.source_attnum, false),
-			                       (unsigned long long)scan.null_target, get_attname(row.relid, row.target_attnum, false)),
-			                errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
+			ereport(ERROR,
+			        (errcode(ERRCODE_NOT_NULL_VIOLATION),
+			         errmsg("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", "
+			                "%llu in column \"%s\"",
+			                get_rel_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
+			                get_attname(row.relid, row.source_attnum, false), (unsigned long long)scan.null_target,
+			                get_attname(row.relid, row.target_attnum, false)),
+			         errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
 		});
 
 	grail::BuildOptions options;
@@ -148,8 +164,8 @@ existing_graph(const char *name, bool lock_row) {
 		});
 	guard([&] {
 		if (!has_privs_of_role(GetUserId(), row.owner))
-			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			                errmsg("must be owner of pg_grail graph \"%s\"", name)));
+			ereport(ERROR,
+			        (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("must be owner of pg_grail graph \"%s\"", name)));
 	});
 	return row;
 }
@@ -173,13 +189,14 @@ GRAIL_FUNCTION(grail_create_graph) {
 			                errhint("5 labels (the default) suit most graphs; more make negative queries cheaper and "
 			                        "the index larger.")));
 		if (get_rel_name(row.relid) == NULL)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
+			ereport(ERROR,
+			        (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
 		// Only a plain table fires the triggers that mark its graphs stale.
 		if (get_rel_relkind(row.relid) != RELKIND_RELATION)
-			ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			                errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
-			                errhint("pg_grail reads edges from a plain table, whose changes it can track; copy the "
-			                        "edges of a view or partitioned table into one.")));
+			ereport(ERROR,
+			        (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
+			         errhint("pg_grail reads edges from a plain table, whose changes it can track; copy the "
+			                 "edges of a view or partitioned table into one.")));
 	});
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
@@ -195,11 +212,7 @@ GRAIL_FUNCTION(grail_create_graph) {
 		});
 	row.id = insert_graph(name, row);
 
-	std::string sql = "CREATE TRIGGER " + trigger_name(row.id) + " AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF " +
-	                  guard([&] { return quote_identifier(source); }) + ", " +
-	                  guard([&] { return quote_identifier(target); }) + " ON " + qualified_name(row.relid) +
-	                  " FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale('" + std::to_string(row.id) + "')";
-	execute_as_owner(sql.c_str());
+	watch_table(row);
 	return text_result(build_graph(name, row));
 }
 
@@ -212,6 +225,7 @@ GRAIL_FUNCTION(grail_refresh_graph) {
 	// staleness trigger waits for the row, so the other order could deadlock with it.
 	guard([&] { LockRelationOid(row.relid, ShareLock); });
 	row = existing_graph(name, true);
+	watch_table(row);
 	return text_result(build_graph(name, row));
 }
 

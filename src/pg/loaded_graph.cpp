@@ -30,7 +30,7 @@ backend_cache() {
 // fn_extra of a call site: the graph name it was opened with, and a reference that keeps the
 // loaded build alive while the statement runs, even if a newer build replaces it in the cache.
 struct CallSite {
-	text *name;  // palloc'd in fn_mcxt
+	text *name; // palloc'd in fn_mcxt
 	// Where the checks were made: a statement in the same transaction that changed the edge table
 	// (a new command id) or a later transaction must check again (plpgsql keeps call sites of
 	// simple expressions for a whole transaction).
@@ -90,12 +90,17 @@ open_checked(const char *name) {
 		});
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
-	if (row.stale && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
+	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
 		guard([&] {
+			const char *table = get_rel_name(row.relid);
 			ereport(settings.stale_policy == STALE_WARN ? WARNING : ERROR,
 			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			         errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the last build", name,
-			                get_rel_name(row.relid)),
+			         row.stale ? errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the "
+			                            "last build",
+			                            name, table)
+			                   : errmsg("pg_grail graph \"%s\" cannot tell whether its edge table \"%s\" changed: "
+			                            "the trigger that watches the table was dropped or disabled",
+			                            name, table),
 			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);", quote_literal_cstr(name))));
 		});
 
@@ -104,7 +109,7 @@ open_checked(const char *name) {
 	if (found != cache.end() && found->second->build == row.build)
 		return found->second;
 	if (found != cache.end())
-		cache.erase(found);  // free the old build before loading the new one
+		cache.erase(found); // free the old build before loading the new one
 	std::vector<uint8_t> bytes = load_index(row);
 	std::shared_ptr<LoadedGraph> graph;
 	try {
