@@ -7,6 +7,10 @@
 
 namespace grail {
 
+// Long loops poll for cancellation every 2^20 steps: a few milliseconds apart at most.
+constexpr size_t kPollMask = (size_t(1) << 20) - 1;
+
+
 bool
 EdgeList::append(int64_t s, int64_t t) noexcept {
 	try {
@@ -77,8 +81,11 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 	csr.targets.resize(m);
 	{
 		std::vector<eid_t> fill(csr.offsets.begin(), csr.offsets.end() - 1);
-		for (size_t e = 0; e < m; e++)
+		for (size_t e = 0; e < m; e++) {
+			if ((e & kPollMask) == 0)
+				poll_cancel();
 			csr.targets[fill[source[e]]++] = target[e];
+		}
 	}
 	// Compact each list after sorting it; the write position never passes the read position.
 	eid_t write = 0;
@@ -110,9 +117,12 @@ Csr::reversed() const {
 	r.targets.resize(targets.size());
 	std::vector<eid_t> fill(r.offsets.begin(), r.offsets.end() - (n ? 1 : 0));
 	// Sources are visited in ascending order, so every reversed list comes out sorted.
-	for (size_t v = 0; v < n; v++)
+	for (size_t v = 0; v < n; v++) {
+		if ((v & kPollMask) == 0)
+			poll_cancel();
 		for (eid_t e = offsets[v]; e < offsets[v + 1]; e++)
 			r.targets[fill[targets[e]]++] = vid_t(v);
+	}
 	return r;
 }
 
@@ -130,8 +140,10 @@ radix_sort(std::vector<T> &a, std::vector<T> &tmp, unsigned lo, unsigned hi, Key
 	if (passes == 0 || a.size() < 2)
 		return;
 	std::vector<size_t> hist(size_t(passes) * kBuckets, 0);
-	for (const T &x : a) {
-		uint64_t k = key(x);
+	for (size_t i = 0; i < a.size(); i++) {
+		if ((i & kPollMask) == 0)
+			poll_cancel();
+		uint64_t k = key(a[i]);
 		for (unsigned p = 0; p < passes; p++)
 			hist[p * kBuckets + ((k >> (lo + p * kDigitBits)) & (kBuckets - 1))]++;
 	}
@@ -146,10 +158,12 @@ radix_sort(std::vector<T> &a, std::vector<T> &tmp, unsigned lo, unsigned hi, Key
 			h[b] = sum;
 			sum += c;
 		}
-		poll_cancel();
 		unsigned shift = lo + p * kDigitBits;
-		for (const T &x : a)
-			tmp[h[(key(x) >> shift) & (kBuckets - 1)]++] = x;
+		for (size_t i = 0; i < a.size(); i++) {
+			if ((i & kPollMask) == 0)
+				poll_cancel();
+			tmp[h[(key(a[i]) >> shift) & (kBuckets - 1)]++] = a[i];
+		}
 		a.swap(tmp);
 	}
 }
