@@ -3,6 +3,7 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
+#include "scc.hpp"
 
 namespace grail {
 
@@ -19,5 +20,28 @@ struct GpuBfsTimings {
 // when the graph does not fit in free device memory, polls for cancellation between levels.
 BfsResult bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_limits<uint32_t>::max(),
                   GpuBfsTimings *timings = nullptr);
+
+// Where the time of one GPU SCC run went (host clock, the device synchronised at each boundary),
+// and how much work each phase of Chen et al.'s FB-Trim hybrid did.
+struct GpuSccTimings {
+	double upload_ms = 0;    // graph copy, in-edges built on the device, allocations
+	double trim_ms = 0;      // every Trim pass, in both phases
+	double phase1_ms = 0;    // pivots, forward / backward reachability and updates until the switch
+	double trim2_wcc_ms = 0; // Trim2 and the weakly connected components that seed phase 2
+	double phase2_ms = 0;    // many pivots at once until no vertex is left
+	double numbering_ms = 0; // smallest vertex per component, download, topological numbering on the host
+	uint32_t trim_passes = 0;
+	uint32_t phase1_rounds = 0;
+	uint32_t phase2_rounds = 0;
+	uint32_t wcc_iterations = 0;
+	uint64_t reach_levels = 0; // forward plus backward traversal levels over all rounds
+};
+
+// The same partition as strongly_connected_components(), with the same smallest_vertex for every
+// vertex's component, numbered in a topological order of the condensation (ties broken by
+// smallest vertex, so the numbering is deterministic; it need not equal Tarjan's, which depends
+// on its DFS). Throws Error(limit_exceeded) when the graph does not fit in free device memory,
+// polls for cancellation between steps.
+Components strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings = nullptr);
 
 } // namespace grail

@@ -3,10 +3,24 @@
 
 namespace grail {
 
-BfsResult
-bfs_gpu(const Csr &, vid_t, uint32_t, GpuBfsTimings *) {
+namespace {
+
+[[noreturn]] void
+no_cuda() {
 	throw Error(ErrorKind::invalid_input, "pg_grail was built without CUDA, so it cannot run on a GPU",
 	            "rebuild with a CUDA toolkit installed, or use the CPU");
+}
+
+} // namespace
+
+BfsResult
+bfs_gpu(const Csr &, vid_t, uint32_t, GpuBfsTimings *) {
+	no_cuda();
+}
+
+Components
+strongly_connected_components_gpu(const Csr &, GpuSccTimings *) {
+	no_cuda();
 }
 
 } // namespace grail

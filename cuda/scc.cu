@@ -1,0 +1,717 @@
+// GPU strongly connected components: the FB-Trim hybrid of Chen et al. 2017
+// (papers/gpu-scc-hybrid.txt).
+//   - One status byte of bit flags per vertex (removed, forward-visited, backward-visited) and a
+//     color per vertex: vertices of different colors lie in different subgraphs, so an edge
+//     between them is ignored. Colors are vertex ids (the elected pivot of the subgraph), so they
+//     never grow or overflow however deep the recursion goes.
+//   - Trim removes vertices with no in- or no out-neighbour inside their subgraph (self-loops do
+//     not count), repeated while it pays.
+//   - Phase 1: one pivot (largest in-degree x out-degree) per subgraph; forward and backward
+//     reachability with the shared frontier operators (advance / compact) on wide frontiers and a
+//     single-block kernel running many levels on narrow ones; FW and BW intersect in the pivot's
+//     SCC; FW-only, BW-only and the rest become three new subgraphs. Phase 1 ends once an SCC of
+//     more than 1% of the vertices was found (the giant SCC).
+//   - Then Trim2 (size-2 SCCs) and weakly connected components (FWcc) make every WCC its own
+//     subgraph, so that phase 2 runs one pivot per WCC at once, in the same loop.
+// The result is a label per vertex (some vertex of its SCC); the smallest vertex per component
+// comes from an atomicMin pass, and the topological numbering from Kahn's algorithm on the host.
+#include "error.hpp"
+#include "frontier_impl.cuh"
+#include "gpu.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <string>
+#include <utility>
+
+namespace grail {
+
+using namespace cuda;
+
+namespace {
+
+constexpr uint8_t kRemoved = 1, kForward = 2, kBackward = 4;
+constexpr vid_t kMany = 0xFFFFFFFEu; // Trim2: more than one distinct neighbour
+
+// The narrow regime of reachability: frontiers up to this many vertices run level after level
+// inside one block (a long path or cycle would otherwise pay a launch and a host round trip per
+// level); kNarrowLevels bounds one launch so that cancellation is polled.
+constexpr int kNarrowThreads = 512;
+constexpr vid_t kNarrowCapacity = 4096;
+constexpr uint32_t kNarrowLevels = 1u << 16;
+
+// Phase 1 looks for the giant SCC; a graph without one would run it with few pivots for many
+// rounds, so it also ends after this many rounds.
+constexpr uint32_t kPhase1MaxRounds = 4;
+
+// Trim is repeated while a pass removes at least 1/kTrimStop of the graph's vertices: a pass costs
+// a sweep over all edges, and the long tails it leaves (a path peels two vertices a pass) are
+// cheaper for FB, which splits them in halves.
+constexpr uint64_t kTrimStop = 1000;
+
+unsigned
+blocks_for(size_t items) {
+	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
+}
+
+// Pivot and color election keys: in-degree x out-degree of the input graph in the high word (the
+// paper's heuristic for hitting the giant SCC first), a bijective mix of the vertex id in the low
+// word, so that ties are broken pseudo-randomly (a chain of equal-degree vertices is split near
+// the middle, not at an end) yet deterministically.
+constexpr uint32_t kMixFactor = 0x9E3779B1u;
+constexpr uint32_t
+inverse_of(uint32_t a) {
+	uint32_t x = a; // Newton's iteration doubles the correct low bits each step: 3, 6, 12, 24, 48
+	for (int i = 0; i < 4; i++)
+		x *= 2u - a * x;
+	return x;
+}
+constexpr uint32_t kMixInverse = inverse_of(kMixFactor);
+static_assert(kMixFactor * kMixInverse == 1u, "the vertex mix must be invertible");
+
+__device__ __forceinline__ uint32_t
+mix(vid_t v) {
+	uint32_t x = v * kMixFactor;
+	return x ^ (x >> 16);
+}
+__device__ __forceinline__ vid_t
+unmix(uint32_t x) {
+	return (x ^ (x >> 16)) * kMixInverse;
+}
+__device__ __forceinline__ unsigned long long
+election_key(CsrView out, CsrView in, vid_t v) {
+	unsigned long long product = (unsigned long long)(out.offsets[v + 1] - out.offsets[v]) *
+	                             (unsigned long long)(in.offsets[v + 1] - in.offsets[v]);
+	if (product > 0xFFFFFFFFull)
+		product = 0xFFFFFFFFull;
+	return (product << 32) | mix(v);
+}
+__device__ __forceinline__ vid_t
+elected(unsigned long long key) {
+	return unmix(uint32_t(key));
+}
+
+// Sets flag in v's status byte; true for the one caller that set it. There are no byte atomics:
+// the atomic goes to the aligned word holding the byte (the status array is padded to words).
+__device__ __forceinline__ bool
+try_flag(uint8_t *status, vid_t v, uint8_t flag) {
+	if (status[v] & flag)
+		return false;
+	uint32_t *word = reinterpret_cast<uint32_t *>(status + (v & ~3u));
+	uint32_t bit = uint32_t(flag) << ((v & 3u) * 8);
+	return !(atomicOr(word, bit) & bit);
+}
+
+struct SccView {
+	CsrView out, in;
+	uint8_t *status;
+	vid_t *color;
+	vid_t *label; // a vertex of the SCC, once removed
+};
+
+__device__ __forceinline__ bool
+live_in(const SccView &s, vid_t w, vid_t c) {
+	return !(s.status[w] & kRemoved) && s.color[w] == c;
+}
+
+__device__ bool
+has_neighbour(const SccView &s, CsrView g, vid_t v, vid_t c) {
+	for (eid_t e = g.offsets[v]; e < g.offsets[v + 1]; e++) {
+		vid_t w = g.targets[e];
+		if (w != v && live_in(s, w, c))
+			return true;
+	}
+	return false;
+}
+
+// One Trim pass. Removals in the same pass may enable others early; that is still right, since a
+// vertex removed by Trim is an SCC of its own, so neighbours it leaves without edges are too.
+__global__ void
+trim_kernel(SccView s, unsigned long long *removed) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	if (s.status[v] & kRemoved)
+		return;
+	vid_t c = s.color[v];
+	if (has_neighbour(s, s.out, v, c) && has_neighbour(s, s.in, v, c))
+		return;
+	s.status[v] = kRemoved;
+	s.label[v] = v;
+	atomicAdd(removed, 1ull);
+}
+
+// The only live neighbour w != v in v's subgraph, kInvalid when none, kMany when several
+// (duplicate edges to w count once).
+__device__ vid_t
+only_neighbour(const SccView &s, CsrView g, vid_t v, vid_t c) {
+	vid_t found = kInvalid;
+	for (eid_t e = g.offsets[v]; e < g.offsets[v + 1]; e++) {
+		vid_t w = g.targets[e];
+		if (w == v || w == found || !live_in(s, w, c))
+			continue;
+		if (found != kInvalid)
+			return kMany;
+		found = w;
+	}
+	return found;
+}
+
+__global__ void
+only_neighbours(SccView s, vid_t *only_out, vid_t *only_in) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	if (s.status[v] & kRemoved) {
+		only_out[v] = only_in[v] = kInvalid;
+		return;
+	}
+	vid_t c = s.color[v];
+	only_out[v] = only_neighbour(s, s.out, v, c);
+	only_in[v] = only_neighbour(s, s.in, v, c);
+}
+
+// Trim2: when v's only out-neighbour is w and w's only out-neighbour is v (or the same with
+// in-neighbours), every cycle through v runs through w alone, so {v, w} is an SCC. The smaller
+// vertex of the pair writes both.
+__global__ void
+trim2_kernel(SccView s, const vid_t *only_out, const vid_t *only_in) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	vid_t w = only_out[v];
+	if (!(w < kMany && w > v && only_out[w] == v)) {
+		w = only_in[v];
+		if (!(w < kMany && w > v && only_in[w] == v))
+			return;
+	}
+	s.status[v] = s.status[w] = kRemoved;
+	s.label[v] = s.label[w] = v;
+}
+
+// Weakly connected components of the live subgraphs by hooking roots (parent ids only decrease,
+// so there are no cycles) and pointer jumping.
+__device__ __forceinline__ vid_t
+root_of(const vid_t *parent, vid_t v) {
+	vid_t p = parent[v];
+	while (p != v) {
+		v = p;
+		p = parent[v];
+	}
+	return v;
+}
+
+__global__ void
+wcc_init(SccView s, vid_t *parent) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index < s.out.vertices)
+		parent[index] = vid_t(index);
+}
+
+__global__ void
+wcc_hook(SccView s, vid_t *parent, uint32_t *changed) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t u = vid_t(index);
+	if (s.status[u] & kRemoved)
+		return;
+	vid_t c = s.color[u];
+	for (eid_t e = s.out.offsets[u]; e < s.out.offsets[u + 1]; e++) {
+		vid_t w = s.out.targets[e];
+		if (w == u || !live_in(s, w, c))
+			continue;
+		vid_t ru = root_of(parent, u), rw = root_of(parent, w);
+		if (ru == rw)
+			continue;
+		// If the larger root was hooked meanwhile, the next iteration sees the edge again.
+		atomicMin(&parent[ru > rw ? ru : rw], ru < rw ? ru : rw);
+		*changed = 1;
+	}
+}
+
+// Each live vertex's subgraph becomes its WCC, named by the WCC's smallest vertex.
+__global__ void
+wcc_colors(SccView s, const vid_t *parent) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	if (!(s.status[v] & kRemoved))
+		s.color[v] = root_of(parent, v);
+}
+
+// New subgraphs after a round: FW-only, BW-only and the rest of each old one. Each class elects a
+// member, whose id becomes its color. slots holds 3 arrays of n keys, indexed by old color.
+__device__ __forceinline__ unsigned
+class_of(uint8_t status) {
+	return (status & kForward) ? 0u : (status & kBackward) ? 1u : 2u;
+}
+
+__global__ void
+split_elect(SccView s, unsigned long long *slots) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	uint8_t st = s.status[v];
+	if (st & kRemoved)
+		return;
+	atomicMax(&slots[size_t(class_of(st)) * s.out.vertices + s.color[v]], election_key(s.out, s.in, v));
+}
+
+__global__ void
+split_assign(SccView s, const unsigned long long *slots) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	uint8_t st = s.status[v];
+	if (st & kRemoved)
+		return;
+	s.color[v] = elected(slots[size_t(class_of(st)) * s.out.vertices + s.color[v]]);
+	s.status[v] = 0;
+}
+
+// Pivots: one per subgraph, the largest key; the subgraph is then renamed after its pivot, so
+// that an SCC found from it is labelled by a vertex inside it.
+__global__ void
+pivot_elect(SccView s, unsigned long long *slots) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	if (!(s.status[v] & kRemoved))
+		atomicMax(&slots[s.color[v]], election_key(s.out, s.in, v));
+}
+
+__global__ void
+pivot_mark(SccView s, const unsigned long long *slots, vid_t *pivots, uint32_t *pivot_count) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	if (s.status[v] & kRemoved)
+		return;
+	vid_t p = elected(slots[s.color[v]]);
+	s.color[v] = p;
+	if (p == v) {
+		s.status[v] = kForward | kBackward;
+		pivots[atomicAdd(pivot_count, 1u)] = v;
+	}
+}
+
+// FW and BW intersect in the pivot's SCC. big is set when one of them passes threshold vertices.
+__global__ void
+update_kernel(SccView s, uint32_t *size, uint32_t threshold, uint32_t *big) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= s.out.vertices)
+		return;
+	vid_t v = vid_t(index);
+	if (s.status[v] != (kForward | kBackward))
+		return;
+	vid_t c = s.color[v];
+	s.status[v] = kRemoved;
+	s.label[v] = c;
+	if (atomicAdd(&size[c], 1u) + 1 == threshold)
+		*big = 1;
+}
+
+struct ReachOp {
+	SccView s;
+	uint8_t flag;
+	__device__ bool
+	operator()(vid_t u, vid_t w) const {
+		return live_in(s, w, s.color[u]) && try_flag(s.status, w, flag);
+	}
+};
+
+struct NarrowState {
+	vid_t count;
+	uint32_t levels;
+	uint32_t swapped; // the frontier ended in the second buffer
+};
+
+// Levels of one reachability while the frontier stays narrow: a warp per frontier vertex, its
+// lanes over the edges (a hub's edges are spread, a path's single vertex costs one warp). The
+// block's counters rotate over three slots, so the one thread 0 clears was last read two levels
+// ago, behind a barrier.
+__global__ void
+__launch_bounds__(kNarrowThreads)
+    narrow_reach(SccView s, CsrView g, uint8_t flag, vid_t *a, vid_t *b, NarrowState *state) {
+	__shared__ vid_t next_count[3];
+	vid_t count = state->count;
+	vid_t *cur = a, *next = b;
+	uint32_t levels = 0, swapped = 0;
+	if (threadIdx.x == 0)
+		next_count[0] = 0;
+	__syncthreads();
+	unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+	for (uint32_t step = 0; step < kNarrowLevels && count > 0 && count <= kNarrowCapacity; step++) {
+		unsigned slot = step % 3;
+		if (threadIdx.x == 0)
+			next_count[(step + 1) % 3] = 0;
+		for (vid_t i = warp; i < count; i += warps) {
+			vid_t u = cur[i];
+			vid_t c = s.color[u];
+			for (eid_t e = g.offsets[u] + lane; e < g.offsets[u + 1]; e += 32) {
+				vid_t w = g.targets[e];
+				if (live_in(s, w, c) && try_flag(s.status, w, flag))
+					next[atomicAdd(&next_count[slot], 1u)] = w;
+			}
+		}
+		__syncthreads();
+		count = next_count[slot];
+		vid_t *t = cur;
+		cur = next;
+		next = t;
+		swapped ^= 1;
+		levels++;
+	}
+	if (threadIdx.x == 0)
+		*state = {count, levels, swapped};
+}
+
+double
+now_ms() {
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string
+mib(size_t bytes) {
+	return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
+}
+
+// Everything one run holds on the device, freed together on every path out.
+struct SccState {
+	SccState(const Csr &graph, cudaStream_t stream)
+	    : out(DeviceCsr::upload(graph, stream)), ws(vid_t(graph.vertex_count())),
+	      status((graph.vertex_count() + 3) & ~size_t(3)), color(graph.vertex_count()), label(graph.vertex_count()),
+	      slots(3 * graph.vertex_count()), size(graph.vertex_count()), pivots(graph.vertex_count()),
+	      a(graph.vertex_count()), b(graph.vertex_count()), edges(graph.edge_count()), counters(4), host(4), narrow(1),
+	      host_narrow(1) {
+	}
+	static size_t
+	bytes_for(size_t n, size_t m) {
+		// Two CSRs, the frontier workspace, status, 6 arrays of n words, 3n keys, an edge frontier.
+		return 2 * DeviceCsr::bytes_for(n, m) + FrontierWorkspace::bytes_for(n) + n + 6 * n * sizeof(vid_t) +
+		       3 * n * sizeof(unsigned long long) + m * sizeof(vid_t);
+	}
+	SccView
+	view() const {
+		return {out.view(), in.view(), status.data(), color.data(), label.data()};
+	}
+
+	DeviceCsr out, in;
+	FrontierWorkspace ws;
+	DeviceBuffer<uint8_t> status;
+	DeviceBuffer<vid_t> color, label;
+	DeviceBuffer<unsigned long long> slots;
+	DeviceBuffer<uint32_t> size;
+	DeviceBuffer<vid_t> pivots, a, b; // a and b: frontiers; Trim2's neighbours, WCC parents, minima
+	DeviceBuffer<vid_t> edges;        // advance's edge frontier
+	// 0: Trim's removed count (64 bits), 2: pivot count, 3: big SCC / WCC changed
+	DeviceBuffer<uint32_t> counters;
+	PinnedBuffer<uint32_t> host;
+	DeviceBuffer<NarrowState> narrow;
+	PinnedBuffer<NarrowState> host_narrow;
+};
+
+class SccRun {
+public:
+	SccRun(SccState &st, cudaStream_t stream, GpuSccTimings &t) : st_(st), s_(stream), t_(t) {
+		n_ = st.out.vertex_count();
+	}
+
+	void
+	run() {
+		SccView v = st_.view();
+		CUDA_CHECK(cudaMemsetAsync(st_.status.data(), 0, st_.status.bytes(), s_));
+		CUDA_CHECK(cudaMemsetAsync(st_.color.data(), 0, st_.color.bytes(), s_));
+		CUDA_CHECK(cudaMemsetAsync(st_.counters.data(), 0, st_.counters.bytes(), s_));
+		// Sizes are counted per pivot, and a pivot's SCC is found once: no reset between rounds.
+		CUDA_CHECK(cudaMemsetAsync(st_.size.data(), 0, st_.size.bytes(), s_));
+		bool phase2 = false;
+		for (;;) {
+			poll_cancel();
+			double t0 = now_ms();
+			trim(v);
+			t_.trim_ms += now_ms() - t0;
+			double t1 = now_ms();
+			if (!phase2 && (big_found_ || t_.phase1_rounds == kPhase1MaxRounds)) {
+				phase2 = true;
+				trim2(v);
+				wcc(v);
+				t_.trim2_wcc_ms += now_ms() - t1;
+				t1 = now_ms();
+			}
+			uint32_t pivots = elect_pivots(v);
+			if (pivots == 0)
+				break;
+			reach(v, st_.out.view(), kForward, pivots);
+			reach(v, st_.in.view(), kBackward, pivots);
+			update_kernel<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.size.data(), uint32_t(n_ / 100 + 1),
+			                                                        st_.counters.data() + 3);
+			CUDA_CHECK_LAUNCH();
+			split(v);
+			CUDA_CHECK(cudaMemcpyAsync(st_.host.data(), st_.counters.data(), 4 * sizeof(uint32_t),
+			                           cudaMemcpyDeviceToHost, s_));
+			CUDA_CHECK(cudaStreamSynchronize(s_));
+			big_found_ = big_found_ || st_.host[3] != 0;
+			(phase2 ? t_.phase2_rounds : t_.phase1_rounds)++;
+			(phase2 ? t_.phase2_ms : t_.phase1_ms) += now_ms() - t1;
+		}
+	}
+
+private:
+	void
+	clear_counters() {
+		CUDA_CHECK(cudaMemsetAsync(st_.counters.data(), 0, 3 * sizeof(uint32_t), s_));
+	}
+
+	void
+	trim(const SccView &v) {
+		auto *removed = reinterpret_cast<unsigned long long *>(st_.counters.data());
+		for (;;) {
+			clear_counters();
+			trim_kernel<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, removed);
+			CUDA_CHECK_LAUNCH();
+			CUDA_CHECK(
+			    cudaMemcpyAsync(st_.host.data(), removed, sizeof(unsigned long long), cudaMemcpyDeviceToHost, s_));
+			CUDA_CHECK(cudaStreamSynchronize(s_));
+			uint64_t count = *reinterpret_cast<const unsigned long long *>(st_.host.data());
+			t_.trim_passes++;
+			if (count == 0 || count * kTrimStop < n_)
+				return;
+			poll_cancel();
+		}
+	}
+
+	void
+	trim2(const SccView &v) {
+		only_neighbours<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.a.data(), st_.b.data());
+		CUDA_CHECK_LAUNCH();
+		trim2_kernel<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.a.data(), st_.b.data());
+		CUDA_CHECK_LAUNCH();
+	}
+
+	void
+	wcc(const SccView &v) {
+		vid_t *parent = st_.a.data();
+		wcc_init<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, parent);
+		CUDA_CHECK_LAUNCH();
+		for (;;) {
+			poll_cancel();
+			CUDA_CHECK(cudaMemsetAsync(st_.counters.data() + 3, 0, sizeof(uint32_t), s_));
+			wcc_hook<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, parent, st_.counters.data() + 3);
+			CUDA_CHECK_LAUNCH();
+			CUDA_CHECK(cudaMemcpyAsync(st_.host.data() + 3, st_.counters.data() + 3, sizeof(uint32_t),
+			                           cudaMemcpyDeviceToHost, s_));
+			CUDA_CHECK(cudaStreamSynchronize(s_));
+			t_.wcc_iterations++;
+			if (st_.host[3] == 0)
+				break;
+		}
+		wcc_colors<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, parent);
+		CUDA_CHECK_LAUNCH();
+	}
+
+	void
+	split(const SccView &v) {
+		CUDA_CHECK(cudaMemsetAsync(st_.slots.data(), 0, st_.slots.bytes(), s_));
+		split_elect<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.slots.data());
+		CUDA_CHECK_LAUNCH();
+		split_assign<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.slots.data());
+		CUDA_CHECK_LAUNCH();
+	}
+
+	// Marks one pivot per subgraph as visited both ways and lists them in st_.pivots.
+	uint32_t
+	elect_pivots(const SccView &v) {
+		clear_counters();
+		CUDA_CHECK(cudaMemsetAsync(st_.slots.data(), 0, n_ * sizeof(unsigned long long), s_));
+		pivot_elect<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.slots.data());
+		CUDA_CHECK_LAUNCH();
+		pivot_mark<<<blocks_for(n_), kBlockThreads, 0, s_>>>(v, st_.slots.data(), st_.pivots.data(),
+		                                                     st_.counters.data() + 2);
+		CUDA_CHECK_LAUNCH();
+		CUDA_CHECK(cudaMemcpyAsync(st_.host.data() + 2, st_.counters.data() + 2, sizeof(uint32_t),
+		                           cudaMemcpyDeviceToHost, s_));
+		CUDA_CHECK(cudaStreamSynchronize(s_));
+		return st_.host[2];
+	}
+
+	// Sets flag on every vertex its subgraph's pivot reaches along g.
+	void
+	reach(const SccView &v, CsrView g, uint8_t flag, vid_t count) {
+		vid_t *cur = st_.a.data(), *next = st_.b.data();
+		CUDA_CHECK(cudaMemcpyAsync(cur, st_.pivots.data(), count * sizeof(vid_t), cudaMemcpyDeviceToDevice, s_));
+		ReachOp op{v, flag};
+		while (count > 0) {
+			poll_cancel();
+			if (count <= kNarrowCapacity) {
+				st_.host_narrow[0] = {count, 0, 0};
+				CUDA_CHECK(cudaMemcpyAsync(st_.narrow.data(), st_.host_narrow.data(), sizeof(NarrowState),
+				                           cudaMemcpyHostToDevice, s_));
+				narrow_reach<<<1, kNarrowThreads, 0, s_>>>(v, g, flag, cur, next, st_.narrow.data());
+				CUDA_CHECK_LAUNCH();
+				CUDA_CHECK(cudaMemcpyAsync(st_.host_narrow.data(), st_.narrow.data(), sizeof(NarrowState),
+				                           cudaMemcpyDeviceToHost, s_));
+				CUDA_CHECK(cudaStreamSynchronize(s_));
+				NarrowState r = st_.host_narrow[0];
+				count = r.count;
+				t_.reach_levels += r.levels;
+				if (r.swapped)
+					std::swap(cur, next);
+				continue;
+			}
+			DegreeBins bins = bin_frontier(g, cur, count, st_.ws, s_);
+			advance(g, cur, bins, st_.edges.data(), op, st_.ws, s_);
+			count = compact(st_.edges.data(), bins.edges, next, st_.ws, s_);
+			std::swap(cur, next);
+			t_.reach_levels++;
+		}
+	}
+
+	SccState &st_;
+	cudaStream_t s_;
+	GpuSccTimings &t_;
+	size_t n_;
+	bool big_found_ = false;
+};
+
+__global__ void
+smallest_members(const vid_t *label, vid_t n, vid_t *smallest) {
+	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (v < n)
+		atomicMin(&smallest[label[v]], vid_t(v));
+}
+
+__global__ void
+relabel(vid_t *label, vid_t n, const vid_t *smallest) {
+	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (v < n)
+		label[v] = smallest[label[v]];
+}
+
+// Components from each vertex's smallest SCC member: numbered by Kahn's algorithm on the
+// condensation, the queue seeded in ascending smallest vertex, so the numbering is topological and
+// deterministic. Each component's out-edges are its members' edges, so no condensed CSR is built.
+Components
+number_components(const Csr &graph, const std::vector<vid_t> &smallest_of) {
+	size_t n = graph.vertex_count();
+	std::vector<uint32_t> index(n);
+	std::vector<vid_t> smallest;
+	for (size_t v = 0; v < n; v++)
+		if (smallest_of[v] == v) {
+			index[v] = uint32_t(smallest.size());
+			smallest.push_back(vid_t(v));
+		}
+	size_t k = smallest.size();
+	std::vector<uint32_t> comp(n);
+	std::vector<eid_t> first(k + 1, 0);
+	for (size_t v = 0; v < n; v++) {
+		comp[v] = index[smallest_of[v]];
+		first[comp[v] + 1]++;
+	}
+	for (size_t c = 0; c < k; c++)
+		first[c + 1] += first[c];
+	std::vector<vid_t> members(n);
+	std::vector<eid_t> fill(first.begin(), first.end() - 1);
+	std::vector<uint32_t> indegree(k, 0);
+	for (size_t v = 0; v < n; v++) {
+		members[fill[comp[v]]++] = vid_t(v);
+		for (const vid_t *w = graph.begin(vid_t(v)); w != graph.end(vid_t(v)); w++)
+			if (comp[*w] != comp[v])
+				indegree[comp[*w]]++;
+	}
+	std::vector<uint32_t> queue;
+	queue.reserve(k);
+	for (size_t c = 0; c < k; c++)
+		if (indegree[c] == 0)
+			queue.push_back(uint32_t(c));
+	std::vector<uint32_t> number(k);
+	for (size_t head = 0; head < queue.size(); head++) {
+		if ((head & 0xFFFF) == 0)
+			poll_cancel();
+		uint32_t c = queue[head];
+		number[c] = uint32_t(head);
+		for (eid_t i = first[c]; i < first[c + 1]; i++) {
+			vid_t v = members[i];
+			for (const vid_t *w = graph.begin(v); w != graph.end(v); w++)
+				if (comp[*w] != c && --indegree[comp[*w]] == 0)
+					queue.push_back(comp[*w]);
+		}
+	}
+	if (queue.size() != k)
+		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
+	Components result;
+	result.of_vertex.resize(n);
+	for (size_t v = 0; v < n; v++)
+		result.of_vertex[v] = number[comp[v]];
+	result.smallest_vertex.resize(k);
+	for (size_t c = 0; c < k; c++)
+		result.smallest_vertex[number[c]] = smallest[c];
+	return result;
+}
+
+} // namespace
+
+Components
+strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
+	size_t n = graph.vertex_count(), m = graph.edge_count();
+	double t0 = now_ms();
+	int devices = 0;
+	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+		cudaGetLastError();
+		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU SCC");
+	}
+	GpuSccTimings local;
+	GpuSccTimings &t = timings ? *timings : local;
+	t = GpuSccTimings{};
+	if (n == 0)
+		return Components{};
+	size_t free_bytes = 0, total_bytes = 0;
+	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+	// CUB's temporary storage and allocation granularity come on top of the arrays; the in-edges'
+	// transposition needs its scratch only while it runs, before the SCC arrays exist.
+	const size_t margin = (64 << 20) + free_bytes / 50;
+	size_t need =
+	    std::max(SccState::bytes_for(n, m), 2 * DeviceCsr::bytes_for(n, m) + DeviceCsr::transpose_peak_bytes(n, m)) +
+	    margin;
+	if (need > free_bytes)
+		throw Error(ErrorKind::limit_exceeded,
+		            "the graph needs about " + mib(need) + " of GPU memory for SCC, " + mib(free_bytes) + " are free",
+		            "compute the components on the CPU");
+
+	Stream stream;
+	cudaStream_t s = stream.get();
+	SccState st(graph, s);
+	{
+		TransposeScratch scratch;
+		st.out.transpose_into(st.in, scratch, st.ws.temp, s);
+		stream.synchronize();
+	}
+	t.upload_ms = now_ms() - t0;
+
+	SccRun(st, s, t).run();
+
+	double t1 = now_ms();
+	vid_t *smallest = st.a.data();
+	CUDA_CHECK(cudaMemsetAsync(smallest, 0xFF, n * sizeof(vid_t), s));
+	smallest_members<<<blocks_for(n), kBlockThreads, 0, s>>>(st.label.data(), vid_t(n), smallest);
+	CUDA_CHECK_LAUNCH();
+	relabel<<<blocks_for(n), kBlockThreads, 0, s>>>(st.label.data(), vid_t(n), smallest);
+	CUDA_CHECK_LAUNCH();
+	std::vector<vid_t> smallest_of(n);
+	CUDA_CHECK(cudaMemcpyAsync(smallest_of.data(), st.label.data(), n * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
+	stream.synchronize();
+	Components result = number_components(graph, smallest_of);
+	t.numbering_ms = now_ms() - t1;
+	return result;
+}
+
+} // namespace grail

@@ -1,0 +1,273 @@
+// GPU SCC against the CPU strongly_connected_components(): the same partition, the same smallest
+// vertex for every vertex's component (what SQL reports), and a numbering that is a topological
+// order of the condensation (the contract; the GPU's need not equal Tarjan's DFS order). Labelled
+// `gpu` in CTest; on a machine without a usable GPU every test reports skipped.
+#include "device.hpp"
+#include "error.hpp"
+#include "generate.hpp"
+#include "gpu.hpp"
+#include "oracle.hpp"
+#include "scc.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+using namespace grail;
+
+namespace {
+
+class GpuScc : public ::testing::Test {
+protected:
+	void
+	SetUp() override {
+		GpuProbe probe = probe_gpu();
+		if (!probe.usable)
+			GTEST_SKIP() << "no usable GPU: " << probe.description;
+	}
+};
+
+// Compares with the CPU and checks the contract; reports the first difference, not millions.
+GpuSccTimings
+expect_same(const Csr &graph, const std::string &what) {
+	Components cpu = strongly_connected_components(graph);
+	GpuSccTimings t;
+	Components gpu = strongly_connected_components_gpu(graph, &t);
+	size_t n = graph.vertex_count();
+	EXPECT_EQ(cpu.count(), gpu.count()) << what;
+	if (gpu.of_vertex.size() != n || cpu.count() != gpu.count()) {
+		ADD_FAILURE() << what << ": " << gpu.of_vertex.size() << " labels for " << n << " vertices";
+		return t;
+	}
+	for (size_t v = 0; v < n; v++) {
+		uint32_t c = gpu.of_vertex[v];
+		if (c >= gpu.count()) {
+			ADD_FAILURE() << what << ": vertex " << v << " has component " << c << " of " << gpu.count();
+			return t;
+		}
+		vid_t expected = cpu.smallest_vertex[cpu.of_vertex[v]];
+		if (gpu.smallest_vertex[c] != expected) {
+			ADD_FAILURE() << what << ": vertex " << v << " smallest member cpu " << expected << " gpu "
+			              << gpu.smallest_vertex[c];
+			return t;
+		}
+	}
+	// Equal smallest members per vertex and equal counts give the same partition; the numbering
+	// must be topological.
+	for (size_t v = 0; v < n; v++)
+		for (const vid_t *w = graph.begin(vid_t(v)); w != graph.end(vid_t(v)); w++)
+			if (gpu.of_vertex[v] > gpu.of_vertex[*w]) {
+				ADD_FAILURE() << what << ": edge " << v << " -> " << *w << " goes from component " << gpu.of_vertex[v]
+				              << " back to " << gpu.of_vertex[*w];
+				return t;
+			}
+	return t;
+}
+
+// A CSR that keeps self-loops and duplicate edges, as a table may hold them.
+Csr
+raw_csr(size_t n, const EdgeList &e) {
+	std::vector<vid_t> source(e.size()), target(e.size());
+	for (size_t k = 0; k < e.size(); k++) {
+		source[k] = vid_t(e.source[k]);
+		target[k] = vid_t(e.target[k]);
+	}
+	return Csr::from_pairs(n, source, target, false);
+}
+
+// n vertices, about n * degree uniformly random edges.
+EdgeList
+uniform(uint64_t n, uint64_t degree, uint64_t seed) {
+	Rng rng(seed);
+	EdgeList e;
+	e.reserve(n * degree);
+	for (uint64_t k = 0; k < n * degree; k++)
+		e.append(int64_t(rng.below(n)), int64_t(rng.below(n)));
+	return e;
+}
+
+// R-MAT with each edge's direction flipped at random: a giant SCC plus many small ones.
+EdgeList
+rmat_random_directions(unsigned scale, unsigned edge_factor, uint64_t seed) {
+	EdgeList r = generate_rmat(scale, edge_factor, seed);
+	Rng rng(seed ^ 0xD1CEull);
+	for (size_t k = 0; k < r.size(); k++)
+		if (rng.next() & 1)
+			std::swap(r.source[k], r.target[k]);
+	return r;
+}
+
+// pairs 2-cycles (2i <-> 2i+1) linked 2i+1 -> 2i+2: every pair is its own SCC, Trim removes
+// nothing and Trim2 only the pair at each end, so FB recurses about log(pairs) deep.
+EdgeList
+chain_of_two_cycles(uint64_t pairs) {
+	EdgeList e;
+	for (uint64_t i = 0; i < pairs; i++) {
+		e.append(int64_t(2 * i), int64_t(2 * i + 1));
+		e.append(int64_t(2 * i + 1), int64_t(2 * i));
+		if (i + 1 < pairs)
+			e.append(int64_t(2 * i + 1), int64_t(2 * i + 2));
+	}
+	return e;
+}
+
+EdgeList
+cycle(uint64_t n) {
+	EdgeList e;
+	e.reserve(n);
+	for (uint64_t v = 0; v < n; v++)
+		e.append(int64_t(v), int64_t((v + 1) % n));
+	return e;
+}
+
+} // namespace
+
+TEST_F(GpuScc, SmallRandomGraphs) {
+	for (uint64_t seed = 0; seed < 200; seed++) {
+		grail_test::TestGraph tg = grail_test::random_graph(seed);
+		expect_same(Graph::from_edges(tg.edges).out, "random graph " + std::to_string(seed) + " " + tg.shape);
+	}
+}
+
+TEST_F(GpuScc, Rmat) {
+	for (unsigned scale : {8u, 12u, 16u, 18u})
+		for (uint64_t seed : {1u, 2u}) {
+			std::string what = "rmat " + std::to_string(scale) + " seed " + std::to_string(seed);
+			expect_same(Graph::from_edges(generate_rmat(scale, 16, seed)).out, what);
+			expect_same(Graph::from_edges(rmat_random_directions(scale, 8, seed)).out, what + " random directions");
+		}
+}
+
+TEST_F(GpuScc, RandomDagsAreAllTrivial) {
+	for (uint64_t seed : {1u, 2u, 3u})
+		expect_same(Graph::from_edges(generate_random_dag(100'000, 4, seed)).out, "dag " + std::to_string(seed));
+}
+
+TEST_F(GpuScc, MillionTrivialComponents) {
+	Csr g = Graph::from_edges(generate_random_dag(1'000'000, 3, 9)).out;
+	expect_same(g, "dag of a million vertices");
+}
+
+TEST_F(GpuScc, Grids) {
+	for (bool both : {false, true})
+		expect_same(Graph::from_edges(generate_grid(300, 500, both)).out,
+		            std::string("grid 300x500") + (both ? " both ways" : ""));
+}
+
+TEST_F(GpuScc, OneGiantComponent) {
+	// A Hamiltonian cycle plus random chords: strongly connected, found by phase 1.
+	EdgeList e = cycle(1'000'000);
+	EdgeList chords = uniform(1'000'000, 4, 5);
+	for (size_t k = 0; k < chords.size(); k++)
+		e.append(chords.source[k], chords.target[k]);
+	GpuSccTimings t = expect_same(Graph::from_edges(e).out, "giant");
+	EXPECT_EQ(t.phase1_rounds, 1u);
+}
+
+TEST_F(GpuScc, ManySmallAroundAGiant) {
+	// A giant SCC (a cycle with random chords) feeding 50,000 small cycles of 2 to 7 vertices,
+	// each with an edge on to a later one: Trim removes none of them, so phase 2 finds them. They
+	// form one weakly connected piece, so FWcc seeds one pivot only (on an H200 this took 1400
+	// rounds: the round count is a known cost, not asserted here).
+	const int64_t giant = 200'000;
+	EdgeList e = cycle(uint64_t(giant));
+	EdgeList chords = uniform(uint64_t(giant), 3, 6);
+	for (size_t k = 0; k < chords.size(); k++)
+		e.append(chords.source[k], chords.target[k]);
+	Rng rng(7);
+	std::vector<int64_t> first;
+	int64_t base = giant;
+	for (int k = 0; k < 50'000; k++) {
+		int64_t size = 2 + int64_t(rng.below(6));
+		for (int64_t i = 0; i < size; i++)
+			e.append(base + i, base + (i + 1) % size);
+		e.append(int64_t(rng.below(uint64_t(giant))), base);
+		if (!first.empty())
+			e.append(first[rng.below(first.size())], base + size - 1);
+		first.push_back(base);
+		base += size;
+	}
+	GpuSccTimings t = expect_same(Graph::from_edges(e).out, "small cycles around a giant");
+	EXPECT_GT(t.phase2_rounds, 0u);
+	expect_same(Graph::from_edges(rmat_random_directions(20, 8, 3)).out, "rmat 20 random directions");
+}
+
+TEST_F(GpuScc, UniformRandomDigraphs) {
+	for (uint64_t degree : {1u, 2u, 5u})
+		expect_same(Graph::from_edges(uniform(200'000, degree, degree)).out,
+		            "uniform degree " + std::to_string(degree));
+}
+
+TEST_F(GpuScc, LongChainOfTwoCyclesRecursesDeep) {
+	GpuSccTimings t = expect_same(Graph::from_edges(chain_of_two_cycles(100'000)).out, "chain of 2-cycles");
+	// Colors are pivot ids, so depth cannot overflow them; a scheme that derives three child
+	// colors from a parent's (3c + k) would pass 2^32 after 21 levels.
+	EXPECT_GT(t.phase1_rounds + t.phase2_rounds, 21u);
+}
+
+TEST_F(GpuScc, NestedComponents) {
+	// Components 0..k-1 of growing size, each a cycle, with edges from every one to the next and
+	// back edges inside: the condensation is a long path with components of mixed sizes.
+	EdgeList e;
+	int64_t base = 0;
+	for (int64_t k = 1; k <= 400; k++) {
+		int64_t size = 1 + (k * 37) % 50;
+		for (int64_t i = 0; i < size; i++)
+			e.append(base + i, base + (i + 1) % size);
+		if (size > 2)
+			e.append(base + size - 1, base + 1);
+		e.append(base, base + size); // to the next component
+		base += size;
+	}
+	e.append(base, base); // the last target, a self-loop
+	expect_same(raw_csr(size_t(base) + 1, e), "nested");
+}
+
+TEST_F(GpuScc, TenMillionVertexCycle) {
+	GpuSccTimings t = expect_same(Graph::from_edges(cycle(10'000'000)).out, "cycle");
+	EXPECT_GE(t.reach_levels, 2 * 10'000'000ull - 2);
+}
+
+TEST_F(GpuScc, EmptyAndTiny) {
+	Components none = strongly_connected_components_gpu(Csr{});
+	EXPECT_EQ(none.count(), 0u);
+	EXPECT_TRUE(none.of_vertex.empty());
+	expect_same(Csr::from_pairs(1, {}, {}, false), "one isolated vertex");
+	expect_same(Csr::from_pairs(1, {0}, {0}, false), "one self-loop");
+	expect_same(Csr::from_pairs(2, {0, 1}, {1, 0}, false), "one 2-cycle");
+}
+
+TEST_F(GpuScc, SelfLoopsAndDuplicatesAreTrimmed) {
+	// Vertices whose only edges are self-loops (some duplicated) are trivial SCCs, and so are
+	// vertices with a duplicated edge to or from one neighbour.
+	EdgeList e;
+	for (int64_t v = 0; v < 1000; v++) {
+		e.append(v, v);
+		if (v % 3 == 0)
+			e.append(v, v);
+	}
+	for (int64_t v = 1000; v < 1100; v++) {
+		e.append(v, v);
+		e.append(v, v + 1);
+		e.append(v, v + 1);
+	}
+	Csr g = raw_csr(1101, e);
+	GpuSccTimings t = expect_same(g, "self-loops");
+	EXPECT_EQ(t.phase1_rounds + t.phase2_rounds, 0u) << "Trim alone should settle it";
+}
+
+TEST_F(GpuScc, SelfLoopsEverywhere) {
+	for (uint64_t seed : {1u, 2u}) {
+		EdgeList e = rmat_random_directions(14, 8, seed);
+		for (int64_t v = 0; v < (1 << 14); v++)
+			e.append(v, v);
+		expect_same(raw_csr(1 << 14, e), "rmat with self-loops " + std::to_string(seed));
+	}
+}
+
+TEST_F(GpuScc, Deterministic) {
+	Csr g = Graph::from_edges(rmat_random_directions(16, 8, 4)).out;
+	Components a = strongly_connected_components_gpu(g), b = strongly_connected_components_gpu(g);
+	EXPECT_EQ(a.of_vertex, b.of_vertex);
+	EXPECT_EQ(a.smallest_vertex, b.smallest_vertex);
+}
