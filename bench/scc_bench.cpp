@@ -10,6 +10,8 @@
 #include "gpu.hpp"
 #include "scc.hpp"
 
+#include "bench_util.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,26 +23,12 @@ using namespace grail;
 
 namespace {
 
-double
-now_ms() {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-double
-median(std::vector<double> v) {
-	std::sort(v.begin(), v.end());
-	return v.empty() ? 0 : v[v.size() / 2];
-}
+using bench::median;
+using bench::now_ms;
 
 uint64_t
 arg(const char *text) {
-	char *end = nullptr;
-	unsigned long long v = std::strtoull(text, &end, 10);
-	if (*text == '\0' || *end != '\0') {
-		std::fprintf(stderr, "scc_bench: not a number: %s\n", text);
-		std::exit(2);
-	}
-	return v;
+	return bench::number_arg("scc_bench", text);
 }
 
 int

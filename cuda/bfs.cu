@@ -10,6 +10,7 @@
 #include "error.hpp"
 #include "frontier_impl.cuh"
 #include "gpu.hpp"
+#include "host_util.hpp"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -184,15 +185,8 @@ split_keys(const uint64_t *keys, vid_t count, const vid_t *parent_of, vid_t *ver
 		parent[i] = parent_of[v];
 }
 
-double
-now_ms() {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string
-mib(size_t bytes) {
-	return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
-}
+using cuda_host::mib;
+using cuda_host::now_ms;
 
 // Everything one run holds on the device, freed together on every path out.
 struct BfsState {

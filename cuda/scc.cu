@@ -18,6 +18,7 @@
 #include "error.hpp"
 #include "frontier_impl.cuh"
 #include "gpu.hpp"
+#include "host_util.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -375,15 +376,8 @@ __launch_bounds__(kNarrowThreads)
 		*state = {count, levels, swapped};
 }
 
-double
-now_ms() {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
-
-std::string
-mib(size_t bytes) {
-	return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB";
-}
+using cuda_host::mib;
+using cuda_host::now_ms;
 
 // Everything one run holds on the device, freed together on every path out.
 struct SccState {

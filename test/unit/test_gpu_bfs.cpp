@@ -4,6 +4,7 @@
 #include "device.hpp"
 #include "error.hpp"
 #include "generate.hpp"
+#include "gpu_test.hpp"
 #include "gpu.hpp"
 #include "oracle.hpp"
 
@@ -15,15 +16,7 @@ using namespace grail;
 
 namespace {
 
-class GpuBfs : public ::testing::Test {
-protected:
-	void
-	SetUp() override {
-		GpuProbe probe = probe_gpu();
-		if (!probe.usable)
-			GTEST_SKIP() << "no usable GPU: " << probe.description;
-	}
-};
+using GpuBfs = GpuTest;
 
 // Compares whole vectors first (one message, not millions) and then says where they differ.
 void

@@ -5,6 +5,7 @@
 #include "device.hpp"
 #include "error.hpp"
 #include "generate.hpp"
+#include "gpu_test.hpp"
 #include "gpu.hpp"
 #include "oracle.hpp"
 #include "scc.hpp"
@@ -17,15 +18,7 @@ using namespace grail;
 
 namespace {
 
-class GpuScc : public ::testing::Test {
-protected:
-	void
-	SetUp() override {
-		GpuProbe probe = probe_gpu();
-		if (!probe.usable)
-			GTEST_SKIP() << "no usable GPU: " << probe.description;
-	}
-};
+using GpuScc = GpuTest;
 
 // Compares with the CPU and checks the contract; reports the first difference, not millions.
 GpuSccTimings
