@@ -8,13 +8,18 @@ SET grail.device = cpu;
 SELECT * FROM grail.bfs('device', 1);
 SET grail.device = auto;
 SELECT * FROM grail.bfs('device', 1);
--- Where a GPU is usable, bfs() runs there with the same rows; elsewhere, the error says why.
+-- Where a GPU is usable, the build's components and bfs() are computed there with the same
+-- results; elsewhere, the error says why.
 SET grail.device = gpu;
 DO $$
 DECLARE
 	gpu_rows text;
 	cpu_rows text;
 BEGIN
+	PERFORM grail.refresh_graph('device');
+	IF (SELECT array_agg(component ORDER BY vertex) FROM grail.scc_components('device')) <> ARRAY[1, 1, 1, 4]::bigint[] THEN
+		RAISE EXCEPTION 'GPU components differ from the CPU''s';
+	END IF;
 	SELECT string_agg(format('%s/%s/%s', vertex, depth, parent), ' ') INTO gpu_rows FROM grail.bfs('device', 1);
 	IF grail.device_info() NOT LIKE 'GPU:%' THEN
 		RAISE EXCEPTION 'bfs() ran under grail.device = gpu without a GPU';

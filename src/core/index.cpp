@@ -206,13 +206,14 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
 	st.graph_seconds = seconds_since(start);
 	uint64_t needed = estimate_build_bytes(st.input_edges, st.vertices, st.edges);
 	if (options.memory_limit_bytes != 0 && needed > options.memory_limit_bytes)
-		throw Error(ErrorKind::limit_exceeded,
-		            "building this index needs about " + std::to_string(needed >> 20) + " MB (" +
-		                std::to_string(st.vertices) + " vertices, " + std::to_string(st.edges) +
-		                " edges), more than the limit of " + std::to_string(options.memory_limit_bytes >> 20) + " MB");
+		throw Error(ErrorKind::limit_exceeded, "building this index needs about " + std::to_string(needed >> 20) +
+		                                           " MB (" + std::to_string(st.vertices) + " vertices, " +
+		                                           std::to_string(st.edges) + " edges), more than the limit of " +
+		                                           std::to_string(options.memory_limit_bytes >> 20) + " MB");
 
 	start = Clock::now();
-	index.components_ = strongly_connected_components(index.graph_.out);
+	index.components_ =
+	    options.components ? options.components(index.graph_.out) : strongly_connected_components(index.graph_.out);
 	index.dag_ = condensation(index.graph_.out, index.components_);
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();

@@ -8,6 +8,7 @@
 #include "graph.hpp"
 #include "scc.hpp"
 
+#include <functional>
 #include <memory>
 
 namespace grail {
@@ -17,6 +18,9 @@ struct BuildOptions {
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	// Refuse, with Error(limit_exceeded), a build whose estimated peak memory is larger; 0: no limit.
 	uint64_t memory_limit_bytes = 0;
+	// Computes the components, e.g. on a GPU; empty: the CPU Tarjan. It must keep the Components
+	// contract (topological numbering, smallest vertex per component).
+	std::function<Components(const Csr &)> components;
 };
 
 // Peak host memory of a build, a conservative estimate: reading and mapping the rows (the edge

@@ -1,6 +1,5 @@
 // grail.bfs().
 #include "bfs.hpp"
-#include "error.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
 
@@ -13,24 +12,6 @@ extern "C" {
 }
 
 using namespace grail::pg;
-
-/*
- * BFS on the device grail.device picks; under auto, a graph too large for the GPU runs on the CPU.
- */
-static grail::BfsResult
-run_bfs(const grail::Csr &graph, grail::vid_t source, uint32_t max_depth) {
-	if (use_gpu(graph.vertex_count(), graph.edge_count())) {
-		try {
-			return grail::bfs_gpu(graph, source, max_depth);
-		} catch (const grail::Error &e) {
-			if (e.kind() != grail::ErrorKind::limit_exceeded || !gpu_fallback_allowed())
-				throw;
-			std::string reason = e.what();
-			guard([&] { ereport(NOTICE, (errmsg("pg_grail: bfs() runs on the CPU: %s", reason.c_str()))); });
-		}
-	}
-	return grail::bfs(graph, source, max_depth);
-}
 
 GRAIL_FUNCTION(grail_bfs) {
 	// CALLED ON NULL INPUT for the optional max_depth; a NULL graph or source gives no rows.
@@ -55,7 +36,9 @@ GRAIL_FUNCTION(grail_bfs) {
 	int64_t dense = graph.index.find(source);
 	grail::BfsResult result;
 	if (dense >= 0)
-		result = run_bfs(g.out, grail::vid_t(dense), max_depth);
+		result = on_chosen_device(
+		    "bfs()", g.out, [&] { return grail::bfs_gpu(g.out, grail::vid_t(dense), max_depth); },
+		    [&] { return grail::bfs(g.out, grail::vid_t(dense), max_depth); });
 
 	guard([&] {
 		InitMaterializedSRF(fcinfo, 0);

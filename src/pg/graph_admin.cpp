@@ -1,5 +1,6 @@
 // create_graph, refresh_graph, drop_graph.
 #include "error.hpp"
+#include "gpu.hpp"
 #include "index.hpp"
 
 #include <chrono>
@@ -7,6 +8,7 @@
 
 #include "catalog.hpp"
 #include "edges.hpp"
+#include "gpu_choice.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
@@ -90,6 +92,11 @@ build_graph(const char *name, const GraphRow &row) {
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
+	options.components = [](const grail::Csr &graph) {
+		return on_chosen_device(
+		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
+		    [&] { return grail::strongly_connected_components(graph); });
+	};
 	grail::BuildStats stats;
 	grail::Index index;
 	try {
