@@ -14,11 +14,15 @@
 //   - Then Trim2 (size-2 SCCs) and weakly connected components (FWcc) make every WCC its own
 //     subgraph, so that phase 2 runs one pivot per WCC at once, in the same loop.
 // The result is a label per vertex (some vertex of its SCC); the smallest vertex per component
-// comes from an atomicMin pass, and the topological numbering from Kahn's algorithm on the host.
+// comes from an atomicMin pass, and the topological numbering from level-synchronous Kahn on the
+// device (on the host when the condensation is too deep for a launch per level to pay).
 #include "error.hpp"
 #include "frontier_impl.cuh"
 #include "gpu.hpp"
 #include "host_util.hpp"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
 
 #include <algorithm>
 #include <chrono>
@@ -591,9 +595,230 @@ relabel(vid_t *label, vid_t n, const vid_t *smallest) {
 		label[v] = smallest[label[v]];
 }
 
-// Components from each vertex's smallest SCC member: numbered by Kahn's algorithm on the
-// condensation, the queue seeded in ascending smallest vertex, so the numbering is topological and
-// deterministic. Each component's out-edges are its members' edges, so no condensed CSR is built.
+// The numbering on the device. Components get dense indices in the order of their smallest
+// vertices (a scan over the vertices that are their own label), and are then numbered by
+// level-synchronous Kahn over the input graph's edges (duplicates count once each in the in-degree
+// and once each in its decrements, so no condensed edge list is needed).
+__global__ void
+root_flags(const vid_t *label, vid_t n, uint32_t *flag) {
+	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (v < n)
+		flag[v] = label[v] == vid_t(v);
+}
+
+// roots_upto: inclusive prefix sum of root_flags, so a root's dense index is its count minus one.
+// keys gets a copy of comp for the sort, which consumes its input buffers.
+__global__ void
+dense_components(const vid_t *label, const uint32_t *roots_upto, vid_t n, vid_t *comp, vid_t *keys, vid_t *iota) {
+	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (v >= n)
+		return;
+	comp[v] = keys[v] = roots_upto[label[v]] - 1;
+	iota[v] = vid_t(v);
+}
+
+// First position of each component in the vertices sorted by component.
+__global__ void
+component_starts(const vid_t *sorted, vid_t n, vid_t *first) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < n && (i == 0 || sorted[i] != sorted[i - 1]))
+		first[sorted[i]] = vid_t(i);
+}
+
+__global__ void
+count_indegrees(CsrView g, const vid_t *comp, uint32_t *indegree) {
+	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (index >= g.vertices)
+		return;
+	vid_t u = vid_t(index), c = comp[u];
+	for (eid_t e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
+		vid_t d = comp[g.targets[e]];
+		if (d != c)
+			atomicAdd(&indegree[d], 1u);
+	}
+}
+
+// Lists the components without in-edges, in any order (each level is sorted before numbering).
+__global__ void
+sources(const uint32_t *indegree, vid_t k, vid_t *frontier, uint32_t *count) {
+	size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (c < k && indegree[c] == 0)
+		frontier[atomicAdd(count, 1u)] = vid_t(c);
+}
+
+// Numbers one level's components (sorted ascending, so by smallest vertex) and lists their sizes.
+__global__ void
+number_level(const vid_t *frontier, vid_t count, uint32_t base, const vid_t *first, vid_t k, vid_t n, uint32_t *number,
+             vid_t *size) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i >= count)
+		return;
+	vid_t c = frontier[i];
+	number[c] = base + uint32_t(i);
+	size[i] = (c + 1 < k ? first[c + 1] : n) - first[c];
+}
+
+// The members of one level's components, a thread per member, which finds its component by binary
+// search over the inclusive ends of their sizes: a giant component is spread like the rest.
+__global__ void
+expand_level(const vid_t *frontier, const vid_t *ends, vid_t count, vid_t total, const vid_t *first,
+             const vid_t *members, vid_t *out) {
+	size_t j = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (j >= total)
+		return;
+	vid_t lo = 0, hi = count - 1;
+	while (lo < hi) {
+		vid_t mid = lo + (hi - lo) / 2;
+		if (ends[mid] > j)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	vid_t start = lo ? ends[lo - 1] : 0;
+	out[j] = members[first[frontier[lo]] + (vid_t(j) - start)];
+}
+
+// Removes an edge between components from its target's in-degree; true for the one edge that
+// brings it to zero, so each component enters the next level once.
+struct ReleaseOp {
+	const vid_t *comp;
+	uint32_t *indegree;
+	__device__ bool
+	operator()(vid_t u, vid_t w) const {
+		vid_t d = comp[w];
+		return d != comp[u] && atomicSub(&indegree[d], 1u) == 1u;
+	}
+};
+
+__global__ void
+components_of(const vid_t *vertices, vid_t count, const vid_t *comp, vid_t *out) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < count)
+		out[i] = comp[vertices[i]];
+}
+
+__global__ void
+vertex_numbers(const vid_t *comp, const uint32_t *number, vid_t n, uint32_t *out) {
+	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (v < n)
+		out[v] = number[comp[v]];
+}
+
+// The sort is stable over ascending vertex ids, so a component's first member is its smallest.
+__global__ void
+smallest_by_number(const vid_t *first, const vid_t *members, const uint32_t *number, vid_t k, vid_t *out) {
+	size_t c = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (c < k)
+		out[number[c]] = members[first[c]];
+}
+
+// Each device level costs a few launches and host round trips (tens of microseconds), the host's
+// Kahn about a nanosecond per vertex or edge: a condensation deeper than this many levels (a long
+// chain of small components) is numbered on the host, so that the wasted levels stay a small part
+// of the host's cost.
+constexpr size_t kMinDeviceLevels = 8;
+constexpr size_t kItemsPerDeviceLevel = size_t(1) << 16;
+
+// Numbers the components of label (each vertex's smallest SCC member) on the device: Kahn level by
+// level, each level's components in ascending smallest vertex, so the numbering is deterministic.
+// Returns false, label untouched, when the condensation is too deep.
+bool
+number_on_device(SccState &st, cudaStream_t s, Components &result) {
+	size_t n = st.out.vertex_count(), m = st.out.edge_count();
+	const size_t max_levels = kMinDeviceLevels + (n + m) / kItemsPerDeviceLevel;
+	vid_t nv = vid_t(n);
+	const vid_t *label = st.label.data();
+	vid_t *comp = st.color.data();
+	uint32_t *flags = st.size.data(), *indegree = st.size.data();
+	vid_t *roots_upto = st.pivots.data(), *frontier = st.pivots.data();
+	// slots holds 6n words: the per-component numbers, the sort's four buffers and the starts.
+	vid_t *words = reinterpret_cast<vid_t *>(st.slots.data());
+	uint32_t *number = words;
+	cub::DoubleBuffer<vid_t> keys(words + n, words + 2 * n), values(words + 3 * n, words + 4 * n);
+	vid_t *first = words + 5 * n;
+	TempStorage &temp = st.ws.temp;
+
+	root_flags<<<blocks_for(n), kBlockThreads, 0, s>>>(label, nv, flags);
+	CUDA_CHECK_LAUNCH();
+	size_t bytes = 0;
+	CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, flags, roots_upto, int64_t(n), s));
+	CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(bytes), bytes, flags, roots_upto, int64_t(n), s));
+	dense_components<<<blocks_for(n), kBlockThreads, 0, s>>>(label, roots_upto, nv, comp, keys.Current(),
+	                                                         values.Current());
+	CUDA_CHECK_LAUNCH();
+	CUDA_CHECK(cudaMemcpyAsync(st.host.data(), roots_upto + n - 1, sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
+	const vid_t k = st.host[0];
+	int bits = 1;
+	while (bits < 32 && ((k - 1) >> bits) != 0)
+		bits++;
+	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, int64_t(n), 0, bits, s));
+	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, keys, values, int64_t(n), 0, bits, s));
+	const vid_t *members = values.Current();
+	component_starts<<<blocks_for(n), kBlockThreads, 0, s>>>(keys.Current(), nv, first);
+	CUDA_CHECK_LAUNCH();
+	// Free from here on: the sorted keys and both sort alternates.
+	vid_t *sorted_frontier = keys.Current(), *sizes = keys.Alternate(), *ends = values.Alternate();
+
+	CUDA_CHECK(cudaMemsetAsync(indegree, 0, k * sizeof(uint32_t), s));
+	count_indegrees<<<blocks_for(n), kBlockThreads, 0, s>>>(st.out.view(), comp, indegree);
+	CUDA_CHECK_LAUNCH();
+	CUDA_CHECK(cudaMemsetAsync(st.counters.data(), 0, sizeof(uint32_t), s));
+	sources<<<blocks_for(k), kBlockThreads, 0, s>>>(indegree, k, frontier, st.counters.data());
+	CUDA_CHECK_LAUNCH();
+	CUDA_CHECK(cudaMemcpyAsync(st.host.data(), st.counters.data(), sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
+	vid_t count = st.host[0];
+	uint32_t numbered = 0;
+	CsrView g = st.out.view();
+	ReleaseOp op{comp, indegree};
+	for (size_t level = 0; count > 0; level++) {
+		if (level == max_levels)
+			return false;
+		poll_cancel();
+		cub::DoubleBuffer<vid_t> level_keys(frontier, sorted_frontier);
+		CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, level_keys, int64_t(count), 0, bits, s));
+		CUDA_CHECK(cub::DeviceRadixSort::SortKeys(temp.get(bytes), bytes, level_keys, int64_t(count), 0, bits, s));
+		const vid_t *sorted = level_keys.Current();
+		number_level<<<blocks_for(count), kBlockThreads, 0, s>>>(sorted, count, numbered, first, k, nv, number, sizes);
+		CUDA_CHECK_LAUNCH();
+		CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, sizes, ends, int64_t(count), s));
+		CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.get(bytes), bytes, sizes, ends, int64_t(count), s));
+		CUDA_CHECK(cudaMemcpyAsync(st.host.data(), ends + count - 1, sizeof(vid_t), cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaStreamSynchronize(s));
+		vid_t total = st.host[0];
+		expand_level<<<blocks_for(total), kBlockThreads, 0, s>>>(sorted, ends, count, total, first, members,
+		                                                         st.a.data());
+		CUDA_CHECK_LAUNCH();
+		numbered += count;
+		// The sorted level is not read past this point, so the next one may overwrite frontier.
+		DegreeBins bins = bin_frontier(g, st.a.data(), total, st.ws, s);
+		advance(g, st.a.data(), bins, st.edges.data(), op, st.ws, s);
+		count = compact(st.edges.data(), bins.edges, st.b.data(), st.ws, s);
+		if (count == 0)
+			break;
+		components_of<<<blocks_for(count), kBlockThreads, 0, s>>>(st.b.data(), count, comp, frontier);
+		CUDA_CHECK_LAUNCH();
+	}
+	if (numbered != k)
+		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
+
+	vertex_numbers<<<blocks_for(n), kBlockThreads, 0, s>>>(comp, number, nv, st.a.data());
+	CUDA_CHECK_LAUNCH();
+	smallest_by_number<<<blocks_for(k), kBlockThreads, 0, s>>>(first, members, number, k, st.b.data());
+	CUDA_CHECK_LAUNCH();
+	result.of_vertex.resize(n);
+	result.smallest_vertex.resize(k);
+	CUDA_CHECK(cudaMemcpyAsync(result.of_vertex.data(), st.a.data(), n * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(
+	    cudaMemcpyAsync(result.smallest_vertex.data(), st.b.data(), k * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
+	return true;
+}
+
+// The host numbering, for condensations too deep for number_on_device(): Kahn's algorithm with the
+// queue seeded in ascending smallest vertex, so the numbering is deterministic. Each component's
+// out-edges are its members' edges, so no condensed CSR is built.
 Components
 number_components(const Csr &graph, const std::vector<vid_t> &smallest_of) {
 	size_t n = graph.vertex_count();
@@ -700,10 +925,13 @@ strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
 	CUDA_CHECK_LAUNCH();
 	relabel<<<blocks_for(n), kBlockThreads, 0, s>>>(st.label.data(), vid_t(n), smallest);
 	CUDA_CHECK_LAUNCH();
-	std::vector<vid_t> smallest_of(n);
-	CUDA_CHECK(cudaMemcpyAsync(smallest_of.data(), st.label.data(), n * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
-	stream.synchronize();
-	Components result = number_components(graph, smallest_of);
+	Components result;
+	if (!number_on_device(st, s, result)) {
+		std::vector<vid_t> smallest_of(n);
+		CUDA_CHECK(cudaMemcpyAsync(smallest_of.data(), st.label.data(), n * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
+		stream.synchronize();
+		result = number_components(graph, smallest_of);
+	}
 	t.numbering_ms = now_ms() - t1;
 	return result;
 }

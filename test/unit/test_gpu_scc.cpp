@@ -12,7 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <numeric>
 #include <string>
+#include <utility>
 
 using namespace grail;
 
@@ -102,6 +105,28 @@ chain_of_two_cycles(uint64_t pairs) {
 			e.append(int64_t(2 * i + 1), int64_t(2 * i + 2));
 	}
 	return e;
+}
+
+// The device numbering's order: Kahn levels of the condensation (a component's level is one more
+// than its deepest predecessor's), each level in ascending smallest vertex. Indexed by CPU
+// component; the CPU numbering is topological, so one pass in its order finds the levels.
+std::vector<uint32_t>
+level_order(const Csr &graph, const Components &cpu) {
+	size_t k = cpu.count();
+	Csr dag = condensation(graph, cpu);
+	std::vector<uint32_t> level(k, 0);
+	for (size_t c = 0; c < k; c++)
+		for (const vid_t *d = dag.begin(vid_t(c)); d != dag.end(vid_t(c)); d++)
+			level[*d] = std::max(level[*d], level[c] + 1);
+	std::vector<uint32_t> order(k);
+	std::iota(order.begin(), order.end(), 0u);
+	std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+		return std::pair(level[a], cpu.smallest_vertex[a]) < std::pair(level[b], cpu.smallest_vertex[b]);
+	});
+	std::vector<uint32_t> number(k);
+	for (size_t i = 0; i < k; i++)
+		number[order[i]] = uint32_t(i);
+	return number;
 }
 
 EdgeList
@@ -214,6 +239,50 @@ TEST_F(GpuScc, NestedComponents) {
 	}
 	e.append(base, base); // the last target, a self-loop
 	expect_same(raw_csr(size_t(base) + 1, e), "nested");
+}
+
+TEST_F(GpuScc, LayeredCondensationIsNumberedOnTheDevice) {
+	// 20 layers of 10,000 3-cycles and 2,000 single vertices under shuffled ids, each fed from
+	// random components of the layer before (from a cycle, by two edges out of different members):
+	// a condensation 20 levels deep, within the device numbering's level budget for this size
+	// (8 + (n + m) / 2^16, over 30), so the numbering must be the device's level order, not the
+	// host fallback's queue order.
+	const uint64_t layers = 20, cycles = 10'000, singles = 2'000, per_layer = 3 * cycles + singles;
+	Rng rng(11);
+	std::vector<int64_t> id(layers * per_layer);
+	std::iota(id.begin(), id.end(), int64_t(0));
+	for (size_t i = id.size() - 1; i > 0; i--)
+		std::swap(id[i], id[rng.below(i + 1)]);
+	// The first vertex of component j of layer l; cycles first, then singles.
+	auto head = [&](uint64_t l, uint64_t j) {
+		return l * per_layer + (j < cycles ? 3 * j : 3 * cycles + (j - cycles));
+	};
+	EdgeList e;
+	for (uint64_t l = 0; l < layers; l++)
+		for (uint64_t j = 0; j < cycles + singles; j++) {
+			uint64_t v = head(l, j);
+			if (j < cycles)
+				for (uint64_t i = 0; i < 3; i++)
+					e.append(id[v + i], id[v + (i + 1) % 3]);
+			if (l == 0)
+				continue;
+			uint64_t r = rng.below(cycles + singles), u = head(l - 1, r);
+			e.append(id[u], id[v]);
+			if (r < cycles)
+				e.append(id[u + 1], id[v + (j < cycles ? 2 : 0)]);
+			e.append(id[head(l - 1, rng.below(cycles + singles))], id[v]);
+		}
+	Csr g = raw_csr(id.size(), e);
+	expect_same(g, "layered");
+	Components cpu = strongly_connected_components(g), gpu = strongly_connected_components_gpu(g);
+	std::vector<uint32_t> expected = level_order(g, cpu);
+	ASSERT_EQ(gpu.of_vertex.size(), g.vertex_count());
+	for (size_t v = 0; v < g.vertex_count(); v++)
+		if (gpu.of_vertex[v] != expected[cpu.of_vertex[v]]) {
+			ADD_FAILURE() << "vertex " << v << " numbered " << gpu.of_vertex[v] << ", level order gives "
+			              << expected[cpu.of_vertex[v]];
+			break;
+		}
 }
 
 TEST_F(GpuScc, TenMillionVertexCycle) {
