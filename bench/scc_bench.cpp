@@ -1,9 +1,12 @@
 // GPU (FB-Trim hybrid) vs CPU (Tarjan) strongly connected components on a generated graph:
 // checks that both give the same smallest member for every vertex, then prints the time of each
 // GPU phase and its rounds, medians over runs.
-//   scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED  [--runs R]
+//   scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED
+//             | cycles GIANT SMALL SEED  [--runs R]
 // R-MAT edges get random directions (a giant SCC plus many small ones); uniform is a random
-// digraph with VERTICES * DEGREE edges.
+// digraph with VERTICES * DEGREE edges; cycles is a giant SCC (a cycle of GIANT vertices with
+// 3 * GIANT random chords) feeding SMALL cycles of 2 to 7 vertices, each also fed by an earlier
+// one: one weakly connected piece that phase 2 must take apart.
 #include "device.hpp"
 #include "error.hpp"
 #include "generate.hpp"
@@ -33,7 +36,9 @@ arg(const char *text) {
 
 int
 usage() {
-	std::fputs("usage: scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED [--runs R]\n", stderr);
+	std::fputs("usage: scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED | cycles GIANT SMALL SEED "
+	           "[--runs R]\n",
+	           stderr);
 	return 2;
 }
 
@@ -59,6 +64,24 @@ main(int argc, char **argv) {
 		for (uint64_t k = 0; k < a * b; k++)
 			edges.append(int64_t(rng.below(a)), int64_t(rng.below(a)));
 		name = "uniform-" + std::to_string(a) + "-" + std::to_string(b);
+	} else if (kind == "cycles" && a > 0) {
+		for (uint64_t v = 0; v < a; v++)
+			edges.append(int64_t(v), int64_t((v + 1) % a));
+		for (uint64_t k = 0; k < 3 * a; k++)
+			edges.append(int64_t(rng.below(a)), int64_t(rng.below(a)));
+		std::vector<int64_t> first;
+		int64_t base = int64_t(a);
+		for (uint64_t k = 0; k < b; k++) {
+			int64_t size = 2 + int64_t(rng.below(6));
+			for (int64_t i = 0; i < size; i++)
+				edges.append(base + i, base + (i + 1) % size);
+			edges.append(int64_t(rng.below(a)), base);
+			if (!first.empty())
+				edges.append(first[rng.below(first.size())], base + size - 1);
+			first.push_back(base);
+			base += size;
+		}
+		name = "cycles-" + std::to_string(a) + "-" + std::to_string(b);
 	} else {
 		return usage();
 	}
@@ -99,6 +122,12 @@ main(int argc, char **argv) {
 					std::fprintf(stderr, "scc_bench: GPU and CPU components differ at vertex %zu\n", v);
 					return 1;
 				}
+			for (size_t v = 0; v < n; v++)
+				for (const vid_t *w = csr.begin(vid_t(v)); w != csr.end(vid_t(v)); w++)
+					if (gpu.of_vertex[v] > gpu.of_vertex[*w]) {
+						std::fprintf(stderr, "scc_bench: GPU numbering not topological at edge %zu -> %u\n", v, *w);
+						return 1;
+					}
 			upload.push_back(t.upload_ms);
 			trim.push_back(t.trim_ms);
 			p1.push_back(t.phase1_ms);

@@ -12,7 +12,8 @@
 //     SCC; FW-only, BW-only and the rest become three new subgraphs. Phase 1 ends once an SCC of
 //     more than 1% of the vertices was found (the giant SCC).
 //   - Then Trim2 (size-2 SCCs) and weakly connected components (FWcc) make every WCC its own
-//     subgraph, so that phase 2 runs one pivot per WCC at once, in the same loop.
+//     subgraph, so that phase 2 runs one pivot per WCC at once, in the same loop; FWcc runs again
+//     every few phase-2 rounds, as the splits leave subgraphs in disconnected pieces.
 // The result is a label per vertex (some vertex of its SCC); the smallest vertex per component
 // comes from an atomicMin pass, and the topological numbering from level-synchronous Kahn on the
 // device (on the host when the condensation is too deep for a launch per level to pay).
@@ -48,6 +49,13 @@ constexpr uint32_t kNarrowLevels = 1u << 16;
 // Phase 1 looks for the giant SCC; a graph without one would run it with few pivots for many
 // rounds, so it also ends after this many rounds.
 constexpr uint32_t kPhase1MaxRounds = 4;
+
+// Phase 2 splits each subgraph into three per round, but the pieces are often disconnected (the
+// FW set of a pivot in a tree of small SCCs holds all its child subtrees), and one pivot per
+// subgraph then takes them one round at a time (50,000 chained small cycles took 1,400 rounds).
+// So FWcc runs again every kWccRounds rounds, giving each weakly connected piece its own pivot;
+// not every round, as a pass is a few sweeps over the edges, wasted where nothing splits.
+constexpr uint32_t kWccRounds = 4;
 
 // Trim is repeated while a pass removes at least 1/kTrimStop of the graph's vertices: a pass costs
 // a sweep over all edges, and the long tails it leaves (a path peels two vertices a pass) are
@@ -445,6 +453,8 @@ public:
 				wcc(v);
 				t_.trim2_wcc_ms += now_ms() - t1;
 				t1 = now_ms();
+			} else if (phase2 && t_.phase2_rounds > 0 && t_.phase2_rounds % kWccRounds == 0) {
+				wcc(v);
 			}
 			uint32_t pivots = elect_pivots(v);
 			if (pivots == 0)

@@ -185,8 +185,8 @@ TEST_F(GpuScc, OneGiantComponent) {
 TEST_F(GpuScc, ManySmallAroundAGiant) {
 	// A giant SCC (a cycle with random chords) feeding 50,000 small cycles of 2 to 7 vertices,
 	// each with an edge on to a later one: Trim removes none of them, so phase 2 finds them. They
-	// form one weakly connected piece, so FWcc seeds one pivot only (on an H200 this took 1400
-	// rounds: the round count is a known cost, not asserted here).
+	// form one weakly connected piece, so the first FWcc seeds one pivot only; its re-runs split
+	// the pieces that the rounds leave (scc_bench cycles shows the round count).
 	const int64_t giant = 200'000;
 	EdgeList e = cycle(uint64_t(giant));
 	EdgeList chords = uniform(uint64_t(giant), 3, 6);
