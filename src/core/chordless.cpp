@@ -26,10 +26,11 @@ namespace {
 
 constexpr vid_t kNone = std::numeric_limits<vid_t>::max();
 
-// Degree labelling (§2 of the paper): repeatedly remove a vertex of minimum degree in what is
-// left of the graph; the i-th removed vertex gets label i. Low-degree vertices get small labels,
-// and the search starts only from triplets centred on a cycle's smallest label, which keeps the
-// set of initial triplets small. Bucket lists by current degree: O(n + m).
+} // namespace
+
+// Low-degree vertices get small labels, and the search starts only from triplets centred on a
+// cycle's smallest label, which keeps the set of initial triplets small. Bucket lists by current
+// degree: O(n + m).
 std::vector<vid_t>
 degree_labelling(const Csr &g) {
 	size_t n = g.vertex_count();
@@ -80,8 +81,6 @@ degree_labelling(const Csr &g) {
 	}
 	return label;
 }
-
-} // namespace
 
 // The search of Algorithm 1 as a resumable state machine. Vertices are renumbered by their
 // degree label, so that "l(a) < l(b)" is "a < b" and the neighbours that can follow u on a

@@ -19,6 +19,11 @@ constexpr uint32_t kNoLengthLimit = std::numeric_limits<uint32_t>::max();
 // without self-loops or duplicates; adjacency lists sorted.
 Csr undirected_simple(const Csr &graph);
 
+// Degree labelling (§2 of the paper) of an undirected simple graph: repeatedly remove a vertex of
+// minimum degree in what is left of the graph (ties: smallest index); the i-th removed vertex gets
+// label i. Shared by the CPU search and the GPU one (cuda/chordless.cu), which must agree.
+std::vector<vid_t> degree_labelling(const Csr &undirected);
+
 // Cycles in bounded batches, flat: cycle i is vertices[starts[i] .. starts[i + 1]).
 struct CycleBatch {
 	std::vector<vid_t> vertices;

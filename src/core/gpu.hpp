@@ -3,6 +3,7 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
+#include "chordless.hpp"
 #include "scc.hpp"
 
 namespace grail {
@@ -43,5 +44,18 @@ struct GpuSccTimings {
 // on its DFS). Throws Error(limit_exceeded) when the graph does not fit in free device memory,
 // polls for cancellation between steps.
 Components strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings = nullptr);
+
+// The GPU search keeps each path as a bitmap of the graph's vertices: graphs with more vertices
+// than this are refused.
+constexpr size_t kGpuChordlessMaxVertices = 4096;
+
+// Same counts as count_chordless_cycles(): counts[k] = the number of chordless cycles of length k
+// of the undirected simple view (k <= max_length), trailing zeros dropped. The paths in flight
+// stay within path_budget_bytes of device memory (0: 512 MiB or half the free memory, whichever
+// is less; a budget below what one depth-first search needs is raised to that), however many
+// there are. Throws Error(limit_exceeded) above kGpuChordlessMaxVertices vertices or when the
+// memory is not free, polls for cancellation between steps.
+std::vector<uint64_t> count_chordless_cycles_gpu(const Csr &graph, uint32_t max_length = kNoLengthLimit,
+                                                 size_t path_budget_bytes = 0);
 
 } // namespace grail

@@ -23,4 +23,9 @@ strongly_connected_components_gpu(const Csr &, GpuSccTimings *) {
 	no_cuda();
 }
 
+std::vector<uint64_t>
+count_chordless_cycles_gpu(const Csr &, uint32_t, size_t) {
+	no_cuda();
+}
+
 } // namespace grail

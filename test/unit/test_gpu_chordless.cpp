@@ -1,0 +1,238 @@
+// GPU chordless-cycle counts against the CPU search (count_chordless_cycles(), itself checked
+// against a brute-force oracle in test_chordless.cpp) and the paper's Table 1. Labelled `gpu` in
+// CTest; on a machine without a usable GPU every test reports skipped.
+#include "chordless.hpp"
+#include "error.hpp"
+#include "generate.hpp"
+#include "gpu.hpp"
+#include "gpu_test.hpp"
+#include "graph.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace grail;
+
+namespace {
+
+using GpuChordless = GpuTest;
+using Pairs = std::vector<std::pair<vid_t, vid_t>>;
+
+// A budget far below what any graph here needs: the GPU raises it to its minimum, one depth-first
+// search, so that the stack's chunking and its one-path-at-a-time mode are both exercised.
+constexpr size_t kTinyBudget = 1;
+
+Csr
+csr_of(size_t n, const Pairs &edges) {
+	std::vector<vid_t> source, target;
+	for (auto [a, b] : edges) {
+		source.push_back(a);
+		target.push_back(b);
+	}
+	return Csr::from_pairs(n, source, target, false);
+}
+
+uint64_t
+total(const std::vector<uint64_t> &counts) {
+	uint64_t sum = 0;
+	for (uint64_t c : counts)
+		sum += c;
+	return sum;
+}
+
+void
+expect_same(const Csr &g, uint32_t max_length, const std::string &what, size_t budget = 0) {
+	std::vector<uint64_t> cpu = count_chordless_cycles(g, max_length);
+	std::vector<uint64_t> gpu = count_chordless_cycles_gpu(g, max_length, budget);
+	EXPECT_EQ(gpu, cpu) << what << ", max_length " << max_length << ", budget " << budget;
+}
+
+// Random graph with messy input (random directions, both directions, self-loops, duplicates).
+Csr
+random_graph(uint64_t seed) {
+	Rng rng(seed);
+	size_t n = 3 + rng.below(seed % 3 == 0 ? 60 : 20);
+	uint64_t density = n > 30 ? 3 + rng.below(12) : 10 + rng.below(70);
+	Pairs edges;
+	for (vid_t a = 0; a < n; a++) {
+		if (rng.below(8) == 0)
+			edges.push_back({a, a});
+		for (vid_t b = a + 1; b < n; b++) {
+			if (rng.below(100) >= density)
+				continue;
+			switch (rng.below(4)) {
+			case 0:
+				edges.push_back({a, b});
+				break;
+			case 1:
+				edges.push_back({b, a});
+				break;
+			case 2:
+				edges.push_back({a, b});
+				edges.push_back({b, a});
+				break;
+			default:
+				edges.push_back({a, b});
+				edges.push_back({a, b});
+			}
+		}
+	}
+	return csr_of(n, edges);
+}
+
+Csr
+grid(uint64_t rows, uint64_t cols) {
+	return Graph::from_edges(generate_grid(rows, cols, false)).out;
+}
+
+Csr
+complete_bipartite(vid_t m, vid_t n) {
+	Pairs edges;
+	for (vid_t a = 0; a < m; a++)
+		for (vid_t b = 0; b < n; b++)
+			edges.push_back({a, m + b});
+	return csr_of(m + n, edges);
+}
+
+Csr
+complete(vid_t n) {
+	Pairs edges;
+	for (vid_t a = 0; a < n; a++)
+		for (vid_t b = a + 1; b < n; b++)
+			edges.push_back({a, b});
+	return csr_of(n, edges);
+}
+
+// Hub 0, rim 1..k.
+Csr
+wheel(vid_t k) {
+	Pairs edges;
+	for (vid_t i = 1; i <= k; i++) {
+		edges.push_back({0, i});
+		edges.push_back({i, i % k + 1});
+	}
+	return csr_of(k + 1, edges);
+}
+
+Csr
+cycle(vid_t n) {
+	Pairs edges;
+	for (vid_t i = 0; i < n; i++)
+		edges.push_back({(i + 1) % n, i});
+	return csr_of(n, edges);
+}
+
+Csr
+petersen() {
+	Pairs edges;
+	for (vid_t i = 0; i < 5; i++) {
+		edges.push_back({i, (i + 1) % 5});
+		edges.push_back({i, i + 5});
+		edges.push_back({i + 5, (i + 2) % 5 + 5});
+	}
+	return csr_of(10, edges);
+}
+
+} // namespace
+
+TEST_F(GpuChordless, RandomGraphsMatchTheCpu) {
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		Csr g = random_graph(seed);
+		std::string what = "random graph " + std::to_string(seed);
+		expect_same(g, kNoLengthLimit, what);
+		expect_same(g, 3 + uint32_t(seed % 6), what);
+		if (seed % 10 == 0)
+			expect_same(g, kNoLengthLimit, what, kTinyBudget);
+	}
+}
+
+// Table 1 of papers/gpu-chordless-cycles.txt.
+TEST_F(GpuChordless, PaperGrids) {
+	EXPECT_EQ(total(count_chordless_cycles_gpu(grid(4, 10))), 1823u);
+	EXPECT_EQ(total(count_chordless_cycles_gpu(grid(5, 6))), 749u);
+	EXPECT_EQ(total(count_chordless_cycles_gpu(grid(6, 6))), 3436u);
+	EXPECT_EQ(total(count_chordless_cycles_gpu(grid(5, 10))), 52620u);
+	EXPECT_EQ(total(count_chordless_cycles_gpu(grid(6, 10))), 800139u);
+	EXPECT_EQ(total(count_chordless_cycles_gpu(grid(7, 10))), 8136453u);
+	expect_same(grid(6, 10), kNoLengthLimit, "grid 6x10");
+}
+
+TEST_F(GpuChordless, CompleteBipartiteGraphs) {
+	std::vector<uint64_t> k88 = count_chordless_cycles_gpu(complete_bipartite(8, 8));
+	ASSERT_EQ(k88.size(), 5u);
+	EXPECT_EQ(k88[4], 784u);
+	EXPECT_EQ(total(k88), 784u);
+	std::vector<uint64_t> k5050 = count_chordless_cycles_gpu(complete_bipartite(50, 50));
+	ASSERT_EQ(k5050.size(), 5u);
+	EXPECT_EQ(k5050[4], 1500625u);
+	EXPECT_EQ(total(k5050), 1500625u);
+}
+
+TEST_F(GpuChordless, SmallShapes) {
+	std::vector<uint64_t> p = count_chordless_cycles_gpu(petersen());
+	ASSERT_EQ(p.size(), 7u);
+	EXPECT_EQ(p[5], 12u);
+	EXPECT_EQ(p[6], 10u);
+	EXPECT_EQ(total(p), 22u);
+	for (vid_t k : {4u, 5u, 10u, 100u}) {
+		std::vector<uint64_t> w = count_chordless_cycles_gpu(wheel(k));
+		ASSERT_EQ(w.size(), k + 1) << "wheel " << k;
+		EXPECT_EQ(w[3], k);
+		EXPECT_EQ(w[k], 1u);
+		EXPECT_EQ(total(w), k + 1);
+	}
+	for (vid_t n : {3u, 4u, 5u, 17u, 100u, 1000u}) {
+		std::vector<uint64_t> c = count_chordless_cycles_gpu(cycle(n));
+		ASSERT_EQ(c.size(), n + 1) << "C_" << n;
+		EXPECT_EQ(c[n], 1u);
+		EXPECT_EQ(total(c), 1u);
+		if (n > 3) {
+			EXPECT_TRUE(count_chordless_cycles_gpu(cycle(n), n - 1).empty()) << "C_" << n;
+		}
+	}
+	std::vector<uint64_t> k20 = count_chordless_cycles_gpu(complete(20));
+	ASSERT_EQ(k20.size(), 4u);
+	EXPECT_EQ(k20[3], 1140u);
+	EXPECT_TRUE(count_chordless_cycles_gpu(Csr{}).empty());
+	EXPECT_TRUE(count_chordless_cycles_gpu(csr_of(6, {{0, 1}, {0, 2}, {2, 3}, {2, 4}, {4, 5}, {5, 5}})).empty());
+}
+
+TEST_F(GpuChordless, LengthLimits) {
+	for (uint32_t max_length : {3u, 4u, 5u, 8u, 12u, 20u}) {
+		expect_same(grid(5, 6), max_length, "grid 5x6");
+		expect_same(petersen(), max_length, "petersen");
+		expect_same(wheel(10), max_length, "wheel 10");
+		expect_same(complete_bipartite(8, 8), max_length, "K_8,8");
+	}
+}
+
+// The path set stays within its budget: the minimum (one depth-first search) and a small one
+// that forces many chunks give the CPU's counts.
+TEST_F(GpuChordless, BoundedPathMemory) {
+	for (size_t budget : {kTinyBudget, size_t(64) << 10, size_t(1) << 20}) {
+		expect_same(grid(4, 10), kNoLengthLimit, "grid 4x10", budget);
+		expect_same(grid(6, 6), kNoLengthLimit, "grid 6x6", budget);
+		expect_same(complete_bipartite(8, 8), kNoLengthLimit, "K_8,8", budget);
+		expect_same(wheel(100), kNoLengthLimit, "wheel 100", budget);
+		expect_same(petersen(), 5, "petersen", budget);
+	}
+	expect_same(grid(5, 10), kNoLengthLimit, "grid 5x10", size_t(1) << 20);
+}
+
+TEST_F(GpuChordless, TooManyVerticesForTheBitmapIsACleanError) {
+	Csr big = cycle(vid_t(kGpuChordlessMaxVertices + 1));
+	try {
+		count_chordless_cycles_gpu(big);
+		FAIL() << "a graph above the bitmap limit was accepted";
+	} catch (const Error &e) {
+		EXPECT_EQ(e.kind(), ErrorKind::limit_exceeded);
+		EXPECT_NE(std::string(e.what()).find(std::to_string(kGpuChordlessMaxVertices)), std::string::npos) << e.what();
+	}
+	// At the limit it works.
+	std::vector<uint64_t> at_limit = count_chordless_cycles_gpu(cycle(vid_t(kGpuChordlessMaxVertices)));
+	EXPECT_EQ(total(at_limit), 1u);
+	EXPECT_THROW(count_chordless_cycles_gpu(grid(3, 3), 2), Error);
+}
