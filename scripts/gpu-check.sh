@@ -4,7 +4,8 @@
 # unit tests, and times bfs() from SQL on the CPU and the GPU to place grail.gpu_min_edges.
 # Needs, carried in .gpu/: debs/ (../shared/gpu-machine/download-debs.sh .gpu/debs) and
 # start-postgres.sh (a copy of ../shared/gpu-machine/start-postgres.sh); .gtest/ (a copy of
-# /usr/src/googletest) for the unit tests. Logs go to $OUT (or /tmp/gpu-check).
+# /usr/src/googletest) for the unit tests. Logs go to $OUT (or /tmp/gpu-check). --no-timings skips
+# the bfs() timings.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu-check}
@@ -34,6 +35,7 @@ psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
 PGOPTIONS='-c grail.device=gpu' pg_prove -d grail_tap test/pgtap/*.sql >"$out/pgtap.log" 2>&1 || status=1
 tail -2 "$out/pgtap.log"
 
+[ "${1:-}" = "--no-timings" ] && exit $status
 echo "== bfs() from SQL: CPU vs GPU (median of 5, ms)"
 psql -Xq -c "DROP DATABASE IF EXISTS grail_gpu" -c "CREATE DATABASE grail_gpu"
 psql -Xq -d grail_gpu -c "CREATE EXTENSION pg_grail"
