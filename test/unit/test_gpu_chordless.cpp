@@ -142,12 +142,14 @@ petersen() {
 } // namespace
 
 TEST_F(GpuChordless, RandomGraphsMatchTheCpu) {
-	for (uint64_t seed = 0; seed < 300; seed++) {
+	// 30 graphs: each GPU call costs about 0.8 s on an H200 whatever the graph's size (not yet
+	// explained), so 300 took 500 s.
+	for (uint64_t seed = 0; seed < 30; seed++) {
 		Csr g = random_graph(seed);
 		std::string what = "random graph " + std::to_string(seed);
 		expect_same(g, kNoLengthLimit, what, kSmallBudget);
 		expect_same(g, 3 + uint32_t(seed % 6), what, kSmallBudget);
-		if (seed % 10 == 0)
+		if (seed % 5 == 0)
 			expect_same(g, kNoLengthLimit, what, kTinyBudget);
 	}
 }
