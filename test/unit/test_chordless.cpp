@@ -2,6 +2,7 @@
 #include "error.hpp"
 #include "generate.hpp"
 #include "graph.hpp"
+#include "shapes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,17 +16,7 @@ using namespace grail;
 namespace {
 
 using Cycle = std::vector<vid_t>;
-using Pairs = std::vector<std::pair<vid_t, vid_t>>;
-
-Csr
-csr_of(size_t n, const Pairs &edges) {
-	std::vector<vid_t> source, target;
-	for (auto [a, b] : edges) {
-		source.push_back(a);
-		target.push_back(b);
-	}
-	return Csr::from_pairs(n, source, target, false);
-}
+using namespace shapes;
 
 std::vector<Cycle>
 enumerate(const Csr &g, uint32_t min_length = 3, uint32_t max_length = kNoLengthLimit, size_t batch_size = 1000) {
@@ -50,14 +41,6 @@ lengths_of(const std::vector<Cycle> &cycles) {
 		counts[c.size()]++;
 	}
 	return counts;
-}
-
-uint64_t
-total(const std::vector<uint64_t> &counts) {
-	uint64_t sum = 0;
-	for (uint64_t c : counts)
-		sum += c;
-	return sum;
 }
 
 // Every induced cycle by brute force over vertex subsets: a subset induces a cycle iff it has at
@@ -150,40 +133,6 @@ random_messy_graph(uint64_t seed) {
 	}
 	g.directed = csr_of(g.n, edges);
 	return g;
-}
-
-Csr
-grid(uint64_t rows, uint64_t cols) {
-	return Graph::from_edges(generate_grid(rows, cols, false)).out;
-}
-
-Csr
-complete(vid_t n) {
-	Pairs edges;
-	for (vid_t a = 0; a < n; a++)
-		for (vid_t b = a + 1; b < n; b++)
-			edges.push_back({a, b});
-	return csr_of(n, edges);
-}
-
-Csr
-complete_bipartite(vid_t m, vid_t n) {
-	Pairs edges;
-	for (vid_t a = 0; a < m; a++)
-		for (vid_t b = 0; b < n; b++)
-			edges.push_back({a, m + b});
-	return csr_of(m + n, edges);
-}
-
-// Hub 0, rim 1..k.
-Csr
-wheel(vid_t k) {
-	Pairs edges;
-	for (vid_t i = 1; i <= k; i++) {
-		edges.push_back({0, i});
-		edges.push_back({i, i % k + 1});
-	}
-	return csr_of(k + 1, edges);
 }
 
 uint64_t

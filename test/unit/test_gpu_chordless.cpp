@@ -7,6 +7,7 @@
 #include "gpu.hpp"
 #include "gpu_test.hpp"
 #include "graph.hpp"
+#include "shapes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -19,7 +20,7 @@ using namespace grail;
 namespace {
 
 using GpuChordless = GpuTest;
-using Pairs = std::vector<std::pair<vid_t, vid_t>>;
+using namespace shapes;
 
 // A budget far below what any graph here needs: the GPU raises it to its minimum, one depth-first
 // search, so that the stack's chunking and its one-path-at-a-time mode are both exercised.
@@ -27,24 +28,6 @@ constexpr size_t kTinyBudget = 1;
 // Small graphs need little: the default budget (up to 512 MiB, allocated per call) would make
 // hundreds of calls spend minutes allocating.
 constexpr size_t kSmallBudget = size_t(4) << 20;
-
-Csr
-csr_of(size_t n, const Pairs &edges) {
-	std::vector<vid_t> source, target;
-	for (auto [a, b] : edges) {
-		source.push_back(a);
-		target.push_back(b);
-	}
-	return Csr::from_pairs(n, source, target, false);
-}
-
-uint64_t
-total(const std::vector<uint64_t> &counts) {
-	uint64_t sum = 0;
-	for (uint64_t c : counts)
-		sum += c;
-	return sum;
-}
 
 void
 expect_same(const Csr &g, uint32_t max_length, const std::string &what, size_t budget = 0) {
@@ -84,40 +67,6 @@ random_graph(uint64_t seed) {
 		}
 	}
 	return csr_of(n, edges);
-}
-
-Csr
-grid(uint64_t rows, uint64_t cols) {
-	return Graph::from_edges(generate_grid(rows, cols, false)).out;
-}
-
-Csr
-complete_bipartite(vid_t m, vid_t n) {
-	Pairs edges;
-	for (vid_t a = 0; a < m; a++)
-		for (vid_t b = 0; b < n; b++)
-			edges.push_back({a, m + b});
-	return csr_of(m + n, edges);
-}
-
-Csr
-complete(vid_t n) {
-	Pairs edges;
-	for (vid_t a = 0; a < n; a++)
-		for (vid_t b = a + 1; b < n; b++)
-			edges.push_back({a, b});
-	return csr_of(n, edges);
-}
-
-// Hub 0, rim 1..k.
-Csr
-wheel(vid_t k) {
-	Pairs edges;
-	for (vid_t i = 1; i <= k; i++) {
-		edges.push_back({0, i});
-		edges.push_back({i, i % k + 1});
-	}
-	return csr_of(k + 1, edges);
 }
 
 Csr
