@@ -186,20 +186,9 @@ count_chordless_cycles_gpu(const Csr &graph, uint32_t max_length, size_t path_bu
 
 	// The search graph of the CPU (ChordlessCycleEnumerator::Search): the undirected simple view
 	// renumbered by degree label, so that "smaller label" is "smaller index".
-	Csr adj;
-	{
-		Csr simple = undirected_simple(graph);
-		std::vector<vid_t> label = degree_labelling(simple);
-		std::vector<vid_t> source, target;
-		source.reserve(simple.edge_count());
-		target.reserve(simple.edge_count());
-		for (vid_t v = 0; v < n; v++)
-			for (const vid_t *w = simple.begin(v); w != simple.end(v); w++) {
-				source.push_back(label[v]);
-				target.push_back(label[*w]);
-			}
-		adj = Csr::from_pairs(n, source, target, true);
-	}
+	Csr simple = undirected_simple(graph);
+	std::vector<vid_t> label = degree_labelling(simple);
+	Csr adj = relabelled(std::move(simple), label);
 
 	// Seed units (stage 1) and how many triplets each can yield; the longest row bounds how
 	// many paths one path can extend to (its last vertex's other neighbours).

@@ -82,6 +82,21 @@ degree_labelling(const Csr &g) {
 	return label;
 }
 
+Csr
+relabelled(Csr undirected, const std::vector<vid_t> &label) {
+	size_t n = undirected.vertex_count();
+	std::vector<vid_t> source, target;
+	source.reserve(undirected.edge_count());
+	target.reserve(undirected.edge_count());
+	for (vid_t v = 0; v < n; v++)
+		for (const vid_t *w = undirected.begin(v); w != undirected.end(v); w++) {
+			source.push_back(label[v]);
+			target.push_back(label[*w]);
+		}
+	undirected = Csr();
+	return Csr::from_pairs(n, source, target, true);
+}
+
 // The search of Algorithm 1 as a resumable state machine. Vertices are renumbered by their
 // degree label, so that "l(a) < l(b)" is "a < b" and the neighbours that can follow u on a
 // cycle whose smallest label is u are a suffix of each sorted adjacency list.
@@ -103,16 +118,7 @@ public:
 		original_.resize(n);
 		for (vid_t v = 0; v < n; v++)
 			original_[label[v]] = v;
-		std::vector<vid_t> source, target;
-		source.reserve(simple.edge_count());
-		target.reserve(simple.edge_count());
-		for (vid_t v = 0; v < n; v++)
-			for (const vid_t *w = simple.begin(v); w != simple.end(v); w++) {
-				source.push_back(label[v]);
-				target.push_back(label[*w]);
-			}
-		simple = Csr(); // the renumbered copy replaces it: one graph copy at a time besides the pairs
-		adj_ = Csr::from_pairs(n, source, target, true);
+		adj_ = relabelled(std::move(simple), label);
 		blocked_.assign(n, 0);
 		near_first_.assign(n, 0);
 	}

@@ -24,6 +24,10 @@ Csr undirected_simple(const Csr &graph);
 // label i. Shared by the CPU search and the GPU one (cuda/chordless.cu), which must agree.
 std::vector<vid_t> degree_labelling(const Csr &undirected);
 
+// The undirected graph with vertex v renamed label[v] (a permutation). Consumes the graph, which
+// is freed before the renamed copy is built: one copy at a time besides the edge pairs.
+Csr relabelled(Csr undirected, const std::vector<vid_t> &label);
+
 // Cycles in bounded batches, flat: cycle i is vertices[starts[i] .. starts[i + 1]).
 struct CycleBatch {
 	std::vector<vid_t> vertices;

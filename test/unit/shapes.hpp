@@ -63,4 +63,35 @@ wheel(vid_t k) {
 	return csr_of(k + 1, edges);
 }
 
+// Random edges over n vertices as a user's table may hold them: each pair {a, b} chosen with
+// probability density/100 appears in one direction, the other, both, or twice; some self-loops.
+inline Pairs
+messy_edges(Rng &rng, size_t n, uint64_t density) {
+	Pairs edges;
+	for (vid_t a = 0; a < n; a++) {
+		if (rng.below(8) == 0)
+			edges.push_back({a, a});
+		for (vid_t b = a + 1; b < n; b++) {
+			if (rng.below(100) >= density)
+				continue;
+			switch (rng.below(4)) {
+			case 0:
+				edges.push_back({a, b});
+				break;
+			case 1:
+				edges.push_back({b, a});
+				break;
+			case 2:
+				edges.push_back({a, b});
+				edges.push_back({b, a});
+				break;
+			default:
+				edges.push_back({a, b});
+				edges.push_back({a, b});
+			}
+		}
+	}
+	return edges;
+}
+
 } // namespace grail::shapes

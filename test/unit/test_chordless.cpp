@@ -105,32 +105,11 @@ random_messy_graph(uint64_t seed) {
 	MessyGraph g;
 	g.n = 3 + rng.below(10); // 3..12 vertices
 	uint64_t density = 10 + rng.below(80);
+	Pairs edges = messy_edges(rng, g.n, density);
 	g.adjacent.assign(g.n, std::vector<bool>(g.n, false));
-	Pairs edges;
-	for (vid_t a = 0; a < g.n; a++) {
-		if (rng.below(8) == 0)
-			edges.push_back({a, a});
-		for (vid_t b = a + 1; b < g.n; b++) {
-			if (rng.below(100) >= density)
-				continue;
+	for (auto [a, b] : edges)
+		if (a != b)
 			g.adjacent[a][b] = g.adjacent[b][a] = true;
-			switch (rng.below(4)) {
-			case 0:
-				edges.push_back({a, b});
-				break;
-			case 1:
-				edges.push_back({b, a});
-				break;
-			case 2:
-				edges.push_back({a, b});
-				edges.push_back({b, a});
-				break;
-			default:
-				edges.push_back({a, b});
-				edges.push_back({a, b});
-			}
-		}
-	}
 	g.directed = csr_of(g.n, edges);
 	return g;
 }

@@ -42,31 +42,7 @@ random_graph(uint64_t seed) {
 	Rng rng(seed);
 	size_t n = 3 + rng.below(seed % 3 == 0 ? 60 : 20);
 	uint64_t density = n > 30 ? 3 + rng.below(12) : 10 + rng.below(70);
-	Pairs edges;
-	for (vid_t a = 0; a < n; a++) {
-		if (rng.below(8) == 0)
-			edges.push_back({a, a});
-		for (vid_t b = a + 1; b < n; b++) {
-			if (rng.below(100) >= density)
-				continue;
-			switch (rng.below(4)) {
-			case 0:
-				edges.push_back({a, b});
-				break;
-			case 1:
-				edges.push_back({b, a});
-				break;
-			case 2:
-				edges.push_back({a, b});
-				edges.push_back({b, a});
-				break;
-			default:
-				edges.push_back({a, b});
-				edges.push_back({a, b});
-			}
-		}
-	}
-	return csr_of(n, edges);
+	return csr_of(n, messy_edges(rng, n, density));
 }
 
 Csr
