@@ -1,6 +1,6 @@
-// GPU chordless-cycle counting: the two stages of Jradi et al. (papers/gpu-chordless-cycles.txt
-// §4) on the undirected simple view, vertices renumbered by the CPU's degree labelling so that
-// the GPU counts exactly the cycles the CPU search finds:
+// GPU chordless cycles: the two stages of Jradi et al. (papers/gpu-chordless-cycles.txt §4) on
+// the undirected simple view, vertices renumbered by the CPU's degree labelling so that the GPU
+// finds exactly the cycles the CPU search finds:
 //   - stage 1: every initial triplet <x, u, y> (u < x < y, x and y neighbours of u) in parallel,
 //     one thread per (u, x); adjacent x, y close a triangle, the others become chordless paths;
 //   - stage 2: every chordless path is expanded in parallel, one thread per path, a path being
@@ -12,7 +12,14 @@
 // segments of one length each, always expanding the top (longest) segment, in chunks as large as
 // the free room allows and one path at a time when it is tight. One path at a time is a
 // depth-first search, whose stack holds at most n paths above where it started (see
-// PathStack::choose_chunk), so any graph within the bitmap limit completes within the budget.
+// expand_step), so any graph within the bitmap limit completes within the budget.
+//
+// Enumeration: the thread that closes a cycle walks it (the cycle is induced, so each of its
+// vertices has exactly two neighbours in it) from its smallest input vertex towards the smaller
+// neighbour, and appends it to a cycle buffer of fixed size, which the host downloads whenever it
+// is full. A step whose cycles do not fit is forgotten and redone after the download, so the
+// buffer bounds the memory however many cycles there are, and the search is resumable between
+// downloads (LIMIT in SQL stops it).
 #include "check.cuh"
 #include "chordless.hpp"
 #include "device_csr.cuh"
@@ -21,21 +28,43 @@
 #include "host_util.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace grail {
 
 using namespace cuda;
+using cuda_host::mib;
+using cuda_host::now_ms;
 
 namespace {
 
 constexpr int kThreads = 256;
 constexpr size_t kDefaultBudget = size_t(512) << 20;
+constexpr vid_t kNone = std::numeric_limits<vid_t>::max();
 
 // A path record: kHeader words, then the bitmap of its vertices (one bit per search vertex).
 // Records are arrays of 32-bit words so that the bitmap width can follow the graph's size.
 enum Field : uint32_t { f_first, f_second, f_last, f_length, kHeader };
+
+// Cycles leave the device as records of 16-bit words, half the bytes of 32-bit ones: the length,
+// then the input vertices in canonical order. Both fit since n <= kGpuChordlessMaxVertices.
+using CycleWord = uint16_t;
+static_assert(kGpuChordlessMaxVertices <= 0xFFFF, "cycle records hold vertex indexes in 16 bits");
+
+// Counters the host reads after each step, one copy each way.
+enum Counter : uint32_t { c_paths, c_cycle_words, kCounters };
+
+// Where closed cycles go; cycles == nullptr when only counting.
+struct CycleSink {
+	CycleWord *cycles;
+	unsigned long long *used; // words claimed; may run past capacity, then the host redoes the step
+	unsigned long long capacity;
+	const vid_t *original; // search vertex -> input vertex
+	uint32_t min_length;
+};
 
 unsigned
 blocks_for(size_t items) {
@@ -65,14 +94,85 @@ adjacent(CsrView g, vid_t x, vid_t y) {
 	return false;
 }
 
+// Room for a cycle record of `length` vertices, or nullptr when the buffer is full (the step
+// will be redone).
+__device__ CycleWord *
+claim(const CycleSink &sink, uint32_t length) {
+	unsigned long long at = atomicAdd(sink.used, (unsigned long long)(length + 1));
+	if (at + length + 1 > sink.capacity)
+		return nullptr;
+	CycleWord *out = sink.cycles + at;
+	out[0] = CycleWord(length);
+	return out + 1;
+}
+
+__device__ void
+emit_triangle(const CycleSink &sink, vid_t a, vid_t b, vid_t c) {
+	CycleWord *out = claim(sink, 3);
+	if (!out)
+		return;
+	vid_t p = sink.original[a], q = sink.original[b], r = sink.original[c];
+	// In a triangle both other vertices neighbour the smallest: ascending order is canonical.
+	vid_t lo = min(p, min(q, r)), hi = max(p, max(q, r));
+	out[0] = CycleWord(lo);
+	out[1] = CycleWord(p + q + r - lo - hi);
+	out[2] = CycleWord(hi);
+}
+
+// The chordless cycle of the path `bits` closed by `closing`, `length` vertices, walked in
+// canonical order.
+__device__ void
+emit_cycle(CsrView g, const CycleSink &sink, const uint32_t *bits, uint32_t words, vid_t closing, uint32_t length) {
+	CycleWord *out = claim(sink, length);
+	if (!out)
+		return;
+	auto on_cycle = [&](vid_t w) { return w == closing || has_bit(bits, w); };
+	vid_t start = closing, lowest = sink.original[closing];
+	for (uint32_t k = 0; k < words; k++)
+		for (uint32_t w = bits[k]; w; w &= w - 1) {
+			vid_t v = k * 32 + __ffs(int(w)) - 1;
+			if (sink.original[v] < lowest) {
+				lowest = sink.original[v];
+				start = v;
+			}
+		}
+	vid_t a = kNone, b = kNone;
+	for (eid_t e = g.offsets[start]; e < g.offsets[start + 1] && b == kNone; e++) {
+		vid_t w = g.targets[e];
+		if (on_cycle(w)) {
+			if (a == kNone)
+				a = w;
+			else
+				b = w;
+		}
+	}
+	vid_t previous = start, current = sink.original[a] < sink.original[b] ? a : b;
+	out[0] = CycleWord(lowest);
+	for (uint32_t k = 1; k < length; k++) {
+		out[k] = CycleWord(sink.original[current]);
+		vid_t next = current;
+		for (eid_t e = g.offsets[current]; e < g.offsets[current + 1]; e++) {
+			vid_t w = g.targets[e];
+			if (w != previous && on_cycle(w)) {
+				next = w;
+				break;
+			}
+		}
+		previous = current;
+		current = next;
+	}
+}
+
 // Stage 1 over seed units [unit_begin, unit_end): a unit is the position in u's row of a
 // neighbour x > u, and yields the triplets <x, u, y> for the neighbours y after x in that row.
-// Triangles are counted into counts[3]; the other triplets become paths of length 3 (when
-// `extend`) at out[0 ..), their number in *out_count.
+// Triangles are counted into counts[3] (when counts) and sent to the sink; the other triplets
+// become paths of length 3 (when `extend`) at out[0 ..), their number in counters[c_paths].
 __global__ void
 seed_triplets(CsrView g, const vid_t *unit_u, const eid_t *unit_pos, size_t unit_begin, size_t unit_end, bool extend,
-              uint32_t words, uint32_t *out, unsigned long long *out_count, unsigned long long *counts) {
+              uint32_t words, uint32_t *out, unsigned long long *counters, unsigned long long *counts,
+              CycleSink sink) {
 	const uint32_t record = kHeader + words;
+	const bool emit = sink.cycles && sink.min_length <= 3;
 	unsigned long long triangles = 0;
 	for (size_t i = unit_begin + size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < unit_end;
 	     i += size_t(gridDim.x) * blockDim.x) {
@@ -83,11 +183,13 @@ seed_triplets(CsrView g, const vid_t *unit_u, const eid_t *unit_pos, size_t unit
 			vid_t y = g.targets[e];
 			if (adjacent(g, x, y)) {
 				triangles++;
+				if (emit)
+					emit_triangle(sink, x, u, y);
 				continue;
 			}
 			if (!extend)
 				continue;
-			uint32_t *p = out + atomicAdd(out_count, 1ull) * record;
+			uint32_t *p = out + atomicAdd(&counters[c_paths], 1ull) * record;
 			p[f_first] = x;
 			p[f_second] = u;
 			p[f_last] = y;
@@ -101,17 +203,18 @@ seed_triplets(CsrView g, const vid_t *unit_u, const eid_t *unit_pos, size_t unit
 			bits[y >> 5] |= 1u << (y & 31);
 		}
 	}
-	if (triangles)
+	if (triangles && counts)
 		atomicAdd(&counts[3], triangles);
 }
 
 // Stage 2 over `paths` paths of one length t at in[0 ..): cycles of length t + 1 are counted
-// into counts[t + 1]; when `extend`, the chordless paths of length t + 1 go to out[0 ..), their
-// number in *out_count.
+// into counts[t + 1] (when counts) and sent to the sink; when `extend`, the chordless paths of
+// length t + 1 go to out[0 ..), their number in counters[c_paths].
 __global__ void
 expand_paths(CsrView g, const uint32_t *in, size_t paths, uint32_t length, bool extend, uint32_t words, uint32_t *out,
-             unsigned long long *out_count, unsigned long long *counts) {
+             unsigned long long *counters, unsigned long long *counts, CycleSink sink) {
 	const uint32_t record = kHeader + words;
+	const bool emit = sink.cycles && length + 1 >= sink.min_length;
 	unsigned long long closed = 0;
 	for (size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < paths; i += size_t(gridDim.x) * blockDim.x) {
 		const uint32_t *p = in + i * record;
@@ -137,11 +240,13 @@ expand_paths(CsrView g, const uint32_t *in, size_t paths, uint32_t length, bool 
 				continue;
 			if (near_first) {
 				closed++;
+				if (emit)
+					emit_cycle(g, sink, bits, words, v, length + 1);
 				continue;
 			}
 			if (!extend)
 				continue;
-			uint32_t *q = out + atomicAdd(out_count, 1ull) * record;
+			uint32_t *q = out + atomicAdd(&counters[c_paths], 1ull) * record;
 			q[f_first] = x;
 			q[f_second] = u;
 			q[f_last] = v;
@@ -151,11 +256,9 @@ expand_paths(CsrView g, const uint32_t *in, size_t paths, uint32_t length, bool 
 			q[kHeader + (v >> 5)] |= 1u << (v & 31);
 		}
 	}
-	if (closed)
+	if (closed && counts)
 		atomicAdd(&counts[length + 1], closed);
 }
-
-using cuda_host::mib;
 
 // The host's view of the path stack: segments of paths of one length each, lengths increasing
 // towards the top.
@@ -164,173 +267,404 @@ struct Segment {
 	size_t paths;
 };
 
-} // namespace
+// Adds the time from construction to destruction to a timing field.
+class Stopwatch {
+public:
+	explicit Stopwatch(double &into) : into_(into), start_(now_ms()) {
+	}
+	~Stopwatch() {
+		into_ += now_ms() - start_;
+	}
 
-std::vector<uint64_t>
-count_chordless_cycles_gpu(const Csr &graph, uint32_t max_length, size_t path_budget_bytes) {
-	if (max_length < 3)
-		throw Error(ErrorKind::invalid_input, "chordless cycles: max_length must be at least 3");
+private:
+	double &into_;
+	double start_;
+};
+
+// Refuses what the GPU search cannot take, before any device work.
+void
+check_gpu_search(const Csr &graph) {
 	const size_t n = graph.vertex_count();
 	if (n > kGpuChordlessMaxVertices)
 		throw Error(ErrorKind::limit_exceeded,
-		            "GPU chordless cycles: the graph has " + std::to_string(n) + " vertices, the GPU search keeps " +
-		                "each path as a bitmap of at most " + std::to_string(kGpuChordlessMaxVertices) + " vertices",
-		            "count the cycles on the CPU");
+		            "GPU chordless cycles: the graph has " + std::to_string(n) +
+		                " vertices, the GPU search keeps each path as a bitmap of at most " +
+		                std::to_string(kGpuChordlessMaxVertices) + " vertices",
+		            "Use the CPU for this graph (grail.device = auto or cpu).");
 	int devices = 0;
 	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
 		cudaGetLastError();
 		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU chordless cycles");
 	}
-	if (n < 3)
-		return {};
+}
 
-	// The search graph of the CPU (ChordlessCycleEnumerator::Search): the undirected simple view
-	// renumbered by degree label, so that "smaller label" is "smaller index".
-	Csr simple = undirected_simple(graph);
-	std::vector<vid_t> label = degree_labelling(simple);
-	Csr adj = relabelled(std::move(simple), label);
+} // namespace
 
-	// Seed units (stage 1) and how many triplets each can yield; the longest row bounds how
-	// many paths one path can extend to (its last vertex's other neighbours).
-	std::vector<vid_t> unit_u;
-	std::vector<eid_t> unit_pos;
-	std::vector<size_t> unit_yield;
-	size_t max_degree = 0;
-	for (vid_t u = 0; u < n; u++) {
-		max_degree = std::max<size_t>(max_degree, adj.end(u) - adj.begin(u));
-		const vid_t *above = std::upper_bound(adj.begin(u), adj.end(u), u);
-		for (const vid_t *x = above; x + 1 < adj.end(u); x++) {
-			unit_u.push_back(u);
-			unit_pos.push_back(eid_t(x - adj.targets.data()));
-			unit_yield.push_back(size_t(adj.end(u) - x - 1));
-		}
-	}
-	if (unit_u.empty())
-		return {}; // no vertex has two neighbours above it: no cycle
-	const uint32_t top_length = uint32_t(std::min<size_t>(max_length, n));
-	const size_t fanout = std::max<size_t>(max_degree, 1);
+// The resumable two-stage search, shared by counting (no cycle buffer) and enumeration.
+class GpuChordlessCycleEnumerator::Search {
+public:
+	Search(const Csr &graph, uint32_t min_length, uint32_t max_length, size_t budget_bytes, bool enumerate)
+	    : min_length_(min_length) {
+		const size_t n = graph.vertex_count();
+		double started = now_ms();
+		// The search graph of the CPU (ChordlessCycleEnumerator::Search): the undirected simple
+		// view renumbered by degree label, so that "smaller label" is "smaller index".
+		Csr simple = undirected_simple(graph);
+		std::vector<vid_t> label = degree_labelling(simple);
+		original_.resize(n);
+		for (vid_t v = 0; v < n; v++)
+			original_[label[v]] = v;
+		adj_ = relabelled(std::move(simple), label);
 
-	// Path memory: the stack and the output of one step. The stack keeps `reserve` records free
-	// for a depth-first run (n paths at most, see below) plus one step's output.
-	const uint32_t words = uint32_t((n + 31) / 32);
-	const size_t record = kHeader + words, record_bytes = record * sizeof(uint32_t);
-	const size_t reserve = n + fanout;
-	size_t budget = path_budget_bytes ? path_budget_bytes : kDefaultBudget;
-	size_t free_bytes = 0, total_bytes = 0;
-	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-	if (!path_budget_bytes)
-		budget = std::min(budget, free_bytes / 2);
-	size_t out_capacity = std::max(fanout, budget / record_bytes / 5);
-	size_t stack_capacity =
-	    std::max(reserve + fanout, budget / record_bytes - std::min(budget / record_bytes, out_capacity));
-	size_t need = (stack_capacity + out_capacity) * record_bytes + DeviceCsr::bytes_for(n, adj.edge_count()) +
-	              unit_u.size() * (sizeof(vid_t) + sizeof(eid_t)) + (64 << 20);
-	if (need > free_bytes)
-		throw Error(ErrorKind::limit_exceeded,
-		            "GPU chordless cycles need about " + mib(need) + " of GPU memory, " + mib(free_bytes) + " are free",
-		            "count the cycles on the CPU");
-
-	Stream stream;
-	cudaStream_t s = stream.get();
-	DeviceCsr dadj = DeviceCsr::upload(adj, s);
-	DeviceBuffer<vid_t> d_unit_u(unit_u.size());
-	DeviceBuffer<eid_t> d_unit_pos(unit_pos.size());
-	CUDA_CHECK(cudaMemcpyAsync(d_unit_u.data(), unit_u.data(), d_unit_u.bytes(), cudaMemcpyHostToDevice, s));
-	CUDA_CHECK(cudaMemcpyAsync(d_unit_pos.data(), unit_pos.data(), d_unit_pos.bytes(), cudaMemcpyHostToDevice, s));
-	DeviceBuffer<uint32_t> stack(stack_capacity * record), out(out_capacity * record);
-	DeviceBuffer<unsigned long long> counts(top_length + 1), out_count(1);
-	PinnedBuffer<unsigned long long> host_count(1);
-	CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), s));
-	CsrView g = dadj.view();
-
-	// Runs one kernel that appends to `out`, and returns how many paths it wrote.
-	auto produced = [&](auto launch) {
-		CUDA_CHECK(cudaMemsetAsync(out_count.data(), 0, sizeof(unsigned long long), s));
-		launch();
-		CUDA_CHECK_LAUNCH();
-		CUDA_CHECK(cudaMemcpyAsync(host_count.data(), out_count.data(), sizeof(unsigned long long),
-		                           cudaMemcpyDeviceToHost, s));
-		stream.synchronize();
-		return size_t(host_count[0]);
-	};
-
-	std::vector<Segment> segments;
-	size_t top = 0;       // records on the stack
-	size_t next_unit = 0; // first seed unit not yet run
-	for (;;) {
-		poll_cancel();
-		if (segments.empty()) {
-			if (next_unit == unit_u.size())
-				break;
-			// Stage 1 on the units whose triplets fit in the room above the reserve (one at
-			// least: a unit yields fewer than `fanout` triplets). Only when the stack is empty, so
-			// that seeds are the bottom of a search whose depth-first part has its reserve.
-			const bool extend = top_length >= 4;
-			size_t end = next_unit, room = std::min(stack_capacity - reserve, out_capacity), yield = 0;
-			while (end < unit_u.size() && (!extend || yield + unit_yield[end] <= room || end == next_unit))
-				yield += unit_yield[end++];
-			size_t got = produced([&] {
-				seed_triplets<<<blocks_for(end - next_unit), kThreads, 0, s>>>(
-				    g, d_unit_u.data(), d_unit_pos.data(), next_unit, end, extend, words, out.data(), out_count.data(),
-				    counts.data());
-			});
-			next_unit = end;
-			if (got > 0) {
-				CUDA_CHECK(cudaMemcpyAsync(stack.data(), out.data(), got * record_bytes, cudaMemcpyDeviceToDevice, s));
-				segments.push_back({3, got});
-				top = got;
+		// Seed units (stage 1) and how many triplets each can yield; the longest row bounds how
+		// many paths one path can extend to (its last vertex's other neighbours).
+		size_t max_degree = 0;
+		for (vid_t u = 0; u < n; u++) {
+			max_degree = std::max<size_t>(max_degree, adj_.end(u) - adj_.begin(u));
+			const vid_t *above = std::upper_bound(adj_.begin(u), adj_.end(u), u);
+			for (const vid_t *x = above; x + 1 < adj_.end(u); x++) {
+				unit_u_.push_back(u);
+				unit_pos_.push_back(eid_t(x - adj_.targets.data()));
+				unit_yield_.push_back(size_t(adj_.end(u) - x - 1));
 			}
-			continue;
 		}
-		// Stage 2 on the top segment. How many of its paths to expand at once: as many as keep
-		// the stack, after their outputs replace them, within capacity - reserve, else one. One
-		// at a time from a state within capacity - reserve is a depth-first search: the paths it
-		// leaves on the stack at the successive lengths extend one path's successive prefixes,
-		// and are pairwise distinct vertices (a path of length j + 1 ends at a neighbour of the
-		// j-th vertex, which every longer path of the chain must not touch), so they number fewer
-		// than n; one step's output adds at most `fanout`. Hence the reserve of n + fanout.
-		Segment &seg = segments.back();
-		const bool extend = seg.length + 2 <= top_length;
+		timings.prepare_ms = now_ms() - started;
+		if (unit_u_.empty()) {
+			done_ = true; // no vertex has two neighbours above it: no cycle, nothing to allocate
+			return;
+		}
+		top_length_ = uint32_t(std::min<size_t>(max_length, n));
+		fanout_ = std::max<size_t>(max_degree, 1);
+		allocate(n, budget_bytes, enumerate);
+		timings.setup_ms = now_ms() - started - timings.prepare_ms;
+	}
+
+	// Runs steps until the search is complete (returns false) or, when enumerating, until the
+	// cycle buffer holds `enough` words or cannot take the next step (returns true: download).
+	bool
+	run(size_t enough) {
+		Stopwatch watch(timings.search_ms);
+		while (!done_) {
+			poll_cancel();
+			if (sink_.cycles && used_ >= enough)
+				return true;
+			if (!(segments_.empty() ? seed_step() : expand_step()))
+				return true;
+			done_ = segments_.empty() && next_unit_ == unit_u_.size();
+		}
+		return false;
+	}
+
+	// Copies the cycles found since the last download to host memory, and empties the buffer.
+	void
+	download() {
+		Stopwatch watch(timings.download_ms);
+		staged_words_ = 0;
+		read_ = 0;
+		if (used_ == 0)
+			return;
+		if (used_ > staged_capacity_) {
+			staged_.reset(); // the old one first: pinned memory is scarce
+			staged_capacity_ = std::min<size_t>(std::max<size_t>(used_, 2 * staged_capacity_), sink_.capacity);
+			staged_ = std::make_unique<PinnedBuffer<CycleWord>>(staged_capacity_);
+		}
+		CUDA_CHECK(cudaMemcpyAsync(staged_->data(), cycles_.data(), used_ * sizeof(CycleWord), cudaMemcpyDeviceToHost,
+		                           stream_.get()));
+		stream_.synchronize();
+		staged_words_ = used_;
+		used_ = 0;
+		timings.downloads++;
+	}
+
+	bool
+	done() const noexcept {
+		return done_;
+	}
+
+	// The next downloaded cycle record (length, then vertices), or nullptr when all are read.
+	const CycleWord *
+	next_record() noexcept {
+		if (read_ == staged_words_)
+			return nullptr;
+		const CycleWord *r = staged_->data() + read_;
+		read_ += size_t(r[0]) + 1;
+		return r;
+	}
+
+	// counts[k] = cycles of length k found, trailing zeros dropped (counting searches only).
+	std::vector<uint64_t>
+	counts() {
+		if (counts_.size() == 0)
+			return {};
+		std::vector<unsigned long long> raw(counts_.size());
+		CUDA_CHECK(cudaMemcpyAsync(raw.data(), counts_.data(), counts_.bytes(), cudaMemcpyDeviceToHost, stream_.get()));
+		stream_.synchronize();
+		std::vector<uint64_t> result(raw.begin(), raw.end());
+		while (!result.empty() && result.back() == 0)
+			result.pop_back();
+		return result;
+	}
+
+	// Before the first download: a small one, so that the first cycles come at once.
+	size_t
+	first_download_words() const noexcept {
+		return std::min<size_t>(size_t(1) << 16, sink_.capacity);
+	}
+	size_t
+	cycle_capacity() const noexcept {
+		return sink_.capacity;
+	}
+
+	GpuChordlessTimings timings;
+
+private:
+	// Path memory: the stack and the output of one step. The stack keeps `reserve_` records free
+	// for a depth-first run (n paths at most, see expand_step) plus one step's output. When
+	// enumerating, a quarter of the budget is the cycle buffer, which takes at least what one
+	// path or one seed unit can close (so that a step of one always fits an empty buffer).
+	void
+	allocate(size_t n, size_t budget_bytes, bool enumerate) {
+		words_ = uint32_t((n + 31) / 32);
+		record_ = kHeader + words_;
+		const size_t record_bytes = record_ * sizeof(uint32_t);
+		reserve_ = n + fanout_;
+		size_t budget = budget_bytes ? budget_bytes : kDefaultBudget;
+		size_t free_bytes = 0, total_bytes = 0;
+		CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+		if (!budget_bytes)
+			budget = std::min(budget, free_bytes / 2);
+		size_t cycle_words = 0;
+		if (enumerate)
+			cycle_words = std::max(fanout_ * (size_t(top_length_) + 1 + 4), budget / 4 / sizeof(CycleWord));
+		size_t path_bytes = budget - std::min(budget, cycle_words * sizeof(CycleWord));
+		out_capacity_ = std::max(fanout_, path_bytes / record_bytes / 5);
+		stack_capacity_ = std::max(reserve_ + fanout_,
+		                           path_bytes / record_bytes - std::min(path_bytes / record_bytes, out_capacity_));
+		size_t need = (stack_capacity_ + out_capacity_) * record_bytes + cycle_words * sizeof(CycleWord) +
+		              DeviceCsr::bytes_for(n, adj_.edge_count()) + unit_u_.size() * (sizeof(vid_t) + sizeof(eid_t)) +
+		              n * sizeof(vid_t) + (64 << 20);
+		if (need > free_bytes)
+			throw Error(ErrorKind::limit_exceeded,
+			            "GPU chordless cycles need about " + mib(need) + " of GPU memory, " + mib(free_bytes) +
+			                " are free",
+			            "Use the CPU for this graph (grail.device = auto or cpu).");
+
+		cudaStream_t s = stream_.get();
+		dadj_ = DeviceCsr::upload(adj_, s);
+		unit_u_d_.resize(unit_u_.size());
+		unit_pos_d_.resize(unit_pos_.size());
+		CUDA_CHECK(cudaMemcpyAsync(unit_u_d_.data(), unit_u_.data(), unit_u_d_.bytes(), cudaMemcpyHostToDevice, s));
+		CUDA_CHECK(
+		    cudaMemcpyAsync(unit_pos_d_.data(), unit_pos_.data(), unit_pos_d_.bytes(), cudaMemcpyHostToDevice, s));
+		stack_.resize(stack_capacity_ * record_);
+		out_.resize(out_capacity_ * record_);
+		counters_.resize(kCounters);
+		if (enumerate) {
+			original_d_.resize(n);
+			CUDA_CHECK(
+			    cudaMemcpyAsync(original_d_.data(), original_.data(), original_d_.bytes(), cudaMemcpyHostToDevice, s));
+			cycles_.resize(cycle_words);
+		} else {
+			counts_.resize(top_length_ + 1);
+			CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, counts_.bytes(), s));
+		}
+		sink_ = {cycles_.data(), counters_.data() + c_cycle_words, cycle_words, original_d_.data(), min_length_};
+		// The host vectors must outlive the copies above.
+		stream_.synchronize();
+	}
+
+	// Runs one kernel that appends paths to out_ and cycles to the sink; returns how many paths it
+	// wrote, or SIZE_MAX when its cycles overflowed the buffer (it is then as if it never ran).
+	template <typename Launch>
+	size_t
+	produced(size_t work, Launch launch) {
+		cudaStream_t s = stream_.get();
+		host_counters_[c_paths] = 0;
+		host_counters_[c_cycle_words] = used_;
+		CUDA_CHECK(cudaMemcpyAsync(counters_.data(), host_counters_.data(), kCounters * sizeof(unsigned long long),
+		                           cudaMemcpyHostToDevice, s));
+		launch(s);
+		CUDA_CHECK_LAUNCH();
+		CUDA_CHECK(cudaMemcpyAsync(host_counters_.data(), counters_.data(), kCounters * sizeof(unsigned long long),
+		                           cudaMemcpyDeviceToHost, s));
+		stream_.synchronize();
+		timings.steps++;
+		size_t used = host_counters_[c_cycle_words];
+		if (used <= sink_.capacity) {
+			used_ = used;
+			retry_limit_ = std::numeric_limits<size_t>::max();
+			return size_t(host_counters_[c_paths]);
+		}
+		// Redo after a download; if the buffer was empty already, with half the work.
+		if (used_ == 0) {
+			if (work == 1)
+				throw Error(ErrorKind::internal, "GPU chordless cycles: one path's cycles overflowed the cycle buffer");
+			retry_limit_ = std::max<size_t>(work / 2, 1);
+		}
+		return std::numeric_limits<size_t>::max();
+	}
+
+	void
+	push(uint32_t length, size_t got) {
+		if (got == 0)
+			return;
+		if (top_ + got > stack_capacity_)
+			throw Error(ErrorKind::internal, "GPU chordless cycles: the path stack overflowed its bound");
+		CUDA_CHECK(cudaMemcpyAsync(stack_.data() + top_ * record_, out_.data(), got * record_ * sizeof(uint32_t),
+		                           cudaMemcpyDeviceToDevice, stream_.get()));
+		segments_.push_back({length, got});
+		top_ += got;
+		timings.peak_paths = std::max(timings.peak_paths, top_);
+	}
+
+	// Stage 1 on the next seed units whose triplets fit in the room above the reserve (one at
+	// least: a unit yields fewer than `fanout_` triplets). Only when the stack is empty, so that
+	// seeds are the bottom of a search whose depth-first part has its reserve.
+	bool
+	seed_step() {
+		const bool extend = top_length_ >= 4;
+		const size_t units = unit_u_.size();
+		const size_t most = std::min(units - next_unit_, retry_limit_);
+		size_t end = next_unit_, room = std::min(stack_capacity_ - reserve_, out_capacity_), yield = 0;
+		while (end - next_unit_ < most && (!extend || yield + unit_yield_[end] <= room || end == next_unit_))
+			yield += unit_yield_[end++];
+		const size_t begin = next_unit_;
+		size_t got = produced(end - begin, [&](cudaStream_t s) {
+			seed_triplets<<<blocks_for(end - begin), kThreads, 0, s>>>(dadj_.view(), unit_u_d_.data(),
+			                                                           unit_pos_d_.data(), begin, end, extend, words_,
+			                                                           out_.data(), counters_.data(), counts_.data(),
+			                                                           sink_);
+		});
+		if (got == std::numeric_limits<size_t>::max())
+			return false;
+		next_unit_ = end;
+		push(3, got);
+		return true;
+	}
+
+	// Stage 2 on the top segment. How many of its paths to expand at once: as many as keep the
+	// stack, after their outputs replace them, within capacity - reserve, else one. One at a time
+	// from a state within capacity - reserve is a depth-first search: the paths it leaves on the
+	// stack at the successive lengths extend one path's successive prefixes, and are pairwise
+	// distinct vertices (a path of length j + 1 ends at a neighbour of the j-th vertex, which
+	// every longer path of the chain must not touch), so they number fewer than n; one step's
+	// output adds at most `fanout_`. Hence the reserve of n + fanout.
+	bool
+	expand_step() {
+		Segment &seg = segments_.back();
+		const bool extend = seg.length + 2 <= top_length_;
 		size_t chunk;
 		if (!extend) {
 			chunk = seg.paths; // closing only: no output
 		} else {
-			size_t limit = stack_capacity - reserve;
+			size_t limit = stack_capacity_ - reserve_;
 			chunk = 1;
 			// Largest k <= seg.paths with top - k + k * fanout <= limit and k * fanout <= out.
-			if (limit > top) {
-				size_t k = fanout > 1 ? (limit - top) / (fanout - 1) : seg.paths;
-				k = std::min({k, seg.paths, out_capacity / fanout});
+			if (limit > top_) {
+				size_t k = fanout_ > 1 ? (limit - top_) / (fanout_ - 1) : seg.paths;
+				k = std::min({k, seg.paths, out_capacity_ / fanout_});
 				chunk = std::max<size_t>(k, 1);
 			}
 		}
-		const uint32_t *in = stack.data() + (top - chunk) * record;
+		chunk = std::min(chunk, retry_limit_);
+		const uint32_t *in = stack_.data() + (top_ - chunk) * record_;
 		const uint32_t length = seg.length;
-		size_t got = produced([&] {
-			expand_paths<<<blocks_for(chunk), kThreads, 0, s>>>(g, in, chunk, length, extend, words, out.data(),
-			                                                    out_count.data(), counts.data());
+		size_t got = produced(chunk, [&](cudaStream_t s) {
+			expand_paths<<<blocks_for(chunk), kThreads, 0, s>>>(dadj_.view(), in, chunk, length, extend, words_,
+			                                                    out_.data(), counters_.data(), counts_.data(), sink_);
 		});
-		top -= chunk;
+		if (got == std::numeric_limits<size_t>::max())
+			return false;
+		top_ -= chunk;
 		seg.paths -= chunk;
 		if (seg.paths == 0)
-			segments.pop_back();
-		if (got > 0) {
-			if (top + got > stack_capacity)
-				throw Error(ErrorKind::internal, "GPU chordless cycles: the path stack overflowed its bound");
-			CUDA_CHECK(cudaMemcpyAsync(stack.data() + top * record, out.data(), got * record_bytes,
-			                           cudaMemcpyDeviceToDevice, s));
-			segments.push_back({length + 1, got});
-			top += got;
-		}
+			segments_.pop_back();
+		push(length + 1, got);
+		return true;
 	}
 
-	std::vector<unsigned long long> raw(top_length + 1);
-	CUDA_CHECK(cudaMemcpyAsync(raw.data(), counts.data(), counts.bytes(), cudaMemcpyDeviceToHost, s));
-	stream.synchronize();
-	std::vector<uint64_t> result(raw.begin(), raw.end());
-	while (!result.empty() && result.back() == 0)
-		result.pop_back();
-	return result;
+	uint32_t min_length_;
+	uint32_t top_length_ = 0;
+	size_t fanout_ = 1;
+	Csr adj_;
+	std::vector<vid_t> original_;
+	std::vector<vid_t> unit_u_;
+	std::vector<eid_t> unit_pos_;
+	std::vector<size_t> unit_yield_;
+
+	uint32_t words_ = 0, record_ = 0;
+	size_t reserve_ = 0, stack_capacity_ = 0, out_capacity_ = 0;
+	Stream stream_;
+	DeviceCsr dadj_;
+	DeviceBuffer<vid_t> unit_u_d_, original_d_;
+	DeviceBuffer<eid_t> unit_pos_d_;
+	DeviceBuffer<uint32_t> stack_, out_;
+	DeviceBuffer<unsigned long long> counters_, counts_;
+	DeviceBuffer<CycleWord> cycles_;
+	PinnedBuffer<unsigned long long> host_counters_{kCounters};
+	CycleSink sink_{nullptr, nullptr, 0, nullptr, 0};
+
+	std::vector<Segment> segments_;
+	size_t top_ = 0;       // records on the stack
+	size_t next_unit_ = 0; // first seed unit not yet run
+	size_t used_ = 0;      // cycle words on the device
+	size_t retry_limit_ = std::numeric_limits<size_t>::max();
+	bool done_ = false;
+
+	std::unique_ptr<PinnedBuffer<CycleWord>> staged_; // downloaded cycles
+	size_t staged_capacity_ = 0, staged_words_ = 0, read_ = 0;
+};
+
+std::vector<uint64_t>
+count_chordless_cycles_gpu(const Csr &graph, uint32_t max_length, size_t path_budget_bytes,
+                           GpuChordlessTimings *timings) {
+	if (max_length < 3)
+		throw Error(ErrorKind::invalid_input, "chordless cycles: max_length must be at least 3");
+	check_gpu_search(graph);
+	GpuChordlessCycleEnumerator::Search search(graph, 3, max_length, path_budget_bytes, false);
+	search.run(0);
+	std::vector<uint64_t> counts = search.counts();
+	if (timings)
+		*timings = search.timings;
+	return counts;
+}
+
+GpuChordlessCycleEnumerator::GpuChordlessCycleEnumerator(const Csr &graph, uint32_t min_length, uint32_t max_length,
+                                                         size_t budget_bytes) {
+	if (min_length < 3 || max_length < min_length)
+		throw Error(ErrorKind::invalid_input, "chordless cycles: need 3 <= min_length <= max_length");
+	check_gpu_search(graph);
+	search_ = std::make_unique<Search>(graph, min_length, max_length, budget_bytes, true);
+	next_download_ = search_->first_download_words();
+}
+
+GpuChordlessCycleEnumerator::~GpuChordlessCycleEnumerator() = default;
+
+bool
+GpuChordlessCycleEnumerator::next(CycleBatch &batch, size_t max_cycles, size_t max_vertices) {
+	if (max_cycles == 0)
+		throw Error(ErrorKind::invalid_input, "chordless cycles: a batch needs room for one cycle at least");
+	batch.clear();
+	Search &search = *search_;
+	for (;;) {
+		while (const CycleWord *r = search.next_record()) {
+			batch.vertices.insert(batch.vertices.end(), r + 1, r + 1 + r[0]);
+			batch.starts.push_back(batch.vertices.size());
+			if (batch.size() >= max_cycles || batch.vertices.size() >= max_vertices)
+				return true;
+		}
+		if (search.done())
+			return batch.size() > 0; // run() has returned false, and its last cycles were read
+		// Downloads grow from small to the whole buffer: first rows soon, then few transfers.
+		search.run(next_download_);
+		search.download();
+		next_download_ = std::min(2 * next_download_, search.cycle_capacity());
+	}
+}
+
+const GpuChordlessTimings &
+GpuChordlessCycleEnumerator::timings() const noexcept {
+	return search_->timings;
 }
 
 } // namespace grail

@@ -49,6 +49,18 @@ Components strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *ti
 // than this are refused.
 constexpr size_t kGpuChordlessMaxVertices = 4096;
 
+// Where the time of a GPU chordless-cycle search went (host clock), for benchmarks; an
+// enumeration accumulates it over its batches.
+struct GpuChordlessTimings {
+	double prepare_ms = 0;  // undirected view, degree labelling, seed units (host)
+	double setup_ms = 0;    // device allocations and uploads
+	double search_ms = 0;   // stage 1 and 2 kernels with their per-step synchronisation
+	double download_ms = 0; // cycles to the host (enumeration)
+	uint64_t steps = 0;     // kernel launches, redone ones included
+	uint64_t downloads = 0;
+	size_t peak_paths = 0; // most paths on the stack at once
+};
+
 // Same counts as count_chordless_cycles(): counts[k] = the number of chordless cycles of length k
 // of the undirected simple view (k <= max_length), trailing zeros dropped. The paths in flight
 // stay within path_budget_bytes of device memory (0: 512 MiB or half the free memory, whichever
@@ -56,6 +68,31 @@ constexpr size_t kGpuChordlessMaxVertices = 4096;
 // there are. Throws Error(limit_exceeded) above kGpuChordlessMaxVertices vertices or when the
 // memory is not free, polls for cancellation between steps.
 std::vector<uint64_t> count_chordless_cycles_gpu(const Csr &graph, uint32_t max_length = kNoLengthLimit,
-                                                 size_t path_budget_bytes = 0);
+                                                 size_t path_budget_bytes = 0, GpuChordlessTimings *timings = nullptr);
+
+// ChordlessCycleEnumerator on the GPU: the same cycles, each once, in the same canonical form
+// (input vertex indexes, cycle order from the smallest towards its smaller neighbour); only the
+// order of the cycles differs. Paths and found cycles stay within budget_bytes of device memory
+// (0 as for count_chordless_cycles_gpu; a quarter of it holds found cycles, which the host
+// downloads whenever it is full), host memory within that quarter, however many cycles there
+// are; the search runs only as far as next() asks. Same errors as count_chordless_cycles_gpu().
+class GpuChordlessCycleEnumerator {
+public:
+	GpuChordlessCycleEnumerator(const Csr &graph, uint32_t min_length = 3, uint32_t max_length = kNoLengthLimit,
+	                            size_t budget_bytes = 0);
+	~GpuChordlessCycleEnumerator();
+	GpuChordlessCycleEnumerator(const GpuChordlessCycleEnumerator &) = delete;
+	GpuChordlessCycleEnumerator &operator=(const GpuChordlessCycleEnumerator &) = delete;
+
+	// As ChordlessCycleEnumerator::next().
+	bool next(CycleBatch &batch, size_t max_cycles, size_t max_vertices = std::numeric_limits<size_t>::max());
+	const GpuChordlessTimings &timings() const noexcept;
+
+	class Search; // the resumable device search (cuda/chordless.cu)
+
+private:
+	std::unique_ptr<Search> search_;
+	size_t next_download_ = 0; // cycle words the search gathers before the next download
+};
 
 } // namespace grail

@@ -1,6 +1,8 @@
 #include "error.hpp"
 #include "gpu.hpp"
 
+#include <exception>
+
 namespace grail {
 
 namespace {
@@ -24,8 +26,26 @@ strongly_connected_components_gpu(const Csr &, GpuSccTimings *) {
 }
 
 std::vector<uint64_t>
-count_chordless_cycles_gpu(const Csr &, uint32_t, size_t) {
+count_chordless_cycles_gpu(const Csr &, uint32_t, size_t, GpuChordlessTimings *) {
 	no_cuda();
+}
+
+class GpuChordlessCycleEnumerator::Search {};
+
+GpuChordlessCycleEnumerator::GpuChordlessCycleEnumerator(const Csr &, uint32_t, uint32_t, size_t) {
+	no_cuda();
+}
+
+GpuChordlessCycleEnumerator::~GpuChordlessCycleEnumerator() = default;
+
+bool
+GpuChordlessCycleEnumerator::next(CycleBatch &, size_t, size_t) {
+	no_cuda();
+}
+
+const GpuChordlessTimings &
+GpuChordlessCycleEnumerator::timings() const noexcept {
+	std::terminate(); // unreachable: the constructor has thrown
 }
 
 } // namespace grail

@@ -1,6 +1,7 @@
-// GPU chordless-cycle counts against the CPU search (count_chordless_cycles(), itself checked
-// against a brute-force oracle in test_chordless.cpp) and the paper's Table 1. Labelled `gpu` in
-// CTest; on a machine without a usable GPU every test reports skipped.
+// GPU chordless-cycle counts and enumeration against the CPU search (count_chordless_cycles() and
+// ChordlessCycleEnumerator, themselves checked against a brute-force oracle in
+// test_chordless.cpp) and the paper's Table 1. Labelled `gpu` in CTest; on a machine without a
+// usable GPU every test reports skipped.
 #include "chordless.hpp"
 #include "error.hpp"
 #include "generate.hpp"
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -43,6 +45,42 @@ random_graph(uint64_t seed) {
 	size_t n = 3 + rng.below(seed % 3 == 0 ? 60 : 20);
 	uint64_t density = n > 30 ? 3 + rng.below(12) : 10 + rng.below(70);
 	return csr_of(n, messy_edges(rng, n, density));
+}
+
+using Cycle = std::vector<vid_t>;
+
+// Every cycle of a batch-wise enumeration, sorted, after checking that the batches kept their
+// bounds (one cycle past max_vertices at most).
+template <typename Enumerator>
+std::vector<Cycle>
+drain(Enumerator &cycles, size_t max_cycles, size_t max_vertices, size_t longest) {
+	std::vector<Cycle> all;
+	CycleBatch batch;
+	while (cycles.next(batch, max_cycles, max_vertices)) {
+		EXPECT_LE(batch.size(), max_cycles);
+		EXPECT_LT(batch.vertices.size(), max_vertices + longest);
+		for (size_t i = 0; i < batch.size(); i++)
+			all.emplace_back(batch.begin(i), batch.end(i));
+	}
+	EXPECT_EQ(batch.size(), 0u);
+	std::sort(all.begin(), all.end());
+	return all;
+}
+
+// The GPU enumeration equals the CPU one as a set, and reports no cycle twice.
+void
+expect_same_cycles(const Csr &g, const std::string &what, uint32_t min_length = 3,
+                   uint32_t max_length = kNoLengthLimit, size_t budget = kSmallBudget, size_t max_cycles = 4096,
+                   size_t max_vertices = size_t(1) << 20) {
+	ChordlessCycleEnumerator cpu(g, min_length, max_length);
+	GpuChordlessCycleEnumerator gpu(g, min_length, max_length, budget);
+	const size_t longest = std::max<size_t>(g.vertex_count(), 1);
+	std::vector<Cycle> expected = drain(cpu, size_t(1) << 16, size_t(1) << 22, longest);
+	std::vector<Cycle> got = drain(gpu, max_cycles, max_vertices, longest);
+	EXPECT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end()) << what << ": a cycle reported twice";
+	EXPECT_EQ(got.size(), expected.size()) << what << ", lengths " << min_length << ".." << max_length;
+	EXPECT_TRUE(got == expected) << what << ", lengths " << min_length << ".." << max_length << ", budget "
+	                             << budget;
 }
 
 Csr
@@ -165,4 +203,92 @@ TEST_F(GpuChordless, TooManyVerticesForTheBitmapIsACleanError) {
 	std::vector<uint64_t> at_limit = count_chordless_cycles_gpu(cycle(vid_t(kGpuChordlessMaxVertices)));
 	EXPECT_EQ(total(at_limit), 1u);
 	EXPECT_THROW(count_chordless_cycles_gpu(grid(3, 3), 2), Error);
+}
+
+TEST_F(GpuChordless, EnumerationMatchesTheCpuOnRandomGraphs) {
+	for (uint64_t seed = 0; seed < 30; seed++) {
+		Csr g = random_graph(seed);
+		std::string what = "random graph " + std::to_string(seed);
+		expect_same_cycles(g, what);
+		uint32_t min_length = 3 + uint32_t(seed % 4);
+		expect_same_cycles(g, what, min_length, min_length + uint32_t(seed / 4 % 4));
+	}
+}
+
+// Table 1 of papers/gpu-chordless-cycles.txt, the grids that enumerate quickly on the CPU.
+TEST_F(GpuChordless, EnumerationMatchesTheCpuOnPaperGrids) {
+	expect_same_cycles(grid(4, 10), "grid 4x10");
+	expect_same_cycles(grid(5, 6), "grid 5x6");
+	expect_same_cycles(grid(6, 6), "grid 6x6");
+	expect_same_cycles(grid(5, 10), "grid 5x10", 3, kNoLengthLimit, 0);
+	expect_same_cycles(grid(6, 10), "grid 6x10", 3, kNoLengthLimit, 0, size_t(1) << 16);
+	expect_same_cycles(grid(6, 10), "grid 6x10, lengths 10..14", 10, 14, size_t(8) << 20);
+}
+
+TEST_F(GpuChordless, EnumerationMatchesTheCpuOnShapes) {
+	for (auto [m, n] : std::vector<std::pair<vid_t, vid_t>>{{2, 2}, {2, 5}, {3, 4}, {8, 8}})
+		expect_same_cycles(complete_bipartite(m, n), "K_" + std::to_string(m) + "," + std::to_string(n));
+	expect_same_cycles(complete_bipartite(50, 50), "K_50,50", 3, kNoLengthLimit, 0, size_t(1) << 16);
+	for (vid_t k : {4u, 5u, 10u, 100u}) {
+		expect_same_cycles(wheel(k), "wheel " + std::to_string(k));
+		expect_same_cycles(wheel(k), "wheel " + std::to_string(k) + ", rim only", 4);
+	}
+	expect_same_cycles(petersen(), "petersen");
+	expect_same_cycles(petersen(), "petersen, 6 only", 6, 6);
+	for (vid_t n : {3u, 4u, 5u, 17u, 100u, 1000u})
+		expect_same_cycles(cycle(n), "C_" + std::to_string(n));
+	expect_same_cycles(complete(20), "K_20");
+	expect_same_cycles(Csr{}, "empty graph");
+	expect_same_cycles(csr_of(6, {{0, 1}, {0, 2}, {2, 3}, {2, 4}, {4, 5}, {5, 5}}), "tree");
+
+	// The canonical form itself: from the smallest vertex towards its smaller neighbour.
+	GpuChordlessCycleEnumerator c5(cycle(5));
+	CycleBatch batch;
+	ASSERT_TRUE(c5.next(batch, 10));
+	ASSERT_EQ(batch.size(), 1u);
+	EXPECT_EQ(Cycle(batch.begin(0), batch.end(0)), (Cycle{0, 1, 2, 3, 4}));
+	EXPECT_FALSE(c5.next(batch, 10));
+}
+
+// Device memory stays within the budget: at the minimum (one depth-first search, a cycle buffer
+// of one path's cycles) and at a small one, the cycles are downloaded many times and steps whose
+// cycles overflow the buffer are redone, with the same set as the CPU.
+TEST_F(GpuChordless, EnumerationInBoundedMemory) {
+	for (size_t budget : {kTinyBudget, size_t(64) << 10}) {
+		expect_same_cycles(grid(4, 10), "grid 4x10", 3, kNoLengthLimit, budget, 5, 40);
+		expect_same_cycles(grid(6, 6), "grid 6x6", 3, kNoLengthLimit, budget);
+		expect_same_cycles(complete_bipartite(8, 8), "K_8,8", 3, kNoLengthLimit, budget);
+		expect_same_cycles(wheel(100), "wheel 100", 3, kNoLengthLimit, budget);
+		expect_same_cycles(complete(20), "K_20", 3, kNoLengthLimit, budget);
+	}
+	GpuChordlessCycleEnumerator tiny(grid(5, 6), 3, kNoLengthLimit, kTinyBudget);
+	EXPECT_EQ(drain(tiny, 100, size_t(1) << 20, 30).size(), 749u);
+	EXPECT_GT(tiny.timings().downloads, 10u);
+	expect_same_cycles(grid(5, 10), "grid 5x10", 3, kNoLengthLimit, size_t(1) << 20);
+}
+
+// Stopping early (SQL LIMIT) costs only what was asked for, and a new enumerator starts over.
+TEST_F(GpuChordless, EnumerationStopsEarly) {
+	Csr g = grid(8, 10); // 71.5 million cycles
+	for (int run = 0; run < 2; run++) {
+		GpuChordlessCycleEnumerator cycles(g, 12);
+		CycleBatch batch;
+		ASSERT_TRUE(cycles.next(batch, 3));
+		ASSERT_EQ(batch.size(), 3u);
+		for (size_t i = 0; i < 3; i++)
+			EXPECT_GE(batch.end(i) - batch.begin(i), 12);
+		EXPECT_LT(cycles.timings().search_ms, 1000.0);
+	}
+	EXPECT_THROW(GpuChordlessCycleEnumerator(g, 2), Error);
+	EXPECT_THROW(GpuChordlessCycleEnumerator(g, 5, 4), Error);
+}
+
+TEST_F(GpuChordless, EnumerationRefusesTooManyVertices) {
+	try {
+		GpuChordlessCycleEnumerator big(cycle(vid_t(kGpuChordlessMaxVertices + 1)));
+		FAIL() << "a graph above the bitmap limit was accepted";
+	} catch (const Error &e) {
+		EXPECT_EQ(e.kind(), ErrorKind::limit_exceeded);
+	}
+	expect_same_cycles(cycle(vid_t(kGpuChordlessMaxVertices)), "C_4096");
 }
