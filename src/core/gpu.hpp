@@ -4,7 +4,11 @@
 #include "cpp_only.hpp"
 #include "bfs.hpp"
 #include "chordless.hpp"
+#include "grail_labels.hpp"
+#include "index.hpp"
 #include "scc.hpp"
+
+#include <memory>
 
 namespace grail {
 
@@ -44,6 +48,61 @@ struct GpuSccTimings {
 // on its DFS). Throws Error(limit_exceeded) when the graph does not fit in free device memory,
 // polls for cancellation between steps.
 Components strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings = nullptr);
+
+// Where the time of one GPU GRAIL labelling went (host clock, the device synchronised at each
+// boundary; the paper's Figure 7 breakdown), and the device memory it held at its peak.
+struct GpuLabelTimings {
+	double upload_ms = 0;   // DAG copy, in-edges built on the device, allocations
+	double levels_ms = 0;   // Kahn pass: vertices by topological level
+	double tree_ms = 0;     // step 1, every label: DAG -> tree by smallest paths
+	double sizes_ms = 0;    // step 2, every label: subtree sizes
+	double post_ms = 0;     // step 3, every label: post-order ranks
+	double min_post_ms = 0; // step 4, all labels in one pass: min-post intervals
+	double download_ms = 0;
+	uint32_t levels = 0;
+	size_t device_bytes = 0;
+};
+
+// GRAIL labels of a DAG whose edges go from smaller to larger vertex (Index's condensation):
+// exactly the labels of d DFS traversals in the keyed order of label_order.hpp (which is not
+// GrailLabels::build's shuffled order, so the values differ from the CPU's; both are valid).
+// Throws Error(limit_exceeded) when the DAG does not fit in free device memory, polls for
+// cancellation between levels.
+GrailLabels grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings = nullptr);
+
+// Where the time of GpuReachability::search went.
+struct GpuQueryTimings {
+	double search_ms = 0; // every group: status set-up, expansion levels, read-back
+	uint32_t groups = 0;  // passes of up to kGpuQueriesPerGroup queries
+	uint64_t levels = 0;  // expansion levels over all groups
+};
+
+// Queries searched together, as bits of status words per vertex (the paper's k = 64, times the
+// words per vertex).
+constexpr size_t kGpuQueryWords = 8;
+constexpr size_t kGpuQueriesPerGroup = 64 * kGpuQueryWords;
+
+// Batched reachability search on the GPU (papers/gpu-grail-reachability.txt section 5): an index's
+// DAG, labels and Bloom filters copied to the device once, then groups of queries explored
+// together, level by level, with the same label pruning as the CPU's search. Holds device memory
+// until destroyed. Throws Error(limit_exceeded) when the index does not fit in free device memory.
+class GpuReachability {
+public:
+	explicit GpuReachability(const Index &index);
+	~GpuReachability();
+	GpuReachability(const GpuReachability &) = delete;
+	GpuReachability &operator=(const GpuReachability &) = delete;
+
+	// reached[i] = whether component from[i] reaches component to[i] (from[i] < to[i], pairs the
+	// labels leave undecided: ReachabilityQuery::PairSearch). Polls for cancellation between levels.
+	void search(const std::vector<vid_t> &from, const std::vector<vid_t> &to, std::vector<uint8_t> &reached,
+	            GpuQueryTimings *timings = nullptr);
+	size_t device_bytes() const noexcept;
+
+private:
+	struct State;
+	std::unique_ptr<State> state_;
+};
 
 // The GPU search keeps each path as a bitmap of the graph's vertices: graphs with more vertices
 // than this are refused.

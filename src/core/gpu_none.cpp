@@ -25,6 +25,30 @@ strongly_connected_components_gpu(const Csr &, GpuSccTimings *) {
 	no_cuda();
 }
 
+GrailLabels
+grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *) {
+	no_cuda();
+}
+
+struct GpuReachability::State {};
+
+GpuReachability::GpuReachability(const Index &) {
+	no_cuda();
+}
+
+GpuReachability::~GpuReachability() = default;
+
+void
+GpuReachability::search(const std::vector<vid_t> &, const std::vector<vid_t> &, std::vector<uint8_t> &,
+                        GpuQueryTimings *) {
+	no_cuda();
+}
+
+size_t
+GpuReachability::device_bytes() const noexcept {
+	return 0;
+}
+
 std::vector<uint64_t>
 count_chordless_cycles_gpu(const Csr &, uint32_t, size_t, GpuChordlessTimings *) {
 	no_cuda();

@@ -186,6 +186,17 @@ check_csr(const Csr &csr, size_t n, const char *what) {
 	}
 }
 
+// Containment and level order along every DAG edge imply them along every path, so they make
+// labels valid; returns the first edge that breaks them ("a->b"), or an empty string.
+std::string
+inconsistent_label_edge(const Csr &dag, const GrailLabels &labels) {
+	for (size_t a = 0; a < dag.vertex_count(); a++)
+		for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
+			if (labels.record(vid_t(a))[2] >= labels.record(*b)[2] || !labels.contains(vid_t(a), *b))
+				return std::to_string(a) + "->" + std::to_string(*b);
+	return {};
+}
+
 } // namespace
 
 Index
@@ -220,7 +231,18 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
 	st.scc_seconds = seconds_since(start);
 
 	start = Clock::now();
-	index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
+	if (options.label_builder) {
+		index.labels_ = options.label_builder(index.dag_, options.labels, options.seed);
+		// Checked rather than trusted: a wrong label would give a wrong "no" to every query it covers.
+		if (index.labels_.label_count() != options.labels ||
+		    index.labels_.data().size() != st.components * index.labels_.record_width())
+			throw Error(ErrorKind::internal, "the label builder returned labels of the wrong shape");
+		std::string broken = inconsistent_label_edge(index.dag_, index.labels_);
+		if (!broken.empty())
+			throw Error(ErrorKind::internal, "the label builder returned invalid labels at DAG edge " + broken);
+	} else {
+		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
+	}
 	{
 		std::vector<uint32_t> post(st.components);
 		for (size_t v = 0; v < post.size(); v++)
@@ -434,11 +456,9 @@ Index::deserialize(const uint8_t *bytes, size_t size) {
 			if (r[3 + 2 * i] > r[4 + 2 * i] || r[4 + 2 * i] >= c)
 				corrupt("label " + std::to_string(i) + " of component " + std::to_string(v) + " is invalid");
 	}
-	// Containment and level order along every DAG edge imply them along every path.
-	for (size_t a = 0; a < c; a++)
-		for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
-			if (labels.record(vid_t(a))[2] >= labels.record(*b)[2] || !labels.contains(vid_t(a), *b))
-				corrupt("labels of DAG edge " + std::to_string(a) + "->" + std::to_string(*b) + " are inconsistent");
+	std::string broken = inconsistent_label_edge(dag, labels);
+	if (!broken.empty())
+		corrupt("labels of DAG edge " + broken + " are inconsistent");
 
 	std::vector<uint32_t> bloom_meta = read_array<uint32_t>(sections[kBloomMeta], kBloomMeta, 2);
 	if (bloom_meta[0] != kBloomBits || bloom_meta[1] != 0)
@@ -459,39 +479,78 @@ Index::deserialize(const uint8_t *bytes, size_t size) {
 ReachabilityQuery::ReachabilityQuery(const Index &index) : index_(index) {
 }
 
-bool
-ReachabilityQuery::reachable(int64_t source, int64_t target) {
+ReachabilityQuery::Verdict
+ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept {
 	last_ = Decided::same_component;
 	if (source == target)
-		return true;
+		return Verdict::yes;
 	const Index::HashSlot *a = index_.lookup(source), *b = index_.lookup(target);
 	if (!a || !b) {
 		last_ = Decided::unknown_vertex;
-		return false;
+		return Verdict::no;
 	}
-	vid_t ca = a->component, cb = b->component;
+	ca = a->component;
+	cb = b->component;
 	if (ca == cb)
-		return true;
+		return Verdict::yes;
 	last_ = Decided::topological;
 	if (ca > cb)
-		return false;
+		return Verdict::no;
 	const BloomLabels &bloom = index_.bloom();
 	last_ = Decided::bloom;
 	if (!BloomLabels::may_reach(bloom.record(ca), bloom.record(cb)))
-		return false;
+		return Verdict::no;
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
 	last_ = Decided::level;
 	if (ra[2] >= rb[2])
-		return false;
+		return Verdict::no;
 	last_ = Decided::labels;
 	if (rb[3] < ra[3] || rb[4] > ra[4] || !labels.contains(ca, cb))
-		return false;
+		return Verdict::no;
 	last_ = Decided::tree_interval;
 	if (rb[0] >= ra[1] && rb[0] <= ra[0])
-		return true;
+		return Verdict::yes;
 	last_ = Decided::search;
-	return search(ca, cb);
+	return Verdict::search;
+}
+
+bool
+ReachabilityQuery::reachable(int64_t source, int64_t target) {
+	vid_t ca = 0, cb = 0;
+	Verdict verdict = decide(source, target, ca, cb);
+	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
+}
+
+size_t
+ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
+                                  const PairSearch &search_many, size_t min_searches) {
+	std::vector<size_t> pending;
+	std::vector<vid_t> from, to;
+	for (size_t i = 0; i < count; i++) {
+		if ((i & 0xFFFF) == 0xFFFF)
+			poll_cancel();
+		vid_t ca = 0, cb = 0;
+		Verdict verdict = decide(sources[i], targets[i], ca, cb);
+		answers[i] = verdict == Verdict::yes;
+		if (verdict == Verdict::search) {
+			pending.push_back(i);
+			from.push_back(ca);
+			to.push_back(cb);
+		}
+	}
+	if (search_many && !pending.empty() && pending.size() >= min_searches) {
+		std::vector<uint8_t> reached;
+		search_many(from, to, reached);
+		if (reached.size() != pending.size())
+			throw Error(ErrorKind::internal, "a batched reachability search answered the wrong number of pairs");
+		for (size_t k = 0; k < pending.size(); k++)
+			answers[pending[k]] = reached[k] != 0;
+	} else {
+		for (size_t k = 0; k < pending.size(); k++)
+			answers[pending[k]] = search(from[k], to[k]);
+	}
+	return pending.size();
 }
 
 bool

@@ -21,6 +21,9 @@ struct BuildOptions {
 	// Computes the components, e.g. on a GPU; empty: the CPU Tarjan. It must keep the Components
 	// contract (topological numbering, smallest vertex per component).
 	std::function<Components(const Csr &)> components;
+	// Computes the GRAIL labels of the condensation, e.g. on a GPU; empty: GrailLabels::build.
+	// Any valid labels will do (every DAG edge's intervals nested, the record layout of GrailLabels).
+	std::function<GrailLabels(const Csr &dag, unsigned labels, uint64_t seed)> label_builder;
 };
 
 // Peak host memory of a build, a conservative estimate: reading and mapping the rows (the edge
@@ -121,6 +124,16 @@ public:
 	// a reaches a; an id that is not a vertex reaches only itself.
 	bool reachable(int64_t source, int64_t target);
 
+	// Searches many component pairs (from[i] < to[i], undecided by the labels) at once, e.g. on a
+	// GPU: reached[i] = whether from[i] reaches to[i].
+	using PairSearch = std::function<void(const std::vector<vid_t> &from, const std::vector<vid_t> &to,
+	                                      std::vector<uint8_t> &reached)>;
+	// answers[i] = reachable(sources[i], targets[i]). The pairs the labels leave undecided go to
+	// search_many when it is given and there are at least min_searches of them, else each to the
+	// pruned DFS. Returns how many pairs needed a search.
+	size_t reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
+	                      const PairSearch &search_many = {}, size_t min_searches = 0);
+
 	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
 	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels).
 	enum class Decided { same_component, topological, level, labels, tree_interval, search, unknown_vertex, bloom };
@@ -131,6 +144,9 @@ public:
 	}
 
 private:
+	enum class Verdict { no, yes, search };
+	// What the ids, components and labels alone say; ca, cb receive the components of a search.
+	Verdict decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept;
 	bool search(vid_t from, vid_t to);
 
 	const Index &index_;

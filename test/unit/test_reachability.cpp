@@ -2,6 +2,7 @@
 #include "generate.hpp"
 #include "grail_labels.hpp"
 #include "index.hpp"
+#include "keyed_labels.hpp"
 #include "oracle.hpp"
 
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 
 using namespace grail;
 
@@ -200,4 +202,95 @@ TEST(Reachability, ManyQueriesReuseScratch) {
 		for (int64_t a : t.query_ids)
 			for (int64_t b : t.query_ids)
 				ASSERT_EQ(q.reachable(a, b), oracle.reachable(a, b));
+}
+
+// The keyed-order DFS labels that the GPU labelling reproduces (keyed_labels.hpp), through the
+// label-builder hook: valid labels, so every pair is answered like the closure.
+TEST(Reachability, KeyedDfsLabelsThroughBuilderAnswerEveryPair) {
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 4 == 0 ? 120 : 40);
+		grail_test::Oracle oracle(t.edges);
+		BuildOptions options;
+		options.labels = 1 + seed % 5;
+		options.seed = seed;
+		options.label_builder = grail_test::keyed_dfs_labels;
+		Index index = Index::build(copy(t.edges), options);
+		ReachabilityQuery q(index);
+		for (int64_t a : t.query_ids)
+			for (int64_t b : t.query_ids)
+				ASSERT_EQ(q.reachable(a, b), oracle.reachable(a, b)) << "seed " << seed << " " << a << " -> " << b;
+	}
+}
+
+// Labels from a builder are checked, not trusted: a swapped interval or a wrong shape is refused.
+TEST(Reachability, InvalidBuiltLabelsAreRefused) {
+	EdgeList chain;
+	for (int64_t v = 0; v < 10; v++)
+		chain.append(v, v + 1);
+	BuildOptions options;
+	options.labels = 2;
+	options.label_builder = [](const Csr &dag, unsigned d, uint64_t seed) {
+		GrailLabels labels = grail_test::keyed_dfs_labels(dag, d, seed);
+		labels.data()[labels.record_width() + 4] += 100; // vertex 1's interval sticks out of vertex 0's
+		return labels;
+	};
+	EXPECT_THROW(Index::build(copy(chain), options), Error);
+	options.label_builder = [](const Csr &dag, unsigned d, uint64_t seed) {
+		return grail_test::keyed_dfs_labels(dag, d == 1 ? 2 : 1, seed);
+	};
+	EXPECT_THROW(Index::build(copy(chain), options), Error);
+	options.label_builder = grail_test::keyed_dfs_labels;
+	EXPECT_NO_THROW(Index::build(copy(chain), options));
+}
+
+// reachable_many: the same answers as reachable(), whether the undecided pairs go to a batched
+// search (here a BFS over the DAG standing in for the GPU) or, below min_searches, to the DFS.
+TEST(Reachability, ReachableManyEqualsReachable) {
+	Index index = Index::build(generate_random_dag(20000, 4, 5), BuildOptions{});
+	const Csr &dag = index.dag();
+	const std::vector<int64_t> &ids = index.graph().ids;
+	Rng rng(9);
+	std::vector<int64_t> a, b;
+	for (int k = 0; k < 20000; k++) {
+		a.push_back(k % 97 == 0 ? -5 : ids[rng.below(ids.size())]);
+		b.push_back(ids[rng.below(ids.size())]);
+	}
+	size_t calls = 0, batched = 0;
+	ReachabilityQuery::PairSearch bfs = [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
+	                                        std::vector<uint8_t> &reached) {
+		calls++;
+		batched += from.size();
+		reached.assign(from.size(), 0);
+		for (size_t k = 0; k < from.size(); k++) {
+			EXPECT_LT(from[k], to[k]);
+			std::vector<bool> seen(dag.vertex_count(), false);
+			std::vector<vid_t> stack{from[k]};
+			while (!stack.empty() && !reached[k]) {
+				vid_t v = stack.back();
+				stack.pop_back();
+				for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+					if (!seen[*c]) {
+						seen[*c] = true;
+						reached[k] |= *c == to[k];
+						stack.push_back(*c);
+					}
+			}
+		}
+	};
+	ReachabilityQuery q(index);
+	std::unique_ptr<bool[]> many(new bool[a.size()]), dfs(new bool[a.size()]);
+	size_t searched = q.reachable_many(a.data(), b.data(), a.size(), many.get(), bfs);
+	EXPECT_EQ(calls, 1u);
+	EXPECT_EQ(batched, searched);
+	EXPECT_GT(searched, 0u);
+	EXPECT_EQ(q.reachable_many(a.data(), b.data(), a.size(), dfs.get(), bfs, searched + 1), searched);
+	EXPECT_EQ(calls, 1u); // too few searches for the batch: the DFS answered
+	size_t yes = 0;
+	for (size_t i = 0; i < a.size(); i++) {
+		bool expected = q.reachable(a[i], b[i]);
+		ASSERT_EQ(many[i], expected) << a[i] << " -> " << b[i];
+		ASSERT_EQ(dfs[i], expected) << a[i] << " -> " << b[i];
+		yes += expected;
+	}
+	EXPECT_GT(yes, 0u);
 }

@@ -1,0 +1,282 @@
+// Batched GPU reachability search (papers/gpu-grail-reachability.txt section 5, Algorithm 7).
+// The queries of a group are the bits of kGpuQueryWords status words per vertex: bit q of
+// status[v] says that v is on query q's frontier, bit q of visited[v] that query q has seen v.
+// Each level is one advance over the frontier vertices (degree-binned, the shared operator); an
+// edge u -> c carries the bits of u's status whose query the labels do not rule out at c, the
+// same pruning as ReachabilityQuery::search. A query is done when its target is reached or a
+// vertex whose DFS-tree interval holds the target is (a certain "yes"); a group ends when no
+// frontier is left. The targets' records are gathered per group into one small array that every
+// thread reads, so it stays in L1.
+#include "error.hpp"
+#include "frontier_impl.cuh"
+#include "gpu.hpp"
+#include "host_util.hpp"
+
+#include <algorithm>
+
+namespace grail {
+
+using namespace cuda;
+using cuda_host::mib;
+using cuda_host::now_ms;
+
+namespace {
+
+unsigned
+blocks_for(size_t items) {
+	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
+}
+
+struct Group {
+	const uint32_t *records; // DAG vertex records, width words each (GrailLabels' layout)
+	const BloomRecord *bloom;
+	unsigned width, labels, words;
+	const vid_t *target;             // per query
+	const uint32_t *target_records;  // per query, width words
+	const BloomRecord *target_bloom; // per query
+	const uint64_t *status;          // this level's frontier bits
+	uint64_t *next_status, *visited, *done;
+	Bitmap in_next;
+};
+
+// Whether vertex c (record rc) may reach query q's target without being it; sets *certain when
+// the DFS-tree interval of c holds the target (so it does).
+__device__ bool
+may_reach(const Group &g, vid_t c, const uint32_t *rc, const BloomRecord &bc, size_t q, bool *certain) {
+	vid_t t = g.target[q];
+	if (c > t) // components are numbered topologically
+		return false;
+	const uint32_t *rt = g.target_records + q * g.width;
+	if (rc[2] >= rt[2])
+		return false;
+	for (unsigned i = 0; i < g.labels; i++)
+		if (rt[3 + 2 * i] < rc[3 + 2 * i] || rt[4 + 2 * i] > rc[4 + 2 * i])
+			return false;
+	const BloomRecord &bt = g.target_bloom[q];
+	uint64_t miss = 0;
+	for (unsigned k = 0; k < kBloomWords; k++)
+		miss |= (bt.out[k] & ~bc.out[k]) | (bc.in[k] & ~bt.in[k]);
+	if (miss != 0)
+		return false;
+	*certain = rt[0] >= rc[1] && rt[0] <= rc[0];
+	return true;
+}
+
+struct ExpandOp {
+	Group g;
+	__device__ bool
+	operator()(vid_t u, vid_t c) const {
+		const uint32_t *rc = g.records + size_t(c) * g.width;
+		const BloomRecord &bc = g.bloom[c];
+		bool entered = false;
+		for (unsigned j = 0; j < g.words; j++) {
+			uint64_t bits = g.status[size_t(u) * g.words + j];
+			if (bits == 0)
+				continue;
+			bits &= ~g.done[j];
+			uint64_t carry = 0, reached = 0;
+			while (bits != 0) {
+				int b = __ffsll(static_cast<long long>(bits)) - 1;
+				bits &= bits - 1;
+				uint64_t bit = uint64_t(1) << b;
+				size_t q = size_t(j) * 64 + size_t(b);
+				bool certain = false;
+				if (c == g.target[q])
+					reached |= bit;
+				else if (may_reach(g, c, rc, bc, q, &certain))
+					(certain ? reached : carry) |= bit;
+			}
+			if (reached != 0)
+				atomicOr(reinterpret_cast<unsigned long long *>(&g.done[j]), reached);
+			if (carry != 0) {
+				size_t slot = size_t(c) * g.words + j;
+				uint64_t seen = atomicOr(reinterpret_cast<unsigned long long *>(&g.visited[slot]), carry);
+				uint64_t fresh = carry & ~seen;
+				if (fresh != 0) {
+					atomicOr(reinterpret_cast<unsigned long long *>(&g.next_status[slot]), fresh);
+					entered = true;
+				}
+			}
+		}
+		return entered && g.in_next.try_set(c);
+	}
+};
+
+__global__ void
+gather_targets(const vid_t *target, size_t count, const uint32_t *records, const BloomRecord *bloom, unsigned width,
+               uint32_t *target_records, BloomRecord *target_bloom) {
+	size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (q >= count)
+		return;
+	vid_t t = target[q];
+	for (unsigned k = 0; k < width; k++)
+		target_records[q * width + k] = records[size_t(t) * width + k];
+	target_bloom[q] = bloom[t];
+}
+
+// Puts every query's source on the first frontier, once per vertex.
+__global__ void
+seed_sources(const vid_t *source, size_t count, unsigned words, uint64_t *status, uint64_t *visited, Bitmap in_next,
+             vid_t *out) {
+	size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (q >= count)
+		return;
+	vid_t s = source[q];
+	size_t slot = size_t(s) * words + q / 64;
+	uint64_t bit = uint64_t(1) << (q % 64);
+	atomicOr(reinterpret_cast<unsigned long long *>(&status[slot]), bit);
+	atomicOr(reinterpret_cast<unsigned long long *>(&visited[slot]), bit);
+	out[q] = in_next.try_set(s) ? s : kInvalid;
+}
+
+__global__ void
+clear_status(const vid_t *frontier, vid_t count, unsigned words, uint64_t *status) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < count)
+		for (unsigned j = 0; j < words; j++)
+			status[size_t(frontier[i]) * words + j] = 0;
+}
+
+} // namespace
+
+struct GpuReachability::State {
+	State(const Index &index, cudaStream_t s)
+	    : n(index.dag().vertex_count()), width(unsigned(index.labels().record_width())),
+	      labels(index.labels().label_count()), dag(DeviceCsr::upload(index.dag(), s)), records(width * n), bloom(n),
+	      ws(vid_t(n)), status(n * kGpuQueryWords), next_status(n * kGpuQueryWords), visited(n * kGpuQueryWords),
+	      in_next(Bitmap::words_for(n)), frontier(std::max<size_t>(n, kGpuQueriesPerGroup)), next_frontier(n),
+	      edges_out(std::max<size_t>(index.dag().edge_count(), kGpuQueriesPerGroup)), source(kGpuQueriesPerGroup),
+	      target(kGpuQueriesPerGroup), target_records(width * kGpuQueriesPerGroup), target_bloom(kGpuQueriesPerGroup),
+	      done(kGpuQueryWords), host_done(kGpuQueryWords) {
+		CUDA_CHECK(
+		    cudaMemcpyAsync(records.data(), index.labels().data().data(), records.bytes(), cudaMemcpyHostToDevice, s));
+		CUDA_CHECK(
+		    cudaMemcpyAsync(bloom.data(), index.bloom().data().data(), bloom.bytes(), cudaMemcpyHostToDevice, s));
+		CUDA_CHECK(cudaStreamSynchronize(s));
+	}
+	static size_t
+	bytes_for(size_t n, size_t m, size_t width) {
+		return DeviceCsr::bytes_for(n, m) + 4 * width * n + sizeof(BloomRecord) * n + FrontierWorkspace::bytes_for(n) +
+		       3 * 8 * kGpuQueryWords * n + n / 8 + 2 * 4 * n + 4 * m;
+	}
+
+	size_t n;
+	unsigned width, labels;
+	DeviceCsr dag;
+	DeviceBuffer<uint32_t> records;
+	DeviceBuffer<BloomRecord> bloom;
+	FrontierWorkspace ws;
+	DeviceBuffer<uint64_t> status, next_status, visited;
+	DeviceBuffer<uint32_t> in_next;
+	DeviceBuffer<vid_t> frontier, next_frontier, edges_out;
+	DeviceBuffer<vid_t> source, target;
+	DeviceBuffer<uint32_t> target_records;
+	DeviceBuffer<BloomRecord> target_bloom;
+	DeviceBuffer<uint64_t> done;
+	PinnedBuffer<uint64_t> host_done;
+	Stream stream;
+	size_t device_bytes = 0;
+};
+
+GpuReachability::GpuReachability(const Index &index) {
+	int devices = 0;
+	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+		cudaGetLastError();
+		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU reachability queries");
+	}
+	size_t n = index.dag().vertex_count(), m = index.dag().edge_count();
+	size_t free_bytes = 0, total_bytes = 0;
+	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+	const size_t margin = (64 << 20) + free_bytes / 50;
+	size_t need = State::bytes_for(n, m, index.labels().record_width()) + margin;
+	if (need > free_bytes)
+		throw Error(ErrorKind::limit_exceeded,
+		            "the index needs about " + mib(need) + " of GPU memory for batched queries, " + mib(free_bytes) +
+		                " are free",
+		            "answer the queries on the CPU");
+	Stream upload;
+	state_ = std::make_unique<State>(index, upload.get());
+	size_t free_now = 0;
+	CUDA_CHECK(cudaMemGetInfo(&free_now, &total_bytes));
+	state_->device_bytes = free_bytes > free_now ? free_bytes - free_now : 0;
+}
+
+GpuReachability::~GpuReachability() = default;
+
+size_t
+GpuReachability::device_bytes() const noexcept {
+	return state_ ? state_->device_bytes : 0;
+}
+
+void
+GpuReachability::search(const std::vector<vid_t> &from, const std::vector<vid_t> &to, std::vector<uint8_t> &reached,
+                        GpuQueryTimings *timings) {
+	GpuQueryTimings local;
+	GpuQueryTimings &t = timings ? *timings : local;
+	t = GpuQueryTimings{};
+	double t0 = now_ms();
+	State &st = *state_;
+	cudaStream_t s = st.stream.get();
+	const size_t count = from.size();
+	reached.assign(count, 0);
+	CsrView dag = st.dag.view();
+	for (size_t begin = 0; begin < count; begin += kGpuQueriesPerGroup) {
+		poll_cancel();
+		const size_t q = std::min(kGpuQueriesPerGroup, count - begin);
+		const unsigned words = unsigned((q + 63) / 64);
+		const size_t status_bytes = st.n * words * sizeof(uint64_t);
+		CUDA_CHECK(
+		    cudaMemcpyAsync(st.source.data(), from.data() + begin, q * sizeof(vid_t), cudaMemcpyHostToDevice, s));
+		CUDA_CHECK(cudaMemcpyAsync(st.target.data(), to.data() + begin, q * sizeof(vid_t), cudaMemcpyHostToDevice, s));
+		CUDA_CHECK(cudaMemsetAsync(st.status.data(), 0, status_bytes, s));
+		CUDA_CHECK(cudaMemsetAsync(st.next_status.data(), 0, status_bytes, s));
+		CUDA_CHECK(cudaMemsetAsync(st.visited.data(), 0, status_bytes, s));
+		CUDA_CHECK(cudaMemsetAsync(st.done.data(), 0, words * sizeof(uint64_t), s));
+		CUDA_CHECK(cudaMemsetAsync(st.in_next.data(), 0, st.in_next.bytes(), s));
+		gather_targets<<<blocks_for(q), kBlockThreads, 0, s>>>(st.target.data(), q, st.records.data(), st.bloom.data(),
+		                                                       st.width, st.target_records.data(),
+		                                                       st.target_bloom.data());
+		CUDA_CHECK_LAUNCH();
+		seed_sources<<<blocks_for(q), kBlockThreads, 0, s>>>(st.source.data(), q, words, st.status.data(),
+		                                                     st.visited.data(), Bitmap{st.in_next.data()},
+		                                                     st.edges_out.data());
+		CUDA_CHECK_LAUNCH();
+		vid_t size = compact(st.edges_out.data(), q, st.frontier.data(), st.ws, s);
+		uint64_t *status = st.status.data(), *next_status = st.next_status.data();
+		vid_t *frontier = st.frontier.data(), *next_frontier = st.next_frontier.data();
+		while (size > 0) {
+			poll_cancel();
+			CUDA_CHECK(cudaMemsetAsync(st.in_next.data(), 0, st.in_next.bytes(), s));
+			Group g{st.records.data(),
+			        st.bloom.data(),
+			        st.width,
+			        st.labels,
+			        words,
+			        st.target.data(),
+			        st.target_records.data(),
+			        st.target_bloom.data(),
+			        status,
+			        next_status,
+			        st.visited.data(),
+			        st.done.data(),
+			        Bitmap{st.in_next.data()}};
+			DegreeBins bins = bin_frontier(dag, frontier, size, st.ws, s);
+			advance(dag, frontier, bins, st.edges_out.data(), ExpandOp{g}, st.ws, s);
+			clear_status<<<blocks_for(size), kBlockThreads, 0, s>>>(frontier, size, words, status);
+			CUDA_CHECK_LAUNCH();
+			size = compact(st.edges_out.data(), bins.edges, next_frontier, st.ws, s);
+			std::swap(frontier, next_frontier);
+			std::swap(status, next_status);
+			t.levels++;
+		}
+		CUDA_CHECK(
+		    cudaMemcpyAsync(st.host_done.data(), st.done.data(), words * sizeof(uint64_t), cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaStreamSynchronize(s));
+		for (size_t k = 0; k < q; k++)
+			reached[begin + k] = (st.host_done[k / 64] >> (k % 64)) & 1;
+		t.groups++;
+	}
+	t.search_ms = now_ms() - t0;
+}
+
+} // namespace grail
