@@ -189,7 +189,10 @@ main(int argc, char **argv) {
 			GpuQueryTimings t;
 			ReachabilityQuery cq(gpu_index), gq(gpu_index), check(cpu_index);
 			auto on_device = [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
-			                     std::vector<uint8_t> &reached) { gpu.search(from, to, reached, &t); };
+			                     std::vector<uint8_t> &reached) {
+				gpu.search(from, to, reached, &t);
+				return true;
+			};
 			for (int r = 0; r < runs; r++) {
 				double a = now_ms();
 				searched = cq.reachable_many(batch->sources.data(), batch->targets.data(), n, on_cpu.get());

@@ -539,9 +539,8 @@ ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets
 			to.push_back(cb);
 		}
 	}
-	if (search_many && !pending.empty() && pending.size() >= min_searches) {
-		std::vector<uint8_t> reached;
-		search_many(from, to, reached);
+	std::vector<uint8_t> reached;
+	if (search_many && !pending.empty() && pending.size() >= min_searches && search_many(from, to, reached)) {
 		if (reached.size() != pending.size())
 			throw Error(ErrorKind::internal, "a batched reachability search answered the wrong number of pairs");
 		for (size_t k = 0; k < pending.size(); k++)

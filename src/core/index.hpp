@@ -125,12 +125,13 @@ public:
 	bool reachable(int64_t source, int64_t target);
 
 	// Searches many component pairs (from[i] < to[i], undecided by the labels) at once, e.g. on a
-	// GPU: reached[i] = whether from[i] reaches to[i].
-	using PairSearch = std::function<void(const std::vector<vid_t> &from, const std::vector<vid_t> &to,
+	// GPU: reached[i] = whether from[i] reaches to[i]. Returns false, reached untouched, to leave
+	// them to the CPU's DFS after all.
+	using PairSearch = std::function<bool(const std::vector<vid_t> &from, const std::vector<vid_t> &to,
 	                                      std::vector<uint8_t> &reached)>;
 	// answers[i] = reachable(sources[i], targets[i]). The pairs the labels leave undecided go to
-	// search_many when it is given and there are at least min_searches of them, else each to the
-	// pruned DFS. Returns how many pairs needed a search.
+	// search_many when it is given and there are at least min_searches of them, else (or when it
+	// declines) each to the pruned DFS. Returns how many pairs needed a search.
 	size_t reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
 	                      const PairSearch &search_many = {}, size_t min_searches = 0);
 

@@ -97,6 +97,11 @@ build_graph(const char *name, const GraphRow &row) {
 		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
 		    [&] { return grail::strongly_connected_components(graph); });
 	};
+	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		return on_chosen_device(
+		    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
+		    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+	};
 	grail::BuildStats stats;
 	grail::Index index;
 	try {

@@ -2,6 +2,7 @@
 // and call site, the deserialized index cached per backend and build.
 #pragma once
 
+#include "gpu.hpp"
 #include "index.hpp"
 
 #include <memory>
@@ -16,6 +17,9 @@ struct LoadedGraph {
 	int64_t build;
 	Index index;
 	ReachabilityQuery query;
+	// The index on the GPU for batched searches, made by the first batch that uses it and kept
+	// with this build (device memory included) while the backend caches it.
+	std::unique_ptr<GpuReachability> gpu;
 };
 
 // The graph named by argument `arg` of the current call. The first call of a statement checks

@@ -2,7 +2,13 @@
 #include "error.hpp"
 #include "index.hpp"
 
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "gpu_choice.hpp"
 #include "loaded_graph.hpp"
+#include "settings.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -10,6 +16,9 @@ extern "C" {
 }
 
 using namespace grail::pg;
+
+// Fewest label-undecided pairs in one batch for which grail.device = auto searches on the GPU.
+static constexpr size_t kGpuMinSearches = 256;
 
 GRAIL_FUNCTION(grail_reachable) {
 	LoadedGraph &graph = open_graph(fcinfo, 0);
@@ -50,13 +59,33 @@ GRAIL_FUNCTION(grail_reachable_batch) {
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });
 	bool *nulls = guard([&] { return static_cast<bool *>(palloc(sizeof(bool) * size_t(Max(n, 1)))); });
+	std::vector<int64_t> from, to;
 	for (int i = 0; i < n; i++) {
 		nulls[i] = sources.nulls[i] || targets.nulls[i];
-		answers[i] = BoolGetDatum(!nulls[i] && graph.query.reachable(DatumGetInt64(sources.values[i]),
-		                                                             DatumGetInt64(targets.values[i])));
-		if ((i & 0xffff) == 0xffff)
-			grail::poll_cancel();
+		if (!nulls[i]) {
+			from.push_back(DatumGetInt64(sources.values[i]));
+			to.push_back(DatumGetInt64(targets.values[i]));
+		}
 	}
+	const grail::Csr &dag = graph.index.dag();
+	grail::ReachabilityQuery::PairSearch on_gpu =
+	    [&](const std::vector<grail::vid_t> &a, const std::vector<grail::vid_t> &b, std::vector<uint8_t> &reached) {
+		    return on_chosen_device(
+		        "the reachability searches", dag,
+		        [&] {
+			        if (!graph.gpu)
+				        graph.gpu = std::make_unique<grail::GpuReachability>(graph.index);
+			        graph.gpu->search(a, b, reached);
+			        return true;
+		        },
+		        [] { return false; });
+	    };
+	// Under auto, a few searches are cheaper on the CPU than the GPU's per-level round trips.
+	size_t min_searches = settings.device == DEVICE_GPU ? 1 : kGpuMinSearches;
+	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
+	graph.query.reachable_many(from.data(), to.data(), from.size(), answered.get(), on_gpu, min_searches);
+	for (int i = 0, k = 0; i < n; i++)
+		answers[i] = BoolGetDatum(!nulls[i] && answered[k++]);
 	return guard([&] {
 		int dims[] = {n};
 		int lbs[] = {1};

@@ -125,9 +125,12 @@ TEST_F(GpuGrail, BatchedSearchAnswersEveryPair) {
 			}
 		std::unique_ptr<bool[]> answers(new bool[a.size()]);
 		ReachabilityQuery q(index);
-		searched += q.reachable_many(a.data(), b.data(), a.size(), answers.get(),
-		                             [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
-		                                 std::vector<uint8_t> &reached) { gpu.search(from, to, reached); });
+		searched += q.reachable_many(
+		    a.data(), b.data(), a.size(), answers.get(),
+		    [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to, std::vector<uint8_t> &reached) {
+			    gpu.search(from, to, reached);
+			    return true;
+		    });
 		for (size_t i = 0; i < a.size(); i++)
 			ASSERT_EQ(answers[i], oracle.reachable(a[i], b[i])) << "seed " << seed << " " << a[i] << " -> " << b[i];
 	}
@@ -158,9 +161,12 @@ TEST_F(GpuGrail, BatchedSearchEqualsCpuOnLargeDags) {
 		ReachabilityQuery q(index);
 		std::unique_ptr<bool[]> answers(new bool[a.size()]);
 		GpuQueryTimings t;
-		size_t searched = q.reachable_many(a.data(), b.data(), a.size(), answers.get(),
-		                                   [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
-		                                       std::vector<uint8_t> &reached) { gpu.search(from, to, reached, &t); });
+		size_t searched = q.reachable_many(
+		    a.data(), b.data(), a.size(), answers.get(),
+		    [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to, std::vector<uint8_t> &reached) {
+			    gpu.search(from, to, reached, &t);
+			    return true;
+		    });
 		EXPECT_GT(searched, kGpuQueriesPerGroup) << n; // several groups
 		EXPECT_GT(t.groups, 1u);
 		size_t yes = 0;

@@ -256,9 +256,12 @@ TEST(Reachability, ReachableManyEqualsReachable) {
 		b.push_back(ids[rng.below(ids.size())]);
 	}
 	size_t calls = 0, batched = 0;
+	bool decline = false;
 	ReachabilityQuery::PairSearch bfs = [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
 	                                        std::vector<uint8_t> &reached) {
 		calls++;
+		if (decline)
+			return false;
 		batched += from.size();
 		reached.assign(from.size(), 0);
 		for (size_t k = 0; k < from.size(); k++) {
@@ -276,6 +279,7 @@ TEST(Reachability, ReachableManyEqualsReachable) {
 					}
 			}
 		}
+		return true;
 	};
 	ReachabilityQuery q(index);
 	std::unique_ptr<bool[]> many(new bool[a.size()]), dfs(new bool[a.size()]);
@@ -285,11 +289,16 @@ TEST(Reachability, ReachableManyEqualsReachable) {
 	EXPECT_GT(searched, 0u);
 	EXPECT_EQ(q.reachable_many(a.data(), b.data(), a.size(), dfs.get(), bfs, searched + 1), searched);
 	EXPECT_EQ(calls, 1u); // too few searches for the batch: the DFS answered
+	decline = true;
+	std::unique_ptr<bool[]> declined(new bool[a.size()]);
+	EXPECT_EQ(q.reachable_many(a.data(), b.data(), a.size(), declined.get(), bfs), searched);
+	EXPECT_EQ(calls, 2u);
 	size_t yes = 0;
 	for (size_t i = 0; i < a.size(); i++) {
 		bool expected = q.reachable(a[i], b[i]);
 		ASSERT_EQ(many[i], expected) << a[i] << " -> " << b[i];
 		ASSERT_EQ(dfs[i], expected) << a[i] << " -> " << b[i];
+		ASSERT_EQ(declined[i], expected) << a[i] << " -> " << b[i];
 		yes += expected;
 	}
 	EXPECT_GT(yes, 0u);
