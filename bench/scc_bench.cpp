@@ -2,7 +2,9 @@
 // checks that both give the same smallest member for every vertex, then prints the time of each
 // GPU phase and its rounds, medians over runs.
 //   scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED
-//             | cycles GIANT SMALL SEED  [--runs R]
+//             | cycles GIANT SMALL SEED  [--runs R] [--cpu-runs C]
+// R GPU runs (3) after a warm-up, C CPU Tarjan runs (3); medians. The last line, "TABLE | ...",
+// is one markdown row (bench/scc_sweep.sh collects them).
 // R-MAT edges get random directions (a giant SCC plus many small ones); uniform is a random
 // digraph with VERTICES * DEGREE edges; cycles is a giant SCC (a cycle of GIANT vertices with
 // 3 * GIANT random chords) feeding SMALL cycles of 2 to 7 vertices, each also fed by an earlier
@@ -37,7 +39,8 @@ arg(const char *text) {
 int
 usage() {
 	std::fputs("usage: scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED | cycles GIANT SMALL SEED "
-	           "[--runs R]\n",
+	           "[--runs R] [--cpu-runs C]\n"
+	           "  R GPU runs (default 3) after one warm-up run, C CPU Tarjan runs (default 3); medians.\n",
 	           stderr);
 	return 2;
 }
@@ -46,6 +49,7 @@ usage() {
 
 int
 main(int argc, char **argv) {
+	std::setvbuf(stdout, nullptr, _IOLBF, 0); // logs keep the order of stdout and stderr
 	if (argc < 5)
 		return usage();
 	std::string kind = argv[1];
@@ -85,14 +89,18 @@ main(int argc, char **argv) {
 	} else {
 		return usage();
 	}
-	uint64_t runs = 3;
+	uint64_t runs = 3, cpu_runs = 3;
 	for (int k = 5; k < argc; k++) {
 		std::string opt = argv[k];
 		if (opt == "--runs" && k + 1 < argc)
 			runs = arg(argv[++k]);
+		else if (opt == "--cpu-runs" && k + 1 < argc)
+			cpu_runs = arg(argv[++k]);
 		else
 			return usage();
 	}
+	if (runs == 0 || cpu_runs == 0)
+		return usage();
 	try {
 		GpuProbe probe = probe_gpu();
 		std::printf("device: %s\n", probe.description.c_str());
@@ -100,15 +108,21 @@ main(int argc, char **argv) {
 		edges = EdgeList();
 		const Csr &csr = g.out;
 		size_t n = csr.vertex_count();
-		double t0 = now_ms();
-		Components cpu = strongly_connected_components(csr);
-		double cpu_ms = now_ms() - t0;
+		Components cpu;
+		std::vector<double> cpu_times;
+		for (uint64_t r = 0; r < cpu_runs; r++) {
+			double t0 = now_ms();
+			cpu = strongly_connected_components(csr);
+			cpu_times.push_back(now_ms() - t0);
+		}
+		double cpu_ms = median(cpu_times);
 		std::vector<size_t> sizes(cpu.count(), 0);
 		for (uint32_t c : cpu.of_vertex)
 			sizes[c]++;
 		size_t largest = sizes.empty() ? 0 : *std::max_element(sizes.begin(), sizes.end());
-		std::printf("graph %s: %zu vertices, %zu edges, %zu components, largest %zu; cpu tarjan %.1f ms\n",
-		            name.c_str(), n, csr.edge_count(), cpu.count(), largest, cpu_ms);
+		std::printf("graph %s: %zu vertices, %zu edges, %zu components, largest %zu; cpu tarjan %.1f ms (median of "
+		            "%zu)\n",
+		            name.c_str(), n, csr.edge_count(), cpu.count(), largest, cpu_ms, cpu_times.size());
 		strongly_connected_components_gpu(csr); // warm-up: CUDA context, module load
 		std::vector<double> total, upload, trim, p1, p2, wcc, number;
 		GpuSccTimings t;
@@ -145,6 +159,12 @@ main(int argc, char **argv) {
 		            name.c_str(), n, csr.edge_count(), cpu.count(), largest, cpu_ms, median(total), median(upload),
 		            median(trim), median(p1), median(wcc), median(p2), median(number), cpu_ms / median(total),
 		            cpu_ms / engine);
+		std::printf("TABLE | %s | %.2fM | %.1fM | %zu | %zu | %.1f%s | %.1f | **%.1fx** | %.1f | %.1f | %.1f | %.1f | "
+		            "%.1f | %.1f | %u / %u | %u | %u | %llu |\n",
+		            name.c_str(), n / 1e6, csr.edge_count() / 1e6, cpu.count(), largest, cpu_ms,
+		            cpu_runs == 1 ? " (1 run)" : "", median(total), cpu_ms / median(total), median(upload),
+		            median(trim), median(p1), median(wcc), median(p2), median(number), t.phase1_rounds, t.phase2_rounds,
+		            t.trim_passes, t.wcc_iterations, (unsigned long long)t.reach_levels);
 		return 0;
 	} catch (const Error &e) {
 		std::fprintf(stderr, "scc_bench: %s\n", e.what());

@@ -13,7 +13,7 @@
 //     more than 1% of the vertices was found (the giant SCC).
 //   - Then Trim2 (size-2 SCCs) and weakly connected components (FWcc) make every WCC its own
 //     subgraph, so that phase 2 runs one pivot per WCC at once, in the same loop; FWcc runs again
-//     every few phase-2 rounds, as the splits leave subgraphs in disconnected pieces.
+//     every phase-2 round, as the splits leave subgraphs in disconnected pieces.
 // The result is a label per vertex (some vertex of its SCC); the smallest vertex per component
 // comes from an atomicMin pass, and the topological numbering from level-synchronous Kahn on the
 // device (on the host when the condensation is too deep for a launch per level to pay).
@@ -41,9 +41,13 @@ constexpr vid_t kMany = 0xFFFFFFFEu; // Trim2: more than one distinct neighbour
 
 // The narrow regime of reachability: frontiers up to this many vertices run level after level
 // inside one block (a long path or cycle would otherwise pay a launch and a host round trip per
-// level); kNarrowLevels bounds one launch so that cancellation is polled.
+// level); kNarrowLevels bounds one launch so that cancellation is polled. The block's 16 warps
+// take a frontier vertex each in turn, so a frontier near the capacity costs a level tens of
+// vertices long per warp: past about a thousand vertices the wide operators are faster, despite
+// their launches and round trip per level (H100, scc_bench cycles 200000 50000: phase 2 took
+// 34.7 ms with capacity 512, 32.0 with 1024, 43.0 with 4096, 69.3 with 16384).
 constexpr int kNarrowThreads = 512;
-constexpr vid_t kNarrowCapacity = 4096;
+constexpr vid_t kNarrowCapacity = 1024;
 constexpr uint32_t kNarrowLevels = 1u << 16;
 
 // Phase 1 looks for the giant SCC; a graph without one would run it with few pivots for many
@@ -53,9 +57,11 @@ constexpr uint32_t kPhase1MaxRounds = 4;
 // Phase 2 splits each subgraph into three per round, but the pieces are often disconnected (the
 // FW set of a pivot in a tree of small SCCs holds all its child subtrees), and one pivot per
 // subgraph then takes them one round at a time (50,000 chained small cycles took 1,400 rounds).
-// So FWcc runs again every kWccRounds rounds, giving each weakly connected piece its own pivot;
-// not every round, as a pass is a few sweeps over the edges, wasted where nothing splits.
-constexpr uint32_t kWccRounds = 4;
+// So FWcc runs again every kWccRounds rounds, giving each weakly connected piece its own pivot.
+// Every round pays: a pass is a few sweeps over the edges, cheaper than the round it saves (H100,
+// scc_bench cycles 200000 50000: every round, 16 rounds and 30.9 ms; every 2, 19 and 32.9 ms;
+// every 4, 26 and 43.0 ms).
+constexpr uint32_t kWccRounds = 1;
 
 // Trim is repeated while a pass removes at least 1/kTrimStop of the graph's vertices: a pass costs
 // a sweep over all edges, and the long tails it leaves (a path peels two vertices a pass) are
