@@ -19,13 +19,18 @@
 // neighbour, and appends it to a cycle buffer of fixed size, which the host downloads whenever it
 // is full. A step whose cycles do not fit is forgotten and redone after the download, so the
 // buffer bounds the memory however many cycles there are, and the search is resumable between
-// downloads (LIMIT in SQL stops it).
+// downloads (LIMIT in SQL stops it). A cycle is stored compactly, as its first vertex and then
+// each next vertex's position in the previous one's row (2 bits each on a grid): the transfer
+// to the host is what limits enumeration, and the host decodes a vertex with one lookup.
 #include "check.cuh"
 #include "chordless.hpp"
 #include "device_csr.cuh"
 #include "error.hpp"
 #include "gpu.hpp"
 #include "host_util.hpp"
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
 
 #include <algorithm>
 #include <limits>
@@ -43,16 +48,40 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr size_t kDefaultBudget = size_t(512) << 20;
-constexpr vid_t kNone = std::numeric_limits<vid_t>::max();
+// The cycle buffer: an eighth of the budget, at most this much (its download is what takes
+// time; a larger one only means fewer, larger downloads), at least one path's cycles.
+constexpr size_t kMaxCycleBuffer = size_t(16) << 20;
 
 // A path record: kHeader words, then the bitmap of its vertices (one bit per search vertex).
 // Records are arrays of 32-bit words so that the bitmap width can follow the graph's size.
 enum Field : uint32_t { f_first, f_second, f_last, f_length, kHeader };
 
-// Cycles leave the device as records of 16-bit words, half the bytes of 32-bit ones: the length,
-// then the input vertices in canonical order. Both fit since n <= kGpuChordlessMaxVertices.
+// Cycles leave the device as records of 16-bit words: the length, the first search vertex, then
+// the length - 1 steps of the walk packed code_bits to a word part (see record_words). Lengths,
+// vertices and row positions fit since n <= kGpuChordlessMaxVertices.
 using CycleWord = uint16_t;
 static_assert(kGpuChordlessMaxVertices <= 0xFFFF, "cycle records hold vertex indexes in 16 bits");
+
+namespace cg = cooperative_groups;
+
+// atomicAdd(counter, count) for the active threads of a warp at once (they must all add to the
+// same counter): one atomic instead of up to 32, since millions of paths and cycles go through
+// one counter. Returns the counter's value before this thread's share, as atomicAdd does.
+__device__ unsigned long long
+warp_add(unsigned long long *counter, unsigned long long count) {
+	cg::coalesced_group group = cg::coalesced_threads();
+	unsigned long long before = cg::exclusive_scan(group, count);
+	unsigned long long base = 0;
+	if (group.thread_rank() == group.size() - 1)
+		base = atomicAdd(counter, before + count);
+	return group.shfl(base, group.size() - 1) + before;
+}
+
+// Words of a cycle record; code_bits is 1, 2, 4, 8 or 16, so that no step straddles two words.
+__host__ __device__ inline uint32_t
+record_words(uint32_t length, uint32_t code_bits) {
+	return 2 + ((length - 1) * code_bits + 15) / 16;
+}
 
 // Counters the host reads after each step, one copy each way.
 enum Counter : uint32_t { c_paths, c_cycle_words, kCounters };
@@ -64,6 +93,7 @@ struct CycleSink {
 	unsigned long long capacity;
 	const vid_t *original; // search vertex -> input vertex
 	uint32_t min_length;
+	uint32_t code_bits; // bits of a row position: the longest row has at most 2^code_bits entries
 };
 
 unsigned
@@ -94,39 +124,77 @@ adjacent(CsrView g, vid_t x, vid_t y) {
 	return false;
 }
 
-// Room for a cycle record of `length` vertices, or nullptr when the buffer is full (the step
-// will be redone).
-__device__ CycleWord *
-claim(const CycleSink &sink, uint32_t length) {
-	unsigned long long at = atomicAdd(sink.used, (unsigned long long)(length + 1));
-	if (at + length + 1 > sink.capacity)
-		return nullptr;
+// Appends the record of a chordless cycle of `length` vertices, given as a membership test, walked
+// from `start` (its smallest input vertex) towards the smaller of start's two neighbours on it. A
+// record that does not fit is dropped, but its words are still claimed: the host sees the
+// overflow and redoes the step after a download.
+template <typename OnCycle>
+__device__ void
+emit_cycle(CsrView g, const CycleSink &sink, vid_t start, uint32_t length, OnCycle on_cycle) {
+	const unsigned long long words = record_words(length, sink.code_bits);
+	unsigned long long at = warp_add(sink.used, words);
+	if (at + words > sink.capacity)
+		return;
 	CycleWord *out = sink.cycles + at;
 	out[0] = CycleWord(length);
-	return out + 1;
+	out[1] = CycleWord(start);
+	const eid_t row = g.offsets[start];
+	eid_t a = row, b = row;
+	bool found_a = false;
+	for (eid_t e = row; e < g.offsets[start + 1]; e++)
+		if (on_cycle(g.targets[e])) {
+			if (!found_a) {
+				a = e;
+				found_a = true;
+			} else {
+				b = e;
+				break;
+			}
+		}
+	const eid_t first = sink.original[g.targets[a]] < sink.original[g.targets[b]] ? a : b;
+	CycleWord *codes = out + 2;
+	uint32_t packed = 0, filled = 0;
+	auto put = [&](eid_t code) {
+		packed |= uint32_t(code) << filled;
+		filled += sink.code_bits;
+		if (filled == 16) {
+			*codes++ = CycleWord(packed);
+			packed = 0;
+			filled = 0;
+		}
+	};
+	put(first - row);
+	vid_t previous = start, current = g.targets[first];
+	for (uint32_t k = 2; k < length; k++) {
+		const eid_t r = g.offsets[current];
+		for (eid_t e = r; e < g.offsets[current + 1]; e++) {
+			vid_t w = g.targets[e];
+			if (w != previous && on_cycle(w)) {
+				put(e - r);
+				previous = current;
+				current = w;
+				break;
+			}
+		}
+	}
+	if (filled)
+		*codes = CycleWord(packed);
 }
 
 __device__ void
-emit_triangle(const CycleSink &sink, vid_t a, vid_t b, vid_t c) {
-	CycleWord *out = claim(sink, 3);
-	if (!out)
-		return;
-	vid_t p = sink.original[a], q = sink.original[b], r = sink.original[c];
-	// In a triangle both other vertices neighbour the smallest: ascending order is canonical.
-	vid_t lo = min(p, min(q, r)), hi = max(p, max(q, r));
-	out[0] = CycleWord(lo);
-	out[1] = CycleWord(p + q + r - lo - hi);
-	out[2] = CycleWord(hi);
+emit_triangle(CsrView g, const CycleSink &sink, vid_t x, vid_t u, vid_t y) {
+	vid_t start = x;
+	if (sink.original[u] < sink.original[start])
+		start = u;
+	if (sink.original[y] < sink.original[start])
+		start = y;
+	emit_cycle(g, sink, start, 3, [&](vid_t w) { return w == x || w == u || w == y; });
 }
 
-// The chordless cycle of the path `bits` closed by `closing`, `length` vertices, walked in
-// canonical order.
+// The cycle of the path `bits` closed by `closing`.
 __device__ void
-emit_cycle(CsrView g, const CycleSink &sink, const uint32_t *bits, uint32_t words, vid_t closing, uint32_t length) {
-	CycleWord *out = claim(sink, length);
-	if (!out)
-		return;
-	auto on_cycle = [&](vid_t w) { return w == closing || has_bit(bits, w); };
+emit_closed_path(CsrView g, const CycleSink &sink, const uint32_t *bits, uint32_t words, vid_t closing,
+                 uint32_t length) {
 	vid_t start = closing, lowest = sink.original[closing];
 	for (uint32_t k = 0; k < words; k++)
 		for (uint32_t w = bits[k]; w; w &= w - 1) {
@@ -136,31 +204,7 @@ emit_cycle(CsrView g, const CycleSink &sink, const uint32_t *bits, uint32_t word
 				start = v;
 			}
 		}
-	vid_t a = kNone, b = kNone;
-	for (eid_t e = g.offsets[start]; e < g.offsets[start + 1] && b == kNone; e++) {
-		vid_t w = g.targets[e];
-		if (on_cycle(w)) {
-			if (a == kNone)
-				a = w;
-			else
-				b = w;
-		}
-	}
-	vid_t previous = start, current = sink.original[a] < sink.original[b] ? a : b;
-	out[0] = CycleWord(lowest);
-	for (uint32_t k = 1; k < length; k++) {
-		out[k] = CycleWord(sink.original[current]);
-		vid_t next = current;
-		for (eid_t e = g.offsets[current]; e < g.offsets[current + 1]; e++) {
-			vid_t w = g.targets[e];
-			if (w != previous && on_cycle(w)) {
-				next = w;
-				break;
-			}
-		}
-		previous = current;
-		current = next;
-	}
+	emit_cycle(g, sink, start, length, [&](vid_t w) { return w == closing || has_bit(bits, w); });
 }
 
 // Stage 1 over seed units [unit_begin, unit_end): a unit is the position in u's row of a
@@ -169,8 +213,7 @@ emit_cycle(CsrView g, const CycleSink &sink, const uint32_t *bits, uint32_t word
 // become paths of length 3 (when `extend`) at out[0 ..), their number in counters[c_paths].
 __global__ void
 seed_triplets(CsrView g, const vid_t *unit_u, const eid_t *unit_pos, size_t unit_begin, size_t unit_end, bool extend,
-              uint32_t words, uint32_t *out, unsigned long long *counters, unsigned long long *counts,
-              CycleSink sink) {
+              uint32_t words, uint32_t *out, unsigned long long *counters, unsigned long long *counts, CycleSink sink) {
 	const uint32_t record = kHeader + words;
 	const bool emit = sink.cycles && sink.min_length <= 3;
 	unsigned long long triangles = 0;
@@ -184,12 +227,12 @@ seed_triplets(CsrView g, const vid_t *unit_u, const eid_t *unit_pos, size_t unit
 			if (adjacent(g, x, y)) {
 				triangles++;
 				if (emit)
-					emit_triangle(sink, x, u, y);
+					emit_triangle(g, sink, x, u, y);
 				continue;
 			}
 			if (!extend)
 				continue;
-			uint32_t *p = out + atomicAdd(&counters[c_paths], 1ull) * record;
+			uint32_t *p = out + warp_add(&counters[c_paths], 1) * record;
 			p[f_first] = x;
 			p[f_second] = u;
 			p[f_last] = y;
@@ -204,7 +247,7 @@ seed_triplets(CsrView g, const vid_t *unit_u, const eid_t *unit_pos, size_t unit
 		}
 	}
 	if (triangles && counts)
-		atomicAdd(&counts[3], triangles);
+		warp_add(&counts[3], triangles);
 }
 
 // Stage 2 over `paths` paths of one length t at in[0 ..): cycles of length t + 1 are counted
@@ -241,12 +284,12 @@ expand_paths(CsrView g, const uint32_t *in, size_t paths, uint32_t length, bool 
 			if (near_first) {
 				closed++;
 				if (emit)
-					emit_cycle(g, sink, bits, words, v, length + 1);
+					emit_closed_path(g, sink, bits, words, v, length + 1);
 				continue;
 			}
 			if (!extend)
 				continue;
-			uint32_t *q = out + atomicAdd(&counters[c_paths], 1ull) * record;
+			uint32_t *q = out + warp_add(&counters[c_paths], 1) * record;
 			q[f_first] = x;
 			q[f_second] = u;
 			q[f_last] = v;
@@ -257,7 +300,7 @@ expand_paths(CsrView g, const uint32_t *in, size_t paths, uint32_t length, bool 
 		}
 	}
 	if (closed && counts)
-		atomicAdd(&counts[length + 1], closed);
+		warp_add(&counts[length + 1], closed);
 }
 
 // The host's view of the path stack: segments of paths of one length each, lengths increasing
@@ -364,8 +407,9 @@ public:
 		if (used_ == 0)
 			return;
 		if (used_ > staged_capacity_) {
-			staged_.reset(); // the old one first: pinned memory is scarce
-			staged_capacity_ = std::min<size_t>(std::max<size_t>(used_, 2 * staged_capacity_), sink_.capacity);
+			// Pinned allocations are slow: grow by four.
+			staged_.reset();
+			staged_capacity_ = std::min<size_t>(std::max<size_t>(used_, 4 * staged_capacity_), sink_.capacity);
 			staged_ = std::make_unique<PinnedBuffer<CycleWord>>(staged_capacity_);
 		}
 		CUDA_CHECK(cudaMemcpyAsync(staged_->data(), cycles_.data(), used_ * sizeof(CycleWord), cudaMemcpyDeviceToHost,
@@ -381,14 +425,27 @@ public:
 		return done_;
 	}
 
-	// The next downloaded cycle record (length, then vertices), or nullptr when all are read.
-	const CycleWord *
-	next_record() noexcept {
+	// Appends the next downloaded cycle's input vertices to `vertices`; false when all are read.
+	bool
+	next_cycle(std::vector<vid_t> &vertices) {
 		if (read_ == staged_words_)
-			return nullptr;
+			return false;
 		const CycleWord *r = staged_->data() + read_;
-		read_ += size_t(r[0]) + 1;
-		return r;
+		const uint32_t length = r[0], bits = sink_.code_bits, mask = (1u << bits) - 1;
+		read_ += record_words(length, bits);
+		vid_t current = r[1];
+		vertices.push_back(original_[current]);
+		const CycleWord *codes = r + 2;
+		for (uint32_t k = 1, shift = 0; k < length; k++) {
+			current = adj_.targets[adj_.offsets[current] + (*codes >> shift & mask)];
+			vertices.push_back(original_[current]);
+			shift += bits;
+			if (shift == 16) {
+				codes++;
+				shift = 0;
+			}
+		}
+		return true;
 	}
 
 	// counts[k] = cycles of length k found, trailing zeros dropped (counting searches only).
@@ -420,8 +477,8 @@ public:
 private:
 	// Path memory: the stack and the output of one step. The stack keeps `reserve_` records free
 	// for a depth-first run (n paths at most, see expand_step) plus one step's output. When
-	// enumerating, a quarter of the budget is the cycle buffer, which takes at least what one
-	// path or one seed unit can close (so that a step of one always fits an empty buffer).
+	// enumerating, part of the budget is the cycle buffer (kMaxCycleBuffer), which takes at least
+	// what one path or one seed unit can close (so that a step of one always fits an empty buffer).
 	void
 	allocate(size_t n, size_t budget_bytes, bool enumerate) {
 		words_ = uint32_t((n + 31) / 32);
@@ -433,11 +490,18 @@ private:
 		CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
 		if (!budget_bytes)
 			budget = std::min(budget, free_bytes / 2);
+		code_bits_ = 1;
+		while (code_bits_ < 16 && (size_t(1) << code_bits_) < fanout_)
+			code_bits_ *= 2;
 		size_t cycle_words = 0;
 		if (enumerate)
-			cycle_words = std::max(fanout_ * (size_t(top_length_) + 1 + 4), budget / 4 / sizeof(CycleWord));
+			cycle_words = std::max(fanout_ * record_words(top_length_, code_bits_),
+			                       std::min(budget / 8, kMaxCycleBuffer) / sizeof(CycleWord));
 		size_t path_bytes = budget - std::min(budget, cycle_words * sizeof(CycleWord));
-		out_capacity_ = std::max(fanout_, path_bytes / record_bytes / 5);
+		// Half for one step's output: a step expands at most out_capacity_ / fanout_ paths, and
+		// each step costs a round trip to the host (on grid 7x10, half instead of a fifth halves
+		// the steps), while the stack needs little room unless paths are many and long.
+		out_capacity_ = std::max(fanout_, path_bytes / record_bytes / 2);
 		stack_capacity_ = std::max(reserve_ + fanout_,
 		                           path_bytes / record_bytes - std::min(path_bytes / record_bytes, out_capacity_));
 		size_t need = (stack_capacity_ + out_capacity_) * record_bytes + cycle_words * sizeof(CycleWord) +
@@ -468,7 +532,8 @@ private:
 			counts_.resize(top_length_ + 1);
 			CUDA_CHECK(cudaMemsetAsync(counts_.data(), 0, counts_.bytes(), s));
 		}
-		sink_ = {cycles_.data(), counters_.data() + c_cycle_words, cycle_words, original_d_.data(), min_length_};
+		sink_ = {cycles_.data(), counters_.data() + c_cycle_words, cycle_words, original_d_.data(), min_length_,
+		         code_bits_};
 		// The host vectors must outlive the copies above.
 		stream_.synchronize();
 	}
@@ -530,10 +595,9 @@ private:
 			yield += unit_yield_[end++];
 		const size_t begin = next_unit_;
 		size_t got = produced(end - begin, [&](cudaStream_t s) {
-			seed_triplets<<<blocks_for(end - begin), kThreads, 0, s>>>(dadj_.view(), unit_u_d_.data(),
-			                                                           unit_pos_d_.data(), begin, end, extend, words_,
-			                                                           out_.data(), counters_.data(), counts_.data(),
-			                                                           sink_);
+			seed_triplets<<<blocks_for(end - begin), kThreads, 0, s>>>(
+			    dadj_.view(), unit_u_d_.data(), unit_pos_d_.data(), begin, end, extend, words_, out_.data(),
+			    counters_.data(), counts_.data(), sink_);
 		});
 		if (got == std::numeric_limits<size_t>::max())
 			return false;
@@ -602,7 +666,8 @@ private:
 	DeviceBuffer<unsigned long long> counters_, counts_;
 	DeviceBuffer<CycleWord> cycles_;
 	PinnedBuffer<unsigned long long> host_counters_{kCounters};
-	CycleSink sink_{nullptr, nullptr, 0, nullptr, 0};
+	CycleSink sink_{nullptr, nullptr, 0, nullptr, 0, 0};
+	uint32_t code_bits_ = 0;
 
 	std::vector<Segment> segments_;
 	size_t top_ = 0;       // records on the stack
@@ -647,8 +712,7 @@ GpuChordlessCycleEnumerator::next(CycleBatch &batch, size_t max_cycles, size_t m
 	batch.clear();
 	Search &search = *search_;
 	for (;;) {
-		while (const CycleWord *r = search.next_record()) {
-			batch.vertices.insert(batch.vertices.end(), r + 1, r + 1 + r[0]);
+		while (search.next_cycle(batch.vertices)) {
 			batch.starts.push_back(batch.vertices.size());
 			if (batch.size() >= max_cycles || batch.vertices.size() >= max_vertices)
 				return true;

@@ -132,9 +132,10 @@ std::vector<uint64_t> count_chordless_cycles_gpu(const Csr &graph, uint32_t max_
 // ChordlessCycleEnumerator on the GPU: the same cycles, each once, in the same canonical form
 // (input vertex indexes, cycle order from the smallest towards its smaller neighbour); only the
 // order of the cycles differs. Paths and found cycles stay within budget_bytes of device memory
-// (0 as for count_chordless_cycles_gpu; a quarter of it holds found cycles, which the host
-// downloads whenever it is full), host memory within that quarter, however many cycles there
-// are; the search runs only as far as next() asks. Same errors as count_chordless_cycles_gpu().
+// (0 as for count_chordless_cycles_gpu; an eighth of it, at most 16 MiB, holds found cycles, which
+// the host downloads whenever it is full), pinned host memory within that eighth, however many
+// cycles there are; the search runs only as far as next() asks. Same errors as
+// count_chordless_cycles_gpu().
 class GpuChordlessCycleEnumerator {
 public:
 	GpuChordlessCycleEnumerator(const Csr &graph, uint32_t min_length = 3, uint32_t max_length = kNoLengthLimit,

@@ -94,4 +94,14 @@ messy_edges(Rng &rng, size_t n, uint64_t density) {
 	return edges;
 }
 
+// The GPU tests' random graphs: up to 62 vertices, every third one sparse (many long chordless
+// cycles), the others small and dense; messy input as above.
+inline Csr
+random_messy_csr(uint64_t seed) {
+	Rng rng(seed);
+	size_t n = 3 + rng.below(seed % 3 == 0 ? 60 : 20);
+	uint64_t density = n > 30 ? 3 + rng.below(12) : 10 + rng.below(70);
+	return csr_of(n, messy_edges(rng, n, density));
+}
+
 } // namespace grail::shapes

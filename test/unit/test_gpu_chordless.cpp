@@ -38,15 +38,6 @@ expect_same(const Csr &g, uint32_t max_length, const std::string &what, size_t b
 	EXPECT_EQ(gpu, cpu) << what << ", max_length " << max_length << ", budget " << budget;
 }
 
-// Random graph with messy input (random directions, both directions, self-loops, duplicates).
-Csr
-random_graph(uint64_t seed) {
-	Rng rng(seed);
-	size_t n = 3 + rng.below(seed % 3 == 0 ? 60 : 20);
-	uint64_t density = n > 30 ? 3 + rng.below(12) : 10 + rng.below(70);
-	return csr_of(n, messy_edges(rng, n, density));
-}
-
 using Cycle = std::vector<vid_t>;
 
 // Every cycle of a batch-wise enumeration, sorted, after checking that the batches kept their
@@ -69,9 +60,8 @@ drain(Enumerator &cycles, size_t max_cycles, size_t max_vertices, size_t longest
 
 // The GPU enumeration equals the CPU one as a set, and reports no cycle twice.
 void
-expect_same_cycles(const Csr &g, const std::string &what, uint32_t min_length = 3,
-                   uint32_t max_length = kNoLengthLimit, size_t budget = kSmallBudget, size_t max_cycles = 4096,
-                   size_t max_vertices = size_t(1) << 20) {
+expect_same_cycles(const Csr &g, const std::string &what, uint32_t min_length = 3, uint32_t max_length = kNoLengthLimit,
+                   size_t budget = kSmallBudget, size_t max_cycles = 4096, size_t max_vertices = size_t(1) << 20) {
 	ChordlessCycleEnumerator cpu(g, min_length, max_length);
 	GpuChordlessCycleEnumerator gpu(g, min_length, max_length, budget);
 	const size_t longest = std::max<size_t>(g.vertex_count(), 1);
@@ -79,8 +69,7 @@ expect_same_cycles(const Csr &g, const std::string &what, uint32_t min_length = 
 	std::vector<Cycle> got = drain(gpu, max_cycles, max_vertices, longest);
 	EXPECT_TRUE(std::adjacent_find(got.begin(), got.end()) == got.end()) << what << ": a cycle reported twice";
 	EXPECT_EQ(got.size(), expected.size()) << what << ", lengths " << min_length << ".." << max_length;
-	EXPECT_TRUE(got == expected) << what << ", lengths " << min_length << ".." << max_length << ", budget "
-	                             << budget;
+	EXPECT_TRUE(got == expected) << what << ", lengths " << min_length << ".." << max_length << ", budget " << budget;
 }
 
 Csr
@@ -105,14 +94,14 @@ petersen() {
 } // namespace
 
 TEST_F(GpuChordless, RandomGraphsMatchTheCpu) {
-	// 30 graphs: each GPU call costs about 0.8 s on an H200 whatever the graph's size (not yet
-	// explained), so 300 took 500 s.
-	for (uint64_t seed = 0; seed < 30; seed++) {
-		Csr g = random_graph(seed);
+	for (uint64_t seed = 0; seed < 100; seed++) {
+		Csr g = random_messy_csr(seed);
 		std::string what = "random graph " + std::to_string(seed);
 		expect_same(g, kNoLengthLimit, what, kSmallBudget);
 		expect_same(g, 3 + uint32_t(seed % 6), what, kSmallBudget);
-		if (seed % 5 == 0)
+		// At the minimum budget the search expands one path per kernel launch (and host round
+		// trip): on the sparse graphs, with up to millions of paths, that takes seconds each.
+		if (seed % 5 == 0 && seed % 3 != 0)
 			expect_same(g, kNoLengthLimit, what, kTinyBudget);
 	}
 }
@@ -206,8 +195,8 @@ TEST_F(GpuChordless, TooManyVerticesForTheBitmapIsACleanError) {
 }
 
 TEST_F(GpuChordless, EnumerationMatchesTheCpuOnRandomGraphs) {
-	for (uint64_t seed = 0; seed < 30; seed++) {
-		Csr g = random_graph(seed);
+	for (uint64_t seed = 0; seed < 100; seed++) {
+		Csr g = random_messy_csr(seed);
 		std::string what = "random graph " + std::to_string(seed);
 		expect_same_cycles(g, what);
 		uint32_t min_length = 3 + uint32_t(seed % 4);
