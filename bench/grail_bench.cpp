@@ -3,9 +3,10 @@
 // reachability batches answered with the GPU search vs the CPU's pruned DFS, both after the same
 // CPU pre-filter (the paper's section 5).
 //   grail_bench dag VERTICES DEGREE SEED | rmat SCALE EDGE_FACTOR SEED  [--runs R] [--max-labels D]
-//               [--queries Q]
+//               [--queries Q] [--words W]
 // dag is the paper's home-made random DAG (generate_random_dag: dag09 is "dag 1000000 100 9");
-// rmat is R-MAT, whose condensation is the DAG labelled. Checks that the GPU labels give the same
+// rmat is R-MAT, whose condensation is the DAG labelled. Batches run with GPU groups of 64 x W
+// queries for W = 1, 4, 8 and 16, or the one W given. Checks that the GPU labels give the same
 // answers as the CPU's on every query, and the batches the same answers on both devices.
 #include "device.hpp"
 #include "error.hpp"
@@ -36,7 +37,7 @@ arg(const char *text) {
 int
 usage() {
 	std::fputs("usage: grail_bench dag VERTICES DEGREE SEED | rmat SCALE EDGE_FACTOR SEED [--runs R] [--max-labels D] "
-	           "[--queries Q]\n",
+	           "[--queries Q] [--words W]\n",
 	           stderr);
 	return 2;
 }
@@ -71,6 +72,7 @@ main(int argc, char **argv) {
 	int runs = 3;
 	unsigned max_labels = 5;
 	size_t query_count = 100000;
+	std::vector<unsigned> word_counts = {1, 4, 8, 16};
 	for (int i = 5; i + 1 < argc; i += 2) {
 		if (std::strcmp(argv[i], "--runs") == 0)
 			runs = int(arg(argv[i + 1]));
@@ -78,6 +80,8 @@ main(int argc, char **argv) {
 			max_labels = unsigned(arg(argv[i + 1]));
 		else if (std::strcmp(argv[i], "--queries") == 0)
 			query_count = arg(argv[i + 1]);
+		else if (std::strcmp(argv[i], "--words") == 0)
+			word_counts = {unsigned(arg(argv[i + 1]))};
 		else
 			return usage();
 	}
@@ -176,45 +180,48 @@ main(int argc, char **argv) {
 			            label_negative_share(gpu_index.labels(), a, b, reaches), a.size());
 		}
 
-		GpuReachability gpu(gpu_index);
-		std::printf("\nbatches of %zu pairs, ms (medians of %d; GPU index: %zu MiB on the device)\n", query_count, runs,
-		            gpu.device_bytes() >> 20);
-		std::printf("%-16s %8s %8s %10s %10s %8s %7s %7s\n", "pairs", "yes", "searched", "cpu", "gpu", "speedup",
-		            "groups", "levels");
-		for (Batch *batch : {&uniform, &heavy}) {
-			size_t n = batch->sources.size();
-			std::unique_ptr<bool[]> on_cpu(new bool[n]), on_gpu(new bool[n]), other_labels(new bool[n]);
-			std::vector<double> cpu, gpu_ms;
-			size_t searched = 0;
-			GpuQueryTimings t;
-			ReachabilityQuery cq(gpu_index), gq(gpu_index), check(cpu_index);
-			auto on_device = [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
-			                     std::vector<uint8_t> &reached) {
-				gpu.search(from, to, reached, &t);
-				return true;
-			};
-			for (int r = 0; r < runs; r++) {
-				double a = now_ms();
-				searched = cq.reachable_many(batch->sources.data(), batch->targets.data(), n, on_cpu.get());
-				cpu.push_back(now_ms() - a);
-				a = now_ms();
-				gq.reachable_many(batch->sources.data(), batch->targets.data(), n, on_gpu.get(), on_device);
-				gpu_ms.push_back(now_ms() - a);
-			}
-			check.reachable_many(batch->sources.data(), batch->targets.data(), n, other_labels.get());
-			size_t yes = 0;
-			for (size_t k = 0; k < n; k++) {
-				if (on_cpu[k] != on_gpu[k] || on_cpu[k] != other_labels[k]) {
-					std::fprintf(stderr, "grail_bench: %s pair %zu (%lld -> %lld): cpu %d gpu %d cpu-labels %d\n",
-					             batch->name.c_str(), k, (long long)batch->sources[k], (long long)batch->targets[k],
-					             on_cpu[k], on_gpu[k], other_labels[k]);
-					return 1;
+		std::printf("\nbatches of %zu pairs, ms (medians of %d); GPU groups of 64 x words queries\n", query_count,
+		            runs);
+		std::printf("%-16s %5s %8s %8s %10s %10s %8s %10s %7s %7s %11s %8s\n", "pairs", "words", "yes", "searched",
+		            "cpu", "gpu", "speedup", "gpu_search", "groups", "levels", "edges", "dev_MiB");
+		for (unsigned words : word_counts) {
+			GpuReachability gpu(gpu_index, words);
+			for (Batch *batch : {&uniform, &heavy}) {
+				size_t n = batch->sources.size();
+				std::unique_ptr<bool[]> on_cpu(new bool[n]), on_gpu(new bool[n]), other_labels(new bool[n]);
+				std::vector<double> cpu, gpu_ms;
+				size_t searched = 0;
+				GpuQueryTimings t;
+				ReachabilityQuery cq(gpu_index), gq(gpu_index), check(cpu_index);
+				auto on_device = [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to,
+				                     std::vector<uint8_t> &reached) {
+					gpu.search(from, to, reached, &t);
+					return true;
+				};
+				for (int r = 0; r < runs; r++) {
+					double a = now_ms();
+					searched = cq.reachable_many(batch->sources.data(), batch->targets.data(), n, on_cpu.get());
+					cpu.push_back(now_ms() - a);
+					a = now_ms();
+					gq.reachable_many(batch->sources.data(), batch->targets.data(), n, on_gpu.get(), on_device);
+					gpu_ms.push_back(now_ms() - a);
 				}
-				yes += on_cpu[k];
+				check.reachable_many(batch->sources.data(), batch->targets.data(), n, other_labels.get());
+				size_t yes = 0;
+				for (size_t k = 0; k < n; k++) {
+					if (on_cpu[k] != on_gpu[k] || on_cpu[k] != other_labels[k]) {
+						std::fprintf(stderr, "grail_bench: %s pair %zu (%lld -> %lld): cpu %d gpu %d cpu-labels %d\n",
+						             batch->name.c_str(), k, (long long)batch->sources[k], (long long)batch->targets[k],
+						             on_cpu[k], on_gpu[k], other_labels[k]);
+						return 1;
+					}
+					yes += on_cpu[k];
+				}
+				std::printf("%-16s %5u %8zu %8zu %10.1f %10.1f %7.1fx %10.1f %7u %7llu %11llu %8zu\n",
+				            batch->name.c_str(), words, yes, searched, median(cpu), median(gpu_ms),
+				            median(cpu) / median(gpu_ms), t.search_ms, t.groups, (unsigned long long)t.levels,
+				            (unsigned long long)t.edges, gpu.device_bytes() >> 20);
 			}
-			std::printf("%-16s %8zu %8zu %10.1f %10.1f %7.1fx %7u %7llu\n", batch->name.c_str(), yes, searched,
-			            median(cpu), median(gpu_ms), median(cpu) / median(gpu_ms), t.groups,
-			            (unsigned long long)t.levels);
 		}
 	} catch (const Error &e) {
 		std::fprintf(stderr, "grail_bench: %s\n", e.what());

@@ -8,6 +8,8 @@
 #include "buffer.cuh"
 #include "device_csr.cuh"
 
+#include <vector>
+
 namespace grail::cuda {
 
 // Marks an empty slot of an edge frontier; equal to grail::kNoVertex.
@@ -85,5 +87,15 @@ void pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level
 // for every v with 0 < label[v] < kInvalid (the smallest such u, when rows are ascending as
 // DeviceCsr::transpose_into() makes them); parent[] is left alone elsewhere.
 void pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream);
+
+// Kahn's algorithm by levels: order receives the vertices with no in-edge (level 0), then those
+// whose in-neighbours all lie on earlier levels (level 1), and so on, in any order within a level;
+// level[v] receives v's level (the longest path to v from a source); level_start[l] is where level
+// l begins in order, level_start.back() == the vertices placed. All levels run in one cooperative
+// launch with a grid barrier between them, no host round trip: DAGs thousands of levels deep
+// would otherwise spend more time in round trips than in work. Returns the number of vertices
+// placed, fewer than all when the graph has a cycle. remaining: n words of scratch.
+vid_t topological_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint32_t *remaining,
+                         std::vector<size_t> &level_start, cudaStream_t stream);
 
 } // namespace grail::cuda

@@ -1,5 +1,5 @@
 // Batched GPU reachability search (papers/gpu-grail-reachability.txt section 5, Algorithm 7).
-// The queries of a group are the bits of kGpuQueryWords status words per vertex: bit q of
+// The queries of a group are the bits of a few status words per vertex (64 queries a word): bit q of
 // status[v] says that v is on query q's frontier, bit q of visited[v] that query q has seen v.
 // Each level is one advance over the frontier vertices (degree-binned, the shared operator); an
 // edge u -> c carries the bits of u's status whose query the labels do not rule out at c, the
@@ -140,14 +140,14 @@ clear_status(const vid_t *frontier, vid_t count, unsigned words, uint64_t *statu
 } // namespace
 
 struct GpuReachability::State {
-	State(const Index &index, cudaStream_t s)
+	State(const Index &index, unsigned words_, cudaStream_t s)
 	    : n(index.dag().vertex_count()), width(unsigned(index.labels().record_width())),
-	      labels(index.labels().label_count()), dag(DeviceCsr::upload(index.dag(), s)), records(width * n), bloom(n),
-	      ws(vid_t(n)), status(n * kGpuQueryWords), next_status(n * kGpuQueryWords), visited(n * kGpuQueryWords),
-	      in_next(Bitmap::words_for(n)), frontier(std::max<size_t>(n, kGpuQueriesPerGroup)), next_frontier(n),
-	      edges_out(std::max<size_t>(index.dag().edge_count(), kGpuQueriesPerGroup)), source(kGpuQueriesPerGroup),
-	      target(kGpuQueriesPerGroup), target_records(width * kGpuQueriesPerGroup), target_bloom(kGpuQueriesPerGroup),
-	      done(kGpuQueryWords), host_done(kGpuQueryWords) {
+	      labels(index.labels().label_count()), words(words_), group(64 * size_t(words)),
+	      dag(DeviceCsr::upload(index.dag(), s)), records(width * n), bloom(n), ws(vid_t(n)), status(n * words),
+	      next_status(n * words), visited(n * words), in_next(Bitmap::words_for(n)),
+	      frontier(std::max<size_t>(n, group)), next_frontier(n),
+	      edges_out(std::max<size_t>(index.dag().edge_count(), group)), source(group), target(group),
+	      target_records(width * group), target_bloom(group), done(words), host_done(words) {
 		CUDA_CHECK(
 		    cudaMemcpyAsync(records.data(), index.labels().data().data(), records.bytes(), cudaMemcpyHostToDevice, s));
 		CUDA_CHECK(
@@ -155,13 +155,14 @@ struct GpuReachability::State {
 		CUDA_CHECK(cudaStreamSynchronize(s));
 	}
 	static size_t
-	bytes_for(size_t n, size_t m, size_t width) {
+	bytes_for(size_t n, size_t m, size_t width, unsigned words) {
 		return DeviceCsr::bytes_for(n, m) + 4 * width * n + sizeof(BloomRecord) * n + FrontierWorkspace::bytes_for(n) +
-		       3 * 8 * kGpuQueryWords * n + n / 8 + 2 * 4 * n + 4 * m;
+		       3 * 8 * size_t(words) * n + n / 8 + 2 * 4 * n + 4 * m;
 	}
 
 	size_t n;
-	unsigned width, labels;
+	unsigned width, labels, words;
+	size_t group; // queries searched together
 	DeviceCsr dag;
 	DeviceBuffer<uint32_t> records;
 	DeviceBuffer<BloomRecord> bloom;
@@ -178,7 +179,9 @@ struct GpuReachability::State {
 	size_t device_bytes = 0;
 };
 
-GpuReachability::GpuReachability(const Index &index) {
+GpuReachability::GpuReachability(const Index &index, unsigned words) {
+	if (words < 1 || words > 64)
+		throw Error(ErrorKind::invalid_input, "GPU reachability groups take 1 to 64 status words per vertex");
 	int devices = 0;
 	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
 		cudaGetLastError();
@@ -188,14 +191,14 @@ GpuReachability::GpuReachability(const Index &index) {
 	size_t free_bytes = 0, total_bytes = 0;
 	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
 	const size_t margin = (64 << 20) + free_bytes / 50;
-	size_t need = State::bytes_for(n, m, index.labels().record_width()) + margin;
+	size_t need = State::bytes_for(n, m, index.labels().record_width(), words) + margin;
 	if (need > free_bytes)
 		throw Error(ErrorKind::limit_exceeded,
 		            "the index needs about " + mib(need) + " of GPU memory for batched queries, " + mib(free_bytes) +
 		                " are free",
 		            "answer the queries on the CPU");
 	Stream upload;
-	state_ = std::make_unique<State>(index, upload.get());
+	state_ = std::make_unique<State>(index, words, upload.get());
 	size_t free_now = 0;
 	CUDA_CHECK(cudaMemGetInfo(&free_now, &total_bytes));
 	state_->device_bytes = free_bytes > free_now ? free_bytes - free_now : 0;
@@ -220,9 +223,9 @@ GpuReachability::search(const std::vector<vid_t> &from, const std::vector<vid_t>
 	const size_t count = from.size();
 	reached.assign(count, 0);
 	CsrView dag = st.dag.view();
-	for (size_t begin = 0; begin < count; begin += kGpuQueriesPerGroup) {
+	for (size_t begin = 0; begin < count; begin += st.group) {
 		poll_cancel();
-		const size_t q = std::min(kGpuQueriesPerGroup, count - begin);
+		const size_t q = std::min(st.group, count - begin);
 		const unsigned words = unsigned((q + 63) / 64);
 		const size_t status_bytes = st.n * words * sizeof(uint64_t);
 		CUDA_CHECK(
@@ -265,6 +268,7 @@ GpuReachability::search(const std::vector<vid_t> &from, const std::vector<vid_t>
 			clear_status<<<blocks_for(size), kBlockThreads, 0, s>>>(frontier, size, words, status);
 			CUDA_CHECK_LAUNCH();
 			size = compact(st.edges_out.data(), bins.edges, next_frontier, st.ws, s);
+			t.edges += bins.edges;
 			std::swap(frontier, next_frontier);
 			std::swap(status, next_status);
 			t.levels++;

@@ -73,14 +73,14 @@ GrailLabels grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabel
 // Where the time of GpuReachability::search went.
 struct GpuQueryTimings {
 	double search_ms = 0; // every group: status set-up, expansion levels, read-back
-	uint32_t groups = 0;  // passes of up to kGpuQueriesPerGroup queries
+	uint32_t groups = 0;  // passes of up to 64 * words queries
 	uint64_t levels = 0;  // expansion levels over all groups
+	uint64_t edges = 0;   // edges expanded over all levels
 };
 
-// Queries searched together, as bits of status words per vertex (the paper's k = 64, times the
-// words per vertex).
-constexpr size_t kGpuQueryWords = 8;
-constexpr size_t kGpuQueriesPerGroup = 64 * kGpuQueryWords;
+// Status words per vertex by default: a group searches 64 queries per word together (the paper's
+// k = 64 is one word).
+constexpr unsigned kGpuQueryWords = 8;
 
 // Batched reachability search on the GPU (papers/gpu-grail-reachability.txt section 5): an index's
 // DAG, labels and Bloom filters copied to the device once, then groups of queries explored
@@ -88,7 +88,7 @@ constexpr size_t kGpuQueriesPerGroup = 64 * kGpuQueryWords;
 // until destroyed. Throws Error(limit_exceeded) when the index does not fit in free device memory.
 class GpuReachability {
 public:
-	explicit GpuReachability(const Index &index);
+	explicit GpuReachability(const Index &index, unsigned words = kGpuQueryWords);
 	~GpuReachability();
 	GpuReachability(const GpuReachability &) = delete;
 	GpuReachability &operator=(const GpuReachability &) = delete;

@@ -32,7 +32,7 @@ grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *) {
 
 struct GpuReachability::State {};
 
-GpuReachability::GpuReachability(const Index &) {
+GpuReachability::GpuReachability(const Index &, unsigned) {
 	no_cuda();
 }
 
