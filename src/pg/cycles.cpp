@@ -1,9 +1,12 @@
-// grail.chordless_cycles() and grail.chordless_cycle_counts().
+// grail.chordless_cycles() and grail.chordless_cycle_counts(), on the device grail.device picks
+// (save_chordless_cycles() is SQL over chordless_cycles()).
 #include "chordless.hpp"
+#include "gpu.hpp"
 #include "index.hpp"
 
 #include <memory>
 
+#include "gpu_choice.hpp"
 #include "loaded_graph.hpp"
 
 extern "C" {
@@ -50,14 +53,27 @@ no_more_rows(FunctionCallInfo fcinfo) {
 	return (Datum)0;
 }
 
-// What chordless_cycles() keeps between calls. The enumerator owns its copy of the graph's
-// structure; `graph` keeps the ids (and the build) alive even if this backend loads a newer one.
+// What chordless_cycles() keeps between calls: the search, on the CPU or the GPU. Each enumerator
+// owns its copy of the graph's structure (the GPU one its device memory, until the rows end);
+// `graph` keeps the ids (and the build) alive even if this backend loads a newer one.
 struct CycleStream {
 	CycleStream(std::shared_ptr<LoadedGraph> graph_, uint32_t min_length, uint32_t max_length)
-	    : graph(std::move(graph_)), cycles(graph->index.graph().out, min_length, max_length) {
+	    : graph(std::move(graph_)) {
+		const grail::Csr &g = graph->index.graph().out;
+		on_chosen_device(
+		    "chordless_cycles()", g,
+		    [&] { gpu = std::make_unique<grail::GpuChordlessCycleEnumerator>(g, min_length, max_length); },
+		    [&] { cpu = std::make_unique<grail::ChordlessCycleEnumerator>(g, min_length, max_length); });
+	}
+	// The next batch of cycles, false at the end.
+	bool
+	refill() {
+		next = 0;
+		return gpu ? gpu->next(batch, kBatchCycles, kBatchVertices) : cpu->next(batch, kBatchCycles, kBatchVertices);
 	}
 	std::shared_ptr<LoadedGraph> graph;
-	grail::ChordlessCycleEnumerator cycles;
+	std::unique_ptr<grail::ChordlessCycleEnumerator> cpu;
+	std::unique_ptr<grail::GpuChordlessCycleEnumerator> gpu;
 	grail::CycleBatch batch;
 	size_t next = 0; // next cycle of batch to return
 };
@@ -109,8 +125,7 @@ GRAIL_FUNCTION(grail_chordless_cycles) {
 	auto *stream = static_cast<CycleStream *>(funcctx->user_fctx);
 
 	if (stream->next == stream->batch.size()) {
-		stream->next = 0;
-		if (!stream->cycles.next(stream->batch, kBatchCycles, kBatchVertices)) {
+		if (!stream->refill()) {
 			guard([&] { end_MultiFuncCall(fcinfo, funcctx); }); // deletes the stream
 			return no_more_rows(fcinfo);
 		}
@@ -148,7 +163,10 @@ GRAIL_FUNCTION(grail_chordless_cycle_counts) {
 		max_length = uint32_t(length);
 	}
 	LoadedGraph &graph = open_graph(fcinfo, 0);
-	std::vector<uint64_t> counts = grail::count_chordless_cycles(graph.index.graph().out, max_length);
+	const grail::Csr &g = graph.index.graph().out;
+	std::vector<uint64_t> counts = on_chosen_device(
+	    "chordless_cycle_counts()", g, [&] { return grail::count_chordless_cycles_gpu(g, max_length); },
+	    [&] { return grail::count_chordless_cycles(g, max_length); });
 
 	guard([&] {
 		InitMaterializedSRF(fcinfo, 0);
