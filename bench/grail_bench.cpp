@@ -119,6 +119,7 @@ main(int argc, char **argv) {
 		            "d", "cpu", "gpu", "speedup", "upload", "levels", "step1", "step2", "step3", "step4", "download",
 		            "depth", "dev_MiB");
 		GrailLabels gpu_labels;
+		char labelling_row[160] = "";
 		for (unsigned d = 1; d <= max_labels; d++) {
 			std::vector<double> cpu, gpu, parts[7];
 			GpuLabelTimings t;
@@ -138,6 +139,8 @@ main(int argc, char **argv) {
 			            median(cpu), median(gpu), median(cpu) / median(gpu), median(parts[0]), median(parts[1]),
 			            median(parts[2]), median(parts[3]), median(parts[4]), median(parts[5]), median(parts[6]),
 			            t.levels, t.device_bytes >> 20);
+			std::snprintf(labelling_row, sizeof labelling_row, "%u | %.0f | %.0f | %.1fx | %.0f | %u", d, median(cpu),
+			              median(gpu), median(cpu) / median(gpu), median(parts[2]), t.levels);
 		}
 
 		// Queries: uniform pairs, and pairs whose target ends a random walk from the source
@@ -184,6 +187,7 @@ main(int argc, char **argv) {
 		            runs);
 		std::printf("%-16s %5s %8s %8s %10s %10s %8s %10s %7s %7s %11s %8s\n", "pairs", "words", "yes", "searched",
 		            "cpu", "gpu", "speedup", "gpu_search", "groups", "levels", "edges", "dev_MiB");
+		std::string query_cells;
 		for (unsigned words : word_counts) {
 			GpuReachability gpu(gpu_index, words);
 			for (Batch *batch : {&uniform, &heavy}) {
@@ -221,8 +225,16 @@ main(int argc, char **argv) {
 				            batch->name.c_str(), words, yes, searched, median(cpu), median(gpu_ms),
 				            median(cpu) / median(gpu_ms), t.search_ms, t.groups, (unsigned long long)t.levels,
 				            (unsigned long long)t.edges, gpu.device_bytes() >> 20);
+				char cell[64];
+				std::snprintf(cell, sizeof cell, " | %.0f / %.0f = %.1fx", median(cpu), median(gpu_ms),
+				              median(cpu) / median(gpu_ms));
+				if (words == word_counts.back())
+					query_cells += cell;
 			}
 		}
+		// One markdown row for bench/grail_sweep.sh: the largest d, the last word count.
+		std::printf("TABLE | %s | %zu / %zu | %s%s |\n", name.c_str(), dag.vertex_count(), dag.edge_count(),
+		            labelling_row, query_cells.c_str());
 	} catch (const Error &e) {
 		std::fprintf(stderr, "grail_bench: %s\n", e.what());
 		return 1;
