@@ -27,8 +27,8 @@ using namespace shapes;
 // A budget far below what any graph here needs: the GPU raises it to its minimum, one depth-first
 // search, so that the stack's chunking and its one-path-at-a-time mode are both exercised.
 constexpr size_t kTinyBudget = 1;
-// Small graphs need little: the default budget (up to 512 MiB, allocated per call) would make
-// hundreds of calls spend minutes allocating.
+// Enough for the graphs here to run in large chunks, small enough that the larger ones also
+// fill the stack and, when enumerating, the cycle buffer many times.
 constexpr size_t kSmallBudget = size_t(4) << 20;
 
 void
