@@ -56,7 +56,7 @@ for spec in "${graphs[@]}"; do
 	fi
 	log="$logs/$(echo "$spec" | awk '{print $1 "-" $2 "-" $3}').log"
 	# shellcheck disable=SC2086 # spec is a list of words
-	if "$bench" $spec --runs 3 --words 8 >"$log" 2>&1; then
+	if "$bench" $spec --runs 3 --words 16 >"$log" 2>&1; then
 		rows+=("$(sed -n 's/^TABLE //p' "$log")")
 	else
 		status=1
@@ -65,7 +65,7 @@ for spec in "${graphs[@]}"; do
 done
 
 {
-	echo "Device: ${device:-unknown}. ms, medians of 3; labelling at d = 5; batches of 100,000 pairs, 512 per GPU group."
+	echo "Device: ${device:-unknown}. ms, medians of 3; labelling at d = 5; batches of 100,000 pairs, 1,024 per GPU group."
 	echo
 	echo "| graph | DAG vertices / edges | d | CPU labels | GPU labels | speedup | step 1 | levels | uniform CPU / GPU | reachable-heavy CPU / GPU |"
 	echo "|---|---|---|---|---|---|---|---|---|---|"

@@ -80,7 +80,7 @@ struct GpuQueryTimings {
 
 // Status words per vertex by default: a group searches 64 queries per word together (the paper's
 // k = 64 is one word).
-constexpr unsigned kGpuQueryWords = 8;
+constexpr unsigned kGpuQueryWords = 16;
 
 // Batched reachability search on the GPU (papers/gpu-grail-reachability.txt section 5): an index's
 // DAG, labels and Bloom filters copied to the device once, then groups of queries explored
