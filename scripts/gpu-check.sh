@@ -2,7 +2,8 @@
 # On the GPU machine (no PostgreSQL, no network): runs the extension's SQL tests with
 # grail.device = gpu inside a PostgreSQL started from carried Debian packages, the engine's GPU
 # unit tests, and times bfs() from SQL on the CPU and the GPU to place grail.gpu_min_edges.
-# Needs, carried in .gpu/: debs/ (../shared/gpu-machine/download-debs.sh .gpu/debs) and
+# Needs, carried in .gpu/: debs/ (../shared/gpu-machine/download-debs.sh .gpu/debs, plus
+# `apt-get download libtap-parser-sourcehandler-pgtap-perl` there for pg_prove) and
 # start-postgres.sh (a copy of ../shared/gpu-machine/start-postgres.sh); .gtest/ (a copy of
 # /usr/src/googletest) for the unit tests. Logs go to $OUT (or /tmp/gpu-check). --no-timings skips
 # the bfs() timings.
