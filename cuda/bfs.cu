@@ -48,11 +48,6 @@ struct NarrowState {
 	uint32_t exit;
 };
 
-unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
-}
-
 struct VisitOp {
 	Bitmap visited;
 	uint32_t *depth;

@@ -11,11 +11,6 @@ namespace grail::cuda {
 
 namespace {
 
-unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
-}
-
 // degree[i] for i < count, degree[count] = 0 so that the exclusive sum ends with the total;
 // position[i] = i is what the binning partitions.
 __global__ void

@@ -62,6 +62,12 @@ struct DegreeBins {
 };
 constexpr int kBlockThreads = 256;
 
+// Blocks of kBlockThreads threads that give each of items a thread.
+inline unsigned
+blocks_for(size_t items) {
+	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
+}
+
 // Computes edge_offsets and the bins of frontier[0 .. count); synchronises stream once.
 DegreeBins bin_frontier(CsrView graph, const vid_t *frontier, vid_t count, FrontierWorkspace &ws, cudaStream_t stream);
 

@@ -35,11 +35,6 @@ using cuda_host::now_ms;
 
 namespace {
 
-unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
-}
-
 // The trees of all labels as built so far; label i's arrays start at i * n (i * lift_levels * n
 // for up). up[k * n + v] is v's 2^k-th ancestor (a root's ancestors are itself), key[v] the sort
 // key of the edge into v (of v among the roots, for a root).
@@ -50,6 +45,11 @@ struct Trees {
 	size_t n;
 	unsigned lift_levels; // 2^lift_levels > the largest depth
 	uint64_t seed[kMaxLabels];
+
+	__device__ vid_t *
+	ancestors(unsigned label) const {
+		return up + size_t(label) * lift_levels * n;
+	}
 };
 
 // One label's tree.
@@ -63,8 +63,8 @@ struct Tree {
 
 	__device__
 	Tree(const Trees &t, unsigned label)
-	    : up(t.up + size_t(label) * t.lift_levels * t.n), key(t.key + label * t.n), depth(t.depth + label * t.n),
-	      n(t.n), lift_levels(t.lift_levels), seed(t.seed[label]) {
+	    : up(t.ancestors(label)), key(t.key + label * t.n), depth(t.depth + label * t.n), n(t.n),
+	      lift_levels(t.lift_levels), seed(t.seed[label]) {
 	}
 	__device__ vid_t
 	parent(vid_t v) const {
@@ -123,8 +123,9 @@ init_roots(const vid_t *roots, vid_t count, unsigned labels, Trees trees) {
 		return;
 	LevelItem item(roots, count, t);
 	size_t n = trees.n, at = item.label * n + item.vertex;
+	vid_t *up = trees.ancestors(item.label);
 	for (unsigned k = 0; k < trees.lift_levels; k++)
-		trees.up[(size_t(item.label) * trees.lift_levels + k) * n + item.vertex] = item.vertex;
+		up[k * n + item.vertex] = item.vertex;
 	trees.key[at] = child_key(trees.seed[item.label], kInvalid, item.vertex);
 	trees.depth[at] = 0;
 }
@@ -153,7 +154,7 @@ choose_parents(CsrView in, const vid_t *vertices, vid_t count, unsigned labels, 
 	if (lane != 0)
 		return;
 	size_t n = trees.n;
-	vid_t *up = trees.up + size_t(item.label) * trees.lift_levels * n;
+	vid_t *up = trees.ancestors(item.label);
 	up[u] = best;
 	for (unsigned j = 1; j < trees.lift_levels; j++)
 		up[j * n + u] = up[(j - 1) * n + up[(j - 1) * n + u]];
@@ -177,8 +178,7 @@ add_to_parent(const vid_t *vertices, vid_t count, unsigned labels, Trees trees, 
 		return;
 	LevelItem item(vertices, count, t);
 	size_t base = item.label * trees.n;
-	vid_t parent = trees.up[size_t(item.label) * trees.lift_levels * trees.n + item.vertex];
-	atomicAdd(&size[base + parent], size[base + item.vertex]);
+	atomicAdd(&size[base + trees.ancestors(item.label)[item.vertex]], size[base + item.vertex]);
 }
 
 // Step 3, one label: children grouped by parent (the roots last, under kInvalid), ordered by the
@@ -234,8 +234,7 @@ add_parent_first(const vid_t *vertices, vid_t count, unsigned labels, Trees tree
 		return;
 	LevelItem item(vertices, count, t);
 	size_t base = item.label * trees.n;
-	vid_t parent = trees.up[size_t(item.label) * trees.lift_levels * trees.n + item.vertex];
-	first[base + item.vertex] += first[base + parent];
+	first[base + item.vertex] += first[base + trees.ancestors(item.label)[item.vertex]];
 }
 
 // Writes each label's post-order rank as both ends of v's interval, and from label 0 the record's

@@ -22,11 +22,6 @@ using cuda_host::now_ms;
 
 namespace {
 
-unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
-}
-
 struct Group {
 	const uint32_t *records; // DAG vertex records, width words each (GrailLabels' layout)
 	const BloomRecord *bloom;

@@ -68,11 +68,6 @@ constexpr uint32_t kWccRounds = 1;
 // cheaper for FB, which splits them in halves.
 constexpr uint64_t kTrimStop = 1000;
 
-unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
-}
-
 // Pivot and color election keys: in-degree x out-degree of the input graph in the high word (the
 // paper's heuristic for hitting the giant SCC first), a bijective mix of the vertex id in the low
 // word, so that ties are broken pseudo-randomly (a chain of equal-degree vertices is split near
