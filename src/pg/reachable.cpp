@@ -17,7 +17,9 @@ extern "C" {
 
 using namespace grail::pg;
 
-// Fewest label-undecided pairs in one batch for which grail.device = auto searches on the GPU.
+// Fewest label-undecided pairs in one batch for which grail.device = auto searches on the GPU: a
+// group of that many costs the GPU about a millisecond of per-level round trips, which the CPU's
+// searches (40-130 us each for negative pairs on the benchmark's DAGs) take well before 256.
 static constexpr size_t kGpuMinSearches = 256;
 
 GRAIL_FUNCTION(grail_reachable) {
@@ -85,7 +87,7 @@ GRAIL_FUNCTION(grail_reachable_batch) {
 	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
 	graph.query.reachable_many(from.data(), to.data(), from.size(), answered.get(), on_gpu, min_searches);
 	for (int i = 0, k = 0; i < n; i++)
-		answers[i] = BoolGetDatum(!nulls[i] && answered[k++]);
+		answers[i] = BoolGetDatum(nulls[i] ? false : answered[k++]);
 	return guard([&] {
 		int dims[] = {n};
 		int lbs[] = {1};
