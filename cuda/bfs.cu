@@ -180,7 +180,6 @@ split_keys(const uint64_t *keys, vid_t count, const vid_t *parent_of, vid_t *ver
 		parent[i] = parent_of[v];
 }
 
-using cuda_host::mib;
 using cuda_host::now_ms;
 
 // Everything one run holds on the device, freed together on every path out.
@@ -217,22 +216,10 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	if (source >= n)
 		throw Error(ErrorKind::invalid_input, "BFS source is not a vertex of the graph");
 	double t0 = now_ms();
-	int devices = 0;
-	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-		cudaGetLastError();
-		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU BFS");
-	}
-	size_t free_bytes = 0, total_bytes = 0;
-	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-	// CUB's temporary storage and allocation granularity come on top of the arrays.
-	const size_t margin = (64 << 20) + free_bytes / 50;
-	size_t need = BfsState::bytes_for(n, m) + margin;
-	if (need > free_bytes)
-		throw Error(ErrorKind::limit_exceeded,
-		            "the graph needs about " + mib(need) + " of GPU memory for BFS, " + mib(free_bytes) + " are free",
-		            "run BFS on the CPU");
+	require_device("GPU BFS");
+	DeviceMemory memory = require_device_memory(BfsState::bytes_for(n, m), "the graph", "BFS", "run BFS on the CPU");
 	// Bottom-up levels need the in-edges too; without room for them every level runs top-down.
-	bool may_pull = need + DeviceCsr::transpose_peak_bytes(n, m) <= free_bytes;
+	bool may_pull = memory.need + DeviceCsr::transpose_peak_bytes(n, m) <= memory.free_bytes;
 
 	Stream stream;
 	cudaStream_t s = stream.get();

@@ -4,6 +4,7 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "error.hpp"
+#include "host_util.hpp"
 
 #include <cuda_runtime.h>
 
@@ -24,6 +25,45 @@ check(cudaError_t status, const char *call, const char *file, int line) {
 	// rest are bugs or a broken device.
 	ErrorKind kind = status == cudaErrorMemoryAllocation ? ErrorKind::limit_exceeded : ErrorKind::internal;
 	throw Error(kind, message);
+}
+
+// Throws Error(invalid_input) naming `what` when no CUDA device is usable.
+inline void
+require_device(const char *what) {
+	int devices = 0;
+	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+		cudaGetLastError();
+		throw Error(ErrorKind::invalid_input, std::string("no usable CUDA device for ") + what);
+	}
+}
+
+struct DeviceMemory {
+	size_t free_bytes; // free before the caller allocates
+	size_t need;       // the caller's arrays plus a margin
+};
+
+// Checks that arrays of array_bytes fit in free device memory, with a margin for CUB's temporary
+// storage and allocation granularity; otherwise throws Error(limit_exceeded): "SUBJECT needs
+// about ... of GPU memory for PURPOSE, ... are free", with hint.
+inline DeviceMemory
+require_device_memory(size_t array_bytes, const char *subject, const char *purpose, const char *hint) {
+	size_t free_bytes = 0, total_bytes = 0;
+	check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo", __FILE__, __LINE__);
+	size_t need = array_bytes + (64 << 20) + free_bytes / 50;
+	if (need > free_bytes)
+		throw Error(ErrorKind::limit_exceeded,
+		            std::string(subject) + " needs about " + cuda_host::mib(need) + " of GPU memory for " + purpose +
+		                ", " + cuda_host::mib(free_bytes) + " are free",
+		            hint);
+	return {free_bytes, need};
+}
+
+// Device memory taken since free_before was free (by this process or others).
+inline size_t
+device_bytes_since(size_t free_before) {
+	size_t free_now = 0, total_bytes = 0;
+	check(cudaMemGetInfo(&free_now, &total_bytes), "cudaMemGetInfo", __FILE__, __LINE__);
+	return free_before > free_now ? free_before - free_now : 0;
 }
 
 } // namespace grail::cuda

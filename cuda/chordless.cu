@@ -334,11 +334,7 @@ check_gpu_search(const Csr &graph) {
 		                " vertices, the GPU search keeps each path as a bitmap of at most " +
 		                std::to_string(kGpuChordlessMaxVertices) + " vertices",
 		            "Use the CPU for this graph (grail.device = auto or cpu).");
-	int devices = 0;
-	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-		cudaGetLastError();
-		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU chordless cycles");
-	}
+	require_device("GPU chordless cycles");
 }
 
 } // namespace

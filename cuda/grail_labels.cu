@@ -18,6 +18,7 @@
 // post(v) > post(u), a containment failure and so a wrong "no".
 #include "error.hpp"
 #include "frontier.cuh"
+#include "generate.hpp"
 #include "gpu.hpp"
 #include "host_util.hpp"
 #include "label_order.hpp"
@@ -30,7 +31,6 @@
 namespace grail {
 
 using namespace cuda;
-using cuda_host::mib;
 using cuda_host::now_ms;
 
 namespace {
@@ -310,30 +310,15 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	if (n == 0)
 		return GrailLabels::from_data(d, {});
 	double t0 = now_ms();
-	int devices = 0;
-	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-		cudaGetLastError();
-		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU GRAIL labelling");
-	}
-	size_t free_bytes = 0, total_bytes = 0;
-	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+	require_device("GPU GRAIL labelling");
 	// The lifting tables need log2(depth) words per vertex and label; depth < n bounds it before
-	// the levels are known. CUB's temporary storage and allocation granularity come on top.
-	const size_t margin = (64 << 20) + free_bytes / 50;
-	size_t need = std::max(labelling_bytes(n, m, d, bits_for(n)),
-	                       2 * DeviceCsr::bytes_for(n, m) + DeviceCsr::transpose_peak_bytes(n, m)) +
-	              margin;
-	if (need > free_bytes)
-		throw Error(ErrorKind::limit_exceeded,
-		            "the DAG needs about " + mib(need) + " of GPU memory for GRAIL labelling, " + mib(free_bytes) +
-		                " are free",
-		            "label on the CPU");
-
-	auto note_memory = [&] {
-		size_t free_now = 0, total = 0;
-		CUDA_CHECK(cudaMemGetInfo(&free_now, &total));
-		t.device_bytes = std::max(t.device_bytes, free_bytes > free_now ? free_bytes - free_now : 0);
-	};
+	// the levels are known.
+	const size_t free_bytes =
+	    require_device_memory(std::max(labelling_bytes(n, m, d, bits_for(n)),
+	                                   2 * DeviceCsr::bytes_for(n, m) + DeviceCsr::transpose_peak_bytes(n, m)),
+	                          "the DAG", "GRAIL labelling", "label on the CPU")
+	        .free_bytes;
+	auto note_memory = [&] { t.device_bytes = std::max(t.device_bytes, device_bytes_since(free_bytes)); };
 	Stream stream;
 	cudaStream_t s = stream.get();
 	DeviceCsr out = DeviceCsr::upload(dag, s), in;
@@ -362,8 +347,9 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	Trees trees{};
 	trees.n = n;
 	trees.lift_levels = bits_for(levels);
+	Rng seeds(seed);
 	for (unsigned i = 0; i < d; i++)
-		trees.seed[i] = traversal_seed(seed, i);
+		trees.seed[i] = seeds.next();
 	DeviceBuffer<vid_t> up(size_t(d) * trees.lift_levels * n);
 	DeviceBuffer<uint64_t> key(size_t(d) * n);
 	DeviceBuffer<uint32_t> depth(size_t(d) * n);

@@ -17,7 +17,6 @@
 namespace grail {
 
 using namespace cuda;
-using cuda_host::mib;
 using cuda_host::now_ms;
 
 namespace {
@@ -177,26 +176,14 @@ struct GpuReachability::State {
 GpuReachability::GpuReachability(const Index &index, unsigned words) {
 	if (words < 1 || words > 64)
 		throw Error(ErrorKind::invalid_input, "GPU reachability groups take 1 to 64 status words per vertex");
-	int devices = 0;
-	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-		cudaGetLastError();
-		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU reachability queries");
-	}
+	require_device("GPU reachability queries");
 	size_t n = index.dag().vertex_count(), m = index.dag().edge_count();
-	size_t free_bytes = 0, total_bytes = 0;
-	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-	const size_t margin = (64 << 20) + free_bytes / 50;
-	size_t need = State::bytes_for(n, m, index.labels().record_width(), words) + margin;
-	if (need > free_bytes)
-		throw Error(ErrorKind::limit_exceeded,
-		            "the index needs about " + mib(need) + " of GPU memory for batched queries, " + mib(free_bytes) +
-		                " are free",
-		            "answer the queries on the CPU");
+	size_t free_bytes = require_device_memory(State::bytes_for(n, m, index.labels().record_width(), words), "the index",
+	                                          "batched queries", "answer the queries on the CPU")
+	                        .free_bytes;
 	Stream upload;
 	state_ = std::make_unique<State>(index, words, upload.get());
-	size_t free_now = 0;
-	CUDA_CHECK(cudaMemGetInfo(&free_now, &total_bytes));
-	state_->device_bytes = free_bytes > free_now ? free_bytes - free_now : 0;
+	state_->device_bytes = device_bytes_since(free_bytes);
 }
 
 GpuReachability::~GpuReachability() = default;

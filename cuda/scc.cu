@@ -389,7 +389,6 @@ __launch_bounds__(kNarrowThreads)
 		*state = {count, levels, swapped};
 }
 
-using cuda_host::mib;
 using cuda_host::now_ms;
 
 // Everything one run holds on the device, freed together on every path out.
@@ -894,28 +893,16 @@ Components
 strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
 	size_t n = graph.vertex_count(), m = graph.edge_count();
 	double t0 = now_ms();
-	int devices = 0;
-	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-		cudaGetLastError();
-		throw Error(ErrorKind::invalid_input, "no usable CUDA device for GPU SCC");
-	}
+	require_device("GPU SCC");
 	GpuSccTimings local;
 	GpuSccTimings &t = timings ? *timings : local;
 	t = GpuSccTimings{};
 	if (n == 0)
 		return Components{};
-	size_t free_bytes = 0, total_bytes = 0;
-	CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-	// CUB's temporary storage and allocation granularity come on top of the arrays; the in-edges'
-	// transposition needs its scratch only while it runs, before the SCC arrays exist.
-	const size_t margin = (64 << 20) + free_bytes / 50;
-	size_t need =
-	    std::max(SccState::bytes_for(n, m), 2 * DeviceCsr::bytes_for(n, m) + DeviceCsr::transpose_peak_bytes(n, m)) +
-	    margin;
-	if (need > free_bytes)
-		throw Error(ErrorKind::limit_exceeded,
-		            "the graph needs about " + mib(need) + " of GPU memory for SCC, " + mib(free_bytes) + " are free",
-		            "compute the components on the CPU");
+	// The in-edges' transposition needs its scratch only while it runs, before the SCC arrays exist.
+	require_device_memory(
+	    std::max(SccState::bytes_for(n, m), 2 * DeviceCsr::bytes_for(n, m) + DeviceCsr::transpose_peak_bytes(n, m)),
+	    "the graph", "SCC", "compute the components on the CPU");
 
 	Stream stream;
 	cudaStream_t s = stream.get();

@@ -16,17 +16,10 @@
 
 namespace grail {
 
-// The seed of traversal i of a labelling seeded with seed.
-GRAIL_HOST_DEVICE inline uint64_t
-traversal_seed(uint64_t seed, unsigned i) {
-	uint64_t z = seed + (uint64_t(i) + 1) * 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-// Sort key of edge parent -> child: a hash in the high half, the child in the low half, so that
-// the children of one parent never tie. Roots are the children of parent 0xFFFFFFFF.
+// Sort key of edge parent -> child in the traversal seeded with traversal_seed (traversal i of a
+// labelling seeded with s uses the (i + 1)-th value of Rng(s)): a hash in the high half, the child
+// in the low half, so that the children of one parent never tie. Roots are the children of parent
+// 0xFFFFFFFF.
 GRAIL_HOST_DEVICE inline uint64_t
 child_key(uint64_t traversal_seed, uint32_t parent, uint32_t child) {
 	uint64_t z = traversal_seed ^ ((uint64_t(parent) << 32) | child);

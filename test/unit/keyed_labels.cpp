@@ -1,4 +1,5 @@
 #include "keyed_labels.hpp"
+#include "generate.hpp"
 #include "label_order.hpp"
 
 #include <algorithm>
@@ -32,8 +33,9 @@ keyed_dfs_labels(const grail::Csr &dag, unsigned d, uint64_t seed) {
 		}
 	}
 
+	grail::Rng seeds(seed);
 	for (unsigned i = 0; i < d; i++) {
-		uint64_t s = grail::traversal_seed(seed, i);
+		uint64_t s = seeds.next();
 		auto by_key = [s](vid_t parent) {
 			return [s, parent](vid_t a, vid_t b) {
 				return grail::child_key(s, parent, a) < grail::child_key(s, parent, b);
