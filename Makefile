@@ -1,7 +1,7 @@
 # PGXS build of the pg_grail module. The engine (src/core, and cuda/ when nvcc is found) is
 # built by CMake into build/ and linked in, the way pg_duckdb builds its library.
 EXTENSION = pg_grail
-EXTVERSION = 0.2.0
+EXTVERSION = 0.3.0
 MODULE_big = pg_grail
 
 OBJS = \
@@ -27,7 +27,7 @@ REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 ENGINE_BUILD = build
 CMAKE ?= cmake
 CMAKE_FLAGS ?=
-PG_CPPFLAGS = -Isrc/core -Isrc/pg
+PG_CPPFLAGS = -Isrc/core -Isrc/pg -DGRAIL_EXTVERSION=\"$(EXTVERSION)\"
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-cast-function-type -Wno-register -fno-strict-aliasing
 SHLIB_LINK = $(GRAIL_ENGINE_LINK) -lstdc++
 

@@ -3,20 +3,20 @@
 CREATE SCHEMA "Odd Schema";
 CREATE TABLE "Odd Schema"."Edge ""Table""" ("from id" int8, "To" int4);
 INSERT INTO "Odd Schema"."Edge ""Table""" VALUES (1, 2), (2, 3);
-SELECT regexp_replace(grail.create_graph('odd ''name''; DROP TABLE x; --', '"Odd Schema"."Edge ""Table"""', 'from id', 'To'),
+SELECT regexp_replace(grail.create_graph('"odd ''name''; DROP TABLE x; --"', '"Odd Schema"."Edge ""Table"""', 'from id', 'To'),
                       'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT name, relation, source_column, target_column FROM grail.graphs;
-SELECT grail.reachable('odd ''name''; DROP TABLE x; --', 1, 3);
+SELECT grail.reachable('"odd ''name''; DROP TABLE x; --"', 1, 3);
 
 -- Renames follow, and the staleness trigger still watches the renamed columns.
 ALTER TABLE "Odd Schema"."Edge ""Table""" RENAME COLUMN "from id" TO src;
 ALTER TABLE "Odd Schema"."Edge ""Table""" RENAME TO renamed;
 ALTER TABLE "Odd Schema".renamed SET SCHEMA public;
 SELECT name, relation, source_column, target_column FROM grail.graphs;
-SELECT grail.reachable('odd ''name''; DROP TABLE x; --', 1, 3);
+SELECT grail.reachable('"odd ''name''; DROP TABLE x; --"', 1, 3);
 UPDATE renamed SET src = 3 WHERE src = 2;
-SELECT grail.reachable('odd ''name''; DROP TABLE x; --', 1, 3);
-SELECT regexp_replace(grail.refresh_graph('odd ''name''; DROP TABLE x; --'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
+SELECT grail.reachable('"odd ''name''; DROP TABLE x; --"', 1, 3);
+SELECT regexp_replace(grail.refresh_graph('"odd ''name''; DROP TABLE x; --"'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 
 -- The staleness trigger depends on the edge columns: their type cannot change under a graph.
 ALTER TABLE renamed ALTER COLUMN "To" TYPE text;
@@ -25,7 +25,7 @@ ALTER TABLE renamed ALTER COLUMN "To" TYPE text;
 DROP TABLE renamed;
 SELECT count(*) FROM grail.graphs;
 SELECT count(*) FROM grail.graph;
-SELECT grail.reachable('odd ''name''; DROP TABLE x; --', 1, 2);
+SELECT grail.reachable('"odd ''name''; DROP TABLE x; --"', 1, 2);
 DROP SCHEMA "Odd Schema";
 
 -- A disabled or dropped staleness trigger cannot let a change go unseen: the graph refuses to

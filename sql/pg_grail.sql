@@ -2,17 +2,45 @@
 -- Change it together with a new upgrade script sql/pg_grail--OLD--NEW.sql; released scripts are never edited.
 \echo Use "CREATE EXTENSION pg_grail" to load this file. \quit
 
+-- Every statement here and in the functions below that run with the owner's rights names its
+-- operators and functions with their schema, or runs with a fixed search_path: no object of a
+-- caller's schema may ever run with those rights (README, Security).
+
+-- The grail schema must be ours: its owner could drop or replace what this script puts in it.
+-- CREATE EXTENSION made it just now for the role running this script, or it is left, empty,
+-- by a DROP EXTENSION of that role.
+DO $$
+DECLARE
+	schema_owner oid;
+BEGIN
+	SELECT n.nspowner INTO schema_owner FROM pg_catalog.pg_namespace n
+	WHERE n.nspname OPERATOR(pg_catalog.=) 'grail'::pg_catalog.name;
+	IF schema_owner OPERATOR(pg_catalog.<>) (SELECT r.oid FROM pg_catalog.pg_roles r
+	                                         WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER)
+	   OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
+	              WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+	                AND d.refobjid OPERATOR(pg_catalog.=) 'grail'::pg_catalog.regnamespace
+	                AND d.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_extension'::pg_catalog.regclass) THEN
+		RAISE EXCEPTION 'schema grail already exists and belongs to role % or holds objects',
+			schema_owner::pg_catalog.regrole
+			USING ERRCODE = 'duplicate_schema',
+			      HINT = 'pg_grail installs into a schema of its own: drop or rename the existing schema grail first.';
+	END IF;
+END
+$$;
+
 -- Catalog. Owned by the extension owner; users reach it only through the functions below,
 -- which check the caller's privileges on the edge table before they read or write it.
 
 CREATE SEQUENCE grail.build_seq;
 CREATE SEQUENCE grail.graph_id_seq;
 
--- relid and owner are regclass and regrole, not oid: pg_dump writes them as names, so a restore
--- into another cluster resolves them to that cluster's objects.
+-- relid, owner and namespace are regclass, regrole and regnamespace, not oid: pg_dump writes them
+-- as names, so a restore into another cluster resolves them to that cluster's objects. A graph
+-- lives in a schema (namespace), found as a table is; namespace comes last because 0.3.0 added it.
 CREATE TABLE grail.graph (
 	id            bigint PRIMARY KEY DEFAULT nextval('grail.graph_id_seq'),
-	name          text NOT NULL UNIQUE CHECK (name <> ''),
+	name          text NOT NULL CHECK (name <> ''),
 	relid         regclass NOT NULL,
 	source_attnum int2 NOT NULL,
 	target_attnum int2 NOT NULL,
@@ -33,7 +61,9 @@ CREATE TABLE grail.graph (
 	graph_ms      float8,
 	scc_ms        float8,
 	label_ms      float8,
-	persist_ms    float8
+	persist_ms    float8,
+	namespace     regnamespace NOT NULL,
+	UNIQUE (namespace, name)
 );
 
 -- The serialized index (src/core/index.hpp), in chunks; no compression: the data is dense
@@ -54,10 +84,14 @@ SELECT pg_catalog.pg_extension_config_dump('grail.graph_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('grail.build_seq', '');
 
 REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq FROM PUBLIC;
+-- pg_dump reads them: the database's owner may dump the database.
+GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq TO pg_database_owner;
 GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
+-- A role sees the graphs over the edge columns it may read (as a build or query needs them).
 CREATE VIEW grail.graphs AS
-SELECT g.name,
+SELECT n.nspname AS schema,
+       g.name,
        g.relid::regclass AS relation,
        s.attname AS source_column,
        t.attname AS target_column,
@@ -77,11 +111,17 @@ SELECT g.name,
        g.stale,
        g.owner
 FROM grail.graph g
-LEFT JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attnum = g.source_attnum
-LEFT JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attnum = g.target_attnum;
+JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
+JOIN pg_catalog.pg_class c ON c.oid = g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attnum = g.source_attnum
+JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attnum = g.target_attnum
+WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT pg_catalog.row_security_active(c.oid);
 
 GRANT SELECT ON grail.graphs TO PUBLIC;
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs: edge table, sizes, build times by phase, index size, staleness';
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness';
 
 -- Graph lifecycle
 
@@ -92,7 +132,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'grail_create_graph'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean) IS
-'Reads the edge table (two integer columns), builds the reachability index and stores it; returns a one-line summary. Rows with a NULL endpoint are an error unless skip_nulls.';
+'Reads the edge table (two integer columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls.';
 
 CREATE FUNCTION grail.refresh_graph(name text)
 RETURNS text
@@ -158,21 +198,35 @@ RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-	UPDATE grail.graph SET stale = true WHERE id = TG_ARGV[0]::bigint AND NOT stale;
+	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8 AND NOT stale;
 	RETURN NULL;
 END
 $$;
 REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
 
--- A graph goes with its edge table: DROP TABLE drops the graphs over it.
+-- A graph goes with its edge table and with its schema: DROP TABLE and DROP SCHEMA drop the graphs
+-- over the table or in the schema (and the staleness trigger a graph keeps on a table that stays).
 CREATE FUNCTION grail._drop_graphs_of_dropped_tables()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+	dropped record;
 BEGIN
-	DELETE FROM grail.graph
-	WHERE relid::oid IN (SELECT objid FROM pg_event_trigger_dropped_objects()
-	                     WHERE classid = 'pg_class'::regclass AND objsubid = 0);
+	FOR dropped IN
+		DELETE FROM grail.graph g
+		WHERE g.relid::pg_catalog.oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
+		                                  WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		                                    AND o.objsubid OPERATOR(pg_catalog.=) 0)
+		   OR g.namespace::pg_catalog.oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
+		                                      WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass)
+		RETURNING g.id, g.relid::pg_catalog.oid AS relid
+	LOOP
+		IF EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) dropped.relid) THEN
+			EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s', 'grail_stale_' OPERATOR(pg_catalog.||) dropped.id,
+			                          dropped.relid::pg_catalog.regclass);
+		END IF;
+	END LOOP;
 END
 $$;
 REVOKE ALL ON FUNCTION grail._drop_graphs_of_dropped_tables() FROM PUBLIC;
@@ -214,8 +268,17 @@ BEGIN
 		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
 			USING ERRCODE = 'invalid_name';
 	END IF;
-	SELECT pg_catalog.string_agg(pg_catalog.quote_ident(p), '.' ORDER BY i) INTO target
-	FROM pg_catalog.unnest(parts) WITH ORDINALITY AS u(p, i);
+	-- Qualified once, so that CREATE TABLE and INSERT mean the same table (an unqualified name
+	-- would create in the first schema of the search_path but insert into a temporary table of
+	-- that name first).
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.=) 1 THEN
+		IF pg_catalog.current_schema() IS NULL THEN
+			RAISE EXCEPTION 'no schema has been selected to create table % in', pg_catalog.quote_ident(parts[1])
+				USING ERRCODE = 'invalid_schema_name', HINT = 'Qualify into_table with a schema.';
+		END IF;
+		parts := ARRAY[pg_catalog.current_schema()::pg_catalog.text] OPERATOR(pg_catalog.||) parts;
+	END IF;
+	target := pg_catalog.quote_ident(parts[1]) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(parts[2]);
 	BEGIN
 		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices bigint[] NOT NULL)',
 		                          target);
@@ -233,4 +296,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION grail.save_chordless_cycles(text, text, int, int) IS
-'Creates the table into_table (id bigint, length int, vertices bigint[]) and fills it with chordless_cycles(graph, min_length, max_length), id numbering the cycles from 1; returns the number of cycles. An existing table of that name is an error. into_table is read like an SQL name: unquoted parts fold to lower case, "schema.table" is qualified.';
+'Creates the table into_table (id bigint, length int, vertices bigint[]) and fills it with chordless_cycles(graph, min_length, max_length), id numbering the cycles from 1; returns the number of cycles. An existing table of that name is an error. into_table is read like an SQL name: unquoted parts fold to lower case, "schema.table" is qualified, an unqualified name is created in the current schema (the first of the search_path, as CREATE TABLE picks it).';

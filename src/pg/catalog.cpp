@@ -8,12 +8,22 @@
 #include "catalog.hpp"
 
 extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_namespace.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
+#include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/syscache.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/varlena.h"
 }
 
 namespace grail::pg {
@@ -23,39 +33,62 @@ namespace grail::pg {
 static constexpr size_t kChunkBytes = 4 << 20;
 
 /*
- * The owner of the grail schema, which is the extension's owner.
+ * The role that owns the extension (pg_extension.extowner), whose rights the catalog statements
+ * use. Not the owner of the grail schema: the install script refuses a schema another role made.
+ * Raises a clear error while the extension's SQL objects are of another version than this
+ * library, whose statements would not fit their catalog.
  */
 static Oid
 extension_owner() {
 	return guard([] {
-		Oid nsp = get_namespace_oid("grail", false);
-		HeapTuple tuple = SearchSysCache1(NAMESPACEOID, ObjectIdGetDatum(nsp));
+		Oid extension = get_extension_oid("pg_grail", false);
+		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+		ScanKeyData key;
+		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(extension));
+		SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+		HeapTuple tuple = systable_getnext(scan);
 		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "cache lookup failed for schema grail");
-		Oid owner = ((Form_pg_namespace)GETSTRUCT(tuple))->nspowner;
-		ReleaseSysCache(tuple);
+			elog(ERROR, "could not find extension pg_grail (oid %u)", extension);
+		Oid owner = ((Form_pg_extension)GETSTRUCT(tuple))->extowner;
+		bool null;
+		Datum version = heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(rel), &null);
+		char *sql_version = null ? pstrdup("?") : TextDatumGetCString(version);
+		systable_endscan(scan);
+		table_close(rel, AccessShareLock);
+		if (strcmp(sql_version, GRAIL_EXTVERSION) != 0)
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("pg_grail's SQL objects in this database are version %s, but its installed library "
+			                       "is version %s",
+			                       sql_version, GRAIL_EXTVERSION),
+			                errhint("Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.")));
 		return owner;
 	});
 }
 
-AsExtensionOwner::AsExtensionOwner() {
+CatalogRights::CatalogRights() {
 	GetUserIdAndSecContext(&saved_user_, &saved_context_);
 	Oid owner = extension_owner();
-	SetUserIdAndSecContext(owner, saved_context_ | SECURITY_LOCAL_USERID_CHANGE);
+	guard([&] {
+		SetUserIdAndSecContext(owner, saved_context_ | SECURITY_LOCAL_USERID_CHANGE);
+		guc_level_ = NewGUCNestLevel();
+		(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+		                        true, 0, false);
+	});
 }
 
-AsExtensionOwner::~AsExtensionOwner() {
+CatalogRights::~CatalogRights() {
+	AtEOXact_GUC(true, guc_level_);
 	SetUserIdAndSecContext(saved_user_, saved_context_);
 }
 
 /*
- * Connect to SPI, run fn, disconnect; all as the extension owner. If fn throws, the error
- * aborts the transaction, which closes the SPI connection.
+ * Connect to SPI, run fn, disconnect; all with CatalogRights. If fn throws, the error aborts the
+ * transaction, which closes the SPI connection.
  */
 template <typename Fn>
 static auto
 with_spi(Fn &&fn) -> decltype(fn()) {
-	AsExtensionOwner owner;
+	CatalogRights rights;
 	guard([] {
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
@@ -90,19 +123,104 @@ get_int64(int column, bool *isnull = nullptr) {
 	return null ? 0 : DatumGetInt64(d);
 }
 
+GraphName
+parse_graph_name(const char *text) {
+	return guard([&] {
+		GraphName parsed;
+		char *raw = pstrdup(text);
+		List *parts = NIL;
+		if (!SplitIdentifierString(raw, '.', &parts) || list_length(parts) > 2)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid pg_grail graph name \"%s\"", text),
+			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
+			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
+		if (list_length(parts) == 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("a pg_grail graph name cannot be empty")));
+		parsed.name = static_cast<const char *>(llast(parts));
+		parsed.display = parsed.name;
+		parsed.quoted = quote_identifier(parsed.name.c_str());
+		if (list_length(parts) == 2) {
+			parsed.schema = static_cast<const char *>(linitial(parts));
+			parsed.display = parsed.schema + "." + parsed.display;
+			parsed.quoted = std::string(quote_identifier(parsed.schema.c_str())) + "." + parsed.quoted;
+		}
+		return parsed;
+	});
+}
+
+/*
+ * The schemas to look for an unqualified graph name in: the caller's search_path, as PostgreSQL
+ * searches it for a table (only the schemas the caller has USAGE on), temporary schemas left out
+ * (graphs are never created there).
+ */
+static std::vector<Oid>
+search_path_schemas() {
+	return guard([] {
+		std::vector<Oid> schemas;
+		List *path = fetch_search_path(false);
+		ListCell *cell;
+		foreach (cell, path)
+			if (!isAnyTempNamespace(lfirst_oid(cell)))
+				schemas.push_back(lfirst_oid(cell));
+		list_free(path);
+		return schemas;
+	});
+}
+
+/*
+ * The schemas a graph name can mean: its schema if qualified (which must exist and allow the
+ * caller USAGE, as for a table), the search path otherwise.
+ */
+static std::vector<Oid>
+candidate_schemas(const GraphName &name) {
+	if (name.schema.empty())
+		return search_path_schemas();
+	return guard([&] {
+		Oid schema = get_namespace_oid(name.schema.c_str(), true);
+		if (!OidIsValid(schema))
+			return std::vector<Oid>();
+		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_SCHEMA, name.schema.c_str());
+		return std::vector<Oid>{schema};
+	});
+}
+
 bool
-find_graph(const char *name, GraphRow *row, bool for_change) {
+find_graph(const GraphName &name, GraphRow *row, bool for_change) {
+	std::vector<Oid> schemas = candidate_schemas(name);
+	return find_graph_in(schemas.data(), int(schemas.size()), name.name.c_str(), row, for_change);
+}
+
+bool
+find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change) {
+	if (count == 0)
+		return false;
 	return with_spi([&] {
-		Oid types[] = {TEXTOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(name); })};
-		std::string sql = "SELECT id, relid::int8, source_attnum::int8, target_attnum::int8, owner::int8, "
-		                  "labels::int8, skip_nulls::int::int8, coalesce(build, 0), stale::int::int8, "
-		                  "coalesce(index_bytes, 0), EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t "
-		                  "WHERE t.tgrelid = relid AND t.tgname = 'grail_stale_' || id AND t.tgenabled IN ('O', 'A'))"
-		                  "::int::int8 FROM grail.graph WHERE name = $1";
+		Oid types[] = {TEXTOID, OIDARRAYOID};
+		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), guard([&] {
+			                  Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(count)));
+			                  for (int i = 0; i < count; i++)
+				                  elements[i] = ObjectIdGetDatum(schemas[i]);
+			                  return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true,
+			                                                         TYPALIGN_INT));
+		                  })};
+		// The first schema of the list that has a graph of that name wins, as for tables.
+		std::string sql =
+		    "SELECT g.id, g.relid::pg_catalog.int8, g.source_attnum::pg_catalog.int8, "
+		    "g.target_attnum::pg_catalog.int8, g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
+		    "g.skip_nulls::pg_catalog.int4::pg_catalog.int8, coalesce(g.build, 0), "
+		    "g.stale::pg_catalog.int4::pg_catalog.int8, coalesce(g.index_bytes, 0), "
+		    "EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid "
+		    "AND t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) g.id::pg_catalog.text)::pg_catalog.name "
+		    "AND t.tgenabled OPERATOR(pg_catalog.=) ANY ('{O,A}'::pg_catalog.\"char\"[]))::pg_catalog.int4::pg_catalog.int8, "
+		    "g.namespace::pg_catalog.oid::pg_catalog.int8 "
+		    "FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
+		    "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
+		    "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1";
 		if (for_change)
-			sql += " FOR UPDATE";
-		if (execute(sql.c_str(), 1, types, values, SPI_OK_SELECT, !for_change) == 0)
+			sql += " FOR UPDATE OF g";
+		if (execute(sql.c_str(), 2, types, values, SPI_OK_SELECT, !for_change) == 0)
 			return false;
 		row->id = get_int64(1);
 		row->relid = Oid(get_int64(2));
@@ -115,6 +233,7 @@ find_graph(const char *name, GraphRow *row, bool for_change) {
 		row->stale = get_int64(9) != 0;
 		row->index_bytes = get_int64(10);
 		row->watched = get_int64(11) != 0;
+		row->schema = Oid(get_int64(12));
 		return true;
 	});
 }
@@ -122,17 +241,18 @@ find_graph(const char *name, GraphRow *row, bool for_change) {
 int64_t
 insert_graph(const char *name, const GraphRow &row) {
 	return with_spi([&] {
-		Oid types[] = {TEXTOID, OIDOID, INT2OID, INT2OID, OIDOID, INT4OID, BOOLOID};
+		Oid types[] = {TEXTOID, OIDOID, INT2OID, INT2OID, OIDOID, INT4OID, BOOLOID, OIDOID};
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }),
 		                  ObjectIdGetDatum(row.relid),
 		                  Int16GetDatum(row.source_attnum),
 		                  Int16GetDatum(row.target_attnum),
 		                  ObjectIdGetDatum(row.owner),
 		                  Int32GetDatum(row.labels),
-		                  BoolGetDatum(row.skip_nulls)};
-		execute("INSERT INTO grail.graph (name, relid, source_attnum, target_attnum, owner, labels, skip_nulls) "
-		        "VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
-		        7, types, values, SPI_OK_INSERT_RETURNING);
+		                  BoolGetDatum(row.skip_nulls),
+		                  ObjectIdGetDatum(row.schema)};
+		execute("INSERT INTO grail.graph (name, relid, source_attnum, target_attnum, owner, labels, skip_nulls, "
+		        "namespace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+		        8, types, values, SPI_OK_INSERT_RETURNING);
 		return get_int64(1);
 	});
 }
@@ -142,15 +262,16 @@ delete_graph(int64_t id) {
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(id)};
-		execute("DELETE FROM grail.graph WHERE id = $1", 1, types, values, SPI_OK_DELETE);
+		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
 	});
 }
 
 void
-lock_graph_name(const char *name) {
+lock_graph_name(Oid schema, const char *name) {
 	with_spi([&] {
+		std::string key = std::to_string(schema) + "." + name;
 		Oid types[] = {TEXTOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(name); })};
+		Datum values[] = {guard([&] { return CStringGetTextDatum(key.c_str()); })};
 		execute("SELECT pg_catalog.pg_advisory_xact_lock(1735551340, pg_catalog.hashtext($1))", 1, types, values,
 		        SPI_OK_SELECT);
 	});
@@ -167,7 +288,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 	return with_spi([&] {
 		Oid id_type[] = {INT8OID};
 		Datum id_value[] = {Int64GetDatum(id)};
-		execute("DELETE FROM grail.index_chunk WHERE graph_id = $1", 1, id_type, id_value, SPI_OK_DELETE);
+		execute("DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, id_type, id_value, SPI_OK_DELETE);
 
 		guard([&] {
 			Oid types[] = {INT8OID, INT4OID, BYTEAOID};
@@ -206,10 +327,11 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 		                  Float8GetDatum(stats->scc_ms),
 		                  Float8GetDatum(stats->label_ms),
 		                  Float8GetDatum(stats->persist_ms)};
-		execute("UPDATE grail.graph SET build = nextval('grail.build_seq'), stale = false, built_at = now(), "
+		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
+		        "stale = false, built_at = pg_catalog.now(), "
 		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
 		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13 "
-		        "WHERE id = $1 RETURNING build",
+		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build",
 		        13, types, values, SPI_OK_UPDATE_RETURNING);
 		return get_int64(1);
 	});
@@ -223,7 +345,8 @@ load_index(const GraphRow &row) {
 		Datum values[] = {Int64GetDatum(row.id)};
 		guard([&] {
 			Portal portal = SPI_cursor_open_with_args(
-			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id = $1 ORDER BY seq", 1, types, values,
+			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 ORDER BY seq", 1,
+			    types, values,
 			    NULL, true, 0);
 			size_t offset = 0;
 			int expected_seq = 0;

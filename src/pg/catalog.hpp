@@ -1,9 +1,15 @@
 // The extension's catalog (grail.graph, grail.index_chunk), read and written through SPI with the
 // privileges of the extension's owner: users never touch these tables directly, and the functions
 // check the caller's privileges on the edge table before calling in here.
+//
+// Every SQL text run here runs with CatalogRights, so the caller's search_path never reaches it,
+// and names each operator, function and type with its schema as well (OPERATOR(pg_catalog.=)):
+// a function or operator that a caller put in a schema of their search_path would otherwise run
+// with the extension owner's rights.
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "guard.hpp"
@@ -16,6 +22,7 @@ namespace grail::pg {
 
 struct GraphRow {
 	int64_t id = 0;
+	Oid schema = InvalidOid; // the graph's schema (grail.graph.namespace)
 	Oid relid = InvalidOid;
 	AttrNumber source_attnum = 0;
 	AttrNumber target_attnum = 0;
@@ -30,27 +37,43 @@ struct GraphRow {
 };
 
 // Runs the enclosing scope as the extension's owner (SECURITY_LOCAL_USERID_CHANGE, as
-// PostgreSQL's own RI triggers do). A transaction abort restores the caller too.
-class AsExtensionOwner {
+// PostgreSQL's own RI triggers do) with search_path = pg_catalog, pg_temp (as a SECURITY DEFINER
+// function with SET search_path would). A transaction abort restores the caller's too.
+class CatalogRights {
 public:
-	AsExtensionOwner();
-	~AsExtensionOwner();
-	AsExtensionOwner(const AsExtensionOwner &) = delete;
-	AsExtensionOwner &operator=(const AsExtensionOwner &) = delete;
+	CatalogRights();
+	~CatalogRights();
+	CatalogRights(const CatalogRights &) = delete;
+	CatalogRights &operator=(const CatalogRights &) = delete;
 
 private:
 	Oid saved_user_;
 	int saved_context_;
+	int guc_level_ = 0;
 };
 
-// Each of these connects to SPI, runs as the extension owner, and disconnects.
-// find_graph: false if there is no such graph. A query reads the row in its statement's snapshot,
-// so that the row and the index chunks it loads next agree; for_change reads the latest committed
-// row and locks it FOR UPDATE.
-bool find_graph(const char *name, GraphRow *row, bool for_change = false);
+// A graph name as SQL reads a table name: "deps", "app.deps", "\"My Graph\"" (unquoted parts fold
+// to lower case). schema is empty when the name is unqualified.
+struct GraphName {
+	std::string schema;
+	std::string name;
+	std::string display; // schema.name or name, unquoted, for messages (as PostgreSQL names a table)
+	std::string quoted;  // the name as SQL text would spell it, for hints
+};
+// Raises a clear error for a name that is empty, malformed or has more than two parts.
+GraphName parse_graph_name(const char *text);
+
+// Each of these connects to SPI, runs with CatalogRights, and disconnects.
+// find_graph: the graph a name means, found as PostgreSQL finds a table: in the named schema (which
+// needs USAGE) or the first schema of the search_path that has one; false if there is none. A
+// query reads the row in its statement's snapshot, so that the row and the index chunks it loads
+// next agree; for_change reads the latest committed row and locks it FOR UPDATE.
+bool find_graph(const GraphName &name, GraphRow *row, bool for_change = false);
+// The same in the first of the count schemas that has a graph of that name.
+bool find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change);
 // Serialises create_graph calls for one name until the end of the transaction, so the second of
 // two concurrent calls sees the first's graph and fails with a clear error.
-void lock_graph_name(const char *name);
+void lock_graph_name(Oid schema, const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
 void delete_graph(int64_t id);
 

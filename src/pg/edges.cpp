@@ -12,18 +12,57 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 }
 
 namespace grail::pg {
 
 void
-check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
+check_table_access(Oid relid) {
 	guard([&] {
 		char *relname = get_rel_name(relid);
 		if (relname == NULL)
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("the edge table (oid %u) no longer exists", relid),
 			                errhint("Drop the graph with grail.drop_graph().")));
+		Oid schema = get_rel_namespace(relid);
+		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_SCHEMA, get_namespace_name(schema));
+		// A graph holds every row of its table, whatever policy would hide from the caller.
+		if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("row-level security of table \"%s\" applies to role \"%s\", so it cannot build or "
+			                       "query a pg_grail graph over it",
+			                       relname, GetUserNameFromId(GetUserId(), false)),
+			                errdetail("A graph holds every row of its table; only roles that bypass the table's "
+			                          "policies (its owner unless FORCE ROW LEVEL SECURITY, superusers, roles with "
+			                          "BYPASSRLS) may use it.")));
+	});
+}
+
+void
+check_build_rights(Oid relid) {
+	guard([&] {
+		Oid user = GetUserId();
+		if (pg_class_ownercheck(relid, user))
+			return;
+		if (pg_class_aclcheck(relid, user, ACL_TRIGGER) == ACLCHECK_OK &&
+		    pg_class_aclmask(relid, user, ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE, ACLMASK_ANY) != 0)
+			return;
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to build a pg_grail graph over table \"%s\"", get_rel_name(relid)),
+		                errdetail("A build locks the table in SHARE mode and keeps a trigger on it, so it needs "
+		                          "ownership of the table, or the TRIGGER privilege together with UPDATE, DELETE or "
+		                          "TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs)."),
+		                errhint("Ask the table's owner to build the graph, or to GRANT TRIGGER, UPDATE ON it.")));
+	});
+}
+
+void
+check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
+	guard([&] {
+		char *relname = get_rel_name(relid);
 		char *attname = get_attname(relid, attnum, true);
 		if (attname == NULL)
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),

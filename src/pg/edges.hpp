@@ -11,6 +11,16 @@ extern "C" {
 
 namespace grail::pg {
 
+// Checks that relid exists, that the current user has USAGE on its schema, and that no
+// row-level security policy of the table applies to the current user (a graph holds every row);
+// raises a clear error otherwise. Run before check_edge_column, for every build and query.
+void check_table_access(Oid relid);
+
+// Checks that the current user may build a graph over relid: a build locks the table in SHARE
+// mode and keeps a trigger on it, so it needs the table's ownership or the TRIGGER privilege
+// with one of UPDATE, DELETE or TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs).
+void check_build_rights(Oid relid);
+
 // Checks that attnum is a live integer column (int2/int4/int8) of relid that the current user
 // may SELECT; raises a clear error otherwise. what: "source" or "target", for messages.
 void check_edge_column(Oid relid, AttrNumber attnum, const char *what);

@@ -16,6 +16,7 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
+#include "nodes/value.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -167,23 +168,58 @@ text_arg_cstring(FunctionCallInfo fcinfo, int arg) {
  * The graph named name, or a clear error, if the current user owns it; lock_row as in find_graph.
  */
 static GraphRow
-existing_graph(const char *name, bool lock_row) {
+existing_graph(const GraphName &name, bool lock_row) {
 	GraphRow row;
 	if (!find_graph(name, &row, lock_row))
 		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("pg_grail graph \"%s\" does not exist", name),
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
 			                errhint("The view grail.graphs lists the graphs.")));
 		});
 	guard([&] {
 		if (!has_privs_of_role(GetUserId(), row.owner))
-			ereport(ERROR,
-			        (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE), errmsg("must be owner of pg_grail graph \"%s\"", name)));
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("must be owner of pg_grail graph \"%s\"", name.display.c_str())));
 	});
 	return row;
 }
 
+/*
+ * The schema a new graph goes into, as CREATE TABLE picks it: the named one, or the first schema
+ * of the search_path; the caller needs CREATE on it. Temporary schemas are refused: a graph
+ * would outlive the session that owns the schema.
+ */
+static Oid
+creation_schema(const GraphName &name) {
+	return guard([&] {
+		List *names = name.schema.empty() ? list_make1(makeString(pstrdup(name.name.c_str())))
+		                                  : list_make2(makeString(pstrdup(name.schema.c_str())),
+		                                               makeString(pstrdup(name.name.c_str())));
+		char *object;
+		Oid schema = QualifiedNameGetCreationNamespace(names, &object);
+		if (isAnyTempNamespace(schema))
+			ereport(ERROR, (errcode(ERRCODE_INVALID_SCHEMA_DEFINITION),
+			                errmsg("a pg_grail graph cannot be created in a temporary schema"),
+			                errhint("Name a permanent schema, as in 'public.%s'.", name.name.c_str())));
+		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_CREATE);
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_SCHEMA, get_namespace_name(schema));
+		return schema;
+	});
+}
+
+/*
+ * What a build needs of the edge table, checked at every create and refresh: it exists and the
+ * caller may read it (schema, policies) and may lock it and keep a trigger on it.
+ */
+static void
+check_buildable(Oid relid) {
+	check_table_access(relid);
+	check_build_rights(relid);
+}
+
 GRAIL_FUNCTION(grail_create_graph) {
-	const char *name = text_arg_cstring(fcinfo, 0);
+	GraphName graph_name = parse_graph_name(text_arg_cstring(fcinfo, 0));
 	GraphRow row;
 	row.relid = PG_GETARG_OID(1);
 	const char *source = NameStr(*PG_GETARG_NAME(2));
@@ -193,8 +229,6 @@ GRAIL_FUNCTION(grail_create_graph) {
 	row.owner = GetUserId();
 
 	guard([&] {
-		if (name[0] == '\0')
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
 		if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			                errmsg("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
@@ -210,27 +244,32 @@ GRAIL_FUNCTION(grail_create_graph) {
 			         errhint("pg_grail reads edges from a plain table, whose changes it can track; copy the "
 			                 "edges of a view or partitioned table into one.")));
 	});
+	row.schema = creation_schema(graph_name);
+	check_buildable(row.relid);
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 
-	lock_graph_name(name);
+	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;
-	if (find_graph(name, &existing, true))
+	if (find_graph_in(&row.schema, 1, graph_name.name.c_str(), &existing, true))
 		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT), errmsg("pg_grail graph \"%s\" already exists", name),
+			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT),
+			                errmsg("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
+			                       get_namespace_name(row.schema)),
 			                errhint("Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().")));
 		});
-	row.id = insert_graph(name, row);
+	row.id = insert_graph(graph_name.name.c_str(), row);
 
 	watch_table(row);
-	return text_result(build_graph(name, row));
+	return text_result(build_graph(graph_name.display.c_str(), row));
 }
 
 GRAIL_FUNCTION(grail_refresh_graph) {
-	const char *name = text_arg_cstring(fcinfo, 0);
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
 	GraphRow row = existing_graph(name, false);
+	check_buildable(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
@@ -238,12 +277,11 @@ GRAIL_FUNCTION(grail_refresh_graph) {
 	guard([&] { LockRelationOid(row.relid, ShareLock); });
 	row = existing_graph(name, true);
 	watch_table(row);
-	return text_result(build_graph(name, row));
+	return text_result(build_graph(name.display.c_str(), row));
 }
 
 GRAIL_FUNCTION(grail_drop_graph) {
-	const char *name = text_arg_cstring(fcinfo, 0);
-	GraphRow row = existing_graph(name, true);
+	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
 	if (guard([&] { return get_rel_name(row.relid) != NULL; })) {
 		std::string sql = "DROP TRIGGER IF EXISTS " + trigger_name(row.id) + " ON " + qualified_name(row.relid);
 		execute_as_owner(sql.c_str());

@@ -81,13 +81,16 @@ warned_this_statement(int64_t graph_id) {
 }
 
 static std::shared_ptr<LoadedGraph>
-open_checked(const char *name) {
+open_checked(const char *text) {
+	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
 		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("pg_grail graph \"%s\" does not exist", name),
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
 			                errhint("The view grail.graphs lists the graphs; grail.create_graph() makes one.")));
 		});
+	check_table_access(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
@@ -97,11 +100,12 @@ open_checked(const char *name) {
 			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			         row.stale ? errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the "
 			                            "last build",
-			                            name, table)
+			                            name.display.c_str(), table)
 			                   : errmsg("pg_grail graph \"%s\" cannot tell whether its edge table \"%s\" changed: "
 			                            "the trigger that watches the table was dropped or disabled",
-			                            name, table),
-			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);", quote_literal_cstr(name))));
+			                            name.display.c_str(), table),
+			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);",
+			                 quote_literal_cstr(name.quoted.c_str()))));
 		});
 
 	auto &cache = backend_cache();
@@ -118,7 +122,7 @@ open_checked(const char *name) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
 		throw Error(ErrorKind::corrupt_index,
-		            std::string("pg_grail graph \"") + name + "\" cannot be loaded: " + e.what(),
+		            "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
 		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
 	}
 	cache[row.id] = graph;

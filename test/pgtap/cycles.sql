@@ -26,9 +26,9 @@ SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'grail.save_chordless_cyc
 SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
            WHERE n.nspname = 'grail' AND p.proname LIKE '%chordless%' AND obj_description(p.oid, 'pg_proc') IS NULL),
           0::bigint, 'the chordless functions have comments');
-SELECT throws_ok($$SELECT * FROM grail.chordless_cycles('no such graph')$$, '42704', NULL,
+SELECT throws_ok($$SELECT * FROM grail.chordless_cycles('no_such_graph')$$, '42704', NULL,
                  'an unknown graph is undefined_object');
-SELECT throws_ok($$SELECT * FROM grail.chordless_cycle_counts('no such graph', 2)$$, '22023', NULL,
+SELECT throws_ok($$SELECT * FROM grail.chordless_cycle_counts('no_such_graph', 2)$$, '22023', NULL,
                  'a max_length below 3 is invalid_parameter_value');
 
 -- Known graphs: name, edges (with ids that do not follow the structure, direction mixed,

@@ -37,7 +37,7 @@ SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.prona
           0::bigint, 'every public function has a comment');
 
 SELECT has_view('grail', 'graphs', 'the graphs view exists');
-SELECT columns_are('grail', 'graphs', ARRAY['name', 'relation', 'source_column', 'target_column', 'vertices', 'edges',
+SELECT columns_are('grail', 'graphs', ARRAY['schema', 'name', 'relation', 'source_column', 'target_column', 'vertices', 'edges',
        'components', 'dag_vertices', 'dag_edges', 'labels', 'built_at', 'build_ms', 'read_ms', 'scc_ms', 'label_ms',
        'persist_ms', 'index_bytes', 'stale', 'owner']);
 SELECT table_privs_are('grail', 'graphs', 'public', ARRAY['SELECT']);

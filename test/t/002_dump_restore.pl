@@ -23,6 +23,7 @@ $src->safe_psql('app', q{
 	CREATE EXTENSION pg_grail;
 	CREATE SCHEMA "My Schema";
 	GRANT ALL ON SCHEMA "My Schema" TO alice;
+	GRANT CREATE ON SCHEMA public TO alice;
 	SET ROLE alice;
 	-- deps: chain 1 -> ... -> 50 and the cycle 100 -> 101 -> 102 -> 100, owned by alice.
 	CREATE TABLE "My Schema"."Deps" ("from" bigint, "to" int);
@@ -99,6 +100,24 @@ for my $target ([ $src, 'copy', 'same cluster' ], [ $dst, 'app', 'fresh cluster'
 	my $drop = $node->safe_psql($db, q{DROP TABLE other; SELECT count(*) FROM grail.graph WHERE name = 'other'});
 	is($drop, '0', "$where: DROP TABLE still drops its graph (event trigger)");
 }
+
+# A database owner who is no superuser can dump the database (pg_dump reads the extension's
+# catalog tables and sequences, which pg_database_owner may read); a superuser restores it.
+$src->safe_psql('postgres', q{CREATE ROLE dbo LOGIN; CREATE DATABASE owned OWNER dbo; CREATE DATABASE owned_copy});
+$src->safe_psql('owned', q{CREATE EXTENSION pg_grail});
+$src->safe_psql('owned', q{
+	SET ROLE dbo;
+	CREATE TABLE e (source int, target int);
+	INSERT INTO e VALUES (1, 2), (2, 3);
+	SELECT count(*) FROM (SELECT grail.create_graph('g', 'e')) c;
+});
+my $owned_dump = $src->basedir . '/owned.dump';
+$src->command_ok([ 'pg_dump', '-Fc', '-d', $src->connstr('owned') . ' user=dbo', '-f', $owned_dump ],
+	'pg_dump by the database owner');
+$src->command_ok([ 'pg_restore', '--exit-on-error', '-d', $src->connstr('owned_copy'), $owned_dump ],
+	'its dump restores');
+is($src->safe_psql('owned_copy', q{SELECT grail.reachable('g', 1, 3), grail.reachable('g', 3, 1)}), 't|f',
+	'and its graph answers');
 
 # The source is untouched by all this.
 is($src->safe_psql('app', $queries), $expected, 'source still answers');
