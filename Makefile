@@ -13,6 +13,7 @@ OBJS = \
 	src/pg/graph_admin.o \
 	src/pg/guard.o \
 	src/pg/loaded_graph.o \
+	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \
 	src/pg/reachable.o \
 	src/pg/scc.o \

@@ -43,6 +43,8 @@ unix_socket_directories = '$root/socket'
 fsync = off
 shared_buffers = 256MB
 max_wal_size = 4GB
+# pg_grail's hooks in every backend (README, Security: roles that own graphs)
+shared_preload_libraries = 'pg_grail'
 CONF
 	fi
 	if ! run_as "$bin/pg_ctl" -D "$root/data" status >/dev/null 2>&1; then

@@ -15,6 +15,7 @@ pgxs_src=$(cd "$pgxs_src" && pwd)
 
 work=$(mktemp -d /tmp/pg_grail_tap.XXXXXX)
 cp -r test/t "$work/t"
+cp test/hostile_schema.sql "$work/"
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=($(cd "$work" && ls t/*.pl))
 for i in "${!tests[@]}"; do

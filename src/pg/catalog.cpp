@@ -32,6 +32,46 @@ namespace grail::pg {
 // small enough that no row needs more than a few MB of memory to write or read.
 static constexpr size_t kChunkBytes = 4 << 20;
 
+struct ExtensionRow {
+	bool found = false;
+	Oid owner = InvalidOid;
+	std::string version;
+};
+
+/*
+ * pg_grail's row of pg_extension in this database, if it has one.
+ */
+static ExtensionRow
+extension_row() {
+	return guard([] {
+		ExtensionRow row;
+		Oid extension = get_extension_oid("pg_grail", true);
+		if (!OidIsValid(extension))
+			return row;
+		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+		ScanKeyData key;
+		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(extension));
+		SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+		HeapTuple tuple = systable_getnext(scan);
+		if (HeapTupleIsValid(tuple)) {
+			bool null;
+			Datum version = heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(rel), &null);
+			row.found = true;
+			row.owner = ((Form_pg_extension)GETSTRUCT(tuple))->extowner;
+			row.version = null ? "?" : TextDatumGetCString(version);
+		}
+		systable_endscan(scan);
+		table_close(rel, AccessShareLock);
+		return row;
+	});
+}
+
+bool
+extension_in_step() {
+	ExtensionRow row = extension_row();
+	return row.found && row.version == GRAIL_EXTVERSION;
+}
+
 /*
  * The role that owns the extension (pg_extension.extowner), whose rights the catalog statements
  * use. Not the owner of the grail schema: the install script refuses a schema another role made.
@@ -40,29 +80,20 @@ static constexpr size_t kChunkBytes = 4 << 20;
  */
 static Oid
 extension_owner() {
-	return guard([] {
-		Oid extension = get_extension_oid("pg_grail", false);
-		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
-		ScanKeyData key;
-		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(extension));
-		SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-		HeapTuple tuple = systable_getnext(scan);
-		if (!HeapTupleIsValid(tuple))
-			elog(ERROR, "could not find extension pg_grail (oid %u)", extension);
-		Oid owner = ((Form_pg_extension)GETSTRUCT(tuple))->extowner;
-		bool null;
-		Datum version = heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(rel), &null);
-		char *sql_version = null ? pstrdup("?") : TextDatumGetCString(version);
-		systable_endscan(scan);
-		table_close(rel, AccessShareLock);
-		if (strcmp(sql_version, GRAIL_EXTVERSION) != 0)
+	ExtensionRow row = extension_row();
+	if (!row.found)
+		guard([] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("extension \"pg_grail\" does not exist")));
+		});
+	if (row.version != GRAIL_EXTVERSION)
+		guard([&] {
 			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			                errmsg("pg_grail's SQL objects in this database are version %s, but its installed library "
 			                       "is version %s",
-			                       sql_version, GRAIL_EXTVERSION),
+			                       row.version.c_str(), GRAIL_EXTVERSION),
 			                errhint("Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.")));
-		return owner;
-	});
+		});
+	return row.owner;
 }
 
 CatalogRights::CatalogRights() {
@@ -101,6 +132,19 @@ with_spi(Fn &&fn) -> decltype(fn()) {
 		guard([] { SPI_finish(); });
 		return result;
 	}
+}
+
+/*
+ * The oids as an oid[] datum, for SQL parameters.
+ */
+static Datum
+oid_array(const Oid *oids, int count) {
+	return guard([&] {
+		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
+		for (int i = 0; i < count; i++)
+			elements[i] = ObjectIdGetDatum(oids[i]);
+		return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	});
 }
 
 // read_only: run in the statement's snapshot (what a query sees); otherwise SPI takes a new one.
@@ -198,13 +242,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		return false;
 	return with_spi([&] {
 		Oid types[] = {TEXTOID, OIDARRAYOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), guard([&] {
-			                  Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(count)));
-			                  for (int i = 0; i < count; i++)
-				                  elements[i] = ObjectIdGetDatum(schemas[i]);
-			                  return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true,
-			                                                         TYPALIGN_INT));
-		                  })};
+		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
 		// The first schema of the list that has a graph of that name wins, as for tables.
 		std::string sql =
 		    "SELECT g.id, g.relid::pg_catalog.int8, g.source_attnum::pg_catalog.int8, "
@@ -274,6 +312,40 @@ lock_graph_name(Oid schema, const char *name) {
 		Datum values[] = {guard([&] { return CStringGetTextDatum(key.c_str()); })};
 		execute("SELECT pg_catalog.pg_advisory_xact_lock(1735551340, pg_catalog.hashtext($1))", 1, types, values,
 		        SPI_OK_SELECT);
+	});
+}
+
+std::vector<OwnedGraph>
+graphs_owned_by(const std::vector<Oid> &roles) {
+	return with_spi([&] {
+		Oid types[] = {OIDARRAYOID};
+		Datum values[] = {oid_array(roles.data(), int(roles.size()))};
+		int n = execute("SELECT g.id, g.relid::pg_catalog.oid::pg_catalog.int8, "
+		                "(g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+		                "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
+		                "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
+		                1, types, values, SPI_OK_SELECT);
+		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++)
+			guard([&] {
+				bool null;
+				HeapTuple tuple = SPI_tuptable->vals[i];
+				graphs[i].id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null));
+				graphs[i].relid = Oid(DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &null)));
+				graphs[i].name = SPI_getvalue(tuple, SPI_tuptable->tupdesc, 3);
+			});
+		return graphs;
+	});
+}
+
+void
+reassign_graphs(const std::vector<Oid> &roles, Oid new_owner) {
+	with_spi([&] {
+		Oid types[] = {OIDARRAYOID, OIDOID};
+		Datum values[] = {oid_array(roles.data(), int(roles.size())), ObjectIdGetDatum(new_owner)};
+		execute("UPDATE grail.graph g SET owner = $2::pg_catalog.regrole "
+		        "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1)",
+		        2, types, values, SPI_OK_UPDATE);
 	});
 }
 

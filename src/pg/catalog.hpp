@@ -85,6 +85,20 @@ struct StoredBuild {
 int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats);
 std::vector<uint8_t> load_index(const GraphRow &row);
 
+// Whether pg_grail is installed in this database at this library's version (hooks skip quietly
+// where it is not; the functions raise a clear error instead).
+bool extension_in_step();
+
+// The graphs that any of roles owns, locked FOR UPDATE; name is schema-qualified and quoted.
+struct OwnedGraph {
+	int64_t id;
+	Oid relid;
+	std::string name;
+};
+std::vector<OwnedGraph> graphs_owned_by(const std::vector<Oid> &roles);
+// Makes new_owner the owner of every graph that any of roles owns (REASSIGN OWNED).
+void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
+
 // Runs a utility or DML statement as the extension owner.
 void execute_as_owner(const char *sql);
 

@@ -9,6 +9,7 @@
 #include "catalog.hpp"
 #include "edges.hpp"
 #include "gpu_choice.hpp"
+#include "graph_admin.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
@@ -280,13 +281,22 @@ GRAIL_FUNCTION(grail_refresh_graph) {
 	return text_result(build_graph(name.display.c_str(), row));
 }
 
-GRAIL_FUNCTION(grail_drop_graph) {
-	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
-	if (guard([&] { return get_rel_name(row.relid) != NULL; })) {
-		std::string sql = "DROP TRIGGER IF EXISTS " + trigger_name(row.id) + " ON " + qualified_name(row.relid);
+namespace grail::pg {
+
+void
+drop_graph(int64_t id, Oid relid) {
+	if (guard([&] { return get_rel_name(relid) != NULL; })) {
+		std::string sql = "DROP TRIGGER IF EXISTS " + trigger_name(id) + " ON " + qualified_name(relid);
 		execute_as_owner(sql.c_str());
 	}
-	delete_graph(row.id);
-	forget_graph(row.id);
+	delete_graph(id);
+	forget_graph(id);
+}
+
+} // namespace grail::pg
+
+GRAIL_FUNCTION(grail_drop_graph) {
+	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
+	drop_graph(row.id, row.relid);
 	PG_RETURN_VOID();
 }

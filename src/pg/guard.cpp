@@ -45,20 +45,20 @@ sqlstate_of(ErrorKind kind) {
 }
 
 /*
- * Run an SQL function's C++ body; raise what it threw as a PostgreSQL error once its frames are gone.
+ * Run body(arg); raise what it threw as a PostgreSQL error once its frames are gone. The one
+ * place where C++ exceptions become PostgreSQL errors, for SQL functions and hooks alike.
  */
-Datum
-call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
+void
+call_and_raise(void (*body)(void *), void *arg) {
 	// Plain buffers: nothing here may need a destructor when ereport longjmps away.
 	ErrorData *pg_error = nullptr;
 	int sqlstate = 0;
 	char message[1024];
 	char hint[512];
 	hint[0] = '\0';
-	Datum result = 0;
 
 	try {
-		result = body(fcinfo);
+		body(arg);
 	} catch (const PgError &e) {
 		pg_error = e.data();
 	} catch (const Error &e) {
@@ -82,7 +82,23 @@ call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
 		CHECK_FOR_INTERRUPTS();  // raises the proper cancel or timeout error
 	if (sqlstate != 0)
 		ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), hint[0] ? errhint("%s", hint) : 0));
-	return result;
+}
+
+/*
+ * Run an SQL function's C++ body through call_and_raise().
+ */
+Datum
+call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
+	struct Call {
+		FunctionCallInfo fcinfo;
+		Datum (*body)(FunctionCallInfo);
+		Datum result;
+	} c{fcinfo, body, 0};
+	call_and_raise([](void *arg) {
+		auto *c = static_cast<Call *>(arg);
+		c->result = c->body(c->fcinfo);
+	}, &c);
+	return c.result;
 }
 
 } // namespace grail::pg

@@ -60,6 +60,10 @@ guard(Fn &&fn) -> decltype(fn()) {
 	}
 }
 
+// Runs body(arg) and turns any exception into a PostgreSQL error after it has unwound; for code
+// that PostgreSQL calls outside fmgr (hooks). body must not longjmp: PostgreSQL calls go in guard().
+void call_and_raise(void (*body)(void *), void *arg);
+
 // Runs body(fcinfo) and turns any exception into a PostgreSQL error after it has unwound.
 Datum call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo));
 

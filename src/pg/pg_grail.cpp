@@ -2,6 +2,7 @@
 // fork(), so the engine initialises the GPU lazily in the backend that uses it.
 #include "error.hpp"
 
+#include "owner_hooks.hpp"
 #include "settings.hpp"
 #include "guard.hpp"
 
@@ -27,4 +28,5 @@ void
 _PG_init(void) {
 	grail::set_cancel_hook(interrupt_pending);
 	grail::pg::define_settings();
+	grail::pg::install_owner_hooks();
 }

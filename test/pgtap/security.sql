@@ -3,7 +3,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(45);
+SELECT plan(51);
 
 CREATE ROLE sec_attacker LOGIN;
 CREATE ROLE sec_victim LOGIN;
@@ -13,74 +13,12 @@ CREATE SCHEMA sec_attacker AUTHORIZATION sec_attacker;
 CREATE SCHEMA sec_victim AUTHORIZATION sec_victim;
 GRANT USAGE ON SCHEMA sec_victim, sec_attacker TO PUBLIC;
 
--- The attacker's schema shadows, for the exact argument types, every comparison, concatenation
--- and arithmetic operator of pg_catalog, the cross-type comparisons that pg_catalog lacks (oid
--- against reg* types, which resolve through casts), and every plain function the extension's SQL
--- calls. Each shadow gives the right answer and records who called it: a call by any role but
--- the attacker means SQL ran with another role's rights under the attacker's search_path.
+-- The attacker's schema shadows pg_catalog's operators and functions (test/hostile_schema.sql):
+-- a call by any role but the attacker means SQL ran with another role's rights under the
+-- attacker's search_path.
+\ir ../hostile_schema.sql
 SET ROLE sec_attacker;
-CREATE TABLE sec_attacker.elevated (who name, what text);
-GRANT INSERT ON sec_attacker.elevated TO PUBLIC;
-CREATE FUNCTION sec_attacker.note(what text) RETURNS void LANGUAGE plpgsql AS $$
-BEGIN
-	IF current_user OPERATOR(pg_catalog.<>) 'sec_attacker'::pg_catalog.name THEN
-		INSERT INTO sec_attacker.elevated VALUES (current_user, what);
-	END IF;
-END $$;
-DO $$
-DECLARE
-	o record;
-	f record;
-	n int := 0;
-BEGIN
-	FOR o IN
-		SELECT p.oprname, p.oprleft::regtype AS l, p.oprright::regtype AS r, p.oprresult::regtype AS res
-		FROM pg_catalog.pg_operator p
-		JOIN pg_catalog.pg_type lt ON lt.oid OPERATOR(pg_catalog.=) p.oprleft
-		JOIN pg_catalog.pg_type rt ON rt.oid OPERATOR(pg_catalog.=) p.oprright
-		JOIN pg_catalog.pg_type xt ON xt.oid OPERATOR(pg_catalog.=) p.oprresult
-		WHERE p.oprnamespace OPERATOR(pg_catalog.=) 'pg_catalog'::regnamespace
-		  AND p.oprname OPERATOR(pg_catalog.=) ANY ('{=,<>,<,>,<=,>=,||,+,-}'::name[])
-		  AND lt.typtype OPERATOR(pg_catalog.<>) 'p' AND rt.typtype OPERATOR(pg_catalog.<>) 'p'
-		  AND xt.typtype OPERATOR(pg_catalog.<>) 'p'
-		UNION ALL
-		SELECT op, l::regtype, r::regtype, 'boolean'::regtype
-		FROM unnest('{=,<>}'::text[]) op,
-		     (VALUES ('oid', 'regclass'), ('regclass', 'oid'), ('oid', 'regrole'), ('regrole', 'oid'),
-		             ('oid', 'regnamespace'), ('regnamespace', 'oid'), ('oid', 'regproc'), ('bigint', 'numeric')) t(l, r)
-	LOOP
-		n := n OPERATOR(pg_catalog.+) 1;
-		EXECUTE pg_catalog.format(
-			'CREATE FUNCTION sec_attacker.op_%s(a %s, b %s) RETURNS %s LANGUAGE plpgsql AS $f$ '
-			'BEGIN PERFORM sec_attacker.note(%L); RETURN a::%s OPERATOR(pg_catalog.%s) b::%s; END $f$',
-			n, o.l, o.r, o.res, o.oprname || ' ' || o.l || ', ' || o.r,
-			CASE WHEN o.l::text ~ '^reg' THEN 'oid' ELSE o.l::text END, o.oprname,
-			CASE WHEN o.r::text ~ '^reg' THEN 'oid' ELSE o.r::text END);
-		EXECUTE pg_catalog.format('CREATE OPERATOR sec_attacker.%s (LEFTARG = %s, RIGHTARG = %s, FUNCTION = sec_attacker.op_%s)',
-		                          o.oprname, o.l, o.r, n);
-	END LOOP;
-	FOR f IN
-		SELECT p.proname, pg_catalog.pg_get_function_identity_arguments(p.oid) AS args,
-		       p.prorettype::regtype AS res, p.pronargs
-		FROM pg_catalog.pg_proc p
-		WHERE p.pronamespace OPERATOR(pg_catalog.=) 'pg_catalog'::regnamespace
-		  AND p.prokind OPERATOR(pg_catalog.=) 'f' AND NOT p.proretset AND p.provariadic OPERATOR(pg_catalog.=) 0
-		  AND p.proname OPERATOR(pg_catalog.=) ANY ('{nextval,now,hashtext,pg_advisory_xact_lock,array_position,
-		      has_column_privilege,has_schema_privilege,has_table_privilege,row_security_active,quote_ident,
-		      quote_literal,current_schema,int8,int4,int2,text,oid,cardinality,parse_ident,concat,lower,upper,
-		      length,textcat,btrim,replace,to_regclass,regclass,array_length,array_append,array_cat}'::name[])
-		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(p.proargtypes::oid[] OPERATOR(pg_catalog.||) p.prorettype) t
-		                  JOIN pg_catalog.pg_type ty ON ty.oid OPERATOR(pg_catalog.=) t
-		                  WHERE ty.typtype OPERATOR(pg_catalog.=) 'p')
-	LOOP
-		n := n OPERATOR(pg_catalog.+) 1;
-		EXECUTE pg_catalog.format(
-			'CREATE FUNCTION sec_attacker.%I(%s) RETURNS %s LANGUAGE plpgsql AS $f$ '
-			'BEGIN PERFORM sec_attacker.note(%L); RETURN pg_catalog.%I(%s); END $f$',
-			f.proname, f.args, f.res, f.proname || '(' || f.args || ')', f.proname,
-			(SELECT pg_catalog.string_agg('$' || i, ', ') FROM pg_catalog.generate_series(1, f.pronargs) i));
-	END LOOP;
-END $$;
+SELECT ok(pg_temp.plant_hostile_objects('sec_attacker') > 400, 'the hostile schema is planted');
 -- The issue's exploit itself: an oid = regclass operator that makes its caller a superuser.
 CREATE FUNCTION sec_attacker.escalate(oid, regclass) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
@@ -238,7 +176,30 @@ SELECT is(grail.save_chordless_cycles('sec_cycles', 'out1'), 1::bigint, 'save_ch
 SELECT is((SELECT count(*) FROM public.out1), 1::bigint, 'the rows are in the table it created');
 SELECT is((SELECT count(*) FROM pg_temp.out1), 0::bigint, 'not in the temporary table of that name');
 
--- 4b. The extension installs only into a grail schema of its own: a schema that another role
+-- 4b. A role that owns graphs: DROP ROLE refuses it, REASSIGN OWNED hands its graphs over and
+-- DROP OWNED drops them, as for its tables (a fresh session without the library loaded first:
+-- test/t/007_security.pl).
+CREATE ROLE sec_leaver;
+GRANT CREATE ON SCHEMA sec_victim TO sec_leaver;
+GRANT SELECT, TRIGGER, UPDATE ON sec_victim.edges TO sec_leaver;
+SET ROLE sec_leaver;
+SELECT grail.create_graph('sec_victim.leaver', 'sec_victim.edges');
+RESET ROLE;
+SELECT throws_like($$DROP ROLE sec_leaver$$, 'role cannot be dropped because it owns pg_grail graphs',
+                   'DROP ROLE refuses a role that owns graphs');
+REASSIGN OWNED BY sec_leaver TO sec_victim;
+SELECT is((SELECT owner::text FROM grail.graph WHERE name = 'leaver'), 'sec_victim', 'REASSIGN OWNED hands graphs over');
+SET ROLE sec_leaver;
+SELECT grail.create_graph('sec_victim.leaver2', 'sec_victim.edges');
+RESET ROLE;
+DROP OWNED BY sec_leaver;
+SELECT is((SELECT array_agg(name::text ORDER BY name) FROM grail.graph WHERE name LIKE 'leaver%'), '{leaver}',
+          'DROP OWNED drops the role''s graphs');
+SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'sec_victim.edges'::regclass AND tgname LIKE 'grail\_stale\_%'),
+          (SELECT count(*) FROM grail.graph WHERE relid = 'sec_victim.edges'::regclass), 'and their staleness triggers');
+SELECT lives_ok($$DROP ROLE sec_leaver$$, 'then the role can be dropped');
+
+-- 4c. The extension installs only into a grail schema of its own: a schema that another role
 -- made first (and could change under the extension) is refused.
 SELECT grail.drop_graph(g.namespace::text || '.' || quote_ident(g.name)) FROM grail.graph g;
 DROP EXTENSION pg_grail;

@@ -2,7 +2,9 @@
 # with random arguments (odd names, extreme ids, arrays with NULLs, of other lengths, dimensions
 # and bounds, negative and huge depths and label counts, NULLs) over random edge tables with
 # garbage column types, mixed with writes and setting changes. The backend must never die and
-# every error must be a clean ERROR whose SQLSTATE is not in class XX (internal error).
+# every error must be a clean ERROR whose SQLSTATE is not in class XX (internal error). Part of the
+# calls run as the unprivileged role fuzz_other with its hostile schema (test/hostile_schema.sql)
+# first on its search_path: no shadow there may ever run with any other role's rights.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -56,7 +58,11 @@ $node->safe_psql('postgres', q{
 	CREATE ROLE fuzz_other;
 	GRANT USAGE ON SCHEMA public TO fuzz_other;
 	GRANT SELECT ON e_int TO fuzz_other;
+	GRANT SELECT, TRIGGER, UPDATE ON e_big TO fuzz_other;
+	CREATE SCHEMA fuzz_evil AUTHORIZATION fuzz_other;
 });
+$node->safe_psql('postgres', slurp_file("$ENV{TESTDIR}/hostile_schema.sql")
+	. q{ SET ROLE fuzz_other; SELECT pg_temp.plant_hostile_objects('fuzz_evil');});
 
 my @functions = map { [ split /\|/, $_, -1 ] } split /\n/, $node->safe_psql('postgres', q{
 	SELECT proname, pronargdefaults, proretset, array_to_string(proargtypes::regtype[], ',')
@@ -141,7 +147,8 @@ for my $i (1 .. $calls)
 			"SET grail.device = " . pick('cpu', 'auto', 'gpu', 'tpu') . ";",
 			"SET grail.build_memory_limit = " . pick("'1kB'", "'1MB'", '0', "'4GB'", '-1') . ";",
 			"SET statement_timeout = " . pick('0', '1', '1000') . ";",
-			(rand() < 0.3 ? "SET ROLE fuzz_other;" : "RESET ROLE;"),
+			(rand() < 0.3 ? "SET ROLE fuzz_other;" : "RESET ROLE; RESET search_path;"),
+			"SET ROLE fuzz_other; SET search_path = fuzz_evil, pg_catalog, public;",
 			"RESET ALL;");
 		push @what, 'other';
 		next;
@@ -214,6 +221,10 @@ for my $f (@functions)
 {
 	ok(($calls_of{ $f->[0] }{ok} // 0) > 0, "$f->[0] succeeded at least once");
 }
+is($node->safe_psql('postgres', q{SELECT string_agg(DISTINCT who || ': ' || what, '; ') FROM fuzz_evil.elevated}), '',
+	'no shadow of the hostile schema ran with another role\'s rights');
+is($node->safe_psql('postgres', q{SELECT rolsuper FROM pg_roles WHERE rolname = 'fuzz_other'}), 'f',
+	'the unprivileged role is still unprivileged');
 my $log = slurp_file($node->logfile, $log_offset);
 unlike($log, qr/terminated by signal|PANIC|TRAP:|server process .* exited/, 'no crash in the server log');
 is($node->safe_psql('postgres', 'SELECT 1'), '1', 'server up');
