@@ -34,6 +34,8 @@ SHLIB_LINK = $(GRAIL_ENGINE_LINK) -lstdc++
 
 # No JIT bitcode: it needs the clang that PostgreSQL was built with, and our hot paths are C++.
 override with_llvm = no
+# Objects depend on the headers they include (.deps/): a changed struct must rebuild every user.
+override autodepend = yes
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

@@ -41,7 +41,8 @@ SELECT grail.reachable('watched', 1, 4);
 SELECT tgenabled FROM pg_trigger WHERE tgrelid = 'watched'::regclass;
 DO $$
 BEGIN
-	EXECUTE (SELECT format('DROP TRIGGER %I ON watched', tgname) FROM pg_trigger WHERE tgrelid = 'watched'::regclass);
+	EXECUTE (SELECT format('DROP TRIGGER %I ON watched', tgname) FROM pg_trigger
+	         WHERE tgrelid = 'watched'::regclass AND tgname NOT LIKE '%\_update');
 END
 $$;
 SELECT grail.reachable('watched', 1, 4);

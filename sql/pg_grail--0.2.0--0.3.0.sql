@@ -13,6 +13,8 @@ DELETE FROM grail.graph WHERE namespace IS NULL;
 ALTER TABLE grail.graph ALTER COLUMN namespace SET NOT NULL;
 ALTER TABLE grail.graph DROP CONSTRAINT graph_name_key;
 ALTER TABLE grail.graph ADD UNIQUE (namespace, name);
+ALTER TABLE grail.graph ADD COLUMN build_uuid uuid;
+UPDATE grail.graph SET build_uuid = pg_catalog.gen_random_uuid() WHERE build IS NOT NULL;
 
 GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq TO pg_database_owner;
 
@@ -55,6 +57,16 @@ COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the curre
 COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean) IS
 'Reads the edge table (two integer columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls.';
 
+DROP EVENT TRIGGER grail_drop_graphs_of_dropped_tables;
+DROP FUNCTION grail._drop_graphs_of_dropped_tables();
+
+-- Staleness: any change to the edge table's rows marks the graphs over it stale, so that no
+-- query answers from an index that no longer matches the table. Each graph keeps two triggers on
+-- its table (src/pg/graph_admin.cpp, watch_table): grail_stale_<id>, AFTER INSERT OR DELETE OR
+-- TRUNCATE FOR EACH STATEMENT, and grail_stale_<id>_update, AFTER UPDATE FOR EACH ROW WHEN an edge
+-- column's new value differs (as stored, so also when a BEFORE trigger changed it). Both are
+-- ENABLE ALWAYS, so they fire under session_replication_role = replica (logical replication
+-- apply, restores) too.
 CREATE OR REPLACE FUNCTION grail._mark_stale()
 RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -64,11 +76,35 @@ BEGIN
 	RETURN NULL;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
 
--- A graph goes with its edge table and with its schema: DROP TABLE and DROP SCHEMA drop the graphs
--- over the table or in the schema (and the staleness trigger a graph keeps on a table that stays).
-CREATE OR REPLACE FUNCTION grail._drop_graphs_of_dropped_tables()
+-- Whether both triggers of a graph are on its table as watch_table made them: function, events,
+-- level, argument, no column list, enabled always. Not their names alone: a table's owner can
+-- drop them and create look-alikes (though not ones calling _mark_stale, which needs EXECUTE).
+CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid)
+RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 2
+	FROM pg_catalog.pg_trigger t
+	WHERE t.tgrelid OPERATOR(pg_catalog.=) edge_table
+	  AND t.tgfoid OPERATOR(pg_catalog.=) 'grail._mark_stale()'::pg_catalog.regprocedure
+	  AND t.tgenabled OPERATOR(pg_catalog.=) 'A'
+	  AND t.tgnargs OPERATOR(pg_catalog.=) 1
+	  AND t.tgargs OPERATOR(pg_catalog.=) (pg_catalog.convert_to(graph_id::pg_catalog.text, 'UTF8')
+	                                       OPERATOR(pg_catalog.||) '\x00'::pg_catalog.bytea)
+	  AND pg_catalog.cardinality(t.tgattr::pg_catalog.int2[]) OPERATOR(pg_catalog.=) 0
+	  AND ((t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
+	        AND t.tgtype OPERATOR(pg_catalog.=) 44 AND t.tgqual IS NULL)           -- statement: insert, delete, truncate
+	    OR (t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id
+	                                         OPERATOR(pg_catalog.||) '_update')::pg_catalog.name
+	        AND t.tgtype OPERATOR(pg_catalog.=) 17 AND t.tgqual IS NOT NULL))      -- row: update, WHEN
+$$;
+REVOKE ALL ON FUNCTION grail._watched(bigint, oid) FROM PUBLIC;
+
+-- A graph goes with its edge table, its edge columns and its schema: DROP TABLE, DROP COLUMN ...
+-- CASCADE and DROP SCHEMA drop the graphs (and the staleness triggers a graph keeps on a table that
+-- stays). A dropped staleness trigger leaves its graph stale: writes can have come in meanwhile.
+CREATE FUNCTION grail._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -77,21 +113,52 @@ DECLARE
 BEGIN
 	FOR dropped IN
 		DELETE FROM grail.graph g
-		WHERE g.relid::pg_catalog.oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
-		                                  WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-		                                    AND o.objsubid OPERATOR(pg_catalog.=) 0)
-		   OR g.namespace::pg_catalog.oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
-		                                      WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass)
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND o.objsubid OPERATOR(pg_catalog.=) ANY (ARRAY[0, g.source_attnum, g.target_attnum]))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
 		RETURNING g.id, g.relid::pg_catalog.oid AS relid
 	LOOP
 		IF EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) dropped.relid) THEN
-			EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s', 'grail_stale_' OPERATOR(pg_catalog.||) dropped.id,
+			EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s; DROP TRIGGER IF EXISTS %I ON %s',
+			                          'grail_stale_' OPERATOR(pg_catalog.||) dropped.id, dropped.relid::pg_catalog.regclass,
+			                          'grail_stale_' OPERATOR(pg_catalog.||) dropped.id OPERATOR(pg_catalog.||) '_update',
 			                          dropped.relid::pg_catalog.regclass);
 		END IF;
 	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
+	END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._drop_graphs_of_dropped_tables() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail._on_drop() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail._on_drop();
+
+-- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER:
+-- from then on writes can go unseen, so the graph is stale even once the trigger is back.
+CREATE FUNCTION grail._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION grail._on_alter_table();
+
+-- Event triggers, like triggers, skip sessions with session_replication_role = replica unless
+-- enabled always.
+ALTER EVENT TRIGGER grail_on_drop ENABLE ALWAYS;
+ALTER EVENT TRIGGER grail_on_alter_table ENABLE ALWAYS;
 
 CREATE OR REPLACE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length int DEFAULT 3,
                                             max_length int DEFAULT NULL)
@@ -141,3 +208,33 @@ END
 $$;
 COMMENT ON FUNCTION grail.save_chordless_cycles(text, text, int, int) IS
 'Creates the table into_table (id bigint, length int, vertices bigint[]) and fills it with chordless_cycles(graph, min_length, max_length), id numbering the cycles from 1; returns the number of cycles. An existing table of that name is an error. into_table is read like an SQL name: unquoted parts fold to lower case, "schema.table" is qualified, an unqualified name is created in the current schema (the first of the search_path, as CREATE TABLE picks it).';
+
+-- Each graph's staleness trigger becomes the two triggers of this version (see grail._watched):
+-- the graphs keep answering, and stay stale if they were.
+DO $$
+DECLARE
+	graph_row record;
+BEGIN
+	FOR graph_row IN
+		SELECT g.id, g.relid, s.attname AS source, t.attname AS target
+		FROM grail.graph g
+		JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		                              AND s.attnum OPERATOR(pg_catalog.=) g.source_attnum
+		JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		                              AND t.attnum OPERATOR(pg_catalog.=) g.target_attnum
+	LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR DELETE OR TRUNCATE ON %s '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s FOR EACH ROW '
+			'WHEN (OLD.%I IS DISTINCT FROM NEW.%I OR OLD.%I IS DISTINCT FROM NEW.%I) '
+			'EXECUTE FUNCTION grail._mark_stale(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id, graph_row.relid, graph_row.id,
+			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id OPERATOR(pg_catalog.||) '_update', graph_row.relid,
+			graph_row.source, graph_row.source, graph_row.target, graph_row.target, graph_row.id,
+			graph_row.relid, 'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id,
+			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id OPERATOR(pg_catalog.||) '_update');
+	END LOOP;
+END
+$$;

@@ -37,7 +37,8 @@ CREATE SEQUENCE grail.graph_id_seq;
 
 -- relid, owner and namespace are regclass, regrole and regnamespace, not oid: pg_dump writes them
 -- as names, so a restore into another cluster resolves them to that cluster's objects. A graph
--- lives in a schema (namespace), found as a table is; namespace comes last because 0.3.0 added it.
+-- lives in a schema (namespace), found as a table is; namespace and build_uuid come last because
+-- 0.3.0 added them.
 CREATE TABLE grail.graph (
 	id            bigint PRIMARY KEY DEFAULT nextval('grail.graph_id_seq'),
 	name          text NOT NULL CHECK (name <> ''),
@@ -63,6 +64,7 @@ CREATE TABLE grail.graph (
 	label_ms      float8,
 	persist_ms    float8,
 	namespace     regnamespace NOT NULL,
+	build_uuid    uuid,  -- never reused, unlike build: backends key their cached indexes on it
 	UNIQUE (namespace, name)
 );
 
@@ -192,7 +194,12 @@ COMMENT ON FUNCTION grail.device_info() IS
 'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
 
 -- Staleness: any change to the edge table's rows marks the graphs over it stale, so that no
--- query answers from an index that no longer matches the table.
+-- query answers from an index that no longer matches the table. Each graph keeps two triggers on
+-- its table (src/pg/graph_admin.cpp, watch_table): grail_stale_<id>, AFTER INSERT OR DELETE OR
+-- TRUNCATE FOR EACH STATEMENT, and grail_stale_<id>_update, AFTER UPDATE FOR EACH ROW WHEN an edge
+-- column's new value differs (as stored, so also when a BEFORE trigger changed it). Both are
+-- ENABLE ALWAYS, so they fire under session_replication_role = replica (logical replication
+-- apply, restores) too.
 CREATE FUNCTION grail._mark_stale()
 RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -204,9 +211,34 @@ END
 $$;
 REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
 
--- A graph goes with its edge table and with its schema: DROP TABLE and DROP SCHEMA drop the graphs
--- over the table or in the schema (and the staleness trigger a graph keeps on a table that stays).
-CREATE FUNCTION grail._drop_graphs_of_dropped_tables()
+-- Whether both triggers of a graph are on its table as watch_table made them: function, events,
+-- level, argument, no column list, enabled always. Not their names alone: a table's owner can
+-- drop them and create look-alikes (though not ones calling _mark_stale, which needs EXECUTE).
+CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid)
+RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 2
+	FROM pg_catalog.pg_trigger t
+	WHERE t.tgrelid OPERATOR(pg_catalog.=) edge_table
+	  AND t.tgfoid OPERATOR(pg_catalog.=) 'grail._mark_stale()'::pg_catalog.regprocedure
+	  AND t.tgenabled OPERATOR(pg_catalog.=) 'A'
+	  AND t.tgnargs OPERATOR(pg_catalog.=) 1
+	  AND t.tgargs OPERATOR(pg_catalog.=) (pg_catalog.convert_to(graph_id::pg_catalog.text, 'UTF8')
+	                                       OPERATOR(pg_catalog.||) '\x00'::pg_catalog.bytea)
+	  AND pg_catalog.cardinality(t.tgattr::pg_catalog.int2[]) OPERATOR(pg_catalog.=) 0
+	  AND ((t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
+	        AND t.tgtype OPERATOR(pg_catalog.=) 44 AND t.tgqual IS NULL)           -- statement: insert, delete, truncate
+	    OR (t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id
+	                                         OPERATOR(pg_catalog.||) '_update')::pg_catalog.name
+	        AND t.tgtype OPERATOR(pg_catalog.=) 17 AND t.tgqual IS NOT NULL))      -- row: update, WHEN
+$$;
+REVOKE ALL ON FUNCTION grail._watched(bigint, oid) FROM PUBLIC;
+
+-- A graph goes with its edge table, its edge columns and its schema: DROP TABLE, DROP COLUMN ...
+-- CASCADE and DROP SCHEMA drop the graphs (and the staleness triggers a graph keeps on a table that
+-- stays). A dropped staleness trigger leaves its graph stale: writes can have come in meanwhile.
+CREATE FUNCTION grail._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -215,23 +247,52 @@ DECLARE
 BEGIN
 	FOR dropped IN
 		DELETE FROM grail.graph g
-		WHERE g.relid::pg_catalog.oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
-		                                  WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-		                                    AND o.objsubid OPERATOR(pg_catalog.=) 0)
-		   OR g.namespace::pg_catalog.oid IN (SELECT o.objid FROM pg_catalog.pg_event_trigger_dropped_objects() o
-		                                      WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass)
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND o.objsubid OPERATOR(pg_catalog.=) ANY (ARRAY[0, g.source_attnum, g.target_attnum]))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
 		RETURNING g.id, g.relid::pg_catalog.oid AS relid
 	LOOP
 		IF EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) dropped.relid) THEN
-			EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s', 'grail_stale_' OPERATOR(pg_catalog.||) dropped.id,
+			EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s; DROP TRIGGER IF EXISTS %I ON %s',
+			                          'grail_stale_' OPERATOR(pg_catalog.||) dropped.id, dropped.relid::pg_catalog.regclass,
+			                          'grail_stale_' OPERATOR(pg_catalog.||) dropped.id OPERATOR(pg_catalog.||) '_update',
 			                          dropped.relid::pg_catalog.regclass);
 		END IF;
 	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
+	END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._drop_graphs_of_dropped_tables() FROM PUBLIC;
-CREATE EVENT TRIGGER grail_drop_graphs_of_dropped_tables ON sql_drop
-	EXECUTE FUNCTION grail._drop_graphs_of_dropped_tables();
+REVOKE ALL ON FUNCTION grail._on_drop() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail._on_drop();
+
+-- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER:
+-- from then on writes can go unseen, so the graph is stale even once the trigger is back.
+CREATE FUNCTION grail._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION grail._on_alter_table();
+
+-- Event triggers, like triggers, skip sessions with session_replication_role = replica unless
+-- enabled always.
+ALTER EVENT TRIGGER grail_on_drop ENABLE ALWAYS;
+ALTER EVENT TRIGGER grail_on_alter_table ENABLE ALWAYS;
 
 -- Chordless cycles (papers/gpu-chordless-cycles.txt), over the undirected simple view of a graph.
 

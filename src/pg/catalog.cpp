@@ -31,6 +31,8 @@ namespace grail::pg {
 // Chunk size of grail.index_chunk rows: large enough that a 1 GB index is a thousand rows,
 // small enough that no row needs more than a few MB of memory to write or read.
 static constexpr size_t kChunkBytes = 4 << 20;
+// Far above any index a build can make (the build memory limit caps the input long before).
+static constexpr uint64_t kMaxIndexBytes = uint64_t(1) << 44;
 
 struct ExtensionRow {
 	bool found = false;
@@ -249,10 +251,11 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		    "g.target_attnum::pg_catalog.int8, g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
 		    "g.skip_nulls::pg_catalog.int4::pg_catalog.int8, coalesce(g.build, 0), "
 		    "g.stale::pg_catalog.int4::pg_catalog.int8, coalesce(g.index_bytes, 0), "
-		    "EXISTS (SELECT 1 FROM pg_catalog.pg_trigger t WHERE t.tgrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid "
-		    "AND t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) g.id::pg_catalog.text)::pg_catalog.name "
-		    "AND t.tgenabled OPERATOR(pg_catalog.=) ANY ('{O,A}'::pg_catalog.\"char\"[]))::pg_catalog.int4::pg_catalog.int8, "
-		    "g.namespace::pg_catalog.oid::pg_catalog.int8 "
+		    "grail._watched(g.id, g.relid::pg_catalog.oid)::pg_catalog.int4::pg_catalog.int8, "
+		    "g.namespace::pg_catalog.oid::pg_catalog.int8, "
+		    "EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid "
+		    "OR i.inhparent OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid)::pg_catalog.int4::pg_catalog.int8, "
+		    "coalesce(g.build_uuid::pg_catalog.text, '') "
 		    "FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
 		    "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
 		    "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1";
@@ -272,6 +275,8 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		row->index_bytes = get_int64(10);
 		row->watched = get_int64(11) != 0;
 		row->schema = Oid(get_int64(12));
+		row->in_hierarchy = get_int64(13) != 0;
+		row->build_uuid = guard([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 14); });
 		return true;
 	});
 }
@@ -326,14 +331,18 @@ graphs_owned_by(const std::vector<Oid> &roles) {
 		                "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
 		                1, types, values, SPI_OK_SELECT);
 		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
-		for (int i = 0; i < n; i++)
-			guard([&] {
+		for (int i = 0; i < n; i++) {
+			HeapTuple tuple = SPI_tuptable->vals[i];
+			graphs[i].id = DatumGetInt64(guard([&] {
 				bool null;
-				HeapTuple tuple = SPI_tuptable->vals[i];
-				graphs[i].id = DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null));
-				graphs[i].relid = Oid(DatumGetInt64(SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &null)));
-				graphs[i].name = SPI_getvalue(tuple, SPI_tuptable->tupdesc, 3);
-			});
+				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
+			}));
+			graphs[i].relid = Oid(DatumGetInt64(guard([&] {
+				bool null;
+				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &null);
+			})));
+			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 3); });
+		}
 		return graphs;
 	});
 }
@@ -400,7 +409,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 		                  Float8GetDatum(stats->label_ms),
 		                  Float8GetDatum(stats->persist_ms)};
 		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
-		        "stale = false, built_at = pg_catalog.now(), "
+		        "build_uuid = pg_catalog.gen_random_uuid(), stale = false, built_at = pg_catalog.now(), "
 		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
 		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13 "
 		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build",
@@ -411,6 +420,14 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 
 std::vector<uint8_t>
 load_index(const GraphRow &row) {
+	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
+	if (row.index_bytes <= 0 || uint64_t(row.index_bytes) > kMaxIndexBytes)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+			                errmsg("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes",
+			                       (long long)row.index_bytes),
+			                errhint("Rebuild it with grail.refresh_graph().")));
+		});
 	std::vector<uint8_t> bytes(size_t(row.index_bytes));
 	with_spi([&] {
 		Oid types[] = {INT8OID};

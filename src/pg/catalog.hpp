@@ -32,8 +32,14 @@ struct GraphRow {
 	int64_t build = 0; // 0 before the first build
 	bool stale = false;
 	int64_t index_bytes = 0;
-	// The staleness trigger exists and is enabled: without it, a change to the table would go unseen.
+	// Both staleness triggers are in place (grail._watched): without them, a change to the table
+	// could go unseen.
 	bool watched = false;
+	// The table has inheritance children or is one (a partition included): a build reads its own
+	// heap only, which is not what SELECT reads, and writes through a parent go unseen.
+	bool in_hierarchy = false;
+	// The build's identity, never reused (build numbers restart with the extension).
+	std::string build_uuid;
 };
 
 // Runs the enclosing scope as the extension's owner (SECURITY_LOCAL_USERID_CHANGE, as

@@ -4,8 +4,10 @@
 #include "edges.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "utils/acl.h"
@@ -14,6 +16,7 @@ extern "C" {
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 }
 
 namespace grail::pg {
@@ -63,7 +66,12 @@ void
 check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
 	guard([&] {
 		char *relname = get_rel_name(relid);
-		char *attname = get_attname(relid, attnum, true);
+		// A dropped column keeps its pg_attribute row (named ........pg.dropped.N........, type 0).
+		HeapTuple attribute = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+		bool live = HeapTupleIsValid(attribute) && !((Form_pg_attribute)GETSTRUCT(attribute))->attisdropped;
+		if (HeapTupleIsValid(attribute))
+			ReleaseSysCache(attribute);
+		char *attname = live ? get_attname(relid, attnum, false) : NULL;
 		if (attname == NULL)
 			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
 			                errmsg("the %s column of edge table \"%s\" no longer exists", what, relname),

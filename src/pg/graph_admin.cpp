@@ -16,6 +16,7 @@
 extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "miscadmin.h"
 #include "nodes/value.h"
 #include "storage/lmgr.h"
@@ -46,23 +47,53 @@ qualified_name(Oid relid) {
 }
 
 static std::string
-trigger_name(int64_t graph_id) {
+statement_trigger(int64_t graph_id) {
 	return "grail_stale_" + std::to_string(graph_id);
 }
 
+static std::string
+update_trigger(int64_t graph_id) {
+	return statement_trigger(graph_id) + "_update";
+}
+
 /*
- * (Re)create the statement trigger that marks the graph stale when its table's rows change; a
- * refresh restores one that was dropped or disabled.
+ * (Re)create the two triggers that mark the graph stale when its table's rows change (what
+ * grail._watched checks, sql/pg_grail.sql); a refresh restores ones that were dropped or disabled.
+ * The update trigger is a row trigger with a WHEN on the stored values, not UPDATE OF the columns:
+ * UPDATE OF looks at the SET list, and a BEFORE trigger can change an edge column without it.
  */
 static void
 watch_table(const GraphRow &row) {
-	std::string sql = "CREATE OR REPLACE TRIGGER " + trigger_name(row.id) +
-	                  " AFTER INSERT OR DELETE OR TRUNCATE OR UPDATE OF " +
-	                  guard([&] { return quote_identifier(get_attname(row.relid, row.source_attnum, false)); }) + ", " +
-	                  guard([&] { return quote_identifier(get_attname(row.relid, row.target_attnum, false)); }) +
-	                  " ON " + qualified_name(row.relid) + " FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale('" +
-	                  std::to_string(row.id) + "')";
+	std::string table = qualified_name(row.relid);
+	std::string source = guard([&] { return quote_identifier(get_attname(row.relid, row.source_attnum, false)); });
+	std::string target = guard([&] { return quote_identifier(get_attname(row.relid, row.target_attnum, false)); });
+	std::string argument = "('" + std::to_string(row.id) + "')";
+	std::string sql = "CREATE OR REPLACE TRIGGER " + statement_trigger(row.id) +
+	                  " AFTER INSERT OR DELETE OR TRUNCATE ON " + table +
+	                  " FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale" + argument + "; " +
+	                  "CREATE OR REPLACE TRIGGER " + update_trigger(row.id) + " AFTER UPDATE ON " + table +
+	                  " FOR EACH ROW WHEN (OLD." + source + " IS DISTINCT FROM NEW." + source + " OR OLD." + target +
+	                  " IS DISTINCT FROM NEW." + target + ") EXECUTE FUNCTION grail._mark_stale" + argument + "; " +
+	                  "ALTER TABLE " + table + " ENABLE ALWAYS TRIGGER " + statement_trigger(row.id) +
+	                  ", ENABLE ALWAYS TRIGGER " + update_trigger(row.id);
 	execute_as_owner(sql.c_str());
+}
+
+/*
+ * A clear error for an edge table that is part of an inheritance tree: a build reads the table's
+ * own heap, not what SELECT reads from a parent, and writes through a parent skip a child's
+ * statement triggers.
+ */
+static void
+refuse_inheritance(Oid relid) {
+	guard([&] {
+		if (has_superclass(relid) || find_inheritance_children(relid, NoLock) != NIL)
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("\"%s\" has inheritance children or is a partition or an inheritance child",
+			                       get_rel_name(relid)),
+			                errhint("pg_grail reads edges from a table outside any inheritance tree; copy the "
+			                        "edges into one.")));
+	});
 }
 
 /*
@@ -124,15 +155,15 @@ build_graph(const char *name, const GraphRow &row) {
 	std::vector<uint8_t> bytes = index.serialize();
 	store_index(row.id, bytes, &stored);
 
-	char line[512];
-	snprintf(line, sizeof line,
-	         "graph \"%s\": %lld vertices, %lld edges, %lld strongly connected components, DAG of %lld edges, %d "
-	         "labels, index %.1f %s, built in %.2f s",
-	         name, (long long)stored.vertices, (long long)stored.edges, (long long)stored.components,
+	char sizes[256];
+	snprintf(sizes, sizeof sizes,
+	         "%lld vertices, %lld edges, %lld strongly connected components, DAG of %lld edges, %d labels, index "
+	         "%.1f %s, built in %.2f s",
+	         (long long)stored.vertices, (long long)stored.edges, (long long)stored.components,
 	         (long long)stored.dag_edges, row.labels,
 	         stored.index_bytes < 1000000 ? double(stored.index_bytes) / 1e3 : double(stored.index_bytes) / 1e6,
 	         stored.index_bytes < 1000000 ? "kB" : "MB", ms_since(start) / 1e3);
-	std::string summary = line;
+	std::string summary = std::string("graph \"") + name + "\": " + sizes;
 	if (stored.null_rows > 0)
 		summary += " (" + std::to_string(stored.null_rows) + " rows with a NULL endpoint skipped)";
 	return summary;
@@ -247,8 +278,16 @@ GRAIL_FUNCTION(grail_create_graph) {
 	});
 	row.schema = creation_schema(graph_name);
 	check_buildable(row.relid);
+	refuse_inheritance(row.relid);
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
+	if (row.source_attnum == row.target_attnum)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("the source and target columns of a graph must differ, not both \"%s\"", source),
+			                errhint("Name the edge table's two columns: grail.create_graph(name, table, "
+			                        "source_column, target_column).")));
+		});
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 
@@ -271,6 +310,7 @@ GRAIL_FUNCTION(grail_refresh_graph) {
 	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
 	GraphRow row = existing_graph(name, false);
 	check_buildable(row.relid);
+	refuse_inheritance(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
@@ -286,7 +326,9 @@ namespace grail::pg {
 void
 drop_graph(int64_t id, Oid relid) {
 	if (guard([&] { return get_rel_name(relid) != NULL; })) {
-		std::string sql = "DROP TRIGGER IF EXISTS " + trigger_name(id) + " ON " + qualified_name(relid);
+		std::string table = qualified_name(relid);
+		std::string sql = "DROP TRIGGER IF EXISTS " + statement_trigger(id) + " ON " + table +
+		                  "; DROP TRIGGER IF EXISTS " + update_trigger(id) + " ON " + table;
 		execute_as_owner(sql.c_str());
 	}
 	delete_graph(id);

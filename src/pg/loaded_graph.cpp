@@ -15,6 +15,7 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 }
 
 namespace grail::pg {
@@ -27,15 +28,43 @@ backend_cache() {
 	return *cache;
 }
 
+// What decides whether a call site's checks still hold: plpgsql keeps the call sites of simple
+// expressions for a whole transaction, and evaluates each in a new snapshot. A catalog row read
+// in one snapshot holds for another only if both see the same rows: same transaction, same
+// command (no write of ours in between), same subtransaction (a rollback to a savepoint undoes
+// writes without a new command id), and no transaction of any session completed in between
+// (GetSnapshotData's completion counter; READ COMMITTED takes in other sessions' commits).
+struct CheckedSnapshot {
+	LocalTransactionId transaction;
+	SubTransactionId subtransaction;
+	CommandId command;
+	uint64 completions;
+
+	bool
+	operator==(const CheckedSnapshot &other) const {
+		return transaction == other.transaction && subtransaction == other.subtransaction &&
+		       command == other.command && completions == other.completions;
+	}
+};
+
+/*
+ * The current snapshot's identity; never equal to another when the snapshot cannot tell (no
+ * active snapshot, or one not made by GetSnapshotData).
+ */
+static CheckedSnapshot
+current_snapshot() {
+	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : nullptr;
+	if (snapshot == nullptr || snapshot->snapXactCompletionCount == 0)
+		return {InvalidLocalTransactionId, InvalidSubTransactionId, InvalidCommandId, 0};
+	return {MyProc->lxid, GetCurrentSubTransactionId(), snapshot->curcid, snapshot->snapXactCompletionCount};
+}
+
 // fn_extra of a call site: the graph name it was opened with, and a reference that keeps the
 // loaded build alive while the statement runs, even if a newer build replaces it in the cache.
 struct CallSite {
 	text *name; // palloc'd in fn_mcxt
-	// Where the checks were made: a statement in the same transaction that changed the edge table
-	// (a new command id) or a later transaction must check again (plpgsql keeps call sites of
-	// simple expressions for a whole transaction).
-	LocalTransactionId transaction;
-	CommandId command;
+	// The snapshot the checks were made in (see checked_snapshot).
+	CheckedSnapshot snapshot;
 	std::shared_ptr<LoadedGraph> *graph;
 	MemoryContextCallback release;
 };
@@ -91,6 +120,16 @@ open_checked(const char *text) {
 			                errhint("The view grail.graphs lists the graphs; grail.create_graph() makes one.")));
 		});
 	check_table_access(row.relid);
+	if (row.in_hierarchy)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("pg_grail graph \"%s\" cannot answer: its edge table \"%s\" is now part of an "
+			                       "inheritance tree",
+			                       name.display.c_str(), get_rel_name(row.relid)),
+			                errdetail("Its index holds the table's own rows, but a SELECT from the table reads "
+			                          "its children too, and writes through a parent are not seen."),
+			                errhint("Detach the table from the tree, or drop the graph.")));
+		});
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
@@ -98,8 +137,8 @@ open_checked(const char *text) {
 			const char *table = get_rel_name(row.relid);
 			ereport(settings.stale_policy == STALE_WARN ? WARNING : ERROR,
 			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			         row.stale ? errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed after the "
-			                            "last build",
+			         row.stale ? errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed, or its "
+			                            "staleness triggers were disabled or dropped, after the last build",
 			                            name.display.c_str(), table)
 			                   : errmsg("pg_grail graph \"%s\" cannot tell whether its edge table \"%s\" changed: "
 			                            "the trigger that watches the table was dropped or disabled",
@@ -110,14 +149,14 @@ open_checked(const char *text) {
 
 	auto &cache = backend_cache();
 	auto found = cache.find(row.id);
-	if (found != cache.end() && found->second->build == row.build)
+	if (found != cache.end() && found->second->build_uuid == row.build_uuid)
 		return found->second;
 	if (found != cache.end())
 		cache.erase(found); // free the old build before loading the new one
 	std::vector<uint8_t> bytes = load_index(row);
 	std::shared_ptr<LoadedGraph> graph;
 	try {
-		graph = std::make_shared<LoadedGraph>(row.build, Index::deserialize(bytes.data(), bytes.size()));
+		graph = std::make_shared<LoadedGraph>(row.build_uuid, Index::deserialize(bytes.data(), bytes.size()));
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -138,8 +177,9 @@ LoadedGraph &
 open_graph(FunctionCallInfo fcinfo, int arg) {
 	text *name = text_arg(fcinfo, arg);
 	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
-	if (site != nullptr && site->graph != nullptr && site->transaction == MyProc->lxid &&
-	    site->command == GetCurrentCommandId(false) && same_name(site->name, name))
+	CheckedSnapshot snapshot = current_snapshot();
+	if (site != nullptr && site->graph != nullptr && snapshot.transaction != InvalidLocalTransactionId &&
+	    site->snapshot == snapshot && same_name(site->name, name))
 		return **site->graph;
 
 	char *cname = guard([&] { return text_to_cstring(name); });
@@ -163,8 +203,7 @@ open_graph(FunctionCallInfo fcinfo, int arg) {
 		memcpy(copy, name, size);
 		return copy;
 	});
-	site->transaction = MyProc->lxid;
-	site->command = GetCurrentCommandId(false);
+	site->snapshot = snapshot;
 	if (site->graph == nullptr)
 		site->graph = new std::shared_ptr<LoadedGraph>(std::move(graph));
 	else

@@ -6,15 +6,17 @@
 #include "index.hpp"
 
 #include <memory>
+#include <string>
 
 #include "guard.hpp"
 
 namespace grail::pg {
 
 struct LoadedGraph {
-	LoadedGraph(int64_t build_, Index &&index_) : build(build_), index(std::move(index_)), query(index) {
+	LoadedGraph(std::string build_uuid_, Index &&index_)
+	    : build_uuid(std::move(build_uuid_)), index(std::move(index_)), query(index) {
 	}
-	int64_t build;
+	std::string build_uuid; // grail.graph.build_uuid: never reused, unlike graph ids and build numbers
 	Index index;
 	ReachabilityQuery query;
 	// The index on the GPU for batched searches, made by the first batch that uses it and kept
