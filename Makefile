@@ -17,7 +17,8 @@ OBJS = \
 	src/pg/pg_grail.o \
 	src/pg/reachable.o \
 	src/pg/scc.o \
-	src/pg/settings.o
+	src/pg/settings.o \
+	src/pg/trigger_state.o
 
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql

@@ -1,6 +1,7 @@
--- pg_grail 0.2.0 -> 0.3.0: security. Graphs live in schemas; catalog SQL immune to the caller's
--- search_path; the database owner may dump the catalog; graphs are listed only to roles that may
--- read their edge columns.
+-- pg_grail 0.2.0 -> 0.3.0: security and no silent wrong answer. Graphs live in schemas; catalog
+-- SQL immune to the caller's search_path; the database owner may dump the catalog; graphs are
+-- listed only to roles that may read their edge columns; edge columns recorded by name; new
+-- staleness triggers and event triggers; build identities that are never reused.
 \echo Use "ALTER EXTENSION pg_grail UPDATE TO '0.3.0'" to load this file. \quit
 
 -- Each graph goes into the schema of its edge table, under the name it had: an unqualified name
@@ -16,9 +17,18 @@ ALTER TABLE grail.graph ADD UNIQUE (namespace, name);
 ALTER TABLE grail.graph ADD COLUMN build_uuid uuid;
 UPDATE grail.graph SET build_uuid = pg_catalog.gen_random_uuid() WHERE build IS NOT NULL;
 
+-- Edge columns by name instead of number.
+ALTER TABLE grail.graph ADD COLUMN source_column name, ADD COLUMN target_column name;
+UPDATE grail.graph g SET source_column = s.attname, target_column = t.attname
+FROM pg_catalog.pg_attribute s, pg_catalog.pg_attribute t
+WHERE s.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid AND s.attnum OPERATOR(pg_catalog.=) g.source_attnum
+  AND t.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid AND t.attnum OPERATOR(pg_catalog.=) g.target_attnum;
+DROP VIEW grail.graphs;
+ALTER TABLE grail.graph ALTER COLUMN source_column SET NOT NULL, ALTER COLUMN target_column SET NOT NULL,
+	DROP COLUMN source_attnum, DROP COLUMN target_attnum;
+
 GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq TO pg_database_owner;
 
-DROP VIEW grail.graphs;
 -- A role sees the graphs over the edge columns it may read (as a build or query needs them).
 CREATE VIEW grail.graphs AS
 SELECT n.nspname AS schema,
@@ -44,8 +54,8 @@ SELECT n.nspname AS schema,
 FROM grail.graph g
 JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
 JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attnum = g.source_attnum
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attnum = g.target_attnum
+JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
 WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
   AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
@@ -101,6 +111,17 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION grail._watched(bigint, oid) FROM PUBLIC;
 
+-- Whether the table has a live column of that name.
+CREATE FUNCTION grail._has_column(edge_table oid, column_name name)
+RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+	               WHERE a.attrelid OPERATOR(pg_catalog.=) edge_table AND a.attname OPERATOR(pg_catalog.=) column_name
+	                 AND NOT a.attisdropped)
+$$;
+REVOKE ALL ON FUNCTION grail._has_column(oid, name) FROM PUBLIC;
+
 -- A graph goes with its edge table, its edge columns and its schema: DROP TABLE, DROP COLUMN ...
 -- CASCADE and DROP SCHEMA drop the graphs (and the staleness triggers a graph keeps on a table that
 -- stays). A dropped staleness trigger leaves its graph stale: writes can have come in meanwhile.
@@ -116,7 +137,9 @@ BEGIN
 		USING pg_catalog.pg_event_trigger_dropped_objects() o
 		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
-		       AND o.objsubid OPERATOR(pg_catalog.=) ANY (ARRAY[0, g.source_attnum, g.target_attnum]))
+		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
+		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
 		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
 		RETURNING g.id, g.relid::pg_catalog.oid AS relid
@@ -137,17 +160,41 @@ $$;
 REVOKE ALL ON FUNCTION grail._on_drop() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail._on_drop();
 
+-- Whether an ALTER TABLE set any trigger to a state other than ENABLE ALWAYS (src/pg/trigger_state.cpp).
+CREATE FUNCTION grail._changes_trigger_state(pg_ddl_command)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_changes_trigger_state'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
+
+-- ALTER TABLE ... RENAME COLUMN of an edge column: the graph follows (its column name no longer
+-- exists; the renamed column's number comes with the command).
 -- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER:
--- from then on writes can go unseen, so the graph is stale even once the trigger is back.
+-- from then on writes can go unseen, so the graph is stale even once the trigger is back. (Not
+-- ENABLE ALWAYS: a restore creates a graph's triggers one by one and enables each always, with
+-- the graph's rows and index already in step with the table's.)
 CREATE FUNCTION grail._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND grail._changes_trigger_state(c.command)
 	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
 END
 $$;
@@ -215,14 +262,7 @@ DO $$
 DECLARE
 	graph_row record;
 BEGIN
-	FOR graph_row IN
-		SELECT g.id, g.relid, s.attname AS source, t.attname AS target
-		FROM grail.graph g
-		JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
-		                              AND s.attnum OPERATOR(pg_catalog.=) g.source_attnum
-		JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
-		                              AND t.attnum OPERATOR(pg_catalog.=) g.target_attnum
-	LOOP
+	FOR graph_row IN SELECT g.id, g.relid, g.source_column, g.target_column FROM grail.graph g LOOP
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR DELETE OR TRUNCATE ON %s '
 			'FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale(%L); '
@@ -232,8 +272,8 @@ BEGIN
 			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
 			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id, graph_row.relid, graph_row.id,
 			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id OPERATOR(pg_catalog.||) '_update', graph_row.relid,
-			graph_row.source, graph_row.source, graph_row.target, graph_row.target, graph_row.id,
-			graph_row.relid, 'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id,
+			graph_row.source_column, graph_row.source_column, graph_row.target_column, graph_row.target_column,
+			graph_row.id, graph_row.relid, 'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id,
 			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id OPERATOR(pg_catalog.||) '_update');
 	END LOOP;
 END

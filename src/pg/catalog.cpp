@@ -247,8 +247,12 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
 		// The first schema of the list that has a graph of that name wins, as for tables.
 		std::string sql =
-		    "SELECT g.id, g.relid::pg_catalog.int8, g.source_attnum::pg_catalog.int8, "
-		    "g.target_attnum::pg_catalog.int8, g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
+		    "SELECT g.id, g.relid::pg_catalog.int8, coalesce((SELECT a.attnum::pg_catalog.int8 FROM pg_catalog.pg_attribute a "
+		    "WHERE a.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid AND a.attname OPERATOR(pg_catalog.=) "
+		    "g.source_column AND NOT a.attisdropped), 0), coalesce((SELECT a.attnum::pg_catalog.int8 FROM "
+		    "pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid AND a.attname "
+		    "OPERATOR(pg_catalog.=) g.target_column AND NOT a.attisdropped), 0), "
+		    "g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
 		    "g.skip_nulls::pg_catalog.int4::pg_catalog.int8, coalesce(g.build, 0), "
 		    "g.stale::pg_catalog.int4::pg_catalog.int8, coalesce(g.index_bytes, 0), "
 		    "grail._watched(g.id, g.relid::pg_catalog.oid)::pg_catalog.int4::pg_catalog.int8, "
@@ -281,19 +285,31 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 	});
 }
 
+/*
+ * The name of column attnum of relid, as a name datum (NAMEDATALEN bytes, zero-padded).
+ */
+static Datum
+column_name(Oid relid, AttrNumber attnum) {
+	return guard([&] {
+		NameData *name = static_cast<NameData *>(palloc0(NAMEDATALEN));
+		namestrcpy(name, get_attname(relid, attnum, false));
+		return NameGetDatum(name);
+	});
+}
+
 int64_t
 insert_graph(const char *name, const GraphRow &row) {
 	return with_spi([&] {
-		Oid types[] = {TEXTOID, OIDOID, INT2OID, INT2OID, OIDOID, INT4OID, BOOLOID, OIDOID};
+		Oid types[] = {TEXTOID, OIDOID, NAMEOID, NAMEOID, OIDOID, INT4OID, BOOLOID, OIDOID};
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }),
 		                  ObjectIdGetDatum(row.relid),
-		                  Int16GetDatum(row.source_attnum),
-		                  Int16GetDatum(row.target_attnum),
+		                  column_name(row.relid, row.source_attnum),
+		                  column_name(row.relid, row.target_attnum),
 		                  ObjectIdGetDatum(row.owner),
 		                  Int32GetDatum(row.labels),
 		                  BoolGetDatum(row.skip_nulls),
 		                  ObjectIdGetDatum(row.schema)};
-		execute("INSERT INTO grail.graph (name, relid, source_attnum, target_attnum, owner, labels, skip_nulls, "
+		execute("INSERT INTO grail.graph (name, relid, source_column, target_column, owner, labels, skip_nulls, "
 		        "namespace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
 		        8, types, values, SPI_OK_INSERT_RETURNING);
 		return get_int64(1);

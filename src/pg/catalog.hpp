@@ -24,6 +24,7 @@ struct GraphRow {
 	int64_t id = 0;
 	Oid schema = InvalidOid; // the graph's schema (grail.graph.namespace)
 	Oid relid = InvalidOid;
+	// The edge columns' numbers, found by the names the catalog records (0: no such column now).
 	AttrNumber source_attnum = 0;
 	AttrNumber target_attnum = 0;
 	Oid owner = InvalidOid;
