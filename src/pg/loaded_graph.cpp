@@ -32,38 +32,64 @@ backend_cache() {
 // expressions for a whole transaction, and evaluates each in a new snapshot. A catalog row read
 // in one snapshot holds for another only if both see the same rows: same transaction, same
 // command (no write of ours in between), same subtransaction (a rollback to a savepoint undoes
-// writes without a new command id), and no transaction of any session completed in between
-// (GetSnapshotData's completion counter; READ COMMITTED takes in other sessions' commits).
+// writes without a new command id), and the same transactions in progress and the same bound
+// (xmin, xmax, xip): a transaction that completed between the two, of any session, is in the
+// first's xip or at or above its xmax, so it changes one of them (READ COMMITTED takes in other
+// sessions' commits). Equal sets in another order only cost a recheck.
 struct CheckedSnapshot {
 	LocalTransactionId transaction;
 	SubTransactionId subtransaction;
 	CommandId command;
-	uint64 completions;
-
-	bool
-	operator==(const CheckedSnapshot &other) const {
-		return transaction == other.transaction && subtransaction == other.subtransaction &&
-		       command == other.command && completions == other.completions;
-	}
+	TransactionId xmin;
+	TransactionId xmax;
+	uint32 xcnt;
+	uint32 capacity;   // of xip
+	TransactionId *xip; // palloc'd in the call site's fn_mcxt
 };
 
 /*
- * The current snapshot's identity; never equal to another when the snapshot cannot tell (no
- * active snapshot, or one not made by GetSnapshotData).
+ * Whether the active snapshot is the one checked (always false without an active snapshot).
  */
-static CheckedSnapshot
-current_snapshot() {
-	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : nullptr;
-	if (snapshot == nullptr || snapshot->snapXactCompletionCount == 0)
-		return {InvalidLocalTransactionId, InvalidSubTransactionId, InvalidCommandId, 0};
-	return {MyProc->lxid, GetCurrentSubTransactionId(), snapshot->curcid, snapshot->snapXactCompletionCount};
+static bool
+same_snapshot(const CheckedSnapshot &checked) {
+	if (!ActiveSnapshotSet() || checked.transaction == InvalidLocalTransactionId)
+		return false;
+	Snapshot now = GetActiveSnapshot();
+	return checked.transaction == MyProc->lxid && checked.command == now->curcid &&
+	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
+	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
+	       memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0;
+}
+
+/*
+ * Record the active snapshot as the one checked (or none, so that the next call checks again).
+ */
+static void
+remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
+	checked->transaction = InvalidLocalTransactionId;
+	if (!ActiveSnapshotSet())
+		return;
+	Snapshot now = GetActiveSnapshot();
+	if (now->xcnt > checked->capacity) {
+		if (checked->xip != nullptr)
+			pfree(checked->xip);
+		checked->xip = static_cast<TransactionId *>(MemoryContextAlloc(context, sizeof(TransactionId) * now->xcnt));
+		checked->capacity = now->xcnt;
+	}
+	memcpy(checked->xip, now->xip, sizeof(TransactionId) * now->xcnt);
+	checked->xcnt = now->xcnt;
+	checked->xmin = now->xmin;
+	checked->xmax = now->xmax;
+	checked->command = now->curcid;
+	checked->subtransaction = GetCurrentSubTransactionId();
+	checked->transaction = MyProc->lxid;
 }
 
 // fn_extra of a call site: the graph name it was opened with, and a reference that keeps the
 // loaded build alive while the statement runs, even if a newer build replaces it in the cache.
 struct CallSite {
 	text *name; // palloc'd in fn_mcxt
-	// The snapshot the checks were made in (see checked_snapshot).
+	// The snapshot the checks were made in.
 	CheckedSnapshot snapshot;
 	std::shared_ptr<LoadedGraph> *graph;
 	MemoryContextCallback release;
@@ -177,9 +203,7 @@ LoadedGraph &
 open_graph(FunctionCallInfo fcinfo, int arg) {
 	text *name = text_arg(fcinfo, arg);
 	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
-	CheckedSnapshot snapshot = current_snapshot();
-	if (site != nullptr && site->graph != nullptr && snapshot.transaction != InvalidLocalTransactionId &&
-	    site->snapshot == snapshot && same_name(site->name, name))
+	if (site != nullptr && site->graph != nullptr && same_snapshot(site->snapshot) && same_name(site->name, name))
 		return **site->graph;
 
 	char *cname = guard([&] { return text_to_cstring(name); });
@@ -203,7 +227,7 @@ open_graph(FunctionCallInfo fcinfo, int arg) {
 		memcpy(copy, name, size);
 		return copy;
 	});
-	site->snapshot = snapshot;
+	guard([&] { remember_snapshot(&site->snapshot, fcinfo->flinfo->fn_mcxt); });
 	if (site->graph == nullptr)
 		site->graph = new std::shared_ptr<LoadedGraph>(std::move(graph));
 	else

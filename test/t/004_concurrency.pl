@@ -123,6 +123,35 @@ is($rr_session->query_safe("COMMIT; $q"), 't|f', 'after its commit: new index');
 is($rr_cold->query_safe("COMMIT; $q"), 't|f', 'after its commit: new index (cold session)');
 $_->quit for ($a, $rc_session, $rr_session, $rr_cold, $writer);
 
+# 4. A plpgsql loop keeps its call site for the whole transaction; under READ COMMITTED each
+# iteration sees other sessions' commits, so a commit that makes the graph stale between two
+# iterations must make the second refuse (or answer from the new rows), not answer from the old.
+$node->safe_psql('postgres', q{
+	CREATE TABLE loop_e (source int, target int); INSERT INTO loop_e VALUES (1, 2);
+	SELECT count(*) FROM (SELECT grail.create_graph('loop', 'loop_e')) c;
+	CREATE TABLE loop_go (go boolean);
+	CREATE FUNCTION loop_answers() RETURNS text LANGUAGE plpgsql AS $$
+	DECLARE
+		seen text := '';
+	BEGIN
+		FOR i IN 1..2 LOOP
+			IF i = 2 THEN
+				WHILE NOT EXISTS (SELECT 1 FROM loop_go) LOOP PERFORM pg_sleep(0.02); END LOOP;
+			END IF;
+			-- No exception block: its subtransaction alone would make the call site check again.
+			seen := seen || i || ':' || grail.reachable('loop', 1, 3) || ' ';
+		END LOOP;
+		RETURN seen;
+	END $$;
+});
+my $looper = start_bg('looper', q{SELECT loop_answers()});
+usleep(300_000);
+$node->safe_psql('postgres', q{INSERT INTO loop_e VALUES (2, 3); INSERT INTO loop_go VALUES (true)});
+($rc, $out, $err) = finish_bg($looper);
+ok($out =~ /^1:false 2:true $/ || $err =~ /graph "loop" is stale/,
+	'a plpgsql loop sees another session\'s commit between iterations (refuses or answers from it)')
+  or diag("out: $out\nerr: $err");
+
 ok(!$node->log_contains('terminated by signal|PANIC|TRAP'), 'no crash in the server log');
 $node->stop;
 done_testing();
