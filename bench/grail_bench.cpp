@@ -148,7 +148,7 @@ main(int argc, char **argv) {
 		BuildOptions gpu_options = cpu_options;
 		gpu_options.label_builder = [](const Csr &g, unsigned d, uint64_t s) { return grail_labels_gpu(g, d, s); };
 		Index gpu_index = Index::build(std::move(edges_copy), gpu_options);
-		const std::vector<int64_t> &ids = cpu_index.graph().ids;
+		const Array<int64_t> &ids = cpu_index.graph().ids;
 		const Csr &g = cpu_index.graph().out;
 		Rng rng(seed ^ 0x9A11ull);
 		Batch uniform{"uniform", {}, {}}, heavy{"reachable-heavy", {}, {}};

@@ -261,7 +261,7 @@ cmd_bfs(const std::vector<std::string> &args) {
 	if (v < 0) // an unknown id reaches only itself, like reachable()
 		return std::printf("%lld\t0\t\n", (long long)source), 0;
 	BfsResult r = bfs(index.graph().out, vid_t(v), max_depth);
-	const std::vector<int64_t> &ids = index.graph().ids;
+	const Array<int64_t> &ids = index.graph().ids;
 	for (size_t k = 0; k < r.vertex.size(); k++) {
 		if (r.parent[k] == kNoVertex)
 			std::printf("%lld\t%u\t\n", (long long)ids[r.vertex[k]], r.depth[k]);
@@ -299,7 +299,7 @@ cmd_bench(const std::vector<std::string> &args) {
 	if (path.empty())
 		throw UsageError("bench-queries needs INDEX.bin");
 	Index index = load_index(path);
-	const std::vector<int64_t> &ids = index.graph().ids;
+	const Array<int64_t> &ids = index.graph().ids;
 	if (ids.empty())
 		throw Error(ErrorKind::invalid_input, "the graph has no vertices");
 	const Csr &g = index.graph().out;

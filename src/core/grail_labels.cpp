@@ -141,14 +141,23 @@ BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
 }
 
 BloomLabels
-BloomLabels::from_data(std::vector<BloomRecord> data) {
+BloomLabels::from_data(Array<BloomRecord> data) {
 	BloomLabels labels;
 	labels.data_ = std::move(data);
 	return labels;
 }
 
+std::string
+GrailLabels::first_inconsistent_edge(const Csr &dag) const {
+	for (size_t a = 0; a < dag.vertex_count(); a++)
+		for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
+			if (record(vid_t(a))[2] >= record(*b)[2] || !contains(vid_t(a), *b))
+				return std::to_string(a) + "->" + std::to_string(*b);
+	return {};
+}
+
 GrailLabels
-GrailLabels::from_data(unsigned d, std::vector<uint32_t> data) {
+GrailLabels::from_data(unsigned d, Array<uint32_t> data) {
 	if (d < 1 || d > kMaxLabels)
 		throw Error(ErrorKind::corrupt_index, "the number of GRAIL labels must be between 1 and 16");
 	GrailLabels labels;

@@ -4,6 +4,8 @@
 #include "cpp_only.hpp"
 #include "graph.hpp"
 
+#include <string>
+
 namespace grail {
 
 constexpr unsigned kMaxLabels = 16;
@@ -46,19 +48,23 @@ public:
 		return true;
 	}
 
-	std::vector<uint32_t> &
+	Array<uint32_t> &
 	data() noexcept {
 		return data_;
 	}
-	const std::vector<uint32_t> &
+	const Array<uint32_t> &
 	data() const noexcept {
 		return data_;
 	}
-	static GrailLabels from_data(unsigned d, std::vector<uint32_t> data);
+	static GrailLabels from_data(unsigned d, Array<uint32_t> data);
+
+	// Containment and level order along every DAG edge imply them along every path, so they make
+	// labels valid: the first edge that breaks them ("a->b"), or an empty string.
+	std::string first_inconsistent_edge(const Csr &dag) const;
 
 private:
 	unsigned d_ = 0;
-	std::vector<uint32_t> data_;
+	Array<uint32_t> data_;
 };
 
 // BFL Bloom-filter labels (Su, Zhu, Wei, Yu, TKDE 2017) over the same DAG. Each vertex v gets one
@@ -96,14 +102,14 @@ public:
 		return miss == 0;
 	}
 
-	const std::vector<BloomRecord> &
+	const Array<BloomRecord> &
 	data() const noexcept {
 		return data_;
 	}
-	static BloomLabels from_data(std::vector<BloomRecord> data);
+	static BloomLabels from_data(Array<BloomRecord> data);
 
 private:
-	std::vector<BloomRecord> data_;
+	Array<BloomRecord> data_;
 };
 
 } // namespace grail

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "array.hpp"
+
 namespace grail {
 
 using vid_t = uint32_t; // dense vertex index, 0..n-1; graphs hold fewer than 2^32 vertices
@@ -29,8 +31,8 @@ public:
 
 // Compressed sparse rows: the out-neighbours of v are targets[offsets[v] .. offsets[v+1]).
 struct Csr {
-	std::vector<eid_t> offsets; // vertex_count() + 1 entries
-	std::vector<vid_t> targets;
+	Array<eid_t> offsets; // vertex_count() + 1 entries
+	Array<vid_t> targets;
 
 	size_t
 	vertex_count() const noexcept {
@@ -59,7 +61,7 @@ struct Csr {
 // The graph of an edge list: sorted unique ids (dense index -> id) and the out-CSR without
 // self-loops and duplicate edges (they change no answer).
 struct Graph {
-	std::vector<int64_t> ids; // strictly ascending
+	Array<int64_t> ids; // strictly ascending
 	Csr out;
 
 	static Graph from_edges(const EdgeList &edges);

@@ -1,6 +1,8 @@
 // The persisted pg_grail index of one graph: vertex ids, the graph's CSR, its strongly
-// connected components, the condensation DAG and GRAIL and Bloom-filter labels over it. Built once per
-// create/refresh, serialized into versioned checksummed sections, answered from memory.
+// connected components, the condensation DAG, GRAIL and Bloom-filter labels over it, and an id
+// hash table. Built once per create/refresh into a flat image of versioned, checksummed sections
+// (index_image.cpp), which is queried where it lies: an Index attached to an image borrows its
+// arrays from it (array.hpp), so many readers can share one image.
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
@@ -51,15 +53,23 @@ public:
 	// Consumes the edge list (its memory is released as soon as the CSR exists).
 	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr);
 
-	// Format: a 32-byte header (magic "PGGRAIL\0", format version, section count, payload
-	// bytes, 64-bit checksum of the payload), then sections {tag, byte length, bytes padded to 8}.
+	// The image (format version 2): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
+	// bytes}, then the sections, each at a 64-byte boundary.
 	std::vector<uint8_t> serialize() const;
-	// Verifies magic, version, sizes, checksum and structural invariants; throws
-	// Error(corrupt_index) with a precise message on any mismatch, never reads out of bounds.
+	// An Index over an image that lies at a 64-byte boundary (image_buffer() gives one), borrowing
+	// its arrays from the image, which it keeps alive. verify: checksum and every structural
+	// invariant (throws Error(corrupt_index) with a precise message on a mismatch, never reads out
+	// of bounds); without it, only the header and section table are checked, for an image this
+	// process or another verified already. A version 1 image (0.1.0, 0.2.0) is copied out instead.
+	static Index attach(std::shared_ptr<const uint8_t> image, size_t size, bool verify);
+	// attach(verify) over a copy of bytes.
 	static Index deserialize(const uint8_t *bytes, size_t size);
+	// size bytes at a 64-byte boundary, for an image to be attached.
+	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 1;
+	static constexpr uint32_t kFormatVersion = 2;
 
 	const Graph &
 	graph() const noexcept {
@@ -82,8 +92,8 @@ public:
 		return bloom_;
 	}
 
-	// Dense index of a vertex id, or -1. O(1) expected: an open-addressing hash table built
-	// when the index is built or loaded (not stored; it is cheaper to rebuild than to read).
+	// Dense index of a vertex id, or -1. O(1) expected: an open-addressing hash table, a section of
+	// the image (built when a version 1 image is read).
 	int64_t find(int64_t id) const noexcept;
 
 	// Component id of a vertex id: the smallest vertex id of its SCC. An id that is not a
@@ -92,6 +102,7 @@ public:
 
 private:
 	friend class ReachabilityQuery;
+	friend struct ImageReader;
 	// The component rides in the slot: a query resolves an id to its component with one cache miss.
 	struct HashSlot {
 		int64_t id;
@@ -110,7 +121,7 @@ private:
 	Csr dag_;
 	GrailLabels labels_;
 	BloomLabels bloom_;
-	std::vector<HashSlot> hash_; // power-of-two capacity
+	Array<HashSlot> hash_;     // power-of-two capacity
 	unsigned hash_shift_ = 63;   // 64 - log2(capacity)
 };
 

@@ -8,9 +8,9 @@ namespace grail {
 struct Components {
 	// Component of each vertex. Components are numbered in a topological order of the
 	// condensation: an edge from component a to component b != a implies a < b.
-	std::vector<uint32_t> of_vertex;
+	Array<uint32_t> of_vertex;
 	// Smallest dense vertex index in each component (so, with sorted ids, its smallest id).
-	std::vector<vid_t> smallest_vertex;
+	Array<vid_t> smallest_vertex;
 
 	size_t
 	count() const noexcept {

@@ -1,4 +1,5 @@
 #include "error.hpp"
+#include "index.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -434,7 +435,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 	});
 }
 
-std::vector<uint8_t>
+std::shared_ptr<uint8_t>
 load_index(const GraphRow &row) {
 	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
 	if (row.index_bytes <= 0 || uint64_t(row.index_bytes) > kMaxIndexBytes)
@@ -444,15 +445,15 @@ load_index(const GraphRow &row) {
 			                       (long long)row.index_bytes),
 			                errhint("Rebuild it with grail.refresh_graph().")));
 		});
-	std::vector<uint8_t> bytes(size_t(row.index_bytes));
+	size_t size = size_t(row.index_bytes);
+	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(row.id)};
 		guard([&] {
 			Portal portal = SPI_cursor_open_with_args(
 			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 ORDER BY seq", 1,
-			    types, values,
-			    NULL, true, 0);
+			    types, values, NULL, true, 0);
 			size_t offset = 0;
 			int expected_seq = 0;
 			for (;;) {
@@ -465,27 +466,27 @@ load_index(const GraphRow &row) {
 					Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
 					bytea *chunk = DatumGetByteaPP(datum);
 					size_t n = VARSIZE_ANY_EXHDR(chunk);
-					if (seq != expected_seq++ || n > bytes.size() - offset)
+					if (seq != expected_seq++ || n > size - offset)
 						ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 						                errmsg("the stored index of a pg_grail graph is damaged: chunk %d does not "
 						                       "fit its recorded size of %zu bytes",
-						                       seq, bytes.size()),
+						                       seq, size),
 						                errhint("Rebuild it with grail.refresh_graph().")));
-					memcpy(bytes.data() + offset, VARDATA_ANY(chunk), n);
+					memcpy(image.get() + offset, VARDATA_ANY(chunk), n);
 					offset += n;
 				}
 				SPI_freetuptable(SPI_tuptable);
 				CHECK_FOR_INTERRUPTS();
 			}
 			SPI_cursor_close(portal);
-			if (offset != bytes.size())
+			if (offset != size)
 				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 				                errmsg("the stored index of a pg_grail graph is damaged: %zu of %zu bytes found",
-				                       offset, bytes.size()),
+				                       offset, size),
 				                errhint("Rebuild it with grail.refresh_graph().")));
 		});
 	});
-	return bytes;
+	return image;
 }
 
 } // namespace grail::pg

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -90,7 +91,8 @@ struct StoredBuild {
 };
 // Replaces the graph's chunks with bytes and records the build; returns the new build number.
 int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats);
-std::vector<uint8_t> load_index(const GraphRow &row);
+// The graph's index image, read from its chunks into a buffer an Index can attach in place.
+std::shared_ptr<uint8_t> load_index(const GraphRow &row);
 
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).

@@ -179,10 +179,10 @@ open_checked(const char *text) {
 		return found->second;
 	if (found != cache.end())
 		cache.erase(found); // free the old build before loading the new one
-	std::vector<uint8_t> bytes = load_index(row);
+	std::shared_ptr<uint8_t> image = load_index(row);
 	std::shared_ptr<LoadedGraph> graph;
 	try {
-		graph = std::make_shared<LoadedGraph>(row.build_uuid, Index::deserialize(bytes.data(), bytes.size()));
+		graph = std::make_shared<LoadedGraph>(row.build_uuid, Index::attach(image, size_t(row.index_bytes), true));
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;

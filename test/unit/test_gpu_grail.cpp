@@ -137,7 +137,7 @@ TEST_F(GpuGrail, BatchedSearchAnswersEveryPair) {
 TEST_F(GpuGrail, BatchedSearchEqualsCpuOnLargeDags) {
 	for (auto [n, degree, d] : {std::tuple<uint64_t, double, unsigned>{30000, 4, 5}, {20000, 16, 2}, {5000, 3, 1}}) {
 		Index index = Index::build(generate_random_dag(n, degree, n), gpu_labels(d, 7));
-		const std::vector<int64_t> &ids = index.graph().ids;
+		const Array<int64_t> &ids = index.graph().ids;
 		const Csr &g = index.graph().out;
 		Rng rng(n + d);
 		std::vector<int64_t> a, b;

@@ -99,6 +99,93 @@ TEST(Index, EveryFlippedByteIsRejected) {
 		}
 }
 
+// An attached index reads its arrays where the image lies, and refuses writes to them.
+TEST(Index, AttachBorrowsTheImage) {
+	Index built = small_index();
+	std::vector<uint8_t> bytes = built.serialize();
+	std::shared_ptr<uint8_t> image = Index::image_buffer(bytes.size());
+	std::memcpy(image.get(), bytes.data(), bytes.size());
+	Index index = Index::attach(image, bytes.size(), true);
+	const uint8_t *begin = image.get(), *end = begin + bytes.size();
+	for (const void *p : {static_cast<const void *>(index.graph().ids.data()),
+	                      static_cast<const void *>(index.graph().out.targets.data()),
+	                      static_cast<const void *>(index.dag().offsets.data()),
+	                      static_cast<const void *>(index.labels().data().data()),
+	                      static_cast<const void *>(index.bloom().data().data())}) {
+		EXPECT_GE(static_cast<const uint8_t *>(p), begin);
+		EXPECT_LT(static_cast<const uint8_t *>(p), end);
+		EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+	}
+	Array<int64_t> borrowed = Array<int64_t>::borrow(index.graph().ids.data(), index.graph().ids.size(), image);
+	EXPECT_THROW(borrowed[0] = 1, std::logic_error);
+	EXPECT_THROW(borrowed.push_back(1), std::logic_error);
+	// Without verification the payload is not read: a damaged byte goes unseen (so only images
+	// that were verified once are attached that way), and is refused with it.
+	std::shared_ptr<uint8_t> damaged = Index::image_buffer(bytes.size());
+	std::memcpy(damaged.get(), bytes.data(), bytes.size());
+	damaged.get()[bytes.size() - 1] ^= 1;
+	EXPECT_NO_THROW(Index::attach(damaged, bytes.size(), false));
+	EXPECT_THROW(Index::attach(damaged, bytes.size(), true), Error);
+	// The image outlives the caller's reference: the index keeps it.
+	image.reset();
+	ReachabilityQuery a(built), b(index);
+	for (int64_t s = -2; s < 12; s++)
+		for (int64_t t = -2; t < 12; t++)
+			ASSERT_EQ(a.reachable(s, t), b.reachable(s, t)) << s << "->" << t;
+}
+
+// Format version 1, as 0.1.0 and 0.2.0 stored it: a 32-byte header, then sections {u32 tag,
+// u32 reserved, u64 bytes} padded to 8, and no hash table.
+std::vector<uint8_t>
+serialize_v1(const Index &index) {
+	std::vector<uint8_t> out(32, 0);
+	auto section = [&](uint32_t tag, const void *data, uint64_t bytes) {
+		size_t pos = out.size();
+		out.resize(pos + 16 + (bytes + 7) / 8 * 8, 0);
+		std::memcpy(out.data() + pos, &tag, 4);
+		std::memcpy(out.data() + pos + 8, &bytes, 8);
+		if (bytes)
+			std::memcpy(out.data() + pos + 16, data, bytes);
+	};
+	const Graph &g = index.graph();
+	uint32_t label_meta[2] = {index.labels().label_count(), 0}, bloom_meta[2] = {kBloomBits, 0};
+	section(1, g.ids.data(), g.ids.size() * 8);
+	section(2, g.out.offsets.data(), g.out.offsets.size() * 8);
+	section(3, g.out.targets.data(), g.out.targets.size() * 4);
+	section(4, index.components().of_vertex.data(), index.components().of_vertex.size() * 4);
+	section(5, index.components().smallest_vertex.data(), index.components().smallest_vertex.size() * 4);
+	section(6, index.dag().offsets.data(), index.dag().offsets.size() * 8);
+	section(7, index.dag().targets.data(), index.dag().targets.size() * 4);
+	section(8, label_meta, 8);
+	section(9, index.labels().data().data(), index.labels().data().size() * 4);
+	section(10, bloom_meta, 8);
+	section(11, index.bloom().data().data(), index.bloom().data().size() * 64);
+	uint32_t version = 1, sections = 11;
+	uint64_t payload = out.size() - 32, sum = Index::checksum(out.data() + 32, payload);
+	std::memcpy(out.data(), "PGGRAIL", 8);
+	std::memcpy(out.data() + 8, &version, 4);
+	std::memcpy(out.data() + 12, &sections, 4);
+	std::memcpy(out.data() + 16, &payload, 8);
+	std::memcpy(out.data() + 24, &sum, 8);
+	return out;
+}
+
+// Indexes stored by 0.1.0 and 0.2.0 keep answering: read by copying, their hash table rebuilt.
+TEST(Index, Version1ImagesStillLoad) {
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		EdgeList edges = grail_test::random_graph(seed, 40).edges;
+		Index built = Index::build(copy(edges), BuildOptions{});
+		std::vector<uint8_t> v1 = serialize_v1(built);
+		Index old = Index::deserialize(v1.data(), v1.size());
+		EXPECT_FALSE(old.graph().ids.borrowed());
+		ReachabilityQuery a(built), b(old);
+		for (int64_t s = -1; s <= 41; s++)
+			for (int64_t t = -1; t <= 41; t++)
+				ASSERT_EQ(a.reachable(s, t), b.reachable(s, t)) << seed << ": " << s << "->" << t;
+		EXPECT_EQ(old.serialize(), built.serialize()) << "rewritten in the current format, the same image";
+	}
+}
+
 TEST(Index, WrongVersionIsRejected) {
 	std::vector<uint8_t> bytes = small_index().serialize();
 	uint32_t version = Index::kFormatVersion + 1;
@@ -213,19 +300,19 @@ TEST(Index, CancelHookStopsWork) {
 
 namespace {
 
-// Offset of a section's bytes in a serialized index (the format: 32-byte header, then
-// {u32 tag, u32 reserved, u64 length, bytes padded to 8}).
+// Offset of a section's bytes in a serialized index (format version 2: a 64-byte header, then a
+// table of {u32 tag, u32 reserved, u64 offset, u64 bytes}).
 size_t
 section_offset(const std::vector<uint8_t> &bytes, uint32_t tag) {
-	size_t pos = 32;
-	while (pos + 16 <= bytes.size()) {
+	uint32_t count;
+	std::memcpy(&count, bytes.data() + 12, 4);
+	for (uint32_t k = 0; k < count; k++) {
 		uint32_t t;
-		uint64_t len;
-		std::memcpy(&t, bytes.data() + pos, 4);
-		std::memcpy(&len, bytes.data() + pos + 8, 8);
+		uint64_t offset;
+		std::memcpy(&t, bytes.data() + 64 + 24 * k, 4);
+		std::memcpy(&offset, bytes.data() + 64 + 24 * k + 8, 8);
 		if (t == tag)
-			return pos + 16;
-		pos += 16 + (len + 7) / 8 * 8;
+			return offset;
 	}
 	ADD_FAILURE() << "no section " << tag;
 	return 0;
@@ -233,7 +320,7 @@ section_offset(const std::vector<uint8_t> &bytes, uint32_t tag) {
 
 void
 reseal(std::vector<uint8_t> &bytes) {
-	uint64_t sum = Index::checksum(bytes.data() + 32, bytes.size() - 32);
+	uint64_t sum = Index::checksum(bytes.data() + 64, bytes.size() - 64);
 	std::memcpy(bytes.data() + 24, &sum, 8);
 }
 
@@ -243,7 +330,7 @@ reseal(std::vector<uint8_t> &bytes) {
 TEST(Index, StructuralChecksBehindAValidChecksum) {
 	Index index = small_index();
 	std::vector<uint8_t> good = index.serialize();
-	ASSERT_EQ(Index::checksum(good.data() + 32, good.size() - 32), [&] {
+	ASSERT_EQ(Index::checksum(good.data() + 64, good.size() - 64), [&] {
 		uint64_t sum;
 		std::memcpy(&sum, good.data() + 24, 8);
 		return sum;
@@ -268,6 +355,8 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 	    {9, 4, 0, c, "tree interval"},      // post0 of component 0
 	    {9, 4, 2, 1000000, "inconsistent"}, // level of component 0
 	    {10, 4, 0, 512, "Bloom header"},    // Bloom bits
+	    {12, 4, 0, 40, "id hash table"},    // hash shift
+	    {13, 4, 2, n, "id hash table"},     // vertex of hash slot 0 ({id, vertex, component})
 	};
 	for (const Case &k : cases) {
 		std::vector<uint8_t> bad = good;

@@ -59,7 +59,7 @@ TEST(Reachability, LargeDagFilters) {
 	EdgeList edges = generate_random_dag(30000, 4, 11);
 	Index index = Index::build(copy(edges), BuildOptions{});
 	const Csr &g = index.graph().out;
-	const std::vector<int64_t> &ids = index.graph().ids;
+	const Array<int64_t> &ids = index.graph().ids;
 	size_t n = ids.size();
 	std::vector<uint32_t> seen(n, 0);
 	std::vector<vid_t> stack;
@@ -248,7 +248,7 @@ TEST(Reachability, InvalidBuiltLabelsAreRefused) {
 TEST(Reachability, ReachableManyEqualsReachable) {
 	Index index = Index::build(generate_random_dag(20000, 4, 5), BuildOptions{});
 	const Csr &dag = index.dag();
-	const std::vector<int64_t> &ids = index.graph().ids;
+	const Array<int64_t> &ids = index.graph().ids;
 	Rng rng(9);
 	std::vector<int64_t> a, b;
 	for (int k = 0; k < 20000; k++) {

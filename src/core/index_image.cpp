@@ -1,0 +1,507 @@
+// The flat index image: format, writer, reader and validation (see index.hpp).
+//
+// Version 2 (written since 0.3.0) is read in place: a 64-byte header, a table of sections, then
+// each section at a 64-byte-aligned offset, so that an Index can borrow its arrays from wherever
+// the image lies (one buffer, a file mapped by many processes) instead of copying them out, and
+// the id hash table is a section rather than rebuilt by every reader. Version 1 (0.1.0, 0.2.0)
+// had 8-byte alignment and no hash table: it is still read, by copying, and builds its hash.
+#include "index.hpp"
+#include "error.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the index format is little-endian");
+
+namespace grail {
+
+namespace {
+
+constexpr char kMagic[8] = {'P', 'G', 'G', 'R', 'A', 'I', 'L', '\0'};
+constexpr size_t kHeaderV1 = 32;
+constexpr size_t kHeaderV2 = 64;
+constexpr size_t kAlign = 64;      // of every version 2 section: a Bloom record's alignment
+constexpr size_t kTableEntry = 24; // {tag u32, reserved u32, offset u64, bytes u64}
+
+enum Tag : uint32_t {
+	kIds = 1,
+	kOutOffsets,
+	kOutTargets,
+	kComponentOf,
+	kComponentSmallest,
+	kDagOffsets,
+	kDagTargets,
+	kLabelMeta,
+	kLabels,
+	kBloomMeta,
+	kBloom,
+	kTagCountV1 = kBloom,
+	kHashMeta, // version 2: {hash shift, 0}
+	kHash,     // version 2: the open-addressing table of Index::HashSlot
+	kTagCount = kHash,
+};
+
+const char *
+tag_name(uint32_t tag) {
+	static const char *names[] = {"",
+	                              "vertex ids",
+	                              "graph offsets",
+	                              "graph targets",
+	                              "vertex components",
+	                              "component smallest vertices",
+	                              "DAG offsets",
+	                              "DAG targets",
+	                              "label header",
+	                              "labels",
+	                              "Bloom header",
+	                              "Bloom labels",
+	                              "hash header",
+	                              "id hash table"};
+	return tag <= kTagCount ? names[tag] : "unknown";
+}
+
+inline uint64_t
+rotl(uint64_t x, int r) {
+	return (x << r) | (x >> (64 - r));
+}
+
+constexpr uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
+                   P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
+
+inline uint64_t
+load64(const uint8_t *p) {
+	uint64_t x;
+	std::memcpy(&x, p, 8);
+	return x;
+}
+
+inline uint64_t
+round64(uint64_t acc, uint64_t input) {
+	return rotl(acc + input * P2, 31) * P1;
+}
+
+inline uint64_t
+merge64(uint64_t acc, uint64_t v) {
+	return (acc ^ round64(0, v)) * P1 + P4;
+}
+
+} // namespace
+
+// XXH64 (four independent lanes of 8-byte words: several GB/s, so loading pays little for it).
+uint64_t
+Index::checksum(const uint8_t *p, size_t len) noexcept {
+	const uint8_t *end = p + len;
+	uint64_t h;
+	if (len >= 32) {
+		uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = uint64_t(0) - P1;
+		for (; end - p >= 32; p += 32) {
+			v1 = round64(v1, load64(p));
+			v2 = round64(v2, load64(p + 8));
+			v3 = round64(v3, load64(p + 16));
+			v4 = round64(v4, load64(p + 24));
+		}
+		h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
+		h = merge64(merge64(merge64(merge64(h, v1), v2), v3), v4);
+	} else {
+		h = P5;
+	}
+	h += uint64_t(len);
+	for (; end - p >= 8; p += 8)
+		h = rotl(h ^ round64(0, load64(p)), 27) * P1 + P4;
+	if (end - p >= 4) {
+		uint32_t w;
+		std::memcpy(&w, p, 4);
+		h = rotl(h ^ (uint64_t(w) * P1), 23) * P2 + P3;
+		p += 4;
+	}
+	for (; p < end; p++)
+		h = rotl(h ^ (uint64_t(*p) * P5), 11) * P1;
+	h ^= h >> 33;
+	h *= P2;
+	h ^= h >> 29;
+	h *= P3;
+	h ^= h >> 32;
+	return h;
+}
+
+namespace {
+
+[[noreturn]] void
+corrupt(const std::string &what) {
+	throw Error(ErrorKind::corrupt_index, "corrupt pg_grail index: " + what, "Rebuild the index from its edge table.");
+}
+
+size_t
+aligned(size_t n) {
+	return (n + kAlign - 1) / kAlign * kAlign;
+}
+
+struct Section {
+	const uint8_t *data = nullptr;
+	uint64_t bytes = 0;
+	bool present = false;
+};
+
+// count elements of a section: borrowed from the image when it may be (version 2), else copied.
+template <typename T>
+Array<T>
+section_array(const Section &s, uint32_t tag, uint64_t count, const std::shared_ptr<const void> &keep) {
+	if (s.bytes % sizeof(T) != 0 || s.bytes / sizeof(T) != count)
+		corrupt(std::string(tag_name(tag)) + " section has " + std::to_string(s.bytes) + " bytes, expected " +
+		        std::to_string(count * sizeof(T)));
+	if (keep)
+		return Array<T>::borrow(reinterpret_cast<const T *>(s.data), count, keep);
+	std::vector<T> v(count);
+	if (count)
+		std::memcpy(static_cast<void *>(v.data()), s.data, s.bytes);
+	return v;
+}
+
+uint64_t
+count_of(const Section &s, size_t element, uint32_t tag) {
+	if (s.bytes % element != 0)
+		corrupt(std::string(tag_name(tag)) + " section size is not a multiple of " + std::to_string(element));
+	return s.bytes / element;
+}
+
+// Offsets start at 0, never decrease and end at the edge count; targets are < n, each list
+// strictly ascending, without self-loops.
+void
+check_csr(const Csr &csr, size_t n, const char *what) {
+	if (csr.offsets.size() != n + 1 || csr.offsets[0] != 0 || csr.offsets[n] != csr.targets.size())
+		corrupt(std::string(what) + " offsets do not span the target array");
+	for (size_t v = 0; v < n; v++) {
+		if (csr.offsets[v + 1] < csr.offsets[v] || csr.offsets[v + 1] > csr.targets.size())
+			corrupt(std::string(what) + " offsets decrease or leave the target array at vertex " + std::to_string(v));
+		for (eid_t e = csr.offsets[v]; e < csr.offsets[v + 1]; e++) {
+			vid_t t = csr.targets[e];
+			if (t >= n)
+				corrupt(std::string(what) + " target " + std::to_string(t) + " out of range");
+			if (t == v)
+				corrupt(std::string(what) + " has a self-loop at vertex " + std::to_string(v));
+			if (e > csr.offsets[v] && csr.targets[e - 1] >= t)
+				corrupt(std::string(what) + " adjacency of vertex " + std::to_string(v) + " is not strictly ascending");
+		}
+	}
+}
+
+// Version 1: sections follow the header, each {tag, reserved, bytes} and its bytes padded to 8.
+void
+read_sections_v1(const uint8_t *bytes, size_t size, uint32_t section_count, Section *sections) {
+	if (section_count != kTagCountV1)
+		corrupt("has " + std::to_string(section_count) + " sections, expected " + std::to_string(kTagCountV1));
+	size_t pos = kHeaderV1;
+	for (uint32_t k = 0; k < section_count; k++) {
+		if (size - pos < 16)
+			corrupt("section " + std::to_string(k) + " header is truncated");
+		uint32_t tag, reserved;
+		uint64_t len;
+		std::memcpy(&tag, bytes + pos, 4);
+		std::memcpy(&reserved, bytes + pos + 4, 4);
+		std::memcpy(&len, bytes + pos + 8, 8);
+		pos += 16;
+		if (tag < 1 || tag > kTagCountV1)
+			corrupt("unknown section tag " + std::to_string(tag));
+		if (sections[tag].present)
+			corrupt(std::string("duplicate ") + tag_name(tag) + " section");
+		if (reserved != 0)
+			corrupt(std::string(tag_name(tag)) + " section has a nonzero reserved field");
+		uint64_t padded = len + (8 - len % 8) % 8;
+		if (len > size - pos || padded > size - pos)
+			corrupt(std::string(tag_name(tag)) + " section runs past the end");
+		sections[tag] = {bytes + pos, len, true};
+		for (uint64_t i = len; i < padded; i++)
+			if (bytes[pos + i] != 0)
+				corrupt(std::string(tag_name(tag)) + " section padding is not zero");
+		pos += padded;
+	}
+	if (pos != size)
+		corrupt(std::to_string(size - pos) + " bytes follow the last section");
+}
+
+// Version 2: a table of {tag, reserved, offset, bytes} after the header; sections in tag order at
+// 64-byte-aligned offsets, zeros between them.
+void
+read_sections_v2(const uint8_t *bytes, size_t size, uint32_t section_count, Section *sections) {
+	if (section_count != kTagCount)
+		corrupt("has " + std::to_string(section_count) + " sections, expected " + std::to_string(kTagCount));
+	size_t table_end = aligned(kHeaderV2 + kTableEntry * section_count);
+	if (size < table_end)
+		corrupt("section table is truncated");
+	size_t pos = table_end;
+	for (uint32_t k = 0; k < section_count; k++) {
+		const uint8_t *entry = bytes + kHeaderV2 + kTableEntry * k;
+		uint32_t tag, reserved;
+		uint64_t offset, len;
+		std::memcpy(&tag, entry, 4);
+		std::memcpy(&reserved, entry + 4, 4);
+		std::memcpy(&offset, entry + 8, 8);
+		std::memcpy(&len, entry + 16, 8);
+		if (tag != k + 1)
+			corrupt("section " + std::to_string(k) + " has tag " + std::to_string(tag));
+		if (reserved != 0)
+			corrupt(std::string(tag_name(tag)) + " section has a nonzero reserved field");
+		if (offset != pos)
+			corrupt(std::string(tag_name(tag)) + " section is at " + std::to_string(offset) + ", expected " +
+			        std::to_string(pos));
+		if (len > size - pos || aligned(len) > size - pos)
+			corrupt(std::string(tag_name(tag)) + " section runs past the end");
+		sections[tag] = {bytes + pos, len, true};
+		pos += aligned(len);
+	}
+	if (pos != size)
+		corrupt(std::to_string(size - pos) + " bytes follow the last section");
+}
+
+} // namespace
+
+// Builds an Index from the sections of an image: borrowing its arrays when keep holds the image
+// (version 2), copying them otherwise. verify: every structural invariant a query relies on,
+// so that a damaged image is refused with a precise message rather than read out of bounds.
+struct ImageReader {
+	static Index
+	assemble(const Section *sections, uint32_t version, const std::shared_ptr<const void> &keep, bool verify) {
+		Index index;
+		Graph &g = index.graph_;
+		size_t n = count_of(sections[kIds], 8, kIds);
+		if (n >= UINT32_MAX)
+			corrupt("too many vertices");
+		g.ids = section_array<int64_t>(sections[kIds], kIds, n, keep);
+		g.out.offsets = section_array<eid_t>(sections[kOutOffsets], kOutOffsets, n + 1, keep);
+		g.out.targets = section_array<vid_t>(sections[kOutTargets], kOutTargets,
+		                                     count_of(sections[kOutTargets], 4, kOutTargets), keep);
+		Components &comp = index.components_;
+		comp.of_vertex = section_array<uint32_t>(sections[kComponentOf], kComponentOf, n, keep);
+		size_t c = count_of(sections[kComponentSmallest], 4, kComponentSmallest);
+		if (c > n)
+			corrupt("more components than vertices");
+		comp.smallest_vertex = section_array<vid_t>(sections[kComponentSmallest], kComponentSmallest, c, keep);
+		Csr &dag = index.dag_;
+		dag.offsets = section_array<eid_t>(sections[kDagOffsets], kDagOffsets, c + 1, keep);
+		dag.targets = section_array<vid_t>(sections[kDagTargets], kDagTargets,
+		                                   count_of(sections[kDagTargets], 4, kDagTargets), keep);
+		Array<uint32_t> meta = section_array<uint32_t>(sections[kLabelMeta], kLabelMeta, 2, nullptr);
+		if (meta[0] < 1 || meta[0] > kMaxLabels || meta[1] != 0)
+			corrupt("label header is invalid (" + std::to_string(meta[0]) + " labels)");
+		unsigned d = meta[0];
+		index.labels_ = GrailLabels::from_data(
+		    d, section_array<uint32_t>(sections[kLabels], kLabels, c * (3 + 2 * size_t(d)), keep));
+		Array<uint32_t> bloom_meta = section_array<uint32_t>(sections[kBloomMeta], kBloomMeta, 2, nullptr);
+		if (bloom_meta[0] != kBloomBits || bloom_meta[1] != 0)
+			corrupt("Bloom header is invalid (" + std::to_string(bloom_meta[0]) + " bits)");
+		index.bloom_ = BloomLabels::from_data(section_array<BloomRecord>(sections[kBloom], kBloom, c, keep));
+		if (version >= 2) {
+			Array<uint32_t> hash_meta = section_array<uint32_t>(sections[kHashMeta], kHashMeta, 2, nullptr);
+			index.hash_shift_ = hash_meta[0];
+			index.hash_ = section_array<Index::HashSlot>(sections[kHash], kHash,
+			                                             count_of(sections[kHash], sizeof(Index::HashSlot), kHash), keep);
+		}
+		if (verify)
+			check(index);
+		if (version < 2)
+			index.build_hash();
+		else if (verify)
+			check_hash(index);
+		return index;
+	}
+
+	static void
+	check(const Index &index) {
+		const Graph &g = index.graph_;
+		size_t n = g.ids.size();
+		for (size_t v = 1; v < n; v++)
+			if (g.ids[v - 1] >= g.ids[v])
+				corrupt("vertex ids are not strictly ascending at index " + std::to_string(v));
+		check_csr(g.out, n, "graph");
+		const Components &comp = index.components_;
+		size_t c = comp.count();
+		{
+			std::vector<vid_t> smallest(c, kNoVertex);
+			for (size_t v = 0; v < n; v++) {
+				if (comp.of_vertex[v] >= c)
+					corrupt("vertex " + std::to_string(v) + " has component " + std::to_string(comp.of_vertex[v]) +
+					        " of " + std::to_string(c));
+				smallest[comp.of_vertex[v]] = std::min(smallest[comp.of_vertex[v]], vid_t(v));
+			}
+			if (!std::equal(smallest.begin(), smallest.end(), comp.smallest_vertex.begin()))
+				corrupt("component smallest vertices do not match the vertex components");
+		}
+		const Csr &dag = index.dag_;
+		check_csr(dag, c, "DAG");
+		for (size_t a = 0; a < c; a++)
+			for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
+				if (*b <= a)
+					corrupt("DAG edge " + std::to_string(a) + "->" + std::to_string(*b) + " breaks topological order");
+		// Every graph edge between components must be a DAG edge, or queries would miss paths.
+		for (size_t v = 0; v < n; v++) {
+			uint32_t cv = comp.of_vertex[v];
+			for (const vid_t *w = g.out.begin(vid_t(v)); w != g.out.end(vid_t(v)); w++) {
+				uint32_t cw = comp.of_vertex[*w];
+				if (cw != cv && !std::binary_search(dag.begin(cv), dag.end(cv), cw))
+					corrupt("graph edge " + std::to_string(v) + "->" + std::to_string(*w) + " has no DAG edge");
+			}
+		}
+		const GrailLabels &labels = index.labels_;
+		unsigned d = labels.label_count();
+		for (size_t v = 0; v < c; v++) {
+			const uint32_t *r = labels.record(vid_t(v));
+			if (r[0] >= c || r[1] > r[0] || r[4] != r[0])
+				corrupt("label record of component " + std::to_string(v) + " has an invalid tree interval");
+			for (unsigned i = 0; i < d; i++)
+				if (r[3 + 2 * i] > r[4 + 2 * i] || r[4 + 2 * i] >= c)
+					corrupt("label " + std::to_string(i) + " of component " + std::to_string(v) + " is invalid");
+		}
+		std::string broken = labels.first_inconsistent_edge(dag);
+		if (!broken.empty())
+			corrupt("labels of DAG edge " + broken + " are inconsistent");
+		// Subset order along every DAG edge implies it along every path, which is all a query relies on.
+		const BloomLabels &bloom = index.bloom_;
+		for (size_t a = 0; a < c; a++)
+			for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
+				if (!BloomLabels::may_reach(bloom.record(vid_t(a)), bloom.record(*b)))
+					corrupt("Bloom labels of DAG edge " + std::to_string(a) + "->" + std::to_string(*b) +
+					        " are inconsistent");
+	}
+
+	// The stored hash table finds every vertex (with its component) and holds nothing else.
+	static void
+	check_hash(const Index &index) {
+		size_t n = index.graph_.ids.size();
+		size_t capacity = index.hash_.size();
+		if (n == 0) {
+			if (capacity != 0)
+				corrupt("id hash table of an empty graph is not empty");
+			return;
+		}
+		if (capacity < 2 * n || (capacity & (capacity - 1)) != 0 || index.hash_shift_ < 1 || index.hash_shift_ > 63 ||
+		    (size_t(1) << (64 - index.hash_shift_)) != capacity)
+			corrupt("id hash table has " + std::to_string(capacity) + " slots and shift " +
+			        std::to_string(index.hash_shift_) + " for " + std::to_string(n) + " vertices");
+		size_t used = 0;
+		for (const Index::HashSlot &slot : index.hash_) {
+			if (slot.vertex == kNoVertex)
+				continue;
+			used++;
+			if (slot.vertex >= n || index.graph_.ids[slot.vertex] != slot.id ||
+			    slot.component != index.components_.of_vertex[slot.vertex])
+				corrupt("id hash table has a wrong entry for id " + std::to_string(slot.id));
+		}
+		if (used != n)
+			corrupt("id hash table holds " + std::to_string(used) + " ids, expected " + std::to_string(n));
+		for (size_t v = 0; v < n; v++) {
+			const Index::HashSlot *slot = index.lookup(index.graph_.ids[v]);
+			if (slot == nullptr || slot->vertex != v)
+				corrupt("id hash table does not find vertex " + std::to_string(v));
+		}
+	}
+};
+
+std::vector<uint8_t>
+Index::serialize() const {
+	struct Part {
+		uint32_t tag;
+		const void *data;
+		uint64_t bytes;
+	};
+	uint32_t label_meta[2] = {labels_.label_count(), 0};
+	uint32_t bloom_meta[2] = {kBloomBits, 0};
+	uint32_t hash_meta[2] = {hash_shift_, 0};
+	const Part parts[kTagCount] = {
+	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
+	    {kOutOffsets, graph_.out.offsets.data(), graph_.out.offsets.size() * sizeof(eid_t)},
+	    {kOutTargets, graph_.out.targets.data(), graph_.out.targets.size() * sizeof(vid_t)},
+	    {kComponentOf, components_.of_vertex.data(), components_.of_vertex.size() * sizeof(uint32_t)},
+	    {kComponentSmallest, components_.smallest_vertex.data(), components_.smallest_vertex.size() * sizeof(vid_t)},
+	    {kDagOffsets, dag_.offsets.data(), dag_.offsets.size() * sizeof(eid_t)},
+	    {kDagTargets, dag_.targets.data(), dag_.targets.size() * sizeof(vid_t)},
+	    {kLabelMeta, label_meta, sizeof label_meta},
+	    {kLabels, labels_.data().data(), labels_.data().size() * sizeof(uint32_t)},
+	    {kBloomMeta, bloom_meta, sizeof bloom_meta},
+	    {kBloom, bloom_.data().data(), bloom_.data().size() * sizeof(BloomRecord)},
+	    {kHashMeta, hash_meta, sizeof hash_meta},
+	    {kHash, hash_.data(), hash_.size() * sizeof(HashSlot)},
+	};
+	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
+	for (const Part &part : parts)
+		total += aligned(part.bytes);
+	std::vector<uint8_t> out(total, 0);
+	size_t pos = aligned(kHeaderV2 + kTableEntry * kTagCount);
+	for (uint32_t k = 0; k < kTagCount; k++) {
+		uint8_t *entry = out.data() + kHeaderV2 + kTableEntry * k;
+		uint64_t offset = pos;
+		std::memcpy(entry, &parts[k].tag, 4);
+		std::memcpy(entry + 8, &offset, 8);
+		std::memcpy(entry + 16, &parts[k].bytes, 8);
+		if (parts[k].bytes)
+			std::memcpy(out.data() + pos, parts[k].data, parts[k].bytes);
+		pos += aligned(parts[k].bytes);
+	}
+	uint32_t version = kFormatVersion, sections = kTagCount;
+	uint64_t payload = total - kHeaderV2;
+	uint64_t sum = checksum(out.data() + kHeaderV2, payload);
+	std::memcpy(out.data(), kMagic, 8);
+	std::memcpy(out.data() + 8, &version, 4);
+	std::memcpy(out.data() + 12, &sections, 4);
+	std::memcpy(out.data() + 16, &payload, 8);
+	std::memcpy(out.data() + 24, &sum, 8);
+	return out;
+}
+
+std::shared_ptr<uint8_t>
+Index::image_buffer(size_t size) {
+	void *p = std::aligned_alloc(kAlign, aligned(std::max<size_t>(size, 1)));
+	if (p == nullptr)
+		throw std::bad_alloc();
+	return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(p), [](uint8_t *q) { std::free(q); });
+}
+
+Index
+Index::attach(std::shared_ptr<const uint8_t> image, size_t size, bool verify) {
+	const uint8_t *bytes = image.get();
+	if (size < kHeaderV1)
+		corrupt("truncated header (" + std::to_string(size) + " bytes)");
+	if (std::memcmp(bytes, kMagic, 8) != 0)
+		corrupt("bad magic (not a pg_grail index)");
+	uint32_t version, section_count;
+	uint64_t payload, sum;
+	std::memcpy(&version, bytes + 8, 4);
+	std::memcpy(&section_count, bytes + 12, 4);
+	std::memcpy(&payload, bytes + 16, 8);
+	std::memcpy(&sum, bytes + 24, 8);
+	if (version != 1 && version != kFormatVersion)
+		throw Error(ErrorKind::corrupt_index,
+		            "pg_grail index format version " + std::to_string(version) + " is not supported (expected " +
+		                std::to_string(kFormatVersion) + ")",
+		            "Rebuild the index with this version of pg_grail.");
+	size_t header = version == 1 ? kHeaderV1 : kHeaderV2;
+	if (size < header)
+		corrupt("truncated header (" + std::to_string(size) + " bytes)");
+	for (size_t i = kHeaderV1; i < header; i++)
+		if (bytes[i] != 0)
+			corrupt("reserved header bytes are not zero");
+	if (payload != size - header)
+		corrupt("payload is " + std::to_string(size - header) + " bytes, header says " + std::to_string(payload));
+	if (verify && checksum(bytes + header, payload) != sum)
+		corrupt("checksum mismatch");
+	Section sections[kTagCount + 1];
+	if (version == 1) {
+		read_sections_v1(bytes, size, section_count, sections);
+		return ImageReader::assemble(sections, version, nullptr, verify);
+	}
+	if (reinterpret_cast<uintptr_t>(bytes) % kAlign != 0)
+		throw Error(ErrorKind::internal, "an index image must lie at a 64-byte boundary to be read in place");
+	read_sections_v2(bytes, size, section_count, sections);
+	return ImageReader::assemble(sections, version, std::shared_ptr<const void>(image, image.get()), verify);
+}
+
+Index
+Index::deserialize(const uint8_t *bytes, size_t size) {
+	std::shared_ptr<uint8_t> copy = image_buffer(size);
+	if (size)
+		std::memcpy(copy.get(), bytes, size);
+	return attach(copy, size, true);
+}
+
+} // namespace grail

@@ -1,0 +1,134 @@
+// Answering reachable(a, b) from an index: the label filters, then a label-pruned search.
+#include "index.hpp"
+#include "error.hpp"
+
+#include <algorithm>
+
+namespace grail {
+
+ReachabilityQuery::ReachabilityQuery(const Index &index) : index_(index) {
+}
+
+ReachabilityQuery::Verdict
+ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept {
+	last_ = Decided::same_component;
+	if (source == target)
+		return Verdict::yes;
+	const Index::HashSlot *a = index_.lookup(source), *b = index_.lookup(target);
+	if (!a || !b) {
+		last_ = Decided::unknown_vertex;
+		return Verdict::no;
+	}
+	ca = a->component;
+	cb = b->component;
+	if (ca == cb)
+		return Verdict::yes;
+	last_ = Decided::topological;
+	if (ca > cb)
+		return Verdict::no;
+	const BloomLabels &bloom = index_.bloom();
+	last_ = Decided::bloom;
+	if (!BloomLabels::may_reach(bloom.record(ca), bloom.record(cb)))
+		return Verdict::no;
+	const GrailLabels &labels = index_.labels();
+	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
+	last_ = Decided::level;
+	if (ra[2] >= rb[2])
+		return Verdict::no;
+	last_ = Decided::labels;
+	if (rb[3] < ra[3] || rb[4] > ra[4] || !labels.contains(ca, cb))
+		return Verdict::no;
+	last_ = Decided::tree_interval;
+	if (rb[0] >= ra[1] && rb[0] <= ra[0])
+		return Verdict::yes;
+	last_ = Decided::search;
+	return Verdict::search;
+}
+
+bool
+ReachabilityQuery::reachable(int64_t source, int64_t target) {
+	vid_t ca = 0, cb = 0;
+	Verdict verdict = decide(source, target, ca, cb);
+	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
+}
+
+size_t
+ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
+                                  const PairSearch &search_many, size_t min_searches) {
+	std::vector<size_t> pending;
+	std::vector<vid_t> from, to;
+	for (size_t i = 0; i < count; i++) {
+		if ((i & 0xFFFF) == 0xFFFF)
+			poll_cancel();
+		vid_t ca = 0, cb = 0;
+		Verdict verdict = decide(sources[i], targets[i], ca, cb);
+		answers[i] = verdict == Verdict::yes;
+		if (verdict == Verdict::search) {
+			pending.push_back(i);
+			from.push_back(ca);
+			to.push_back(cb);
+		}
+	}
+	std::vector<uint8_t> reached;
+	if (search_many && !pending.empty() && pending.size() >= min_searches && search_many(from, to, reached)) {
+		if (reached.size() != pending.size())
+			throw Error(ErrorKind::internal, "a batched reachability search answered the wrong number of pairs");
+		for (size_t k = 0; k < pending.size(); k++)
+			answers[pending[k]] = reached[k] != 0;
+	} else {
+		for (size_t k = 0; k < pending.size(); k++)
+			answers[pending[k]] = search(from[k], to[k]);
+	}
+	return pending.size();
+}
+
+bool
+ReachabilityQuery::search(vid_t from, vid_t to) {
+	const Csr &dag = index_.dag();
+	const GrailLabels &labels = index_.labels();
+	if (visited_epoch_.size() != dag.vertex_count()) {
+		visited_epoch_.assign(dag.vertex_count(), 0);
+		epoch_ = 0;
+	}
+	if (++epoch_ == 0) {
+		std::fill(visited_epoch_.begin(), visited_epoch_.end(), 0);
+		epoch_ = 1;
+	}
+	const BloomLabels &bloom = index_.bloom();
+	const BloomRecord &bt = bloom.record(to);
+	const uint32_t *rt = labels.record(to);
+	uint32_t to_post = rt[0], to_level = rt[2];
+	stack_.clear();
+	stack_.push_back(from);
+	visited_epoch_[from] = epoch_;
+	size_t steps = 0;
+	while (!stack_.empty()) {
+		vid_t v = stack_.back();
+		stack_.pop_back();
+		for (const vid_t *p = dag.begin(v); p != dag.end(v); p++) {
+			if ((++steps & 0xFFFF) == 0)
+				poll_cancel();
+			vid_t c = *p;
+			// Lists are ascending and components topologically numbered: the rest come after `to`.
+			if (c >= to) {
+				if (c == to)
+					return true;
+				break;
+			}
+			if (visited_epoch_[c] == epoch_)
+				continue;
+			visited_epoch_[c] = epoch_;
+			if (!BloomLabels::may_reach(bloom.record(c), bt))
+				continue;
+			const uint32_t *rc = labels.record(c);
+			if (rc[2] >= to_level || !labels.contains(c, to))
+				continue;
+			if (to_post >= rc[1] && to_post <= rc[0])
+				return true;
+			stack_.push_back(c);
+		}
+	}
+	return false;
+}
+
+} // namespace grail
