@@ -12,6 +12,7 @@ OBJS = \
 	src/pg/gpu_choice.o \
 	src/pg/graph_admin.o \
 	src/pg/guard.o \
+	src/pg/image_cache.o \
 	src/pg/loaded_graph.o \
 	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \

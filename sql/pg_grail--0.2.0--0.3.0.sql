@@ -256,6 +256,27 @@ $$;
 COMMENT ON FUNCTION grail.save_chordless_cycles(text, text, int, int) IS
 'Creates the table into_table (id bigint, length int, vertices bigint[]) and fills it with chordless_cycles(graph, min_length, max_length), id numbering the cycles from 1; returns the number of cycles. An existing table of that name is an error. into_table is read like an SQL name: unquoted parts fold to lower case, "schema.table" is qualified, an unqualified name is created in the current schema (the first of the search_path, as CREATE TABLE picks it).';
 
+
+-- The shared cache of index images (src/pg/image_cache.hpp): what it holds, what it did for this session.
+CREATE FUNCTION grail.cache_info()
+RETURNS TABLE (build uuid, bytes bigint, last_used timestamptz)
+AS 'MODULE_PATHNAME', 'grail_cache_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 10;
+COMMENT ON FUNCTION grail.cache_info() IS
+'The index images of this database in the server''s shared image cache: the build (grail.graph.build_uuid), its bytes, when a backend last opened it.';
+REVOKE ALL ON FUNCTION grail.cache_info() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.cache_info() TO pg_monitor;
+
+CREATE FUNCTION grail.cache_counters(OUT cache_limit bigint, OUT cached_bytes bigint, OUT cached_images bigint,
+                                     OUT hits bigint, OUT loads bigint, OUT private_copies bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'grail_cache_counters'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION grail.cache_counters() IS
+'The shared image cache: its limit (grail.shared_cache_size), the bytes and images it holds (all databases); and this session''s images opened from it (hits), read from the catalog (loads), and kept private (cache off or too small).';
+REVOKE ALL ON FUNCTION grail.cache_counters() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.cache_counters() TO pg_monitor;
+
 -- Each graph's staleness trigger becomes the two triggers of this version (see grail._watched):
 -- the graphs keep answering, and stay stale if they were.
 DO $$

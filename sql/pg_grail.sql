@@ -193,6 +193,26 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION grail.device_info() IS
 'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
 
+-- The shared cache of index images (src/pg/image_cache.hpp): what it holds, what it did for this session.
+CREATE FUNCTION grail.cache_info()
+RETURNS TABLE (build uuid, bytes bigint, last_used timestamptz)
+AS 'MODULE_PATHNAME', 'grail_cache_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 10;
+COMMENT ON FUNCTION grail.cache_info() IS
+'The index images of this database in the server''s shared image cache: the build (grail.graph.build_uuid), its bytes, when a backend last opened it.';
+REVOKE ALL ON FUNCTION grail.cache_info() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.cache_info() TO pg_monitor;
+
+CREATE FUNCTION grail.cache_counters(OUT cache_limit bigint, OUT cached_bytes bigint, OUT cached_images bigint,
+                                     OUT hits bigint, OUT loads bigint, OUT private_copies bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'grail_cache_counters'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION grail.cache_counters() IS
+'The shared image cache: its limit (grail.shared_cache_size), the bytes and images it holds (all databases); and this session''s images opened from it (hits), read from the catalog (loads), and kept private (cache off or too small).';
+REVOKE ALL ON FUNCTION grail.cache_counters() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.cache_counters() TO pg_monitor;
+
 -- Staleness: any change to the edge table's rows marks the graphs over it stale, so that no
 -- query answers from an index that no longer matches the table. Each graph keeps two triggers on
 -- its table (src/pg/graph_admin.cpp, watch_table): grail_stale_<id>, AFTER INSERT OR DELETE OR

@@ -57,13 +57,17 @@ public:
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary.
 	std::vector<uint8_t> serialize() const;
-	// An Index over an image that lies at a 64-byte boundary (image_buffer() gives one), borrowing
-	// its arrays from the image, which it keeps alive. verify: checksum and every structural
-	// invariant (throws Error(corrupt_index) with a precise message on a mismatch, never reads out
-	// of bounds); without it, only the header and section table are checked, for an image this
-	// process or another verified already. A version 1 image (0.1.0, 0.2.0) is copied out instead.
-	static Index attach(std::shared_ptr<const uint8_t> image, size_t size, bool verify);
-	// attach(verify) over a copy of bytes.
+	// How much of an image attach() checks, besides its header and section table: its checksum and
+	// every structural invariant a query relies on (an image from the catalog), its checksum (an
+	// image that was checked in full before, e.g. by the process that wrote it), or nothing more.
+	// A failed check throws Error(corrupt_index) with a precise message; nothing is read out of
+	// bounds whatever the bytes.
+	enum class Check { full, checksum, header };
+	// An Index over an image that lies at a 64-byte boundary (image_buffer() or a mapping gives
+	// one), borrowing its arrays from the image, which it keeps alive. A version 1 image (0.1.0,
+	// 0.2.0) is copied out instead.
+	static Index attach(std::shared_ptr<const uint8_t> image, size_t size, Check check);
+	// attach(Check::full) over a copy of bytes.
 	static Index deserialize(const uint8_t *bytes, size_t size);
 	// size bytes at a 64-byte boundary, for an image to be attached.
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);

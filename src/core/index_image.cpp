@@ -458,7 +458,8 @@ Index::image_buffer(size_t size) {
 }
 
 Index
-Index::attach(std::shared_ptr<const uint8_t> image, size_t size, bool verify) {
+Index::attach(std::shared_ptr<const uint8_t> image, size_t size, Check check) {
+	bool verify = check == Check::full;
 	const uint8_t *bytes = image.get();
 	if (size < kHeaderV1)
 		corrupt("truncated header (" + std::to_string(size) + " bytes)");
@@ -483,7 +484,7 @@ Index::attach(std::shared_ptr<const uint8_t> image, size_t size, bool verify) {
 			corrupt("reserved header bytes are not zero");
 	if (payload != size - header)
 		corrupt("payload is " + std::to_string(size - header) + " bytes, header says " + std::to_string(payload));
-	if (verify && checksum(bytes + header, payload) != sum)
+	if (check != Check::header && checksum(bytes + header, payload) != sum)
 		corrupt("checksum mismatch");
 	Section sections[kTagCount + 1];
 	if (version == 1) {
@@ -501,7 +502,7 @@ Index::deserialize(const uint8_t *bytes, size_t size) {
 	std::shared_ptr<uint8_t> copy = image_buffer(size);
 	if (size)
 		std::memcpy(copy.get(), bytes, size);
-	return attach(copy, size, true);
+	return attach(copy, size, Check::full);
 }
 
 } // namespace grail

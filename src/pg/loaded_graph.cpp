@@ -6,6 +6,7 @@
 
 #include "catalog.hpp"
 #include "edges.hpp"
+#include "image_cache.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
@@ -175,14 +176,15 @@ open_checked(const char *text) {
 
 	auto &cache = backend_cache();
 	auto found = cache.find(row.id);
-	if (found != cache.end() && found->second->build_uuid == row.build_uuid)
+	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
+	    still_cached(found->second->image_path))
 		return found->second;
 	if (found != cache.end())
 		cache.erase(found); // free the old build before loading the new one
-	std::shared_ptr<uint8_t> image = load_index(row);
 	std::shared_ptr<LoadedGraph> graph;
 	try {
-		graph = std::make_shared<LoadedGraph>(row.build_uuid, Index::attach(image, size_t(row.index_bytes), true));
+		OpenedIndex opened = open_index(row, name.display.c_str());
+		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.path));
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;

@@ -13,10 +13,12 @@
 namespace grail::pg {
 
 struct LoadedGraph {
-	LoadedGraph(std::string build_uuid_, Index &&index_)
-	    : build_uuid(std::move(build_uuid_)), index(std::move(index_)), query(index) {
+	LoadedGraph(std::string build_uuid_, Index &&index_, std::string image_path_)
+	    : build_uuid(std::move(build_uuid_)), image_path(std::move(image_path_)), index(std::move(index_)),
+	      query(index) {
 	}
 	std::string build_uuid; // grail.graph.build_uuid: never reused, unlike graph ids and build numbers
+	std::string image_path; // the shared image file the index is mapped from (image_cache.hpp), or empty
 	Index index;
 	ReachabilityQuery query;
 	// The index on the GPU for batched searches, made by the first batch that uses it and kept

@@ -38,6 +38,11 @@ define_settings() {
 	                        "A build estimated to need more fails before it allocates; 0 means no limit.",
 	                        &settings.build_memory_limit_mb, 4096, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL,
 	                        NULL);
+	DefineCustomIntVariable("grail.shared_cache_size",
+	                        "Disk and page-cache space for the index image files that all backends share.",
+	                        "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",
+	                        &settings.shared_cache_size_mb, 1024, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL,
+	                        NULL);
 	MarkGUCPrefixReserved("grail");
 }
 

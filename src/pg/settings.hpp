@@ -13,6 +13,7 @@ struct Settings {
 	int gpu_min_edges = 2000000;
 	int stale_policy = STALE_ERROR;
 	int build_memory_limit_mb = 4096;
+	int shared_cache_size_mb = 1024;
 };
 
 extern Settings settings;

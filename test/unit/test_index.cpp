@@ -105,7 +105,7 @@ TEST(Index, AttachBorrowsTheImage) {
 	std::vector<uint8_t> bytes = built.serialize();
 	std::shared_ptr<uint8_t> image = Index::image_buffer(bytes.size());
 	std::memcpy(image.get(), bytes.data(), bytes.size());
-	Index index = Index::attach(image, bytes.size(), true);
+	Index index = Index::attach(image, bytes.size(), Index::Check::full);
 	const uint8_t *begin = image.get(), *end = begin + bytes.size();
 	for (const void *p : {static_cast<const void *>(index.graph().ids.data()),
 	                      static_cast<const void *>(index.graph().out.targets.data()),
@@ -119,13 +119,13 @@ TEST(Index, AttachBorrowsTheImage) {
 	Array<int64_t> borrowed = Array<int64_t>::borrow(index.graph().ids.data(), index.graph().ids.size(), image);
 	EXPECT_THROW(borrowed[0] = 1, std::logic_error);
 	EXPECT_THROW(borrowed.push_back(1), std::logic_error);
-	// Without verification the payload is not read: a damaged byte goes unseen (so only images
-	// that were verified once are attached that way), and is refused with it.
+	// Checking the header alone, the payload is not read: a damaged byte goes unseen (so only
+	// images that were checked once are attached that way); the checksum refuses it.
 	std::shared_ptr<uint8_t> damaged = Index::image_buffer(bytes.size());
 	std::memcpy(damaged.get(), bytes.data(), bytes.size());
 	damaged.get()[bytes.size() - 1] ^= 1;
-	EXPECT_NO_THROW(Index::attach(damaged, bytes.size(), false));
-	EXPECT_THROW(Index::attach(damaged, bytes.size(), true), Error);
+	EXPECT_NO_THROW(Index::attach(damaged, bytes.size(), Index::Check::header));
+	EXPECT_THROW(Index::attach(damaged, bytes.size(), Index::Check::checksum), Error);
 	// The image outlives the caller's reference: the index keeps it.
 	image.reset();
 	ReachabilityQuery a(built), b(index);

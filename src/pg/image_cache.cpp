@@ -1,0 +1,229 @@
+#include "error.hpp"
+#include "index.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "image_cache.hpp"
+#include "settings.hpp"
+
+extern "C" {
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "utils/builtins.h"
+#include "utils/timestamp.h"
+}
+
+namespace grail::pg {
+
+CacheCounters cache_counters;
+
+static const char *const kTempDir = "base/" PG_TEMP_FILES_DIR;
+static const char *const kCacheDir = "base/" PG_TEMP_FILES_DIR "/" PG_TEMP_FILE_PREFIX "_grail";
+
+static std::string
+cache_path(const GraphRow &row) {
+	return std::string(kCacheDir) + "/" + std::to_string(MyDatabaseId) + "_" + row.build_uuid + ".img";
+}
+
+/*
+ * The file at path mapped read-only, or nullptr if it is missing or not size bytes long.
+ */
+static std::shared_ptr<const uint8_t>
+map_file(const std::string &path, size_t size) {
+	int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return nullptr;
+	struct stat st;
+	void *mapped = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && uint64_t(st.st_size) == size)
+		mapped = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (mapped == MAP_FAILED)
+		return nullptr;
+	utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // its last use, for eviction
+	return std::shared_ptr<const uint8_t>(static_cast<const uint8_t *>(mapped),
+	                                      [size](const uint8_t *p) { munmap(const_cast<uint8_t *>(p), size); });
+}
+
+/*
+ * Write the image to path under a temporary name, then rename it into place, so that no reader
+ * ever sees part of it; false (and nothing left behind) if that fails, e.g. on a full disk.
+ */
+static bool
+write_file(const std::string &path, const uint8_t *bytes, size_t size) {
+	for (const char *dir : {kTempDir, kCacheDir})
+		if (guard([&] { return MakePGDirectory(dir); }) != 0 && errno != EEXIST)
+			return false;
+	std::string temp = path + "." + std::to_string(MyProcPid) + ".tmp";
+	int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = write(fd, bytes + done, size - done);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			break;
+		}
+		done += size_t(n);
+	}
+	bool ok = close(fd) == 0 && done == size && rename(temp.c_str(), path.c_str()) == 0;
+	if (!ok)
+		unlink(temp.c_str());
+	return ok;
+}
+
+struct CacheFile {
+	std::string path;
+	uint64_t bytes;
+	struct timespec used;
+};
+
+/*
+ * The image files in the cache (all databases', since the limit is the server's).
+ */
+static std::vector<CacheFile>
+cache_files() {
+	std::vector<CacheFile> files;
+	DIR *dir = opendir(kCacheDir);
+	if (dir == nullptr)
+		return files;
+	while (struct dirent *entry = readdir(dir)) {
+		std::string name = entry->d_name;
+		if (name.size() < 4 || name.compare(name.size() - 4, 4, ".img") != 0)
+			continue;
+		std::string path = std::string(kCacheDir) + "/" + name;
+		struct stat st;
+		if (stat(path.c_str(), &st) == 0)
+			files.push_back({path, uint64_t(st.st_size), st.st_mtim});
+	}
+	closedir(dir);
+	return files;
+}
+
+/*
+ * Remove the least recently used images until the cache fits its limit, keeping keep. Backends
+ * that map a removed image keep it until they notice (still_cached) at their next statement.
+ */
+static void
+evict(uint64_t limit, const std::string &keep) {
+	std::vector<CacheFile> files = cache_files();
+	uint64_t total = 0;
+	for (const CacheFile &f : files)
+		total += f.bytes;
+	std::sort(files.begin(), files.end(), [](const CacheFile &a, const CacheFile &b) {
+		return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
+	});
+	for (const CacheFile &f : files) {
+		if (total <= limit)
+			break;
+		if (f.path != keep && unlink(f.path.c_str()) == 0)
+			total -= f.bytes;
+	}
+}
+
+OpenedIndex
+open_index(const GraphRow &row, const char *display) {
+	size_t size = size_t(row.index_bytes);
+	uint64_t limit = uint64_t(settings.shared_cache_size_mb) << 20;
+	bool cacheable = limit > 0 && size <= limit && !row.build_uuid.empty();
+	std::string path = cacheable ? cache_path(row) : std::string();
+	if (cacheable) {
+		if (std::shared_ptr<const uint8_t> mapped = map_file(path, size)) {
+			// The writer checked it in full; the checksum catches damage since.
+			try {
+				OpenedIndex opened{Index::attach(mapped, size, Index::Check::checksum), path};
+				cache_counters.hits++;
+				return opened;
+			} catch (const Error &e) {
+				if (e.kind() != ErrorKind::corrupt_index)
+					throw;
+				unlink(path.c_str());
+				guard([&] {
+					ereport(WARNING, (errmsg("pg_grail graph \"%s\": its cached image file was damaged (%s); read "
+					                         "again from the catalog",
+					                         display, e.what())));
+				});
+			}
+		}
+	}
+	std::shared_ptr<uint8_t> image = load_index(row);
+	cache_counters.loads++;
+	Index index = Index::attach(image, size, Index::Check::full);
+	if (cacheable && index.graph().ids.borrowed() && write_file(path, image.get(), size)) {
+		evict(limit, path);
+		if (std::shared_ptr<const uint8_t> mapped = map_file(path, size))
+			return {Index::attach(mapped, size, Index::Check::header), path};
+	}
+	cache_counters.private_copies++;
+	return {std::move(index), std::string()};
+}
+
+bool
+still_cached(const std::string &path) {
+	return path.empty() || access(path.c_str(), F_OK) == 0;
+}
+
+} // namespace grail::pg
+
+using namespace grail::pg;
+
+/*
+ * grail.cache_info(): one row per cached image file of this database.
+ */
+GRAIL_FUNCTION(grail_cache_info) {
+	std::vector<CacheFile> files = cache_files();
+	std::string prefix = std::string(kCacheDir) + "/" + std::to_string(MyDatabaseId) + "_";
+	guard([&] {
+		InitMaterializedSRF(fcinfo, 0);
+		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+		for (const CacheFile &f : files) {
+			if (f.path.compare(0, prefix.size(), prefix) != 0)
+				continue;
+			std::string uuid = f.path.substr(prefix.size(), f.path.size() - prefix.size() - 4);
+			Datum values[3];
+			bool nulls[3] = {false, false, false};
+			values[0] = DirectFunctionCall1(uuid_in, CStringGetDatum(uuid.c_str()));
+			values[1] = Int64GetDatum(int64(f.bytes));
+			values[2] = TimestampTzGetDatum(time_t_to_timestamptz(f.used.tv_sec));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	});
+	return (Datum)0;
+}
+
+/*
+ * grail.cache_counters(): this backend's hits, loads and private copies, and the cache's size.
+ */
+GRAIL_FUNCTION(grail_cache_counters) {
+	std::vector<CacheFile> files = cache_files();
+	uint64_t cached = 0;
+	for (const CacheFile &f : files)
+		cached += f.bytes;
+	return guard([&] {
+		TupleDesc desc;
+		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
+			elog(ERROR, "grail.cache_counters() must return a record");
+		desc = BlessTupleDesc(desc);
+		Datum values[6] = {Int64GetDatum(int64(uint64_t(settings.shared_cache_size_mb) << 20)),
+		                   Int64GetDatum(int64(cached)),
+		                   Int64GetDatum(int64(files.size())),
+		                   Int64GetDatum(int64(cache_counters.hits)),
+		                   Int64GetDatum(int64(cache_counters.loads)),
+		                   Int64GetDatum(int64(cache_counters.private_copies))};
+		bool nulls[6] = {false, false, false, false, false, false};
+		return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
+	});
+}

@@ -1,0 +1,107 @@
+# The shared image cache (src/pg/image_cache.hpp): backends map one image file per build instead
+# of each holding a copy; a damaged file is replaced from the catalog; a cache too small for an
+# image leaves private copies; eviction keeps the files within grail.shared_cache_size; answers
+# stay right throughout.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('image_cache');
+$node->init;
+$node->append_conf('postgresql.conf', "grail.shared_cache_size = '64MB'");
+$node->start;
+my $cache = $node->data_dir . '/base/pgsql_tmp/pgsql_tmp_grail';
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION pg_grail;
+	-- big: 400,000 vertices, a chain plus random edges (an image of some tens of MB).
+	CREATE TABLE big (source int, target int);
+	INSERT INTO big SELECT i, i + 1 FROM generate_series(1, 399999) i;
+	INSERT INTO big SELECT (random() * 400000)::int, (random() * 400000)::int FROM generate_series(1, 400000);
+	SELECT count(*) FROM (SELECT grail.create_graph('big', 'big')) c;
+	CREATE TABLE small (source int, target int);
+	INSERT INTO small VALUES (1, 2), (2, 3);
+	SELECT count(*) FROM (SELECT grail.create_graph('small', 'small')) c;
+});
+my $image_bytes = $node->safe_psql('postgres', q{SELECT index_bytes FROM grail.graphs WHERE name = 'big'});
+my $truth = $node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000), grail.reachable('big', 400000, 1)});
+
+# Private memory a backend gains by querying the graph (Private_Clean + Private_Dirty of
+# /proc/PID/smaps_rollup): with the image mapped from the cache, far less than the image.
+sub private_kb
+{
+	my ($pid) = @_;
+	my $rollup = slurp_file("/proc/$pid/smaps_rollup");
+	my $kb = 0;
+	$kb += $1 while $rollup =~ /^Private_(?:Clean|Dirty):\s+(\d+) kB/mg;
+	return $kb;
+}
+# The first backend writes the file; the others map it.
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000), grail.reachable('big', 400000, 1)}), $truth,
+	'first backend answers');
+my @files = glob("$cache/*.img");
+is(scalar(@files), 1, 'one image file for the queried build');
+is(-s $files[0], $image_bytes, 'of the build\'s size');
+# Pages of a file mapped by one process count as its private memory: a first backend holds the
+# mapping while the others are measured (as with every backend but the first on a busy server).
+my $holder = $node->background_psql('postgres');
+$holder->query_safe(q{SELECT grail.reachable('big', 1, 400000)});
+my @sessions = map { $node->background_psql('postgres') } 1 .. 4;
+my @growth;
+for my $s (@sessions)
+{
+	my $pid = $s->query_safe('SELECT pg_backend_pid()');
+	my $before = private_kb($pid);
+	is($s->query_safe(q{SELECT grail.reachable('big', 1, 400000), grail.reachable('big', 400000, 1)}), $truth,
+		"backend $pid answers from the shared image");
+	push @growth, private_kb($pid) - $before;
+	is($s->query_safe(q{SELECT hits, loads FROM grail.cache_counters()}), '1|0', "backend $pid mapped it, loaded nothing");
+}
+my $max_growth = (sort { $b <=> $a } @growth)[0];
+cmp_ok($max_growth * 1024, '<', $image_bytes / 4,
+	sprintf('a querying backend gains %d kB of private memory for an image of %d kB', $max_growth, $image_bytes / 1024));
+$_->quit for (@sessions, $holder);
+
+# A damaged file is noticed (checksum), removed and written again from the catalog.
+open my $fh, '+<', $files[0] or die;
+seek $fh, 4096, 0;
+print $fh "garbage";
+close $fh;
+my ($ret, $out, $err) = $node->psql('postgres', q{SELECT grail.reachable('big', 1, 400000), grail.reachable('big', 400000, 1)});
+is($out, $truth, 'a damaged image file: the answer comes from the catalog');
+like($err, qr/cached image file was damaged/, 'with a warning that names the graph');
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000); SELECT hits, loads FROM grail.cache_counters()}),
+	"t\n1|0", 'and the rewritten file serves the next backend');
+
+# A refresh makes a new build: its own file; the old one goes when evicted.
+$node->safe_psql('postgres', q{INSERT INTO big VALUES (400000, 1); SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1)}), 't', 'the new build answers');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.cache_info() c JOIN grail.graph g ON g.build_uuid = c.build}),
+	'1', 'cache_info names the current build');
+
+# A cache smaller than the image: private copies, same answers.
+$node->append_conf('postgresql.conf', "grail.shared_cache_size = '1MB'");
+$node->reload;
+$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1), grail.reachable('small', 1, 3)}), 't|t',
+	'a cache too small for the image: answers from a private copy');
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 2); SELECT private_copies, loads FROM grail.cache_counters()}),
+	"t\n1|1", 'counted as a private copy');
+my $total = 0;
+$total += -s $_ for glob("$cache/*.img");
+cmp_ok($total, '<=', 1024 * 1024, 'eviction keeps the files within the limit');
+
+# Turned off: every backend keeps its own copy, as before.
+$node->append_conf('postgresql.conf', "grail.shared_cache_size = 0");
+$node->reload;
+is($node->safe_psql('postgres', q{SELECT grail.reachable('small', 1, 3); SELECT hits, private_copies FROM grail.cache_counters()}),
+	"t\n0|1", 'grail.shared_cache_size = 0: a private copy');
+
+# A restart empties the cache (PostgreSQL clears base/pgsql_tmp), and the graphs answer.
+$node->restart;
+is(scalar(() = glob("$cache/*.img")), 0, 'a restart empties the cache');
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1)}), 't', 'and the graphs answer after it');
+ok(!$node->log_contains('terminated by signal|PANIC|TRAP'), 'no crash in the server log');
+$node->stop;
+done_testing();
