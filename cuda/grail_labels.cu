@@ -18,7 +18,7 @@
 // post(v) > post(u), a containment failure and so a wrong "no".
 #include "error.hpp"
 #include "frontier.cuh"
-#include "generate.hpp"
+#include "rng.hpp"
 #include "gpu.hpp"
 #include "host_util.hpp"
 #include "label_order.hpp"

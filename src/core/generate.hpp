@@ -3,32 +3,11 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "graph.hpp"
+#include "rng.hpp"
 
 #include <string>
 
 namespace grail {
-
-// splitmix64: tiny, fast, and identical everywhere.
-class Rng {
-public:
-	explicit Rng(uint64_t seed) : state_(seed) {
-	}
-	uint64_t
-	next() noexcept {
-		uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		return z ^ (z >> 31);
-	}
-	// Uniform in [0, bound), bound > 0 (Lemire's multiply-shift; bias below 2^-32 for our sizes).
-	uint64_t
-	below(uint64_t bound) noexcept {
-		return uint64_t((__uint128_t(next()) * bound) >> 64);
-	}
-
-private:
-	uint64_t state_;
-};
 
 // Random DAG like the "home-made" DAGs of papers/gpu-grail-reachability.txt: n vertices, about
 // n * avg_degree edges, each u -> v with u < v in a random topological order, ids 0..n-1

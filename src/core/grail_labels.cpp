@@ -1,6 +1,6 @@
 #include "grail_labels.hpp"
 #include "error.hpp"
-#include "generate.hpp"
+#include "rng.hpp"
 
 #include <algorithm>
 

@@ -10,6 +10,7 @@
 #include "edges.hpp"
 #include "gpu_choice.hpp"
 #include "graph_admin.hpp"
+#include "image_cache.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
@@ -333,6 +334,7 @@ drop_graph(int64_t id, Oid relid) {
 	}
 	delete_graph(id);
 	forget_graph(id);
+	forget_images(id, std::string());
 }
 
 } // namespace grail::pg

@@ -31,9 +31,17 @@ CacheCounters cache_counters;
 static const char *const kTempDir = "base/" PG_TEMP_FILES_DIR;
 static const char *const kCacheDir = "base/" PG_TEMP_FILES_DIR "/" PG_TEMP_FILE_PREFIX "_grail";
 
+// <database>_<graph id>_<build uuid>.img: the build names the image (never reused); the graph
+// lets a new build, or a drop, remove the graph's older images at once instead of waiting for
+// their eviction.
+static std::string
+graph_prefix(int64_t graph_id) {
+	return std::string(kCacheDir) + "/" + std::to_string(MyDatabaseId) + "_" + std::to_string(graph_id) + "_";
+}
+
 static std::string
 cache_path(const GraphRow &row) {
-	return std::string(kCacheDir) + "/" + std::to_string(MyDatabaseId) + "_" + row.build_uuid + ".img";
+	return graph_prefix(row.id) + row.build_uuid + ".img";
 }
 
 /*
@@ -163,12 +171,21 @@ open_index(const GraphRow &row, const char *display) {
 	cache_counters.loads++;
 	Index index = Index::attach(image, size, Index::Check::full);
 	if (cacheable && index.graph().ids.borrowed() && write_file(path, image.get(), size)) {
+		forget_images(row.id, path);
 		evict(limit, path);
 		if (std::shared_ptr<const uint8_t> mapped = map_file(path, size))
 			return {Index::attach(mapped, size, Index::Check::header), path};
 	}
 	cache_counters.private_copies++;
 	return {std::move(index), std::string()};
+}
+
+void
+forget_images(int64_t graph_id, const std::string &keep) {
+	std::string prefix = graph_prefix(graph_id);
+	for (const CacheFile &f : cache_files())
+		if (f.path.compare(0, prefix.size(), prefix) == 0 && f.path != keep)
+			unlink(f.path.c_str());
 }
 
 bool
@@ -192,7 +209,8 @@ GRAIL_FUNCTION(grail_cache_info) {
 		for (const CacheFile &f : files) {
 			if (f.path.compare(0, prefix.size(), prefix) != 0)
 				continue;
-			std::string uuid = f.path.substr(prefix.size(), f.path.size() - prefix.size() - 4);
+			std::string name = f.path.substr(prefix.size(), f.path.size() - prefix.size() - 4); // graph_uuid
+			std::string uuid = name.substr(name.find('_') + 1);
 			Datum values[3];
 			bool nulls[3] = {false, false, false};
 			values[0] = DirectFunctionCall1(uuid_in, CStringGetDatum(uuid.c_str()));

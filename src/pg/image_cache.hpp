@@ -31,6 +31,11 @@ struct OpenedIndex {
 // hold it. display: the graph's name, for messages.
 OpenedIndex open_index(const GraphRow &row, const char *display);
 
+// Removes the cached images of the graph but keep (the build just written; empty for a drop).
+// Backends that map one keep it until their next statement; a transaction that still sees an old
+// build maps it again from its snapshot's chunks.
+void forget_images(int64_t graph_id, const std::string &keep);
+
 // Whether a cache file is still there: an evicted image is let go at the next statement, so
 // that its memory is freed once no backend maps it.
 bool still_cached(const std::string &path);

@@ -77,8 +77,11 @@ is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000); SELE
 # A refresh makes a new build: its own file; the old one goes when evicted.
 $node->safe_psql('postgres', q{INSERT INTO big VALUES (400000, 1); SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
 is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1)}), 't', 'the new build answers');
-is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.cache_info() c JOIN grail.graph g ON g.build_uuid = c.build}),
-	'1', 'cache_info names the current build');
+is($node->safe_psql('postgres', q{SELECT count(*), count(g.id) FROM grail.cache_info() c LEFT JOIN grail.graph g ON g.build_uuid = c.build}),
+	'1|1', 'cache_info shows the current build alone: the old image went with the new one');
+is($node->safe_psql('postgres', q{SELECT grail.reachable('small', 1, 3); SELECT grail.drop_graph('small'); SELECT count(*) FROM grail.cache_info()}),
+	"t\n\n1", 'a dropped graph\'s image goes with it');
+$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.create_graph('small', 'small')) c});
 
 # A cache smaller than the image: private copies, same answers.
 $node->append_conf('postgresql.conf', "grail.shared_cache_size = '1MB'");
