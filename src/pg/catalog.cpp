@@ -435,8 +435,8 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 	});
 }
 
-std::shared_ptr<uint8_t>
-load_index(const GraphRow &row) {
+void
+check_index_size(const GraphRow &row) {
 	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
 	if (row.index_bytes <= 0 || uint64_t(row.index_bytes) > kMaxIndexBytes)
 		guard([&] {
@@ -445,8 +445,11 @@ load_index(const GraphRow &row) {
 			                       (long long)row.index_bytes),
 			                errhint("Rebuild it with grail.refresh_graph().")));
 		});
+}
+
+void
+load_index(const GraphRow &row, uint8_t *image) {
 	size_t size = size_t(row.index_bytes);
-	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(row.id)};
@@ -472,7 +475,7 @@ load_index(const GraphRow &row) {
 						                       "fit its recorded size of %zu bytes",
 						                       seq, size),
 						                errhint("Rebuild it with grail.refresh_graph().")));
-					memcpy(image.get() + offset, VARDATA_ANY(chunk), n);
+					memcpy(image + offset, VARDATA_ANY(chunk), n);
 					offset += n;
 				}
 				SPI_freetuptable(SPI_tuptable);
@@ -486,7 +489,6 @@ load_index(const GraphRow &row) {
 				                errhint("Rebuild it with grail.refresh_graph().")));
 		});
 	});
-	return image;
 }
 
 } // namespace grail::pg

@@ -91,8 +91,10 @@ struct StoredBuild {
 };
 // Replaces the graph's chunks with bytes and records the build; returns the new build number.
 int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats);
-// The graph's index image, read from its chunks into a buffer an Index can attach in place.
-std::shared_ptr<uint8_t> load_index(const GraphRow &row);
+// A clear error if the recorded size of the graph's index is impossible (it decides allocations).
+void check_index_size(const GraphRow &row);
+// The graph's index image, read from its chunks into image (row.index_bytes bytes).
+void load_index(const GraphRow &row, uint8_t *image);
 
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).

@@ -65,32 +65,27 @@ map_file(const std::string &path, size_t size) {
 }
 
 /*
- * Write the image to path under a temporary name, then rename it into place, so that no reader
- * ever sees part of it; false (and nothing left behind) if that fails, e.g. on a full disk.
+ * A new file of size bytes under a temporary name next to path, mapped read-write, its space
+ * reserved (a write to a mapped file with no room left would be a SIGBUS, not an error); nullptr,
+ * and nothing left behind, if that fails (a full disk, a read-only data directory).
  */
-static bool
-write_file(const std::string &path, const uint8_t *bytes, size_t size) {
+static std::shared_ptr<uint8_t>
+create_file(const std::string &temp, size_t size) {
 	for (const char *dir : {kTempDir, kCacheDir})
 		if (guard([&] { return MakePGDirectory(dir); }) != 0 && errno != EEXIST)
-			return false;
-	std::string temp = path + "." + std::to_string(MyProcPid) + ".tmp";
-	int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+			return nullptr;
+	int fd = open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return false;
-	size_t done = 0;
-	while (done < size) {
-		ssize_t n = write(fd, bytes + done, size - done);
-		if (n <= 0) {
-			if (n < 0 && errno == EINTR)
-				continue;
-			break;
-		}
-		done += size_t(n);
-	}
-	bool ok = close(fd) == 0 && done == size && rename(temp.c_str(), path.c_str()) == 0;
-	if (!ok)
+		return nullptr;
+	void *mapped = MAP_FAILED;
+	if (posix_fallocate(fd, 0, off_t(size)) == 0)
+		mapped = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (mapped == MAP_FAILED) {
 		unlink(temp.c_str());
-	return ok;
+		return nullptr;
+	}
+	return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(mapped), [size](uint8_t *p) { munmap(p, size); });
 }
 
 struct CacheFile {
@@ -167,17 +162,36 @@ open_index(const GraphRow &row, const char *display) {
 			}
 		}
 	}
-	std::shared_ptr<uint8_t> image = load_index(row);
+	check_index_size(row);
 	cache_counters.loads++;
-	Index index = Index::attach(image, size, Index::Check::full);
-	if (cacheable && index.graph().ids.borrowed() && write_file(path, image.get(), size)) {
-		forget_images(row.id, path);
-		evict(limit, path);
-		if (std::shared_ptr<const uint8_t> mapped = map_file(path, size))
-			return {Index::attach(mapped, size, Index::Check::header), path};
+	// Into a new cache file when it may hold the image: the chunks go straight to the page cache
+	// that every backend will map, checked in full there before the file takes its name.
+	std::string temp = path + "." + std::to_string(MyProcPid) + ".tmp";
+	if (cacheable) {
+		if (std::shared_ptr<uint8_t> file = create_file(temp, size)) {
+			Index index;
+			try {
+				load_index(row, file.get());
+				index = Index::attach(file, size, Index::Check::full);
+			} catch (...) {
+				unlink(temp.c_str());
+				throw;
+			}
+			// A version 1 image is copied out: nothing to share.
+			if (index.graph().ids.borrowed() && rename(temp.c_str(), path.c_str()) == 0) {
+				forget_images(row.id, path);
+				evict(limit, path);
+				return {std::move(index), path};
+			}
+			unlink(temp.c_str()); // what the index borrows stays mapped
+			cache_counters.private_copies++;
+			return {std::move(index), std::string()};
+		}
 	}
+	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
+	load_index(row, image.get());
 	cache_counters.private_copies++;
-	return {std::move(index), std::string()};
+	return {Index::attach(image, size, Index::Check::full), std::string()};
 }
 
 void
