@@ -1,9 +1,12 @@
-// GPU (FB-Trim hybrid) vs CPU (Tarjan) strongly connected components on a generated graph:
-// checks that both give the same smallest member for every vertex, then prints the time of each
-// GPU phase and its rounds, medians over runs.
+// GPU (Trim + minimum-id propagation, cuda/scc*.cu) vs CPU (Tarjan) strongly connected components
+// on a generated graph: checks that both give the same smallest member for every vertex and that
+// the GPU numbering is topological, then prints the time of each GPU step (device events) and its
+// work, medians over runs.
 //   scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED
-//             | cycles GIANT SMALL SEED  [--runs R] [--cpu-runs C]
-// R GPU runs (3) after a warm-up, C CPU Tarjan runs (3); medians. The last line, "TABLE | ...",
+//             | cycles GIANT SMALL SEED  [--runs R] [--cpu-runs C] [--write-egr PATH]
+// R GPU runs (3) after a warm-up, C CPU Tarjan runs (3); medians. --write-egr also writes the
+// graph in the ECL graph format (binary CSR of 32-bit words: vertices, edges, offsets, targets),
+// which ECL-SCC reads, so that bench/scc_ecl.sh times it on the very same graph. The last line, "TABLE | ...",
 // is one markdown row (bench/scc_sweep.sh collects them).
 // R-MAT edges get random directions (a giant SCC plus many small ones); uniform is a random
 // digraph with VERTICES * DEGREE edges; cycles is a giant SCC (a cycle of GIANT vertices with
@@ -19,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -39,10 +43,34 @@ arg(const char *text) {
 int
 usage() {
 	std::fputs("usage: scc_bench rmat SCALE EDGE_FACTOR SEED | uniform VERTICES DEGREE SEED | cycles GIANT SMALL SEED "
-	           "[--runs R] [--cpu-runs C]\n"
+	           "[--runs R] [--cpu-runs C] [--write-egr PATH]\n"
 	           "  R GPU runs (default 3) after one warm-up run, C CPU Tarjan runs (default 3); medians.\n",
 	           stderr);
 	return 2;
+}
+
+// The ECL graph format (cs.txstate.edu/~burtscher/research/ECLgraph): int32 vertex and edge counts,
+// n + 1 int32 offsets, m int32 targets, no weights.
+bool
+write_egr(const Csr &g, const std::string &path) {
+	if (g.vertex_count() == 0 || g.edge_count() > size_t(INT32_MAX) || g.vertex_count() > size_t(INT32_MAX)) {
+		std::fprintf(stderr, "scc_bench: the ECL format holds 1 to 2^31 - 1 vertices and edges\n");
+		return false;
+	}
+	FILE *f = std::fopen(path.c_str(), "wb");
+	if (!f) {
+		std::perror(path.c_str());
+		return false;
+	}
+	int32_t counts[2] = {int32_t(g.vertex_count()), int32_t(g.edge_count())};
+	std::vector<int32_t> offsets(g.offsets.begin(), g.offsets.end());
+	bool ok = std::fwrite(counts, sizeof counts, 1, f) == 1 &&
+	          std::fwrite(offsets.data(), sizeof(int32_t), offsets.size(), f) == offsets.size() &&
+	          std::fwrite(g.targets.data(), sizeof(vid_t), g.targets.size(), f) == g.targets.size();
+	ok = std::fclose(f) == 0 && ok;
+	if (!ok)
+		std::fprintf(stderr, "scc_bench: could not write %s\n", path.c_str());
+	return ok;
 }
 
 } // namespace
@@ -90,12 +118,15 @@ main(int argc, char **argv) {
 		return usage();
 	}
 	uint64_t runs = 3, cpu_runs = 3;
+	std::string egr;
 	for (int k = 5; k < argc; k++) {
 		std::string opt = argv[k];
 		if (opt == "--runs" && k + 1 < argc)
 			runs = arg(argv[++k]);
 		else if (opt == "--cpu-runs" && k + 1 < argc)
 			cpu_runs = arg(argv[++k]);
+		else if (opt == "--write-egr" && k + 1 < argc)
+			egr = argv[++k];
 		else
 			return usage();
 	}
@@ -107,6 +138,8 @@ main(int argc, char **argv) {
 		Graph g = Graph::from_edges(edges);
 		edges = EdgeList();
 		const Csr &csr = g.out;
+		if (!egr.empty() && !write_egr(csr, egr))
+			return 1;
 		size_t n = csr.vertex_count();
 		Components cpu;
 		std::vector<double> cpu_times;
@@ -124,7 +157,7 @@ main(int argc, char **argv) {
 		            "%zu)\n",
 		            name.c_str(), n, csr.edge_count(), cpu.count(), largest, cpu_ms, cpu_times.size());
 		strongly_connected_components_gpu(csr); // warm-up: CUDA context, module load
-		std::vector<double> total, upload, trim, p1, p2, wcc, number;
+		std::vector<double> total, upload, detect, number, download, device;
 		GpuSccTimings t;
 		for (uint64_t r = 0; r < runs; r++) {
 			double start = now_ms();
@@ -143,28 +176,32 @@ main(int argc, char **argv) {
 						return 1;
 					}
 			upload.push_back(t.upload_ms);
-			trim.push_back(t.trim_ms);
-			p1.push_back(t.phase1_ms);
-			wcc.push_back(t.trim2_wcc_ms);
-			p2.push_back(t.phase2_ms);
+			detect.push_back(t.detect_ms);
 			number.push_back(t.numbering_ms);
+			download.push_back(t.download_ms);
+			device.push_back(t.detect_ms + t.numbering_ms);
 		}
-		double engine = median(trim) + median(p1) + median(wcc) + median(p2);
-		std::printf("rounds: phase1 %u phase2 %u, trim passes %u, wcc iterations %u, reach levels %llu\n",
-		            t.phase1_rounds, t.phase2_rounds, t.trim_passes, t.wcc_iterations,
-		            (unsigned long long)t.reach_levels);
-		std::printf("RESULT %-18s n=%zu m=%zu comps=%zu largest=%zu | cpu %.1f ms | gpu total %.1f ms: upload %.1f "
-		            "trim %.1f phase1 %.1f trim2+wcc %.1f phase2 %.1f numbering %.1f | speedup total %.1fx, "
-		            "device phases %.1fx\n",
+		std::printf("work: trim passes %u (%llu vertices; start %.2f ms), rounds %u, sweeps %u (%.2f ms)%s, levels "
+		            "%u%s\n",
+		            t.trim_passes, (unsigned long long)t.trimmed, t.trim_ms, t.rounds, t.sweeps, t.propagate_ms,
+		            t.mixed_keys ? " under mixed keys" : "", t.levels,
+		            t.host_numbering ? " (numbered on the host)" : "");
+		std::printf("RESULT %-18s n=%zu m=%zu comps=%zu largest=%zu | cpu %.1f ms | gpu total %.2f ms: upload %.2f "
+		            "detect %.2f numbering %.2f download %.2f | device %.2f ms | speedup total %.1fx, device %.1fx\n",
 		            name.c_str(), n, csr.edge_count(), cpu.count(), largest, cpu_ms, median(total), median(upload),
-		            median(trim), median(p1), median(wcc), median(p2), median(number), cpu_ms / median(total),
-		            cpu_ms / engine);
-		std::printf("TABLE | %s | %.2fM | %.1fM | %zu | %zu | %.1f%s | %.1f | **%.1fx** | %.1f | %.1f | %.1f | %.1f | "
-		            "%.1f | %.1f | %u / %u | %u | %u | %llu |\n",
+		            median(detect), median(number), median(download), median(device), cpu_ms / median(total),
+		            cpu_ms / median(device));
+		// For bench/scc_ecl.sh: device time (detection + numbering, upload and download excluded).
+		std::printf("DEVICE %s device_ms=%.3f detect_ms=%.3f numbering_ms=%.3f download_ms=%.3f upload_ms=%.3f "
+		            "total_ms=%.3f\n",
+		            name.c_str(), median(device), median(detect), median(number), median(download), median(upload),
+		            median(total));
+		std::printf("TABLE | %s | %.2fM | %.1fM | %zu | %zu | %.1f%s | %.1f | **%.1fx** | %.2f | %.2f | %.2f | %.2f | "
+		            "%.2f | %u / %llu | %u | %u | %u%s |\n",
 		            name.c_str(), n / 1e6, csr.edge_count() / 1e6, cpu.count(), largest, cpu_ms,
 		            cpu_runs == 1 ? " (1 run)" : "", median(total), cpu_ms / median(total), median(upload),
-		            median(trim), median(p1), median(wcc), median(p2), median(number), t.phase1_rounds, t.phase2_rounds,
-		            t.trim_passes, t.wcc_iterations, (unsigned long long)t.reach_levels);
+		            median(detect), median(number), median(download), median(device), t.trim_passes,
+		            (unsigned long long)t.trimmed, t.rounds, t.sweeps, t.levels, t.host_numbering ? " (host)" : "");
 		return 0;
 	} catch (const Error &e) {
 		std::fprintf(stderr, "scc_bench: %s\n", e.what());

@@ -14,11 +14,12 @@
 # Graphs: uniform random digraphs of 1M..16M vertices at density 10 (Chen et al. Fig. 10a),
 # 2M vertices at density 10/20/40/60 (Fig. 10b), R-MAT with random edge directions at scale 20 and
 # 22, edge factor 16 (a giant SCC plus many small ones, the shape of the paper's Table 1), and the
-# 'cycles' graphs (a giant SCC feeding 50,000 or 500,000 chained small cycles: phase 2's worst
-# case). Medians of 3 GPU runs and of 3 CPU Tarjan runs (5 each on the small cycles graph, whose
+# 'cycles' graphs (a giant SCC feeding 50,000 or 500,000 chained small cycles: many rounds for
+# pivot-based methods). Medians of 3 GPU runs and of 3 CPU Tarjan runs (5 each on the small cycles graph, whose
 # times are short and noisy), except CPU Tarjan on 16M, timed once (about 16 s a run). The whole
 # sweep takes about 4 minutes on an H100 machine, mostly host work (generation, CSR, Tarjan,
-# checks). Exit status: 0 all graphs agreed with Tarjan, 1 otherwise.
+# checks). Exit status: 0 all graphs agreed with Tarjan, 1 otherwise. bench/scc_ecl.sh puts
+# ECL-SCC beside it on the same graphs.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -85,8 +86,8 @@ done
 	echo "device: ${device:-unknown (no nvidia-smi)}; $(grep -h -m1 '^device:' "$logs"/*.log 2>/dev/null | head -1)"
 	echo "command: bench/scc_sweep.sh$([ $quick = 1 ] && echo ' --quick') (scc_bench; ms, medians)"
 	echo
-	echo "| graph | vertices | edges | SCCs | largest | CPU Tarjan | GPU total | end-to-end | upload | trim | phase 1 | trim2+wcc | phase 2 | numbering | rounds p1 / p2 | trim passes | wcc iterations | reach levels |"
-	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	echo "| graph | vertices | edges | SCCs | largest | CPU Tarjan | GPU total | end-to-end | upload | detect | numbering | download | device | trim passes / trimmed | rounds | sweeps | levels |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 	printf '%s\n' "${rows[@]}"
 } | tee "$logs/table.md"
 exit $status

@@ -26,20 +26,22 @@ struct GpuBfsTimings {
 BfsResult bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_limits<uint32_t>::max(),
                   GpuBfsTimings *timings = nullptr);
 
-// Where the time of one GPU SCC run went (host clock, the device synchronised at each boundary),
-// and how much work each phase of Chen et al.'s FB-Trim hybrid did.
+// Where the time of one GPU SCC run went (device events, so that a run without timings pays no
+// extra synchronisation), and how much work detection and numbering did.
 struct GpuSccTimings {
-	double upload_ms = 0;    // graph copy, in-edges built on the device, allocations
-	double trim_ms = 0;      // every Trim pass, in both phases
-	double phase1_ms = 0;    // pivots, forward / backward reachability and updates until the switch
-	double trim2_wcc_ms = 0; // Trim2 and the weakly connected components that seed phase 2
-	double phase2_ms = 0;    // many pivots at once until no vertex is left
-	double numbering_ms = 0; // smallest vertex per component, download, topological numbering on the host
-	uint32_t trim_passes = 0;
-	uint32_t phase1_rounds = 0;
-	uint32_t phase2_rounds = 0;
-	uint32_t wcc_iterations = 0;
-	uint64_t reach_levels = 0; // forward plus backward traversal levels over all rounds
+	double upload_ms = 0;        // allocations and the CSR's host -> device copy
+	double detect_ms = 0;        // edge list, Trim, propagation rounds: every vertex's smallest member
+	double numbering_ms = 0;     // topological numbering of the components on the device
+	double download_ms = 0;      // results to the host, and the host's numbering when the device declined
+	double trim_ms = 0;          // of detect_ms: signatures, Trim and the first edge list (device clock)
+	double propagate_ms = 0;     // of detect_ms: the propagation sweeps (device clock)
+	uint32_t trim_passes = 0;    // 0 or 1: Trim runs when enough vertices have no out-edge
+	uint64_t trimmed = 0;        // vertices Trim settled
+	uint32_t rounds = 0;         // propagation rounds (each ends in an edge removal)
+	uint32_t sweeps = 0;         // propagation sweeps over the edge list, over all rounds
+	uint32_t levels = 0;         // Kahn levels of the condensation numbered on the device
+	bool mixed_keys = false;     // detection started over with mixed keys (ids converged too slowly)
+	bool host_numbering = false; // the condensation was too deep for the device's level budget
 };
 
 // The same partition as strongly_connected_components(), with the same smallest_vertex for every

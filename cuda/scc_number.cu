@@ -1,0 +1,393 @@
+// The topological numbering of the components that scc_detect.cu found (label[v]: the smallest
+// vertex of v's component, which names the component). One walk over the input's edges lists the
+// edges between components and counts each component's in- and out-edges among them (duplicates
+// counted and released alike); a counting scatter groups them by source component, a CSR of the
+// condensation with repeated edges. Kahn's algorithm then runs level by level over it in one
+// cooperative launch: a warp takes 32 of the level's components and spreads their out-edges over
+// its lanes; a component with more out-edges than that (a giant one) is walked by the whole grid
+// behind one more barrier. The components are numbered by (level, smallest vertex), deterministic
+// and topological. A condensation deeper than the level budget (a long chain of small components,
+// where a level is a barrier for a handful of edges) is left to the host.
+#include "error.hpp"
+#include "scc.cuh"
+#include "scc_warp.cuh"
+
+#include <cooperative_groups.h>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
+
+namespace grail::cuda::scc {
+
+namespace cg = cooperative_groups;
+
+namespace {
+
+constexpr int kThreads = 512;
+constexpr int kWarps = kThreads / 32;
+constexpr int kSimpleThreads = 256;
+// A component with more out-edges than this is walked by every warp of the grid rather than by
+// one warp's lanes (which would keep the others waiting at the barrier).
+constexpr uint32_t kBigComponent = 4096;
+// A device level costs one or two grid barriers, a few microseconds; the host's Kahn about a
+// nanosecond per vertex or edge. Past this many levels the host is cheaper, so the device gives up.
+constexpr size_t kMinDeviceLevels = 256;
+constexpr size_t kItemsPerDeviceLevel = 1024;
+
+// Lists the edges between components as (source component, target component) and counts them per
+// component, both ways.
+__global__ void
+cross_edges(CsrView g, const vid_t *label, uint32_t *out_count, uint32_t *in_degree, uint2 *list,
+            unsigned long long *count) {
+	size_t thread = size_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = size_t(gridDim.x) * blockDim.x;
+	for_each_edge(g, thread / 32, threads / 32, [&](vid_t u, vid_t w, bool valid) {
+		vid_t c = valid ? __ldg(label + u) : 0, d = valid ? __ldg(label + w) : 0;
+		bool cross = c != d;
+		warp_count(out_count, c, cross);
+		warp_count(in_degree, d, cross);
+		unsigned long long slot = warp_append(count, cross);
+		if (cross)
+			list[slot] = make_uint2(c, d);
+	});
+}
+
+// targets[start[c] ..) receives the target components of c's out-edges, in any order;
+// out_count ends all zero.
+__global__ void
+group_edges(const uint2 *list, const unsigned long long *count, const uint32_t *start, uint32_t *out_count,
+            vid_t *targets) {
+	size_t thread = size_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = size_t(gridDim.x) * blockDim.x;
+	const unsigned long long edges = *count;
+	for (size_t first = thread & ~size_t(31); first < edges; first += threads) {
+		size_t i = first + lane_id();
+		bool valid = i < edges;
+		uint2 e = valid ? list[i] : make_uint2(0, 0);
+		unsigned peers = __match_any_sync(kFullMask, valid ? e.x : kNone);
+		int leader = __ffs(peers) - 1;
+		uint32_t group = uint32_t(__popc(peers)), left = 0;
+		if (valid && lane_id() == unsigned(leader))
+			left = atomicSub(&out_count[e.x], group);
+		left = __shfl_sync(kFullMask, left, leader);
+		if (valid)
+			targets[start[e.x] + left - group + uint32_t(__popc(peers & lanes_below()))] = e.y;
+	}
+}
+
+struct KahnArgs {
+	const vid_t *label;
+	const uint32_t *start; // cross-edge CSR by component
+	const vid_t *targets;
+	uint32_t *in_degree, *level;
+	vid_t *frontier[2], *big;
+	Progress *p;
+	vid_t n;
+	uint32_t max_levels;
+};
+
+// Per warp: the inclusive sums of its 32 components' out-degrees and where their edges start, so
+// that a lane finds which component an edge position belongs to.
+struct WarpItems {
+	uint32_t incl[kWarps][32];
+	uint32_t start[kWarps][32];
+};
+
+// The item (lane) whose range holds position j: the first with incl > j.
+__device__ __forceinline__ unsigned
+owner_of(const uint32_t *incl, uint32_t j) {
+	unsigned lo = 0, hi = 31;
+	while (lo < hi) {
+		unsigned mid = (lo + hi) / 2;
+		if (incl[mid] > j)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+__device__ __forceinline__ uint32_t
+warp_inclusive_sum(uint32_t x) {
+	for (unsigned o = 1; o < 32; o <<= 1) {
+		uint32_t y = __shfl_up_sync(kFullMask, x, o);
+		if (lane_id() >= o)
+			x += y;
+	}
+	return x;
+}
+
+// Lowers the in-degree of the target of each edge in targets[0 .. count) (lane by lane, the whole
+// warp calling); a component brought to zero joins the next level.
+__device__ __forceinline__ void
+release_edge(const KahnArgs &a, const vid_t *targets, bool valid, uint32_t level, vid_t *next, uint32_t *next_count) {
+	vid_t d = valid ? __ldg(targets) : 0;
+	bool ready = warp_release(a.in_degree, d, valid);
+	uint32_t slot = warp_append(next_count, ready);
+	if (ready) {
+		next[slot] = d;
+		a.level[d] = level;
+	}
+}
+
+__global__ void
+__launch_bounds__(kThreads) kahn_kernel(KahnArgs a) {
+	__shared__ WarpItems items;
+	cg::grid_group grid = cg::this_grid();
+	Progress *p = a.p;
+	const vid_t n = a.n;
+	const size_t thread = size_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = size_t(gridDim.x) * blockDim.x;
+	const size_t warp = thread / 32, warps = threads / 32;
+	const unsigned w = threadIdx.x / 32;
+	for (size_t first = warp * 32; first < n; first += warps * 32) {
+		size_t v = first + lane_id();
+		bool source = v < n && __ldg(a.label + v) == v && fresh(a.in_degree + v) == 0;
+		uint32_t slot = warp_append(&p->frontier[0], source);
+		if (source) {
+			a.frontier[0][slot] = vid_t(v);
+			a.level[v] = 0;
+		}
+	}
+	grid.sync();
+	uint32_t placed = 0;
+	// Level l reads frontier[l % 3] and big[l % 3] and adds to frontier[(l + 1) % 3]; the counters
+	// it clears were last read a level or two ago, behind barriers since.
+	for (uint32_t l = 0;; l++) {
+		const uint32_t count = fresh(&p->frontier[l % 3]);
+		if (count == 0 || l >= a.max_levels) {
+			if (thread == 0) {
+				p->levels = l;
+				p->placed = placed;
+				p->too_deep = count != 0;
+			}
+			return;
+		}
+		placed += count;
+		const vid_t *components = a.frontier[l % 2];
+		vid_t *next = a.frontier[(l + 1) % 2];
+		uint32_t *next_count = &p->frontier[(l + 1) % 3];
+		for (size_t first = warp * 32; first < count; first += warps * 32) {
+			size_t i = first + lane_id();
+			uint32_t degree = 0, start = 0;
+			if (i < count) {
+				vid_t c = fresh(components + i);
+				start = a.start[c];
+				degree = a.start[c + 1] - start;
+				if (degree > kBigComponent) {
+					a.big[atomicAdd(&p->big[l % 3], 1u)] = c;
+					degree = 0;
+				}
+			}
+			uint32_t incl = warp_inclusive_sum(degree);
+			uint32_t total = __shfl_sync(kFullMask, incl, 31);
+			items.incl[w][lane_id()] = incl;
+			items.start[w][lane_id()] = start;
+			__syncwarp();
+			for (uint32_t base = 0; base < total; base += 32) {
+				uint32_t j = base + lane_id();
+				const vid_t *edge = a.targets;
+				if (j < total) {
+					unsigned k = owner_of(items.incl[w], j);
+					edge += items.start[w][k] + (j - (k ? items.incl[w][k - 1] : 0));
+				}
+				release_edge(a, edge, j < total, l + 1, next, next_count);
+			}
+			__syncwarp();
+		}
+		if (thread == 0) {
+			p->frontier[(l + 2) % 3] = 0;
+			p->big[(l + 1) % 3] = 0;
+		}
+		grid.sync();
+		const uint32_t bigs = fresh(&p->big[l % 3]);
+		if (bigs == 0)
+			continue;
+		for (uint32_t b = 0; b < bigs; b++) {
+			const vid_t c = fresh(a.big + b);
+			const uint32_t begin = a.start[c], end = a.start[c + 1];
+			for (uint32_t first = begin + uint32_t(warp) * 32; first < end; first += uint32_t(warps) * 32)
+				release_edge(a, a.targets + first + lane_id(), first + lane_id() < end, l + 1, next, next_count);
+		}
+		grid.sync();
+	}
+}
+
+struct IsComponent {
+	const vid_t *label;
+	__device__ bool
+	operator()(vid_t v) const {
+		return __ldg(label + v) == v;
+	}
+};
+
+__global__ void
+gather_levels(const vid_t *components, uint32_t k, const uint32_t *level, uint32_t *keys) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < k)
+		keys[i] = level[components[i]];
+}
+
+__global__ void
+set_numbers(const vid_t *ordered, uint32_t k, uint32_t *number) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < k)
+		number[ordered[i]] = uint32_t(i);
+}
+
+__global__ void
+vertex_numbers(const vid_t *label, vid_t n, const uint32_t *number, uint32_t *out) {
+	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (v < n)
+		out[v] = number[label[v]];
+}
+
+unsigned
+simple_blocks(size_t items) {
+	return unsigned(std::max<size_t>(1, (items + kSimpleThreads - 1) / kSimpleThreads));
+}
+
+} // namespace
+
+DeviceNumbering
+number_on_device(SccDevice &d, cudaStream_t s) {
+	const vid_t n = d.graph.vertex_count();
+	const eid_t m = d.graph.edge_count();
+	Progress *p = d.progress.data();
+	const vid_t *label = d.label.data();
+	CUDA_CHECK(cudaMemsetAsync(p, 0, sizeof(Progress), s));
+	CUDA_CHECK(cudaMemsetAsync(d.out_count.data(), 0, d.out_count.bytes(), s));
+	CUDA_CHECK(cudaMemsetAsync(d.in_degree.data(), 0, d.in_degree.bytes(), s));
+	uint2 *list = d.worklist[0].data();
+	vid_t *targets = reinterpret_cast<vid_t *>(d.worklist[1].data());
+	if (m > 0) {
+		// A warp per chunk of edges, up to 2^16 chunks at once; the walk strides past.
+		size_t chunks = (m + 32 * kWalkSteps - 1) / (32 * kWalkSteps);
+		cross_edges<<<simple_blocks(std::min<size_t>(chunks, size_t(1) << 16) * 32), kSimpleThreads, 0, s>>>(
+		    d.graph.view(), label, d.out_count.data(), d.in_degree.data(), list, &p->cross);
+		CUDA_CHECK_LAUNCH();
+	}
+	size_t bytes = 0;
+	CUDA_CHECK(
+	    cub::DeviceScan::ExclusiveSum(nullptr, bytes, d.out_count.data(), d.cross_start.data(), int64_t(n) + 1, s));
+	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d.temp.get(bytes), bytes, d.out_count.data(), d.cross_start.data(),
+	                                         int64_t(n) + 1, s));
+	if (m > 0) {
+		group_edges<<<simple_blocks(std::min<size_t>(m, size_t(1) << 21)), kSimpleThreads, 0, s>>>(
+		    list, &p->cross, d.cross_start.data(), d.out_count.data(), targets);
+		CUDA_CHECK_LAUNCH();
+	}
+
+	KahnArgs a{label,
+	           d.cross_start.data(),
+	           targets,
+	           d.in_degree.data(),
+	           d.level.data(),
+	           {d.frontier[0].data(), d.frontier[1].data()},
+	           d.big.data(),
+	           p,
+	           n,
+	           uint32_t(std::min<size_t>(kMinDeviceLevels + (size_t(n) + m) / kItemsPerDeviceLevel, UINT32_MAX))};
+	const void *kernel = reinterpret_cast<const void *>(kahn_kernel);
+	void *args[] = {&a};
+	CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, cooperative_blocks(kernel, kThreads), kThreads, args, 0, s));
+	// The components in ascending order (their smallest vertices), for the stable sort by level.
+	vid_t *components = d.frontier[0].data();
+	thrust::counting_iterator<vid_t> all(0);
+	CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, all, components, &p->selected, int64_t(n), IsComponent{label}, s));
+	CUDA_CHECK(cub::DeviceSelect::If(d.temp.get(bytes), bytes, all, components, &p->selected, int64_t(n),
+	                                 IsComponent{label}, s));
+	CUDA_CHECK(cudaMemcpyAsync(d.host_progress.data(), p, sizeof(Progress), cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
+	const Progress &r = d.host_progress[0];
+	DeviceNumbering result;
+	result.levels = r.levels;
+	if (r.too_deep)
+		return result;
+	const uint32_t k = r.selected;
+	if (r.placed != k)
+		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
+
+	// Free since Kahn ended: the second frontier, the in-degrees (all zero), the big list, the
+	// out-edge counts (zero since group_edges).
+	cub::DoubleBuffer<uint32_t> keys(d.big.data(), d.in_degree.data());
+	cub::DoubleBuffer<vid_t> values(components, d.frontier[1].data());
+	gather_levels<<<simple_blocks(k), kSimpleThreads, 0, s>>>(components, k, d.level.data(), keys.Current());
+	CUDA_CHECK_LAUNCH();
+	int bits = 1;
+	while (bits < 32 && ((r.levels - 1) >> bits) != 0)
+		bits++;
+	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, int64_t(k), 0, bits, s));
+	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d.temp.get(bytes), bytes, keys, values, int64_t(k), 0, bits, s));
+	uint32_t *number = d.out_count.data();
+	set_numbers<<<simple_blocks(k), kSimpleThreads, 0, s>>>(values.Current(), k, number);
+	CUDA_CHECK_LAUNCH();
+	uint32_t *of_vertex = d.cross_start.data();
+	vertex_numbers<<<simple_blocks(n), kSimpleThreads, 0, s>>>(label, n, number, of_vertex);
+	CUDA_CHECK_LAUNCH();
+	result.done = true;
+	result.components = k;
+	result.of_vertex = of_vertex;
+	result.smallest_vertex = values.Current();
+	return result;
+}
+
+Components
+number_on_host(const Csr &graph, const std::vector<vid_t> &label) {
+	size_t n = graph.vertex_count();
+	std::vector<uint32_t> index(n);
+	std::vector<vid_t> smallest;
+	for (size_t v = 0; v < n; v++)
+		if (label[v] == v) {
+			index[v] = uint32_t(smallest.size());
+			smallest.push_back(vid_t(v));
+		}
+	size_t k = smallest.size();
+	std::vector<uint32_t> comp(n);
+	std::vector<eid_t> first(k + 1, 0);
+	for (size_t v = 0; v < n; v++) {
+		comp[v] = index[label[v]];
+		first[comp[v] + 1]++;
+	}
+	for (size_t c = 0; c < k; c++)
+		first[c + 1] += first[c];
+	std::vector<vid_t> members(n);
+	std::vector<eid_t> fill(first.begin(), first.end() - 1);
+	std::vector<uint32_t> indegree(k, 0);
+	for (size_t v = 0; v < n; v++) {
+		members[fill[comp[v]]++] = vid_t(v);
+		for (const vid_t *w = graph.begin(vid_t(v)); w != graph.end(vid_t(v)); w++)
+			if (comp[*w] != comp[v])
+				indegree[comp[*w]]++;
+	}
+	std::vector<uint32_t> queue;
+	queue.reserve(k);
+	for (size_t c = 0; c < k; c++)
+		if (indegree[c] == 0)
+			queue.push_back(uint32_t(c));
+	std::vector<uint32_t> number(k);
+	for (size_t head = 0; head < queue.size(); head++) {
+		if ((head & 0xFFFF) == 0)
+			poll_cancel();
+		uint32_t c = queue[head];
+		number[c] = uint32_t(head);
+		for (eid_t i = first[c]; i < first[c + 1]; i++) {
+			vid_t v = members[i];
+			for (const vid_t *w = graph.begin(v); w != graph.end(v); w++)
+				if (comp[*w] != c && --indegree[comp[*w]] == 0)
+					queue.push_back(comp[*w]);
+		}
+	}
+	if (queue.size() != k)
+		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
+	Components result;
+	result.of_vertex.resize(n);
+	for (size_t v = 0; v < n; v++)
+		result.of_vertex[v] = number[comp[v]];
+	result.smallest_vertex.resize(k);
+	for (size_t c = 0; c < k; c++)
+		result.smallest_vertex[number[c]] = smallest[c];
+	return result;
+}
+
+} // namespace grail::cuda::scc
