@@ -16,6 +16,8 @@ ALTER TABLE grail.graph DROP CONSTRAINT graph_name_key;
 ALTER TABLE grail.graph ADD UNIQUE (namespace, name);
 ALTER TABLE grail.graph ADD COLUMN build_uuid uuid;
 UPDATE grail.graph SET build_uuid = pg_catalog.gen_random_uuid() WHERE build IS NOT NULL;
+ALTER TABLE grail.graph ADD COLUMN watched_tables regclass[] NOT NULL DEFAULT '{}';
+UPDATE grail.graph SET watched_tables = ARRAY[relid];
 
 -- Edge columns by name instead of number.
 ALTER TABLE grail.graph ADD COLUMN source_column name, ADD COLUMN target_column name;
@@ -70,13 +72,9 @@ COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean)
 DROP EVENT TRIGGER grail_drop_graphs_of_dropped_tables;
 DROP FUNCTION grail._drop_graphs_of_dropped_tables();
 
--- Staleness: any change to the edge table's rows marks the graphs over it stale, so that no
--- query answers from an index that no longer matches the table. Each graph keeps two triggers on
--- its table (src/pg/graph_admin.cpp, watch_table): grail_stale_<id>, AFTER INSERT OR DELETE OR
--- TRUNCATE FOR EACH STATEMENT, and grail_stale_<id>_update, AFTER UPDATE FOR EACH ROW WHEN an edge
--- column's new value differs (as stored, so also when a BEFORE trigger changed it). Both are
--- ENABLE ALWAYS, so they fire under session_replication_role = replica (logical replication
--- apply, restores) too.
+-- Staleness: any change to the rows a graph was built from marks it stale, so that no query answers
+-- from an index that no longer matches them: triggers (grail._watch) call _mark_stale; a query
+-- checks that they are in place (grail._watched); event triggers catch what triggers cannot.
 CREATE OR REPLACE FUNCTION grail._mark_stale()
 RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -87,29 +85,143 @@ BEGIN
 END
 $$;
 
--- Whether both triggers of a graph are on its table as watch_table made them: function, events,
--- level, argument, no column list, enabled always. Not their names alone: a table's owner can
--- drop them and create look-alikes (though not ones calling _mark_stale, which needs EXECUTE).
-CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid)
+-- The tables a graph over edge_table depends on besides it: its inheritance (or partition)
+-- ancestors, whose writes can reach its rows, and its descendants, whose rows SELECT reads with its
+-- own. Ordered by oid, so that two such lists compare as sets.
+CREATE FUNCTION grail._ancestors(edge_table oid)
+RETURNS oid[]
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	WITH RECURSIVE up(relid) AS (
+		SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid OPERATOR(pg_catalog.=) edge_table
+		UNION
+		SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid OPERATOR(pg_catalog.=) up.relid)
+	SELECT coalesce(pg_catalog.array_agg(relid ORDER BY relid), '{}') FROM up
+$$;
+REVOKE ALL ON FUNCTION grail._ancestors(oid) FROM PUBLIC;
+
+CREATE FUNCTION grail._descendants(edge_table oid) -- the table itself included
+RETURNS oid[]
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	WITH RECURSIVE down(relid) AS (
+		SELECT edge_table
+		UNION
+		SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN down ON i.inhparent OPERATOR(pg_catalog.=) down.relid)
+	SELECT pg_catalog.array_agg(relid ORDER BY relid) FROM down
+$$;
+REVOKE ALL ON FUNCTION grail._descendants(oid) FROM PUBLIC;
+
+-- Whether a graph's triggers are all in place as watch_table made them, on the tables its build
+-- recorded (grail.graph.watched_tables), which must still be the edge table's ancestors and
+-- descendants: the table and each descendant carry both triggers, each ancestor a statement
+-- trigger on every write. Checked by what they are (function, events, level, argument, no column
+-- list, enabled always), not by their names alone: a table's owner can drop them and create
+-- look-alikes (though not ones calling _mark_stale, which needs EXECUTE).
+CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[])
 RETURNS boolean
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
 AS $$
-	SELECT pg_catalog.count(*) OPERATOR(pg_catalog.=) 2
-	FROM pg_catalog.pg_trigger t
-	WHERE t.tgrelid OPERATOR(pg_catalog.=) edge_table
-	  AND t.tgfoid OPERATOR(pg_catalog.=) 'grail._mark_stale()'::pg_catalog.regprocedure
-	  AND t.tgenabled OPERATOR(pg_catalog.=) 'A'
-	  AND t.tgnargs OPERATOR(pg_catalog.=) 1
-	  AND t.tgargs OPERATOR(pg_catalog.=) (pg_catalog.convert_to(graph_id::pg_catalog.text, 'UTF8')
-	                                       OPERATOR(pg_catalog.||) '\x00'::pg_catalog.bytea)
-	  AND pg_catalog.cardinality(t.tgattr::pg_catalog.int2[]) OPERATOR(pg_catalog.=) 0
-	  AND ((t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
-	        AND t.tgtype OPERATOR(pg_catalog.=) 44 AND t.tgqual IS NULL)           -- statement: insert, delete, truncate
-	    OR (t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id
-	                                         OPERATOR(pg_catalog.||) '_update')::pg_catalog.name
-	        AND t.tgtype OPERATOR(pg_catalog.=) 17 AND t.tgqual IS NOT NULL))      -- row: update, WHEN
+	WITH family AS (SELECT grail._ancestors(edge_table) AS up, grail._descendants(edge_table) AS down),
+	triggers AS (
+		SELECT t.* FROM pg_catalog.pg_trigger t
+		WHERE t.tgfoid OPERATOR(pg_catalog.=) 'grail._mark_stale()'::pg_catalog.regprocedure
+		  AND t.tgenabled OPERATOR(pg_catalog.=) 'A'
+		  AND t.tgnargs OPERATOR(pg_catalog.=) 1
+		  AND t.tgargs OPERATOR(pg_catalog.=) (pg_catalog.convert_to(graph_id::pg_catalog.text, 'UTF8')
+		                                       OPERATOR(pg_catalog.||) '\x00'::pg_catalog.bytea)
+		  AND pg_catalog.cardinality(t.tgattr::pg_catalog.int2[]) OPERATOR(pg_catalog.=) 0)
+	SELECT (SELECT pg_catalog.array_agg(r ORDER BY r) FROM pg_catalog.unnest(watched_tables::pg_catalog.oid[]) r)
+	       IS NOT DISTINCT FROM
+	       (SELECT pg_catalog.array_agg(r ORDER BY r) FROM pg_catalog.unnest(f.up OPERATOR(pg_catalog.||) f.down) r)
+	   AND (SELECT pg_catalog.count(*) FROM triggers t
+	        WHERE t.tgrelid OPERATOR(pg_catalog.=) ANY (f.down)
+	          AND ((t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
+	                AND t.tgtype OPERATOR(pg_catalog.=) 44 AND t.tgqual IS NULL)  -- statement: insert, delete, truncate
+	            OR (t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id
+	                                                 OPERATOR(pg_catalog.||) '_update')::pg_catalog.name
+	                AND t.tgtype OPERATOR(pg_catalog.=) 17 AND t.tgqual IS NOT NULL)))  -- row: update, WHEN
+	       OPERATOR(pg_catalog.=) 2 * pg_catalog.cardinality(f.down)
+	   AND (SELECT pg_catalog.count(*) FROM triggers t
+	        WHERE t.tgrelid OPERATOR(pg_catalog.=) ANY (f.up)
+	          AND t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
+	          AND t.tgtype OPERATOR(pg_catalog.=) 60 AND t.tgqual IS NULL)  -- statement: every write
+	       OPERATOR(pg_catalog.=) pg_catalog.cardinality(f.up)
+	FROM family f
 $$;
-REVOKE ALL ON FUNCTION grail._watched(bigint, oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
+
+-- Drops a graph's triggers from those of tables that still exist.
+CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[])
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	t pg_catalog.oid;
+BEGIN
+	FOR t IN SELECT r FROM pg_catalog.unnest(tables::pg_catalog.oid[]) r
+	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
+		EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s; DROP TRIGGER IF EXISTS %I ON %s',
+		                          'grail_stale_' OPERATOR(pg_catalog.||) graph_id, t::pg_catalog.regclass,
+		                          'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
+		                          t::pg_catalog.regclass);
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[]) FROM PUBLIC;
+
+-- Puts a graph's triggers on the tables its build depends on, removing them first from the tables
+-- of its last build, and records the tables (what grail._watched checks): on the edge table and
+-- each descendant, grail_stale_<id> (AFTER INSERT OR DELETE OR TRUNCATE, FOR EACH STATEMENT) and
+-- grail_stale_<id>_update (AFTER UPDATE, FOR EACH ROW, WHEN an edge column's stored value changes:
+-- UPDATE OF would look at the SET list only, and a BEFORE trigger can change an edge column without
+-- it); on each ancestor, grail_stale_<id> on every write FOR EACH STATEMENT (a write through a
+-- parent fires the parent's statement triggers, not the child's). All ENABLE ALWAYS, so that they
+-- fire under session_replication_role = replica (logical replication apply, restores) too.
+CREATE FUNCTION grail._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	statement_trigger pg_catalog.text := 'grail_stale_' OPERATOR(pg_catalog.||) graph_id;
+	update_trigger pg_catalog.text := 'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update';
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail._ancestors(g.relid::pg_catalog.oid);
+	down := grail._descendants(g.relid::pg_catalog.oid);
+	-- Off the tables that left the family; replaced in place on the others (a dropped trigger would
+	-- make the graph stale, see grail._on_drop).
+	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	FOREACH t IN ARRAY down LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s FOR EACH ROW '
+			'WHEN (OLD.%I IS DISTINCT FROM NEW.%I OR OLD.%I IS DISTINCT FROM NEW.%I) EXECUTE FUNCTION grail._mark_stale(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			statement_trigger, t::pg_catalog.regclass, graph_id,
+			update_trigger, t::pg_catalog.regclass, g.source_column, g.source_column, g.target_column, g.target_column,
+			graph_id, t::pg_catalog.regclass, statement_trigger, update_trigger);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'DROP TRIGGER IF EXISTS %I ON %s; '
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			update_trigger, t::pg_catalog.regclass, statement_trigger, t::pg_catalog.regclass, graph_id,
+			t::pg_catalog.regclass, statement_trigger);
+	END LOOP;
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._watch(bigint) FROM PUBLIC;
+
 
 -- Whether the table has a live column of that name.
 CREATE FUNCTION grail._has_column(edge_table oid, column_name name)
@@ -142,18 +254,14 @@ BEGIN
 		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
 		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
-		RETURNING g.id, g.relid::pg_catalog.oid AS relid
+		RETURNING g.id, g.watched_tables
 	LOOP
-		IF EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) dropped.relid) THEN
-			EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s; DROP TRIGGER IF EXISTS %I ON %s',
-			                          'grail_stale_' OPERATOR(pg_catalog.||) dropped.id, dropped.relid::pg_catalog.regclass,
-			                          'grail_stale_' OPERATOR(pg_catalog.||) dropped.id OPERATOR(pg_catalog.||) '_update',
-			                          dropped.relid::pg_catalog.regclass);
-		END IF;
+		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
 	END LOOP;
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
-		UPDATE grail.graph g SET stale = true WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
+		UPDATE grail.graph g SET stale = true
+		WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	END IF;
 END
 $$;
@@ -193,9 +301,9 @@ BEGIN
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
 	  AND grail._changes_trigger_state(c.command)
-	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid);
+	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 END
 $$;
 REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;
@@ -277,25 +385,11 @@ COMMENT ON FUNCTION grail.cache_counters() IS
 REVOKE ALL ON FUNCTION grail.cache_counters() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION grail.cache_counters() TO pg_monitor;
 
--- Each graph's staleness trigger becomes the two triggers of this version (see grail._watched):
--- the graphs keep answering, and stay stale if they were.
-DO $$
-DECLARE
-	graph_row record;
-BEGIN
-	FOR graph_row IN SELECT g.id, g.relid, g.source_column, g.target_column FROM grail.graph g LOOP
-		EXECUTE pg_catalog.format(
-			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR DELETE OR TRUNCATE ON %s '
-			'FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale(%L); '
-			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s FOR EACH ROW '
-			'WHEN (OLD.%I IS DISTINCT FROM NEW.%I OR OLD.%I IS DISTINCT FROM NEW.%I) '
-			'EXECUTE FUNCTION grail._mark_stale(%L); '
-			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
-			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id, graph_row.relid, graph_row.id,
-			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id OPERATOR(pg_catalog.||) '_update', graph_row.relid,
-			graph_row.source_column, graph_row.source_column, graph_row.target_column, graph_row.target_column,
-			graph_row.id, graph_row.relid, 'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id,
-			'grail_stale_' OPERATOR(pg_catalog.||) graph_row.id OPERATOR(pg_catalog.||) '_update');
-	END LOOP;
-END
-$$;
+-- Each graph's staleness trigger becomes the triggers of this version (grail._watch), on its
+-- edge table's inheritance family too. A graph over a table with inheritance children was built
+-- from the table's own rows, and one over a child or partition missed writes through its parents:
+-- both are stale. The others keep answering, and stay stale if they were.
+UPDATE grail.graph SET stale = true
+WHERE pg_catalog.cardinality(grail._ancestors(relid::pg_catalog.oid) OPERATOR(pg_catalog.||)
+                             grail._descendants(relid::pg_catalog.oid)) OPERATOR(pg_catalog.>) 1;
+SELECT grail._watch(id) FROM grail.graph;

@@ -256,11 +256,8 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		    "g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
 		    "g.skip_nulls::pg_catalog.int4::pg_catalog.int8, coalesce(g.build, 0), "
 		    "g.stale::pg_catalog.int4::pg_catalog.int8, coalesce(g.index_bytes, 0), "
-		    "grail._watched(g.id, g.relid::pg_catalog.oid)::pg_catalog.int4::pg_catalog.int8, "
-		    "g.namespace::pg_catalog.oid::pg_catalog.int8, "
-		    "EXISTS (SELECT 1 FROM pg_catalog.pg_inherits i WHERE i.inhrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid "
-		    "OR i.inhparent OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid)::pg_catalog.int4::pg_catalog.int8, "
-		    "coalesce(g.build_uuid::pg_catalog.text, '') "
+		    "grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables)::pg_catalog.int4::pg_catalog.int8, "
+		    "g.namespace::pg_catalog.oid::pg_catalog.int8, coalesce(g.build_uuid::pg_catalog.text, '') "
 		    "FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
 		    "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
 		    "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1";
@@ -280,8 +277,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		row->index_bytes = get_int64(10);
 		row->watched = get_int64(11) != 0;
 		row->schema = Oid(get_int64(12));
-		row->in_hierarchy = get_int64(13) != 0;
-		row->build_uuid = guard([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 14); });
+		row->build_uuid = guard([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 13); });
 		return true;
 	});
 }
@@ -322,6 +318,9 @@ delete_graph(int64_t id) {
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(id)};
+		execute("SELECT grail._drop_triggers(g.id, g.watched_tables) FROM grail.graph g "
+		        "WHERE g.id OPERATOR(pg_catalog.=) $1",
+		        1, types, values, SPI_OK_SELECT);
 		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
 	});
 }
@@ -342,8 +341,7 @@ graphs_owned_by(const std::vector<Oid> &roles) {
 	return with_spi([&] {
 		Oid types[] = {OIDARRAYOID};
 		Datum values[] = {oid_array(roles.data(), int(roles.size()))};
-		int n = execute("SELECT g.id, g.relid::pg_catalog.oid::pg_catalog.int8, "
-		                "(g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+		int n = execute("SELECT g.id, (g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
 		                "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
 		                "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
 		                1, types, values, SPI_OK_SELECT);
@@ -354,11 +352,7 @@ graphs_owned_by(const std::vector<Oid> &roles) {
 				bool null;
 				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
 			}));
-			graphs[i].relid = Oid(DatumGetInt64(guard([&] {
-				bool null;
-				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 2, &null);
-			})));
-			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 3); });
+			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
 		}
 		return graphs;
 	});
@@ -376,8 +370,29 @@ reassign_graphs(const std::vector<Oid> &roles, Oid new_owner) {
 }
 
 void
-execute_as_owner(const char *sql) {
-	with_spi([&] { execute(sql, 0, nullptr, nullptr, SPI_OK_UTILITY); });
+watch_graph(int64_t id) {
+	with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(id)};
+		execute("SELECT grail._watch($1)", 1, types, values, SPI_OK_SELECT);
+	});
+}
+
+std::vector<Oid>
+graph_tables(Oid relid) {
+	return with_spi([&] {
+		Oid types[] = {OIDOID};
+		Datum values[] = {ObjectIdGetDatum(relid)};
+		int n = execute("SELECT pg_catalog.unnest(grail._ancestors($1) OPERATOR(pg_catalog.||) grail._descendants($1))",
+		                1, types, values, SPI_OK_SELECT, true);
+		std::vector<Oid> tables(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++)
+			tables[size_t(i)] = guard([&] {
+				bool null;
+				return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+			});
+		return tables;
+	});
 }
 
 int64_t

@@ -34,12 +34,9 @@ struct GraphRow {
 	int64_t build = 0; // 0 before the first build
 	bool stale = false;
 	int64_t index_bytes = 0;
-	// Both staleness triggers are in place (grail._watched): without them, a change to the table
-	// could go unseen.
+	// The graph's triggers are in place on the tables its build recorded, which are still the edge
+	// table's inheritance family (grail._watched): otherwise a change could go unseen.
 	bool watched = false;
-	// The table has inheritance children or is one (a partition included): a build reads its own
-	// heap only, which is not what SELECT reads, and writes through a parent go unseen.
-	bool in_hierarchy = false;
 	// The build's identity, never reused (build numbers restart with the extension).
 	std::string build_uuid;
 };
@@ -83,7 +80,12 @@ bool find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *ro
 // two concurrent calls sees the first's graph and fails with a clear error.
 void lock_graph_name(Oid schema, const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
+// Drops the graph's catalog row (its chunks go with it) and its triggers.
 void delete_graph(int64_t id);
+// Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
+void watch_graph(int64_t id);
+// The tables a graph over relid depends on: its inheritance ancestors, itself, its descendants.
+std::vector<Oid> graph_tables(Oid relid);
 
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
@@ -103,14 +105,10 @@ bool extension_in_step();
 // The graphs that any of roles owns, locked FOR UPDATE; name is schema-qualified and quoted.
 struct OwnedGraph {
 	int64_t id;
-	Oid relid;
 	std::string name;
 };
 std::vector<OwnedGraph> graphs_owned_by(const std::vector<Oid> &roles);
 // Makes new_owner the owner of every graph that any of roles owns (REASSIGN OWNED).
 void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
-
-// Runs a utility or DML statement as the extension owner.
-void execute_as_owner(const char *sql);
 
 } // namespace grail::pg

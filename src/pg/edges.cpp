@@ -6,6 +6,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "catalog/pg_inherits.h"
 #include "access/tableam.h"
 #include "catalog/pg_attribute.h"
 #include "catalog/pg_type.h"
@@ -104,48 +105,68 @@ integer_value(Datum d, Oid type) {
 	}
 }
 
+/*
+ * Append the edges of one relation to edges (PostgreSQL calls: run inside guard()).
+ */
+static void
+scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snapshot, uint64_t max_rows,
+              EdgeScan *counts, EdgeList *edges) {
+	Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
+	Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
+	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	AttrNumber last = Max(source, target);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+		if ((++counts->rows & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (counts->rows > max_rows && max_rows != 0)
+			ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+			                       "allows: it has more than %llu rows, which need more than %llu MB",
+			                       RelationGetRelationName(rel), (unsigned long long)max_rows,
+			                       (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0) >> 20)),
+			                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+		slot_getsomeattrs(slot, last);
+		bool source_null = slot->tts_isnull[source - 1];
+		bool target_null = slot->tts_isnull[target - 1];
+		if (source_null || target_null) {
+			counts->null_source += source_null;
+			counts->null_target += target_null;
+			continue;
+		}
+		if (!edges->append(integer_value(slot->tts_values[source - 1], source_type),
+		                   integer_value(slot->tts_values[target - 1], target_type)))
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+			                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
+			                       RelationGetRelationName(rel), (unsigned long long)counts->rows)));
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+}
+
 EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges) {
 	EdgeScan counts;
 	guard([&] {
-		Relation rel = table_open(relid, ShareLock);
-		Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
-		Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
-
-		// The latest snapshot, not the statement's: with the SHARE lock held it sees every committed
-		// write, including one that committed while this statement waited for the lock.
+		// The table and its inheritance descendants, as SELECT reads them; all locked first.
+		List *tables = find_all_inheritors(relid, ShareLock, NULL);
+		const char *source_name = get_attname(relid, source, false);
+		const char *target_name = get_attname(relid, target, false);
+		// The latest snapshot, not the statement's: with the SHARE locks held it sees every committed
+		// write, including one that committed while this statement waited for a lock.
 		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
-		TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
-		TupleTableSlot *slot = table_slot_create(rel, NULL);
-		AttrNumber last = Max(source, target);
-		while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
-			if ((++counts.rows & 0xffff) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (counts.rows > max_rows && max_rows != 0)
-				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
-				                       "allows: it has more than %llu rows, which need more than %llu MB",
-				                       RelationGetRelationName(rel), (unsigned long long)max_rows,
-				                       (unsigned long long)(grail::estimate_build_bytes(counts.rows, 0, 0) >> 20)),
-				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
-			slot_getsomeattrs(slot, last);
-			bool source_null = slot->tts_isnull[source - 1];
-			bool target_null = slot->tts_isnull[target - 1];
-			if (source_null || target_null) {
-				counts.null_source += source_null;
-				counts.null_target += target_null;
-				continue;
-			}
-			if (!edges->append(integer_value(slot->tts_values[source - 1], source_type),
-			                   integer_value(slot->tts_values[target - 1], target_type)))
-				ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-				                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
-				                       RelationGetRelationName(rel), (unsigned long long)counts.rows)));
+		ListCell *cell;
+		foreach (cell, tables) {
+			Relation rel = table_open(lfirst_oid(cell), NoLock);
+			// A child numbers its columns its own way; inheritance keeps their names and types.
+			AttrNumber child_source = get_attnum(RelationGetRelid(rel), source_name);
+			AttrNumber child_target = get_attnum(RelationGetRelid(rel), target_name);
+			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
+				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
+			scan_relation(rel, child_source, child_target, snapshot, max_rows, &counts, edges);
+			table_close(rel, NoLock);
 		}
-		ExecDropSingleTupleTableSlot(slot);
-		table_endscan(scan);
 		UnregisterSnapshot(snapshot);
-		table_close(rel, NoLock);
 	});
 	return counts;
 }

@@ -31,8 +31,9 @@ struct EdgeScan {
 	uint64_t null_target = 0;
 };
 
-// Reads all (source, target) pairs. Takes a SHARE lock on the table, held to the end of the
-// transaction, so no write can slip between this read and the commit of the index built from it.
+// Reads all (source, target) pairs of the table and its inheritance descendants, as SELECT does.
+// Takes SHARE locks on them, held to the end of the transaction, so no write can slip between
+// this read and the commit of the index built from it.
 // Rows with a NULL endpoint are counted and skipped; the caller decides whether that is an error.
 // More than max_rows rows (0: any number) is an error naming grail.build_memory_limit.
 EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges);

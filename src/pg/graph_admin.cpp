@@ -17,7 +17,6 @@
 extern "C" {
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
-#include "catalog/pg_inherits.h"
 #include "miscadmin.h"
 #include "nodes/value.h"
 #include "storage/lmgr.h"
@@ -31,70 +30,6 @@ using namespace grail::pg;
 static double
 ms_since(std::chrono::steady_clock::time_point start) {
 	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
-
-/*
- * The schema-qualified, quoted name of a relation, for SQL text.
- */
-static std::string
-qualified_name(Oid relid) {
-	return guard([&] {
-		char *name = get_rel_name(relid);
-		char *nsp = get_namespace_name(get_rel_namespace(relid));
-		if (name == NULL || nsp == NULL)
-			elog(ERROR, "relation %u does not exist", relid);
-		return quote_qualified_identifier(nsp, name);
-	});
-}
-
-static std::string
-statement_trigger(int64_t graph_id) {
-	return "grail_stale_" + std::to_string(graph_id);
-}
-
-static std::string
-update_trigger(int64_t graph_id) {
-	return statement_trigger(graph_id) + "_update";
-}
-
-/*
- * (Re)create the two triggers that mark the graph stale when its table's rows change (what
- * grail._watched checks, sql/pg_grail.sql); a refresh restores ones that were dropped or disabled.
- * The update trigger is a row trigger with a WHEN on the stored values, not UPDATE OF the columns:
- * UPDATE OF looks at the SET list, and a BEFORE trigger can change an edge column without it.
- */
-static void
-watch_table(const GraphRow &row) {
-	std::string table = qualified_name(row.relid);
-	std::string source = guard([&] { return quote_identifier(get_attname(row.relid, row.source_attnum, false)); });
-	std::string target = guard([&] { return quote_identifier(get_attname(row.relid, row.target_attnum, false)); });
-	std::string argument = "('" + std::to_string(row.id) + "')";
-	std::string sql = "CREATE OR REPLACE TRIGGER " + statement_trigger(row.id) +
-	                  " AFTER INSERT OR DELETE OR TRUNCATE ON " + table +
-	                  " FOR EACH STATEMENT EXECUTE FUNCTION grail._mark_stale" + argument + "; " +
-	                  "CREATE OR REPLACE TRIGGER " + update_trigger(row.id) + " AFTER UPDATE ON " + table +
-	                  " FOR EACH ROW WHEN (OLD." + source + " IS DISTINCT FROM NEW." + source + " OR OLD." + target +
-	                  " IS DISTINCT FROM NEW." + target + ") EXECUTE FUNCTION grail._mark_stale" + argument + "; " +
-	                  "ALTER TABLE " + table + " ENABLE ALWAYS TRIGGER " + statement_trigger(row.id) +
-	                  ", ENABLE ALWAYS TRIGGER " + update_trigger(row.id);
-	execute_as_owner(sql.c_str());
-}
-
-/*
- * A clear error for an edge table that is part of an inheritance tree: a build reads the table's
- * own heap, not what SELECT reads from a parent, and writes through a parent skip a child's
- * statement triggers.
- */
-static void
-refuse_inheritance(Oid relid) {
-	guard([&] {
-		if (has_superclass(relid) || find_inheritance_children(relid, NoLock) != NIL)
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("\"%s\" has inheritance children or is a partition or an inheritance child",
-			                       get_rel_name(relid)),
-			                errhint("pg_grail reads edges from a table outside any inheritance tree; copy the "
-			                        "edges into one.")));
-	});
 }
 
 /*
@@ -243,12 +178,15 @@ creation_schema(const GraphName &name) {
 
 /*
  * What a build needs of the edge table, checked at every create and refresh: it exists and the
- * caller may read it (schema, policies) and may lock it and keep a trigger on it.
+ * caller may read it (schema, policies), and may lock and keep triggers on it and on the rest of
+ * its inheritance family (ancestors, whose writes can reach its rows; descendants, which a build
+ * reads as SELECT does).
  */
 static void
 check_buildable(Oid relid) {
 	check_table_access(relid);
-	check_build_rights(relid);
+	for (Oid table : graph_tables(relid))
+		check_build_rights(table);
 }
 
 GRAIL_FUNCTION(grail_create_graph) {
@@ -279,7 +217,6 @@ GRAIL_FUNCTION(grail_create_graph) {
 	});
 	row.schema = creation_schema(graph_name);
 	check_buildable(row.relid);
-	refuse_inheritance(row.relid);
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
 	if (row.source_attnum == row.target_attnum)
@@ -303,7 +240,7 @@ GRAIL_FUNCTION(grail_create_graph) {
 		});
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
-	watch_table(row);
+	watch_graph(row.id);
 	return text_result(build_graph(graph_name.display.c_str(), row));
 }
 
@@ -311,27 +248,20 @@ GRAIL_FUNCTION(grail_refresh_graph) {
 	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
 	GraphRow row = existing_graph(name, false);
 	check_buildable(row.relid);
-	refuse_inheritance(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// staleness trigger waits for the row, so the other order could deadlock with it.
 	guard([&] { LockRelationOid(row.relid, ShareLock); });
 	row = existing_graph(name, true);
-	watch_table(row);
+	watch_graph(row.id);
 	return text_result(build_graph(name.display.c_str(), row));
 }
 
 namespace grail::pg {
 
 void
-drop_graph(int64_t id, Oid relid) {
-	if (guard([&] { return get_rel_name(relid) != NULL; })) {
-		std::string table = qualified_name(relid);
-		std::string sql = "DROP TRIGGER IF EXISTS " + statement_trigger(id) + " ON " + table +
-		                  "; DROP TRIGGER IF EXISTS " + update_trigger(id) + " ON " + table;
-		execute_as_owner(sql.c_str());
-	}
+drop_graph(int64_t id) {
 	delete_graph(id);
 	forget_graph(id);
 	forget_images(id, std::string());
@@ -341,6 +271,6 @@ drop_graph(int64_t id, Oid relid) {
 
 GRAIL_FUNCTION(grail_drop_graph) {
 	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
-	drop_graph(row.id, row.relid);
+	drop_graph(row.id);
 	PG_RETURN_VOID();
 }

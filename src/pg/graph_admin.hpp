@@ -7,8 +7,8 @@
 
 namespace grail::pg {
 
-// Drops graph id over table relid: its staleness trigger (if the table still exists), its
-// catalog row and index chunks, and this backend's cached copy. No privilege check.
-void drop_graph(int64_t id, Oid relid);
+// Drops graph id: its staleness triggers, its catalog row and index chunks, its cached images and
+// this backend's copy. No privilege check.
+void drop_graph(int64_t id);
 
 } // namespace grail::pg

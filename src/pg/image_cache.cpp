@@ -13,6 +13,7 @@
 extern "C" {
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -64,6 +65,49 @@ map_file(const std::string &path, size_t size) {
 	                                      [size](const uint8_t *p) { munmap(const_cast<uint8_t *>(p), size); });
 }
 
+static bool
+make_cache_dirs() {
+	for (const char *dir : {kTempDir, kCacheDir})
+		if (guard([&] { return MakePGDirectory(dir); }) != 0 && errno != EEXIST)
+			return false;
+	return true;
+}
+
+/*
+ * The right to write one image: the first backend that needs it writes it while the others that
+ * need it meanwhile wait (an flock, which the kernel releases if the writer dies), then map what
+ * it wrote instead of reading the catalog too. Waiting polls for cancel requests. Not held when
+ * the lock file cannot be made: the caller then writes on its own.
+ */
+class WriteLock {
+public:
+	explicit WriteLock(const std::string &path) {
+		if (!make_cache_dirs())
+			return;
+		fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		while (fd_ >= 0 && flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+			if (errno != EWOULDBLOCK && errno != EINTR) {
+				close(fd_);
+				fd_ = -1;
+			} else {
+				guard([] {
+					CHECK_FOR_INTERRUPTS();
+					pg_usleep(1000L);
+				});
+			}
+		}
+	}
+	~WriteLock() {
+		if (fd_ >= 0)
+			close(fd_); // releases the lock
+	}
+	WriteLock(const WriteLock &) = delete;
+	WriteLock &operator=(const WriteLock &) = delete;
+
+private:
+	int fd_ = -1;
+};
+
 /*
  * A new file of size bytes under a temporary name next to path, mapped read-write, its space
  * reserved (a write to a mapped file with no room left would be a SIGBUS, not an error); nullptr,
@@ -71,9 +115,6 @@ map_file(const std::string &path, size_t size) {
  */
 static std::shared_ptr<uint8_t>
 create_file(const std::string &temp, size_t size) {
-	for (const char *dir : {kTempDir, kCacheDir})
-		if (guard([&] { return MakePGDirectory(dir); }) != 0 && errno != EEXIST)
-			return nullptr;
 	int fd = open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return nullptr;
@@ -137,37 +178,50 @@ evict(uint64_t limit, const std::string &keep) {
 	}
 }
 
+/*
+ * The image at path mapped and attached, if it is there and sound; a damaged one is removed.
+ */
+static bool
+open_cached(const std::string &path, size_t size, const char *display, OpenedIndex *opened) {
+	std::shared_ptr<const uint8_t> mapped = map_file(path, size);
+	if (!mapped)
+		return false;
+	// The writer checked it in full; the checksum catches damage since.
+	try {
+		*opened = {Index::attach(mapped, size, Index::Check::checksum), path};
+		cache_counters.hits++;
+		return true;
+	} catch (const Error &e) {
+		if (e.kind() != ErrorKind::corrupt_index)
+			throw;
+		unlink(path.c_str());
+		guard([&] {
+			ereport(WARNING, (errmsg("pg_grail graph \"%s\": its cached image file was damaged (%s); read again "
+			                         "from the catalog",
+			                         display, e.what())));
+		});
+		return false;
+	}
+}
+
 OpenedIndex
 open_index(const GraphRow &row, const char *display) {
 	size_t size = size_t(row.index_bytes);
 	uint64_t limit = uint64_t(settings.shared_cache_size_mb) << 20;
 	bool cacheable = limit > 0 && size <= limit && !row.build_uuid.empty();
+	OpenedIndex opened;
 	std::string path = cacheable ? cache_path(row) : std::string();
-	if (cacheable) {
-		if (std::shared_ptr<const uint8_t> mapped = map_file(path, size)) {
-			// The writer checked it in full; the checksum catches damage since.
-			try {
-				OpenedIndex opened{Index::attach(mapped, size, Index::Check::checksum), path};
-				cache_counters.hits++;
-				return opened;
-			} catch (const Error &e) {
-				if (e.kind() != ErrorKind::corrupt_index)
-					throw;
-				unlink(path.c_str());
-				guard([&] {
-					ereport(WARNING, (errmsg("pg_grail graph \"%s\": its cached image file was damaged (%s); read "
-					                         "again from the catalog",
-					                         display, e.what())));
-				});
-			}
-		}
-	}
+	if (cacheable && open_cached(path, size, display, &opened))
+		return opened;
 	check_index_size(row);
-	cache_counters.loads++;
-	// Into a new cache file when it may hold the image: the chunks go straight to the page cache
-	// that every backend will map, checked in full there before the file takes its name.
-	std::string temp = path + "." + std::to_string(MyProcPid) + ".tmp";
 	if (cacheable) {
+		WriteLock lock(path + ".lock");
+		if (open_cached(path, size, display, &opened)) // written while this backend waited
+			return opened;
+		// Into a new cache file: the chunks go straight to the page cache that every backend will
+		// map, checked in full there before the file takes its name.
+		std::string temp = path + "." + std::to_string(MyProcPid) + ".tmp";
+		cache_counters.loads++;
 		if (std::shared_ptr<uint8_t> file = create_file(temp, size)) {
 			Index index;
 			try {
@@ -187,6 +241,8 @@ open_index(const GraphRow &row, const char *display) {
 			cache_counters.private_copies++;
 			return {std::move(index), std::string()};
 		}
+	} else {
+		cache_counters.loads++;
 	}
 	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
 	load_index(row, image.get());
@@ -197,9 +253,17 @@ open_index(const GraphRow &row, const char *display) {
 void
 forget_images(int64_t graph_id, const std::string &keep) {
 	std::string prefix = graph_prefix(graph_id);
-	for (const CacheFile &f : cache_files())
-		if (f.path.compare(0, prefix.size(), prefix) == 0 && f.path != keep)
-			unlink(f.path.c_str());
+	std::string keep_build = keep.empty() ? std::string() : keep.substr(0, keep.size() - 4); // without ".img"
+	DIR *dir = opendir(kCacheDir);
+	if (dir == nullptr)
+		return;
+	while (struct dirent *entry = readdir(dir)) {
+		std::string path = std::string(kCacheDir) + "/" + entry->d_name;
+		if (path.compare(0, prefix.size(), prefix) == 0 &&
+		    (keep_build.empty() || path.compare(0, keep_build.size(), keep_build) != 0))
+			unlink(path.c_str());
+	}
+	closedir(dir);
 }
 
 bool

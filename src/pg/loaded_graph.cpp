@@ -147,16 +147,6 @@ open_checked(const char *text) {
 			                errhint("The view grail.graphs lists the graphs; grail.create_graph() makes one.")));
 		});
 	check_table_access(row.relid);
-	if (row.in_hierarchy)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("pg_grail graph \"%s\" cannot answer: its edge table \"%s\" is now part of an "
-			                       "inheritance tree",
-			                       name.display.c_str(), get_rel_name(row.relid)),
-			                errdetail("Its index holds the table's own rows, but a SELECT from the table reads "
-			                          "its children too, and writes through a parent are not seen."),
-			                errhint("Detach the table from the tree, or drop the graph.")));
-		});
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))

@@ -87,7 +87,7 @@ process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, Proc
 			    if (roles.empty() || !extension_in_step())
 				    return;
 			    for (const OwnedGraph &g : graphs_owned_by(roles))
-				    drop_graph(g.id, g.relid);
+				    drop_graph(g.id);
 		    },
 		    stmt);
 	}
