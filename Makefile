@@ -19,7 +19,8 @@ OBJS = \
 	src/pg/reachable.o \
 	src/pg/scc.o \
 	src/pg/settings.o \
-	src/pg/trigger_state.o
+	src/pg/trigger_state.o \
+	src/pg/watch.o
 
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql

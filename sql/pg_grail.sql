@@ -257,43 +257,16 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION grail._descendants(oid) FROM PUBLIC;
 
--- Whether a graph's triggers are all in place as watch_table made them, on the tables its build
+-- Whether a graph's triggers are all in place as grail._watch made them, on the tables its build
 -- recorded (grail.graph.watched_tables), which must still be the edge table's ancestors and
--- descendants: the table and each descendant carry both triggers, each ancestor a statement
--- trigger on every write. Checked by what they are (function, events, level, argument, no column
+-- descendants; checked by what the triggers are (function, events, level, argument, no column
 -- list, enabled always), not by their names alone: a table's owner can drop them and create
--- look-alikes (though not ones calling _mark_stale, which needs EXECUTE).
+-- look-alikes (though not ones calling _mark_stale, which needs EXECUTE). In C
+-- (src/pg/watch.cpp): every statement of a query checks it.
 CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[])
 RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-	WITH family AS (SELECT grail._ancestors(edge_table) AS up, grail._descendants(edge_table) AS down),
-	triggers AS (
-		SELECT t.* FROM pg_catalog.pg_trigger t
-		WHERE t.tgfoid OPERATOR(pg_catalog.=) 'grail._mark_stale()'::pg_catalog.regprocedure
-		  AND t.tgenabled OPERATOR(pg_catalog.=) 'A'
-		  AND t.tgnargs OPERATOR(pg_catalog.=) 1
-		  AND t.tgargs OPERATOR(pg_catalog.=) (pg_catalog.convert_to(graph_id::pg_catalog.text, 'UTF8')
-		                                       OPERATOR(pg_catalog.||) '\x00'::pg_catalog.bytea)
-		  AND pg_catalog.cardinality(t.tgattr::pg_catalog.int2[]) OPERATOR(pg_catalog.=) 0)
-	SELECT (SELECT pg_catalog.array_agg(r ORDER BY r) FROM pg_catalog.unnest(watched_tables::pg_catalog.oid[]) r)
-	       IS NOT DISTINCT FROM
-	       (SELECT pg_catalog.array_agg(r ORDER BY r) FROM pg_catalog.unnest(f.up OPERATOR(pg_catalog.||) f.down) r)
-	   AND (SELECT pg_catalog.count(*) FROM triggers t
-	        WHERE t.tgrelid OPERATOR(pg_catalog.=) ANY (f.down)
-	          AND ((t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
-	                AND t.tgtype OPERATOR(pg_catalog.=) 44 AND t.tgqual IS NULL)  -- statement: insert, delete, truncate
-	            OR (t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id
-	                                                 OPERATOR(pg_catalog.||) '_update')::pg_catalog.name
-	                AND t.tgtype OPERATOR(pg_catalog.=) 17 AND t.tgqual IS NOT NULL)))  -- row: update, WHEN
-	       OPERATOR(pg_catalog.=) 2 * pg_catalog.cardinality(f.down)
-	   AND (SELECT pg_catalog.count(*) FROM triggers t
-	        WHERE t.tgrelid OPERATOR(pg_catalog.=) ANY (f.up)
-	          AND t.tgname OPERATOR(pg_catalog.=) ('grail_stale_' OPERATOR(pg_catalog.||) graph_id)::pg_catalog.name
-	          AND t.tgtype OPERATOR(pg_catalog.=) 60 AND t.tgqual IS NULL)  -- statement: every write
-	       OPERATOR(pg_catalog.=) pg_catalog.cardinality(f.up)
-	FROM family f
-$$;
+AS 'MODULE_PATHNAME', 'grail_watched'
+LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
 
 -- Drops a graph's triggers from those of tables that still exist.

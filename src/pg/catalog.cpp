@@ -256,7 +256,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		    "g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
 		    "g.skip_nulls::pg_catalog.int4::pg_catalog.int8, coalesce(g.build, 0), "
 		    "g.stale::pg_catalog.int4::pg_catalog.int8, coalesce(g.index_bytes, 0), "
-		    "grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables)::pg_catalog.int4::pg_catalog.int8, "
+		    "g.watched_tables, "
 		    "g.namespace::pg_catalog.oid::pg_catalog.int8, coalesce(g.build_uuid::pg_catalog.text, '') "
 		    "FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
 		    "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
@@ -275,9 +275,13 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		row->build = get_int64(8);
 		row->stale = get_int64(9) != 0;
 		row->index_bytes = get_int64(10);
-		row->watched = get_int64(11) != 0;
 		row->schema = Oid(get_int64(12));
 		row->build_uuid = guard([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 13); });
+		Datum watched_tables = guard([] {
+			bool null;
+			return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 11, &null);
+		});
+		row->watched = graph_watched(row->id, row->relid, watched_tables);
 		return true;
 	});
 }

@@ -82,6 +82,9 @@ void lock_graph_name(Oid schema, const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
 // Drops the graph's catalog row (its chunks go with it) and its triggers.
 void delete_graph(int64_t id);
+// Whether the graph's staleness triggers are all in place on the tables of its watched_tables
+// (a regclass[] datum), which must still be edge_table's inheritance family (src/pg/watch.cpp).
+bool graph_watched(int64_t graph_id, Oid edge_table, Datum watched_tables);
 // Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
 void watch_graph(int64_t id);
 // The tables a graph over relid depends on: its inheritance ancestors, itself, its descendants.

@@ -1,0 +1,155 @@
+// Whether a graph's staleness triggers are all in place: the rule that grail._watch (in
+// sql/pg_grail.sql) makes true, checked here once for the queries (every statement) and the event
+// triggers (grail._watched) alike. Written against the catalogs directly rather than in SQL,
+// because a statement of a pg_grail function pays for it: no SQL function to plan, no lock on the
+// tables.
+#include "catalog.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+}
+
+namespace grail::pg {
+
+// tgtype of the triggers grail._watch makes (see TRIGGER_TYPE_* in catalog/pg_trigger.h).
+static constexpr int16 kStatementType = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
+static constexpr int16 kUpdateRowType = TRIGGER_TYPE_ROW | TRIGGER_TYPE_UPDATE;
+static constexpr int16 kAncestorType =
+    TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
+
+/*
+ * The inheritance (or partition) ancestors of relid (PostgreSQL calls: run inside guard()).
+ */
+static void
+add_ancestors(Oid relid, std::vector<Oid> *ancestors) {
+	Relation inherits = table_open(InheritsRelationId, AccessShareLock);
+	std::vector<Oid> pending{relid};
+	while (!pending.empty()) {
+		Oid child = pending.back();
+		pending.pop_back();
+		ScanKeyData key;
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(child));
+		SysScanDesc scan = systable_beginscan(inherits, InheritsRelidSeqnoIndexId, true, NULL, 1, &key);
+		while (HeapTuple tuple = systable_getnext(scan)) {
+			Oid parent = ((Form_pg_inherits)GETSTRUCT(tuple))->inhparent;
+			if (std::find(ancestors->begin(), ancestors->end(), parent) == ancestors->end()) {
+				ancestors->push_back(parent);
+				pending.push_back(parent);
+			}
+		}
+		systable_endscan(scan);
+	}
+	table_close(inherits, AccessShareLock);
+}
+
+/*
+ * How many of table's triggers are the graph's, as grail._watch makes them: on a descendant (the
+ * edge table included) the statement and the update trigger, on an ancestor the statement trigger
+ * on every write. PostgreSQL calls: run inside guard().
+ */
+static int
+graph_triggers(Relation triggers, Oid table, bool ancestor, Oid mark_stale, int64_t graph_id) {
+	std::string statement_name = "grail_stale_" + std::to_string(graph_id);
+	std::string update_name = statement_name + "_update";
+	std::string argument = std::to_string(graph_id);
+	ScanKeyData key;
+	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(table));
+	SysScanDesc scan = systable_beginscan(triggers, TriggerRelidNameIndexId, true, NULL, 1, &key);
+	int found = 0;
+	while (HeapTuple tuple = systable_getnext(scan)) {
+		Form_pg_trigger t = (Form_pg_trigger)GETSTRUCT(tuple);
+		if (t->tgfoid != mark_stale || t->tgenabled != TRIGGER_FIRES_ALWAYS || t->tgnargs != 1 ||
+		    t->tgattr.dim1 != 0)
+			continue;
+		bool null;
+		Datum args = heap_getattr(tuple, Anum_pg_trigger_tgargs, RelationGetDescr(triggers), &null);
+		bytea *bytes = null ? nullptr : DatumGetByteaPP(args);
+		if (bytes == nullptr || VARSIZE_ANY_EXHDR(bytes) != argument.size() + 1 ||
+		    memcmp(VARDATA_ANY(bytes), argument.c_str(), argument.size() + 1) != 0)
+			continue;
+		bool has_when = !heap_attisnull(tuple, Anum_pg_trigger_tgqual, RelationGetDescr(triggers));
+		const char *name = NameStr(t->tgname);
+		if (ancestor)
+			found += name == statement_name && t->tgtype == kAncestorType && !has_when;
+		else
+			found += (name == statement_name && t->tgtype == kStatementType && !has_when) ||
+			         (name == update_name && t->tgtype == kUpdateRowType && has_when);
+	}
+	systable_endscan(scan);
+	return found;
+}
+
+/*
+ * The oids of a regclass[] datum.
+ */
+static std::vector<Oid>
+oids_of(Datum array) {
+	return guard([&] {
+		Datum *values;
+		bool *nulls;
+		int count;
+		deconstruct_array(DatumGetArrayTypeP(array), REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT, &values, &nulls,
+		                  &count);
+		std::vector<Oid> oids;
+		for (int i = 0; i < count; i++)
+			if (!nulls[i])
+				oids.push_back(DatumGetObjectId(values[i]));
+		return oids;
+	});
+}
+
+bool
+graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
+	std::vector<Oid> watched_tables = oids_of(watched);
+	return guard([&] {
+		Oid mark_stale = LookupFuncName(list_make2(makeString(pstrdup("grail")), makeString(pstrdup("_mark_stale"))),
+		                                0, NULL, true);
+		if (!OidIsValid(mark_stale))
+			return false;
+		std::vector<Oid> ancestors;
+		add_ancestors(edge_table, &ancestors);
+		List *descendants = find_all_inheritors(edge_table, NoLock, NULL); // edge_table first
+		std::vector<Oid> family = ancestors;
+		ListCell *cell;
+		foreach (cell, descendants)
+			family.push_back(lfirst_oid(cell));
+		std::sort(family.begin(), family.end());
+		std::sort(watched_tables.begin(), watched_tables.end());
+		if (family != watched_tables)
+			return false;
+		Relation triggers = table_open(TriggerRelationId, AccessShareLock);
+		bool watched = true;
+		for (Oid table : ancestors)
+			watched = watched && graph_triggers(triggers, table, true, mark_stale, graph_id) == 1;
+		foreach (cell, descendants)
+			watched = watched && graph_triggers(triggers, lfirst_oid(cell), false, mark_stale, graph_id) == 2;
+		table_close(triggers, AccessShareLock);
+		return watched;
+	});
+}
+
+} // namespace grail::pg
+
+/*
+ * grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[]), for the event
+ * triggers.
+ */
+GRAIL_FUNCTION(grail_watched) {
+	return BoolGetDatum(grail::pg::graph_watched(PG_GETARG_INT64(0), PG_GETARG_OID(1), PG_GETARG_DATUM(2)));
+}
