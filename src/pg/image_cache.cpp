@@ -56,7 +56,9 @@ map_file(const std::string &path, size_t size) {
 	struct stat st;
 	void *mapped = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && uint64_t(st.st_size) == size)
-		mapped = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+		// Populated at once: the checksum reads every page anyway, and one call maps them faster
+		// than a fault per page.
+		mapped = mmap(nullptr, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
 	close(fd);
 	if (mapped == MAP_FAILED)
 		return nullptr;
