@@ -58,6 +58,7 @@ strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
 	mark(2);
 	scc::DeviceNumbering numbering = scc::number_on_device(d, s);
 	t.levels = numbering.levels;
+	t.kahn_ms = numbering.kahn_ms;
 	Components result;
 	if (numbering.done) {
 		mark(3);

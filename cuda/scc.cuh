@@ -17,19 +17,20 @@ namespace grail::cuda::scc {
 
 // What the kernels count and leave for the host, read back in one copy.
 struct Progress {
-	unsigned long long edges[3]; // worklist sizes, by round modulo 3 (scc_detect.cu)
-	unsigned long long sinks;    // vertices without out-edges, which decide whether Trim pays
-	unsigned long long trimmed;  // vertices Trim settled
-	uint32_t initialised;        // the first worklist built (Trim done where it pays)
-	uint32_t mixed;              // signatures hold mixed keys, not ids (scc_detect.cu)
-	uint32_t current;            // which worklist buffer holds the live edges
-	uint32_t rounds;             // propagation rounds finished
-	uint32_t epoch;              // propagation sweeps so far, over all rounds and launches
-	uint32_t last_change;        // the last epoch in which a sweep lowered a signature
+	unsigned long long edges;   // the live edge list's size where a launch starts or ends
+	unsigned long long kept[3]; // edges a sweep keeps for the next round, by sweep modulo 3
+	unsigned long long sinks;   // vertices without out-edges, which decide whether Trim pays
+	unsigned long long trimmed; // vertices Trim settled
+	uint32_t initialised;       // the first worklist built (Trim done where it pays)
+	uint32_t mixed;             // signatures hold mixed keys, not ids (scc_detect.cu)
+	uint32_t current;           // which worklist buffer holds the live edges
+	uint32_t rounds;            // propagation rounds finished
+	uint32_t epoch;             // propagation sweeps so far, over all rounds and launches
+	uint32_t last_change;       // the last epoch in which a sweep lowered a signature
 	uint32_t trim_passes;
-	uint32_t finished;                        // every vertex has its component
-	unsigned long long trim_ns, propagate_ns; // device clock, for benchmarks
-	unsigned long long cross;                 // edges between components
+	uint32_t finished;                                 // every vertex has its component
+	unsigned long long trim_ns, propagate_ns, kahn_ns; // device clock, for benchmarks
+	unsigned long long cross;                          // edges between components
 	// Numbering.
 	uint32_t components;
 	uint32_t levels;      // Kahn levels numbered
@@ -76,6 +77,7 @@ void detect_components(SccDevice &d, cudaStream_t stream, GpuSccTimings &t);
 struct DeviceNumbering {
 	bool done = false;   // false: the condensation was deeper than the level budget
 	uint32_t levels = 0; // Kahn levels numbered (the budget's worth when not done)
+	double kahn_ms = 0;  // the Kahn kernel alone (device clock)
 	uint32_t components = 0;
 	const uint32_t *of_vertex = nullptr;    // n numbers, on the device
 	const vid_t *smallest_vertex = nullptr; // components, in number order, on the device

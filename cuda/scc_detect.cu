@@ -43,12 +43,13 @@ constexpr uint32_t kIdSweeps = 64;
 // A launch returns to the host (which polls for cancellation and launches again) at the first
 // round boundary after this many sweeps; ordinary graphs finish in one launch.
 constexpr uint32_t kSweepsPerLaunch = 1u << 12;
-// Within a sweep, a block repeats its slice of the edge list until the slice is stable or this
-// many passes ran (ECL-SCC's local iteration: values travel along chains inside a slice without
-// paying a grid barrier; the bound keeps one slow slice from holding every block at the barrier).
-// H100, device ms with 1 / 4 / 32 passes: R-MAT 22 17.3 / 18.0 / 18.0, uniform 4M x 10 7.3 / 7.5
-// / 7.6, cycles 200K + 50K 1.96 / 1.81 / 1.86 (with keys throughout and three Trim passes).
-constexpr int kLocalPasses = 4;
+// Within a sweep, a block may repeat its slice of the edge list while it changes, up to this many
+// passes (ECL-SCC's local iteration: values travel along chains inside a slice without a grid
+// barrier). Measured on an H100 with 1 / 4 / 32 passes (device ms, before sweeps copied the next
+// round's edges): R-MAT 22 17.3 / 18.0 / 18.0, uniform 4M x 10 7.3 / 7.5 / 7.6, cycles 2M + 500K
+// 10.1 / 10.7 / 10.8, cycles 200K + 50K 1.96 / 1.81 / 1.86: a first sweep changes nearly every
+// edge, so repeats mostly redo it. One pass.
+constexpr int kLocalPasses = 1;
 
 // Mixed keys: v * an odd constant is a bijection of 32-bit words, and so is x ^ (x >> 16).
 constexpr uint32_t kMixFactor = 0x9E3779B1u;
@@ -77,13 +78,6 @@ struct Keys {
 	}
 };
 
-__device__ __forceinline__ uint64_t
-now_ns() {
-	uint64_t t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
 struct DetectArgs {
 	CsrView g;
 	uint2 *signature;
@@ -102,11 +96,15 @@ out_min(uint2 *signature, vid_t v) {
 	return reinterpret_cast<uint32_t *>(signature + v) + 1;
 }
 
-// Lowers *slot to value when value is below seen (the last value read there); true when the
-// atomic found it higher, so that a sweep that changes nothing is told apart from one that does.
+// Lowers *slot to value when value is below seen (the last value read there), and says so: a sweep
+// in which no thread found a value to lower changed nothing, so the signatures are a fixed point
+// (values only fall, so the sweeps end).
 __device__ __forceinline__ bool
 lower(uint32_t *slot, uint32_t seen, uint32_t value) {
-	return value < seen && atomicMin(slot, value) > value;
+	if (value >= seen)
+		return false;
+	atomicMin(slot, value); // result unused: a reduction, no round trip
+	return true;
 }
 
 __device__ __forceinline__ bool
@@ -119,10 +117,9 @@ lower_fresh(uint32_t *slot, uint32_t value) {
 // u), and pushed to the vertices they name: the vertex of in_min(u) reaches everything w reaches,
 // and so on (a vertex's own minima never exceed its key, hence the tests before the loads). Every
 // value written names a vertex that truly reaches (or is reached), so the fixed point is exact.
-__device__ bool
-relax(uint2 *signature, uint2 edge, Keys keys) {
+__device__ __forceinline__ bool
+relax(uint2 *signature, uint2 edge, uint2 su, uint2 sw, Keys keys) {
 	const vid_t u = edge.x, w = edge.y;
-	const uint2 su = fresh(signature + u), sw = fresh(signature + w);
 	uint32_t in = su.x, out = sw.y;
 	if (in != keys.of(u))
 		in = min(in, fresh(in_min(signature, keys.vertex(in))));
@@ -157,13 +154,22 @@ live(const DetectArgs &a, vid_t v) {
 	return fresh(reinterpret_cast<const uint16_t *>(a.has) + v) == 0x0101u;
 }
 
-// Signatures from the keys, Trim where it pays, and the first edge list (list[0], p->edges[0]).
+// Adds the number of the block's threads with flag set to *count, one atomic per block (the
+// whole block calls it).
+__device__ __forceinline__ void
+block_count(unsigned long long *count, bool flag) {
+	const int c = __syncthreads_count(flag);
+	if (threadIdx.x == 0 && c > 0)
+		atomicAdd(count, (unsigned long long)c);
+}
+
+// Signatures from the keys, Trim where it pays, and the first edge list (list[0], p->edges).
 __device__ void
 start(const DetectArgs &a, const Grid &t, cg::grid_group &grid, Keys keys) {
 	Progress *p = a.p;
 	const vid_t n = a.g.vertices;
-	for (size_t first = t.warp * 32; first < n; first += t.warps * 32) {
-		const size_t v = first + lane_id();
+	for (size_t first = size_t(blockIdx.x) * blockDim.x; first < n; first += t.threads) {
+		const size_t v = first + threadIdx.x;
 		bool sink = false;
 		if (v < n) {
 			const uint32_t key = keys.of(vid_t(v));
@@ -171,66 +177,104 @@ start(const DetectArgs &a, const Grid &t, cg::grid_group &grid, Keys keys) {
 			reinterpret_cast<uint16_t *>(a.has)[v] = 0;
 			sink = a.g.offsets[v + 1] == a.g.offsets[v];
 		}
-		warp_append(&p->sinks, sink);
+		block_count(&p->sinks, sink);
 	}
 	grid.sync();
-	const bool trim = fresh(&p->sinks) * kTrimWorth >= n;
-	if (trim) {
-		for_each_edge(a.g, t.warp, t.warps, [&](vid_t u, vid_t w, bool valid) {
-			if (valid && u != w) {
-				a.has[2 * size_t(w)] = 1;
-				a.has[2 * size_t(u) + 1] = 1;
-			}
+	if (fresh(&p->sinks) * kTrimWorth < n) {
+		// No Trim: every edge in place (a self-loop changes no signature and goes with its vertex).
+		for_each_edge(a.g, t.warp, t.warps, [&](vid_t u, vid_t w, bool valid, eid_t e) {
+			if (valid)
+				a.list[0][e] = make_uint2(u, w);
 		});
+		if (t.thread == 0)
+			p->edges = a.g.edges;
 		grid.sync();
-		for (size_t first = t.warp * 32; first < n; first += t.warps * 32) {
-			const size_t v = first + lane_id();
-			warp_append(&p->trimmed, v < n && !live(a, vid_t(v)));
-		}
+		return;
 	}
-	for_each_edge(a.g, t.warp, t.warps, [&](vid_t u, vid_t w, bool valid) {
-		const bool keep = valid && u != w && (!trim || (live(a, u) && live(a, w)));
-		const unsigned long long slot = warp_append(&p->edges[0], keep);
-		if (keep)
-			a.list[0][slot] = make_uint2(u, w);
+	for_each_edge(a.g, t.warp, t.warps, [&](vid_t u, vid_t w, bool valid, eid_t) {
+		if (valid && u != w) {
+			a.has[2 * size_t(w)] = 1;
+			a.has[2 * size_t(u) + 1] = 1;
+		}
 	});
+	grid.sync();
+	for (size_t first = size_t(blockIdx.x) * blockDim.x; first < n; first += t.threads) {
+		const size_t v = first + threadIdx.x;
+		block_count(&p->trimmed, v < n && !live(a, vid_t(v)));
+	}
+	compact_edges(
+	    a.g, t.warp, t.warps, [&](vid_t u, vid_t w, bool valid) { return valid && u != w && live(a, u) && live(a, w); },
+	    [](vid_t u, vid_t w) { return make_uint2(u, w); }, a.list[0], &p->edges);
 	if (t.thread == 0)
-		p->trim_passes = trim;
+		p->trim_passes = 1;
 	grid.sync();
 }
 
-// Sweeps the edge list until a whole sweep changes no signature; false when the round gave up
-// after kIdSweeps sweeps under ids. Each block takes a contiguous slice (neighbouring edges share
-// vertices, so its local passes carry values along chains).
-__device__ bool
-propagate(const DetectArgs &a, const uint2 *list, eid_t count, uint32_t &epoch, cg::grid_group &grid, Keys keys) {
+// What propagate() ends with.
+struct Swept {
+	bool settled;            // false: the round gave up after kIdSweeps sweeps under ids
+	unsigned long long kept; // edges the last sweep copied to the next round's list
+};
+
+// Sweeps list[0 .. count) until a whole sweep changes no signature. Each sweep also copies the
+// edges that the next round keeps to out, judged by the signatures it read: in the last sweep
+// nothing changed, so those were final and the copy is the next round's list, with no pass of its
+// own (an edge is kept when its ends share a signature whose two minima differ: inside a subgraph
+// not yet placed). Each block takes a contiguous slice (neighbouring edges share vertices, so its
+// local passes carry values along chains); the copy happens in its first pass only.
+__device__ Swept
+propagate(const DetectArgs &a, const uint2 *list, uint2 *out, eid_t count, uint32_t &epoch, cg::grid_group &grid,
+          Keys keys, unsigned long long *scratch) {
 	const eid_t per_block = (count + gridDim.x - 1) / gridDim.x;
 	const eid_t begin = min(count, eid_t(blockIdx.x) * per_block), end = min(count, begin + per_block);
 	for (uint32_t sweep = 1;; sweep++) {
 		if (!keys.mixed && sweep > kIdSweeps)
-			return false;
+			return {false, 0};
 		epoch++;
-		bool block_changed = false;
-		for (int pass = 0; pass < kLocalPasses; pass++) {
-			bool changed = false;
-			for (eid_t e = begin + threadIdx.x; e < end; e += blockDim.x)
-				changed |= relax(a.signature, fresh(list + e), keys);
+		unsigned long long *kept = &a.p->kept[epoch % 3];
+		bool changed = false;
+		for (eid_t first = begin; first < end; first += blockDim.x) {
+			const eid_t e = first + threadIdx.x;
+			bool keep = false;
+			uint2 edge = make_uint2(0, 0);
+			if (e < end) {
+				edge = fresh(list + e);
+				const uint2 su = fresh(a.signature + edge.x), sw = fresh(a.signature + edge.y);
+				changed |= relax(a.signature, edge, su, sw, keys);
+				keep = su.x != su.y && su.x == sw.x && su.y == sw.y;
+			}
+			const unsigned long long slot = block_append(kept, keep, scratch);
+			if (keep)
+				out[slot] = edge;
+		}
+		bool block_changed = __syncthreads_or(changed);
+		for (int pass = 1; block_changed && pass < kLocalPasses; pass++) {
+			changed = false;
+			for (eid_t e = begin + threadIdx.x; e < end; e += blockDim.x) {
+				const uint2 edge = fresh(list + e);
+				changed |= relax(a.signature, edge, fresh(a.signature + edge.x), fresh(a.signature + edge.y), keys);
+			}
 			if (!__syncthreads_or(changed))
 				break;
-			block_changed = true;
 		}
-		if (block_changed && threadIdx.x == 0)
-			atomicMax(&a.p->last_change, epoch);
+		if (threadIdx.x == 0) {
+			if (block_changed)
+				atomicMax(&a.p->last_change, epoch);
+			// The counter of the sweep after next, last used three sweeps ago.
+			if (blockIdx.x == 0)
+				a.p->kept[(epoch + 1) % 3] = 0;
+		}
 		grid.sync();
 		// A block that read a change may already have written a later epoch: at least this one
 		// means another sweep, so that every block takes the same branch.
 		if (fresh(&a.p->last_change) < epoch)
-			return true;
+			return {true, fresh(kept)};
 	}
 }
 
 __global__ void
 __launch_bounds__(kThreads) detect_kernel(DetectArgs a) {
+	__shared__ unsigned long long scratch[kThreads / 32 + 1];
 	cg::grid_group grid = cg::this_grid();
 	const Grid t;
 	Progress *p = a.p;
@@ -246,24 +290,18 @@ __launch_bounds__(kThreads) detect_kernel(DetectArgs a) {
 			p->trim_ns += now_ns() - clock;
 		}
 	}
+	eid_t count = fresh(&p->edges);
 	const uint32_t last_epoch = epoch + kSweepsPerLaunch;
-	// Round r reads its edge count from edges[r % 3] and counts the edges it keeps into
-	// edges[(r + 1) % 3]; edges[(r + 2) % 3] was last read in round r - 1, so it is cleared
-	// during round r, two barriers before round r + 1 adds to it.
 	for (;;) {
-		const uint2 *in = a.list[current];
-		uint2 *out = a.list[current ^ 1];
-		const eid_t count = fresh(&p->edges[round % 3]);
 		if (t.thread == 0)
 			clock = now_ns();
-		const bool settled = propagate(a, in, count, epoch, grid, keys);
+		const Swept swept = propagate(a, a.list[current], a.list[current ^ 1], count, epoch, grid, keys, scratch);
 		if (t.thread == 0)
 			p->propagate_ns += now_ns() - clock;
-		if (!settled) {
+		if (!swept.settled) {
 			// Start over with mixed keys: every signature and the edge list are rebuilt.
 			if (t.thread == 0) {
-				p->edges[0] = p->edges[1] = p->edges[2] = 0;
-				p->sinks = p->trimmed = 0;
+				p->edges = p->sinks = p->trimmed = 0;
 				p->mixed = 1;
 				p->current = p->rounds = 0;
 				p->epoch = epoch;
@@ -271,21 +309,6 @@ __launch_bounds__(kThreads) detect_kernel(DetectArgs a) {
 			}
 			return;
 		}
-		unsigned long long *kept = &p->edges[(round + 1) % 3];
-		for (size_t first = t.warp * 32; first < count; first += t.warps * 32) {
-			const size_t e = first + lane_id();
-			uint2 edge = make_uint2(0, 0);
-			bool keep = false;
-			if (e < count) {
-				edge = fresh(in + e);
-				const uint2 su = fresh(a.signature + edge.x), sw = fresh(a.signature + edge.y);
-				keep = su.x != su.y && su.x == sw.x && su.y == sw.y;
-			}
-			const unsigned long long slot = warp_append(kept, keep);
-			if (keep)
-				out[slot] = edge;
-		}
-		grid.sync();
 		// Vertices not placed restart from their own keys; placed ones keep (c, c) for good.
 		for (size_t v = t.thread; v < n; v += t.threads) {
 			const uint2 s = fresh(a.signature + v);
@@ -294,17 +317,16 @@ __launch_bounds__(kThreads) detect_kernel(DetectArgs a) {
 				a.signature[v] = make_uint2(key, key);
 			}
 		}
-		const unsigned long long left = fresh(kept);
+		count = swept.kept;
 		current ^= 1;
 		round++;
-		if (t.thread == 0)
-			p->edges[(round + 1) % 3] = 0;
-		if (left == 0 || epoch >= last_epoch) {
+		if (count == 0 || epoch >= last_epoch) {
 			if (t.thread == 0) {
+				p->edges = count;
 				p->current = current;
 				p->rounds = round;
 				p->epoch = epoch;
-				p->finished = left == 0;
+				p->finished = count == 0;
 			}
 			return;
 		}

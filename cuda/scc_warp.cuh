@@ -20,6 +20,14 @@ lanes_below() {
 	return (1u << lane_id()) - 1u;
 }
 
+// The device's nanosecond clock, for the timings of benchmarks (read by one thread per phase).
+__device__ __forceinline__ uint64_t
+now_ns() {
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
 // Reads that bypass L1: these kernels read data that other blocks wrote earlier in the same
 // launch (behind a grid barrier), and an L1 line kept from an earlier round would be stale.
 template <class T>
@@ -62,7 +70,7 @@ warp_release(uint32_t *counts, uint32_t key, bool valid) {
 	return atomicSub(&counts[key], n) == n;
 }
 
-// Calls f(u, w, valid) for every edge u -> w of g, edge-parallel so that a hub's edges are spread
+// Calls f(u, w, valid, e) for every edge e: u -> w of g, edge-parallel so that a hub's edges are spread
 // over many lanes: each warp takes chunks of 32 x kWalkSteps consecutive edges, lane j the edges
 // j, j + 32, ... of its chunk, finding their source by a binary search and then stepping along
 // the offsets. Every lane of the warp calls f the same number of times (valid false past the
@@ -83,20 +91,29 @@ row_of(const eid_t *offsets, vid_t lo, vid_t hi, eid_t e) {
 	return lo;
 }
 
+// The rows of the first and last edges of a chunk, found by two lanes over all rows, and the row
+// of this lane's first edge e, searched between them.
+struct ChunkRows {
+	vid_t lo, hi;
+};
+
+__device__ __forceinline__ ChunkRows
+chunk_rows(CsrView g, eid_t first, eid_t last) {
+	vid_t bound = 0;
+	if (lane_id() < 2)
+		bound = row_of(g.offsets, 0, g.vertices, lane_id() == 0 ? first : last);
+	return {__shfl_sync(kFullMask, bound, 0), vid_t(__shfl_sync(kFullMask, bound, 1) + 1)};
+}
+
 template <class F>
 __device__ __forceinline__ void
 for_each_edge(CsrView g, size_t warp, size_t warps, F &&f) {
 	const eid_t chunk = 32ull * kWalkSteps;
 	for (eid_t first = eid_t(warp) * chunk; first < g.edges; first += eid_t(warps) * chunk) {
-		// Two lanes find the rows of the chunk's first and last edges over all rows; the others
-		// then search only between them.
 		const eid_t last = min(first + chunk, g.edges) - 1;
-		vid_t bound = 0;
-		if (lane_id() < 2)
-			bound = row_of(g.offsets, 0, g.vertices, lane_id() == 0 ? first : last);
-		const vid_t lo = __shfl_sync(kFullMask, bound, 0), hi = __shfl_sync(kFullMask, bound, 1) + 1;
+		const ChunkRows rows = chunk_rows(g, first, last);
 		eid_t e = first + lane_id();
-		vid_t u = e <= last ? row_of(g.offsets, lo, hi, e) : lo;
+		vid_t u = e <= last ? row_of(g.offsets, rows.lo, rows.hi, e) : rows.lo;
 		for (unsigned step = 0; step < kWalkSteps; step++, e += 32) {
 			bool valid = e <= last;
 			vid_t w = 0;
@@ -105,9 +122,87 @@ for_each_edge(CsrView g, size_t warp, size_t warps, F &&f) {
 					u++;
 				w = g.targets[e];
 			}
-			f(u, w, valid);
+			f(u, w, valid, e);
 		}
 	}
+}
+
+// Copies make(u, w) for every edge u -> w of g with keep(u, w, valid) to out, in any order, and
+// adds their number to *count: one atomic per chunk of 32 x kWalkSteps edges (a warp's atomic per
+// 32 edges on one counter would serialise millions of them). A first walk over the chunk evaluates
+// keep (which may use warp-wide operations: every lane calls it each step) into a bit per step,
+// a second writes; the second walk's loads hit the cache.
+template <class Keep, class Make>
+__device__ __forceinline__ void
+compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, uint2 *out, unsigned long long *count) {
+	const eid_t chunk = 32ull * kWalkSteps;
+	static_assert(kWalkSteps <= 32, "one bit per step");
+	for (eid_t first = eid_t(warp) * chunk; first < g.edges; first += eid_t(warps) * chunk) {
+		const eid_t last = min(first + chunk, g.edges) - 1;
+		const ChunkRows rows = chunk_rows(g, first, last);
+		const vid_t start =
+		    first + lane_id() <= last ? row_of(g.offsets, rows.lo, rows.hi, first + lane_id()) : rows.lo;
+		uint32_t mask = 0;
+		vid_t u = start;
+		eid_t e = first + lane_id();
+		for (unsigned step = 0; step < kWalkSteps; step++, e += 32) {
+			bool valid = e <= last;
+			vid_t w = 0;
+			if (valid) {
+				while (g.offsets[u + 1] <= e)
+					u++;
+				w = g.targets[e];
+			}
+			if (keep(u, w, valid) && valid)
+				mask |= 1u << step;
+		}
+		unsigned long long total = __popc(mask);
+		for (unsigned o = 16; o > 0; o >>= 1)
+			total += __shfl_xor_sync(kFullMask, total, o);
+		unsigned long long base = 0;
+		if (lane_id() == 0 && total > 0)
+			base = atomicAdd(count, total);
+		base = __shfl_sync(kFullMask, base, 0);
+		if (total == 0)
+			continue;
+		u = start;
+		e = first + lane_id();
+		for (unsigned step = 0; step < kWalkSteps; step++, e += 32) {
+			const bool bit = (mask >> step) & 1u;
+			const unsigned ballot = __ballot_sync(kFullMask, bit);
+			if (bit) {
+				while (g.offsets[u + 1] <= e)
+					u++;
+				out[base + __popc(ballot & lanes_below())] = make(u, g.targets[e]);
+			}
+			base += __popc(ballot);
+		}
+	}
+}
+
+// Reserves a slot for each thread of the block with keep set, one atomic per block; every thread
+// of the block calls it (it synchronises the block). scratch: shared memory, warps + 1 words.
+template <class Count>
+__device__ __forceinline__ Count
+block_append(Count *count, bool keep, Count *scratch) {
+	const unsigned ballot = __ballot_sync(kFullMask, keep);
+	const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
+	if (lane_id() == 0)
+		scratch[warp] = __popc(ballot);
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		Count total = 0;
+		for (unsigned w = 0; w < warps; w++) {
+			Count c = scratch[w];
+			scratch[w] = total;
+			total += c;
+		}
+		scratch[warps] = total > 0 ? atomicAdd(count, total) : 0;
+	}
+	__syncthreads();
+	const Count slot = scratch[warps] + scratch[warp] + __popc(ballot & lanes_below());
+	__syncthreads();
+	return slot;
 }
 
 } // namespace grail::cuda::scc

@@ -35,6 +35,7 @@ struct GpuSccTimings {
 	double download_ms = 0;      // results to the host, and the host's numbering when the device declined
 	double trim_ms = 0;          // of detect_ms: signatures, Trim and the first edge list (device clock)
 	double propagate_ms = 0;     // of detect_ms: the propagation sweeps (device clock)
+	double kahn_ms = 0;          // of numbering_ms: the Kahn levels (device clock)
 	uint32_t trim_passes = 0;    // 0 or 1: Trim runs when enough vertices have no out-edge
 	uint64_t trimmed = 0;        // vertices Trim settled
 	uint32_t rounds = 0;         // propagation rounds (each ends in an edge removal)
