@@ -86,30 +86,18 @@ END
 $$;
 
 -- The tables a graph over edge_table depends on besides it: its inheritance (or partition)
--- ancestors, whose writes can reach its rows, and its descendants, whose rows SELECT reads with its
--- own. Ordered by oid, so that two such lists compare as sets.
+-- ancestors, whose writes can reach its rows, and its descendants (the table itself first), whose
+-- rows SELECT reads with its own. In C (src/pg/watch.cpp), as grail._watched reads them.
 CREATE FUNCTION grail._ancestors(edge_table oid)
 RETURNS oid[]
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-	WITH RECURSIVE up(relid) AS (
-		SELECT i.inhparent FROM pg_catalog.pg_inherits i WHERE i.inhrelid OPERATOR(pg_catalog.=) edge_table
-		UNION
-		SELECT i.inhparent FROM pg_catalog.pg_inherits i JOIN up ON i.inhrelid OPERATOR(pg_catalog.=) up.relid)
-	SELECT coalesce(pg_catalog.array_agg(relid ORDER BY relid), '{}') FROM up
-$$;
+AS 'MODULE_PATHNAME', 'grail_ancestors'
+LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._ancestors(oid) FROM PUBLIC;
 
-CREATE FUNCTION grail._descendants(edge_table oid) -- the table itself included
+CREATE FUNCTION grail._descendants(edge_table oid)
 RETURNS oid[]
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
-AS $$
-	WITH RECURSIVE down(relid) AS (
-		SELECT edge_table
-		UNION
-		SELECT i.inhrelid FROM pg_catalog.pg_inherits i JOIN down ON i.inhparent OPERATOR(pg_catalog.=) down.relid)
-	SELECT pg_catalog.array_agg(relid ORDER BY relid) FROM down
-$$;
+AS 'MODULE_PATHNAME', 'grail_descendants'
+LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._descendants(oid) FROM PUBLIC;
 
 -- Whether a graph's triggers are all in place as grail._watch made them, on the tables its build

@@ -140,7 +140,7 @@ with_spi(Fn &&fn) -> decltype(fn()) {
 /*
  * The oids as an oid[] datum, for SQL parameters.
  */
-static Datum
+Datum
 oid_array(const Oid *oids, int count) {
 	return guard([&] {
 		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
@@ -379,23 +379,6 @@ watch_graph(int64_t id) {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(id)};
 		execute("SELECT grail._watch($1)", 1, types, values, SPI_OK_SELECT);
-	});
-}
-
-std::vector<Oid>
-graph_tables(Oid relid) {
-	return with_spi([&] {
-		Oid types[] = {OIDOID};
-		Datum values[] = {ObjectIdGetDatum(relid)};
-		int n = execute("SELECT pg_catalog.unnest(grail._ancestors($1) OPERATOR(pg_catalog.||) grail._descendants($1))",
-		                1, types, values, SPI_OK_SELECT, true);
-		std::vector<Oid> tables(static_cast<size_t>(n));
-		for (int i = 0; i < n; i++)
-			tables[size_t(i)] = guard([&] {
-				bool null;
-				return DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
-			});
-		return tables;
 	});
 }
 

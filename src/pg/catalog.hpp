@@ -87,8 +87,15 @@ void delete_graph(int64_t id);
 bool graph_watched(int64_t graph_id, Oid edge_table, Datum watched_tables);
 // Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
 void watch_graph(int64_t id);
-// The tables a graph over relid depends on: its inheritance ancestors, itself, its descendants.
-std::vector<Oid> graph_tables(Oid relid);
+// The tables a graph over relid depends on (src/pg/watch.cpp): its inheritance (or partition)
+// ancestors, whose writes can reach its rows, and its descendants, relid first, which SELECT reads.
+struct TableFamily {
+	std::vector<Oid> ancestors;
+	std::vector<Oid> descendants;
+};
+TableFamily table_family(Oid relid);
+// The oids as an oid[] datum, palloc'd in the current memory context.
+Datum oid_array(const Oid *oids, int count);
 
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;

@@ -185,8 +185,10 @@ creation_schema(const GraphName &name) {
 static void
 check_buildable(Oid relid) {
 	check_table_access(relid);
-	for (Oid table : graph_tables(relid))
-		check_build_rights(table);
+	TableFamily family = table_family(relid);
+	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
+		for (Oid table : *tables)
+			check_build_rights(table);
 }
 
 GRAIL_FUNCTION(grail_create_graph) {

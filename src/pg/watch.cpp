@@ -1,6 +1,6 @@
-// Whether a graph's staleness triggers are all in place: the rule that grail._watch (in
-// sql/pg_grail.sql) makes true, checked here once for the queries (every statement) and the event
-// triggers (grail._watched) alike. Written against the catalogs directly rather than in SQL,
+// A table's inheritance family, and whether a graph's staleness triggers are all in place on it:
+// the rule that grail._watch (in sql/pg_grail.sql) makes true, checked here once for the queries
+// (every statement) and the event triggers (grail._watched) alike. Written against the catalogs directly rather than in SQL,
 // because a statement of a pg_grail function pays for it: no SQL function to plan, no lock on the
 // tables.
 #include "catalog.hpp"
@@ -114,35 +114,45 @@ oids_of(Datum array) {
 	});
 }
 
+TableFamily
+table_family(Oid relid) {
+	return guard([&] {
+		TableFamily family;
+		add_ancestors(relid, &family.ancestors);
+		List *descendants = find_all_inheritors(relid, NoLock, NULL); // relid first
+		ListCell *cell;
+		foreach (cell, descendants)
+			family.descendants.push_back(lfirst_oid(cell));
+		return family;
+	});
+}
+
 bool
 graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 	std::vector<Oid> watched_tables = oids_of(watched);
+	TableFamily family = table_family(edge_table);
+	std::vector<Oid> members = family.ancestors;
+	members.insert(members.end(), family.descendants.begin(), family.descendants.end());
+	std::sort(members.begin(), members.end());
+	std::sort(watched_tables.begin(), watched_tables.end());
+	if (members != watched_tables)
+		return false;
 	return guard([&] {
 		Oid mark_stale = LookupFuncName(list_make2(makeString(pstrdup("grail")), makeString(pstrdup("_mark_stale"))),
 		                                0, NULL, true);
 		if (!OidIsValid(mark_stale))
 			return false;
-		std::vector<Oid> ancestors;
-		add_ancestors(edge_table, &ancestors);
-		List *descendants = find_all_inheritors(edge_table, NoLock, NULL); // edge_table first
-		std::vector<Oid> family = ancestors;
-		ListCell *cell;
-		foreach (cell, descendants)
-			family.push_back(lfirst_oid(cell));
-		std::sort(family.begin(), family.end());
-		std::sort(watched_tables.begin(), watched_tables.end());
-		if (family != watched_tables)
-			return false;
 		Relation triggers = table_open(TriggerRelationId, AccessShareLock);
 		bool watched = true;
-		for (Oid table : ancestors)
+		for (Oid table : family.ancestors)
 			watched = watched && graph_triggers(triggers, table, true, mark_stale, graph_id) == 1;
-		foreach (cell, descendants)
-			watched = watched && graph_triggers(triggers, lfirst_oid(cell), false, mark_stale, graph_id) == 2;
+		for (Oid table : family.descendants)
+			watched = watched && graph_triggers(triggers, table, false, mark_stale, graph_id) == 2;
 		table_close(triggers, AccessShareLock);
 		return watched;
 	});
 }
+
 
 } // namespace grail::pg
 
@@ -152,4 +162,17 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
  */
 GRAIL_FUNCTION(grail_watched) {
 	return BoolGetDatum(grail::pg::graph_watched(PG_GETARG_INT64(0), PG_GETARG_OID(1), PG_GETARG_DATUM(2)));
+}
+
+/*
+ * grail._ancestors(edge_table oid) and grail._descendants(edge_table oid), for grail._watch.
+ */
+GRAIL_FUNCTION(grail_ancestors) {
+	std::vector<Oid> ancestors = grail::pg::table_family(PG_GETARG_OID(0)).ancestors;
+	return grail::pg::oid_array(ancestors.data(), int(ancestors.size()));
+}
+
+GRAIL_FUNCTION(grail_descendants) {
+	std::vector<Oid> descendants = grail::pg::table_family(PG_GETARG_OID(0)).descendants;
+	return grail::pg::oid_array(descendants.data(), int(descendants.size()));
 }
