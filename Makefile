@@ -1,7 +1,7 @@
 # PGXS build of the pg_grail module. The engine (src/core, and cuda/ when nvcc is found) is
 # built by CMake into build/ and linked in, the way pg_duckdb builds its library.
 EXTENSION = pg_grail
-EXTVERSION = 0.3.0
+EXTVERSION = 0.4.0
 MODULE_big = pg_grail
 
 OBJS = \
@@ -13,6 +13,7 @@ OBJS = \
 	src/pg/graph_admin.o \
 	src/pg/guard.o \
 	src/pg/image_cache.o \
+	src/pg/image_stats.o \
 	src/pg/loaded_graph.o \
 	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \
@@ -54,6 +55,8 @@ engine: $(ENGINE_BUILD)/engine.mk
 	MAKEFLAGS= $(CMAKE) --build $(ENGINE_BUILD) --target grail_engine -j $(or $(JOBS),2)
 
 $(OBJS): | engine
+# GRAIL_EXTVERSION comes from here: a new version must rebuild the check that uses it.
+src/pg/catalog.o: Makefile
 $(shlib): engine
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql

@@ -10,6 +10,7 @@
 #include "graph.hpp"
 #include "scc.hpp"
 
+#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -166,7 +167,15 @@ private:
 	bool search(vid_t from, vid_t to);
 
 	const Index &index_;
-	std::vector<uint32_t> visited_epoch_;
+	// Zeroed by calloc, whose large blocks are fresh pages that cost nothing until a search
+	// touches them: a backend's first query must not write one word per component first.
+	struct Free {
+		void
+		operator()(uint32_t *p) const noexcept {
+			std::free(p);
+		}
+	};
+	std::unique_ptr<uint32_t[], Free> visited_epoch_;
 	uint32_t epoch_ = 0;
 	std::vector<vid_t> stack_;
 	Decided last_ = Decided::same_component;

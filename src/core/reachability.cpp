@@ -86,12 +86,15 @@ bool
 ReachabilityQuery::search(vid_t from, vid_t to) {
 	const Csr &dag = index_.dag();
 	const GrailLabels &labels = index_.labels();
-	if (visited_epoch_.size() != dag.vertex_count()) {
-		visited_epoch_.assign(dag.vertex_count(), 0);
+	size_t components = dag.vertex_count();
+	if (!visited_epoch_) {
+		visited_epoch_.reset(static_cast<uint32_t *>(std::calloc(std::max<size_t>(components, 1), sizeof(uint32_t))));
+		if (!visited_epoch_)
+			throw std::bad_alloc();
 		epoch_ = 0;
 	}
 	if (++epoch_ == 0) {
-		std::fill(visited_epoch_.begin(), visited_epoch_.end(), 0);
+		std::fill(visited_epoch_.get(), visited_epoch_.get() + components, 0);
 		epoch_ = 1;
 	}
 	const BloomLabels &bloom = index_.bloom();

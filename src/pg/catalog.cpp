@@ -15,6 +15,7 @@ extern "C" {
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
@@ -24,6 +25,8 @@ extern "C" {
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/varlena.h"
 }
 
@@ -239,51 +242,129 @@ find_graph(const GraphName &name, GraphRow *row, bool for_change) {
 	return find_graph_in(schemas.data(), int(schemas.size()), name.name.c_str(), row, for_change);
 }
 
+/*
+ * A grail.graph row decoded by column name, so that the scan of find_graph_in and the locking
+ * SELECT share it. Plain PostgreSQL calls: runs inside guard(). watched_tables is copied into the
+ * current memory context, since the tuple goes with its scan.
+ */
+struct DecodedGraphRow {
+	GraphRow row;
+	Datum watched_tables;
+};
+
+static AttrNumber
+attnum_of(TupleDesc desc, const char *name) {
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+			return AttrNumber(i + 1);
+	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
+}
+
+// alloc: where watched_tables is copied to (SPI_palloc when the tuple is SPI's).
+static void
+decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedGraphRow *out) {
+	auto column = [&](const char *name, bool *null) { return heap_getattr(tuple, attnum_of(desc, name), desc, null); };
+	bool null;
+	GraphRow &row = out->row;
+	row.id = DatumGetInt64(column("id", &null));
+	row.relid = DatumGetObjectId(column("relid", &null));
+	// By name: 0 when the column is gone (get_attnum skips dropped columns).
+	row.source_attnum = get_attnum(row.relid, NameStr(*DatumGetName(column("source_column", &null))));
+	row.target_attnum = get_attnum(row.relid, NameStr(*DatumGetName(column("target_column", &null))));
+	row.owner = DatumGetObjectId(column("owner", &null));
+	row.labels = DatumGetInt32(column("labels", &null));
+	row.skip_nulls = DatumGetBool(column("skip_nulls", &null));
+	Datum build = column("build", &null);
+	row.build = null ? 0 : DatumGetInt64(build);
+	row.stale = DatumGetBool(column("stale", &null));
+	Datum bytes = column("index_bytes", &null);
+	row.index_bytes = null ? 0 : DatumGetInt64(bytes);
+	row.schema = DatumGetObjectId(column("namespace", &null));
+	Datum uuid = column("build_uuid", &null);
+	row.build_uuid = null ? "" : DatumGetCString(DirectFunctionCall1(uuid_out, uuid));
+	struct varlena *watched = PG_DETOAST_DATUM(column("watched_tables", &null));
+	void *copy = alloc(VARSIZE(watched));
+	memcpy(copy, watched, VARSIZE(watched));
+	out->watched_tables = PointerGetDatum(copy);
+}
+
+/*
+ * The index of grail.graph on (namespace, name), found by its columns rather than its name,
+ * which a restore or an upgrade may have chosen.
+ */
+static Oid
+name_index(Relation rel, AttrNumber namespace_att, AttrNumber name_att) {
+	List *indexes = RelationGetIndexList(rel);
+	ListCell *cell;
+	foreach (cell, indexes) {
+		Oid index = lfirst_oid(cell);
+		HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+		if (!HeapTupleIsValid(tuple))
+			continue;
+		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
+		bool fits = form->indnkeyatts == 2 && form->indkey.values[0] == namespace_att &&
+		            form->indkey.values[1] == name_att && form->indisvalid;
+		ReleaseSysCache(tuple);
+		if (fits)
+			return index;
+	}
+	elog(ERROR, "pg_grail catalog table grail.graph has no index on (namespace, name)");
+}
+
 bool
 find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change) {
 	if (count == 0)
 		return false;
-	return with_spi([&] {
-		Oid types[] = {TEXTOID, OIDARRAYOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
-		// The first schema of the list that has a graph of that name wins, as for tables.
-		std::string sql =
-		    "SELECT g.id, g.relid::pg_catalog.int8, coalesce((SELECT a.attnum::pg_catalog.int8 FROM pg_catalog.pg_attribute a "
-		    "WHERE a.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid AND a.attname OPERATOR(pg_catalog.=) "
-		    "g.source_column AND NOT a.attisdropped), 0), coalesce((SELECT a.attnum::pg_catalog.int8 FROM "
-		    "pg_catalog.pg_attribute a WHERE a.attrelid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid AND a.attname "
-		    "OPERATOR(pg_catalog.=) g.target_column AND NOT a.attisdropped), 0), "
-		    "g.owner::pg_catalog.int8, g.labels::pg_catalog.int8, "
-		    "g.skip_nulls::pg_catalog.int4::pg_catalog.int8, coalesce(g.build, 0), "
-		    "g.stale::pg_catalog.int4::pg_catalog.int8, coalesce(g.index_bytes, 0), "
-		    "g.watched_tables, "
-		    "g.namespace::pg_catalog.oid::pg_catalog.int8, coalesce(g.build_uuid::pg_catalog.text, '') "
-		    "FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
-		    "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
-		    "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1";
-		if (for_change)
-			sql += " FOR UPDATE OF g";
-		if (execute(sql.c_str(), 2, types, values, SPI_OK_SELECT, !for_change) == 0)
-			return false;
-		row->id = get_int64(1);
-		row->relid = Oid(get_int64(2));
-		row->source_attnum = AttrNumber(get_int64(3));
-		row->target_attnum = AttrNumber(get_int64(4));
-		row->owner = Oid(get_int64(5));
-		row->labels = int(get_int64(6));
-		row->skip_nulls = get_int64(7) != 0;
-		row->build = get_int64(8);
-		row->stale = get_int64(9) != 0;
-		row->index_bytes = get_int64(10);
-		row->schema = Oid(get_int64(12));
-		row->build_uuid = guard([] { return SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 13); });
-		Datum watched_tables = guard([] {
-			bool null;
-			return SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 11, &null);
+	DecodedGraphRow found;
+	bool exists;
+	if (for_change) {
+		// A row lock, in a new snapshot (what a change must see): SQL.
+		exists = with_spi([&] {
+			Oid types[] = {TEXTOID, OIDARRAYOID};
+			Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
+			// The first schema of the list that has a graph of that name wins, as for tables.
+			if (execute("SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
+			            "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
+			            "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1 FOR UPDATE OF g",
+			            2, types, values, SPI_OK_SELECT) == 0)
+				return false;
+			guard([&] { decode_graph_row(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SPI_palloc, &found); });
+			return true;
 		});
-		row->watched = graph_watched(row->id, row->relid, watched_tables);
-		return true;
-	});
+	} else {
+		// What every query does first: an index scan in the statement's snapshot, no SQL to parse
+		// and plan (a new backend's first query would spend most of its time there).
+		(void)extension_owner(); // refuses a catalog of another version
+		exists = guard([&] {
+			Oid relid = get_relname_relid("graph", get_namespace_oid("grail", false));
+			Relation rel = table_open(relid, AccessShareLock);
+			TupleDesc desc = RelationGetDescr(rel);
+			AttrNumber namespace_att = attnum_of(desc, "namespace"), name_att = attnum_of(desc, "name");
+			Oid index = name_index(rel, namespace_att, name_att);
+			Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+			Datum key_name = CStringGetTextDatum(name);
+			bool any = false;
+			for (int i = 0; i < count && !any; i++) {
+				ScanKeyData keys[2];
+				ScanKeyInit(&keys[0], namespace_att, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(schemas[i]));
+				ScanKeyEntryInitialize(&keys[1], 0, name_att, BTEqualStrategyNumber, InvalidOid,
+				                       TupleDescAttr(desc, name_att - 1)->attcollation, F_TEXTEQ, key_name);
+				SysScanDesc scan = systable_beginscan(rel, index, true, snapshot, 2, keys);
+				if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+					decode_graph_row(tuple, desc, palloc, &found);
+					any = true;
+				}
+				systable_endscan(scan);
+			}
+			table_close(rel, AccessShareLock);
+			return any;
+		});
+	}
+	if (!exists)
+		return false;
+	*row = found.row;
+	row->watched = graph_watched(row->id, row->relid, found.watched_tables);
+	return true;
 }
 
 /*

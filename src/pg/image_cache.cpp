@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "image_cache.hpp"
+#include "image_stats.hpp"
 #include "settings.hpp"
 
 extern "C" {
@@ -45,8 +46,16 @@ cache_path(const GraphRow &row) {
 	return graph_prefix(row.id) + row.build_uuid + ".img";
 }
 
+// The name of a cache file without its directory: the key of its server-wide counters.
+static std::string
+file_name(const std::string &path) {
+	return path.substr(path.rfind('/') + 1);
+}
+
 /*
- * The file at path mapped read-only, or nullptr if it is missing or not size bytes long.
+ * The file at path mapped read-only, or nullptr if it is missing or not size bytes long. Pages
+ * are not populated: a query reads few of them, and the first ones it reads are already in the
+ * page cache that the writer filled.
  */
 static std::shared_ptr<const uint8_t>
 map_file(const std::string &path, size_t size) {
@@ -56,15 +65,14 @@ map_file(const std::string &path, size_t size) {
 	struct stat st;
 	void *mapped = MAP_FAILED;
 	if (fstat(fd, &st) == 0 && uint64_t(st.st_size) == size)
-		// Populated at once: the checksum reads every page anyway, and one call maps them faster
-		// than a fault per page.
-		mapped = mmap(nullptr, size, PROT_READ, MAP_SHARED | MAP_POPULATE, fd, 0);
+		mapped = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (mapped == MAP_FAILED)
 		return nullptr;
 	utimensat(AT_FDCWD, path.c_str(), nullptr, 0); // its last use, for eviction
-	return std::shared_ptr<const uint8_t>(static_cast<const uint8_t *>(mapped),
+	std::shared_ptr<const uint8_t> mapping(static_cast<const uint8_t *>(mapped),
 	                                      [size](const uint8_t *p) { munmap(const_cast<uint8_t *>(p), size); });
+	return track_image_use(std::move(mapping), file_name(path));
 }
 
 static bool
@@ -76,14 +84,13 @@ make_cache_dirs() {
 }
 
 /*
- * The right to write one image: the first backend that needs it writes it while the others that
- * need it meanwhile wait (an flock, which the kernel releases if the writer dies), then map what
- * it wrote instead of reading the catalog too. Waiting polls for cancel requests. Not held when
- * the lock file cannot be made: the caller then writes on its own.
+ * An exclusive flock on a lock file of the cache, which the kernel releases if its holder dies.
+ * Waiting polls for cancel requests. Not held when the lock file cannot be made: the caller then
+ * goes on without it (held() says so).
  */
-class WriteLock {
+class FileLock {
 public:
-	explicit WriteLock(const std::string &path) {
+	explicit FileLock(const std::string &path) {
 		if (!make_cache_dirs())
 			return;
 		fd_ = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -99,24 +106,91 @@ public:
 			}
 		}
 	}
-	~WriteLock() {
+	~FileLock() {
 		if (fd_ >= 0)
 			close(fd_); // releases the lock
 	}
-	WriteLock(const WriteLock &) = delete;
-	WriteLock &operator=(const WriteLock &) = delete;
+	bool
+	held() const {
+		return fd_ >= 0;
+	}
+	FileLock(const FileLock &) = delete;
+	FileLock &operator=(const FileLock &) = delete;
 
 private:
 	int fd_ = -1;
 };
 
+struct CacheFile {
+	std::string path;
+	uint64_t bytes;
+	struct timespec used;
+	bool being_written; // a .tmp file: counted, never evicted
+};
+
 /*
- * A new file of size bytes under a temporary name next to path, mapped read-write, its space
- * reserved (a write to a mapped file with no room left would be a SIGBUS, not an error); nullptr,
- * and nothing left behind, if that fails (a full disk, a read-only data directory).
+ * The image files in the cache, and those being written (all databases', since the limit is
+ * the server's).
+ */
+static std::vector<CacheFile>
+cache_files() {
+	std::vector<CacheFile> files;
+	DIR *dir = opendir(kCacheDir);
+	if (dir == nullptr)
+		return files;
+	auto ends_with = [](const std::string &name, const char *suffix) {
+		size_t n = std::strlen(suffix);
+		return name.size() > n && name.compare(name.size() - n, n, suffix) == 0;
+	};
+	while (struct dirent *entry = readdir(dir)) {
+		std::string name = entry->d_name;
+		bool image = ends_with(name, ".img"), temp = ends_with(name, ".tmp");
+		if (!image && !temp)
+			continue;
+		std::string path = std::string(kCacheDir) + "/" + name;
+		struct stat st;
+		if (stat(path.c_str(), &st) == 0)
+			files.push_back({path, uint64_t(st.st_size), st.st_mtim, temp});
+	}
+	closedir(dir);
+	return files;
+}
+
+/*
+ * Room for size more bytes within limit: removes the least recently used images until the files
+ * and those being written leave it; false if they cannot. Backends that map a removed image
+ * keep it until they notice (still_cached) at their next statement. Under the space lock.
+ */
+static bool
+make_room(uint64_t limit, uint64_t size) {
+	std::vector<CacheFile> files = cache_files();
+	uint64_t total = 0;
+	for (const CacheFile &f : files)
+		total += f.bytes;
+	std::sort(files.begin(), files.end(), [](const CacheFile &a, const CacheFile &b) {
+		return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
+	});
+	for (const CacheFile &f : files) {
+		if (total + size <= limit)
+			break;
+		if (!f.being_written && unlink(f.path.c_str()) == 0)
+			total -= f.bytes;
+	}
+	return total + size <= limit;
+}
+
+/*
+ * A new file of size bytes at temp, mapped read-write, its space reserved within the cache's
+ * limit (a write to a mapped file with no room left would be a SIGBUS, not an error); nullptr,
+ * and nothing left behind, if that fails (no room within the limit, a full disk, a read-only
+ * data directory). Images are evicted and the file made under one lock, so that concurrent
+ * writers never take the cache past its limit together.
  */
 static std::shared_ptr<uint8_t>
-create_file(const std::string &temp, size_t size) {
+create_file(const std::string &temp, size_t size, uint64_t limit) {
+	FileLock space(std::string(kCacheDir) + "/space.lock");
+	if (!space.held() || !make_room(limit, size))
+		return nullptr;
 	int fd = open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return nullptr;
@@ -131,67 +205,22 @@ create_file(const std::string &temp, size_t size) {
 	return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(mapped), [size](uint8_t *p) { munmap(p, size); });
 }
 
-struct CacheFile {
-	std::string path;
-	uint64_t bytes;
-	struct timespec used;
-};
-
-/*
- * The image files in the cache (all databases', since the limit is the server's).
- */
-static std::vector<CacheFile>
-cache_files() {
-	std::vector<CacheFile> files;
-	DIR *dir = opendir(kCacheDir);
-	if (dir == nullptr)
-		return files;
-	while (struct dirent *entry = readdir(dir)) {
-		std::string name = entry->d_name;
-		if (name.size() < 4 || name.compare(name.size() - 4, 4, ".img") != 0)
-			continue;
-		std::string path = std::string(kCacheDir) + "/" + name;
-		struct stat st;
-		if (stat(path.c_str(), &st) == 0)
-			files.push_back({path, uint64_t(st.st_size), st.st_mtim});
-	}
-	closedir(dir);
-	return files;
-}
-
-/*
- * Remove the least recently used images until the cache fits its limit, keeping keep. Backends
- * that map a removed image keep it until they notice (still_cached) at their next statement.
- */
-static void
-evict(uint64_t limit, const std::string &keep) {
-	std::vector<CacheFile> files = cache_files();
-	uint64_t total = 0;
-	for (const CacheFile &f : files)
-		total += f.bytes;
-	std::sort(files.begin(), files.end(), [](const CacheFile &a, const CacheFile &b) {
-		return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
-	});
-	for (const CacheFile &f : files) {
-		if (total <= limit)
-			break;
-		if (f.path != keep && unlink(f.path.c_str()) == 0)
-			total -= f.bytes;
-	}
-}
-
 /*
  * The image at path mapped and attached, if it is there and sound; a damaged one is removed.
+ *
+ * The header and the section table are checked, not the checksum: the writer checked the image
+ * in full before it took its name, and a file of the data directory is trusted after that as
+ * PostgreSQL trusts its own (reading 100 MB per new backend would cost more than the whole query).
  */
 static bool
 open_cached(const std::string &path, size_t size, const char *display, OpenedIndex *opened) {
 	std::shared_ptr<const uint8_t> mapped = map_file(path, size);
 	if (!mapped)
 		return false;
-	// The writer checked it in full; the checksum catches damage since.
 	try {
-		*opened = {Index::attach(mapped, size, Index::Check::checksum), path};
+		*opened = {Index::attach(mapped, size, Index::Check::header), path};
 		cache_counters.hits++;
+		count_image_hit(file_name(path));
 		return true;
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
@@ -217,14 +246,17 @@ open_index(const GraphRow &row, const char *display) {
 		return opened;
 	check_index_size(row);
 	if (cacheable) {
-		WriteLock lock(path + ".lock");
+		// The first backend that needs the image writes it while the others that need it meanwhile
+		// wait, then map what it wrote instead of reading the catalog too.
+		FileLock writer(path + ".lock");
 		if (open_cached(path, size, display, &opened)) // written while this backend waited
 			return opened;
+		cache_counters.loads++;
+		count_image_load(file_name(path));
 		// Into a new cache file: the chunks go straight to the page cache that every backend will
 		// map, checked in full there before the file takes its name.
 		std::string temp = path + "." + std::to_string(MyProcPid) + ".tmp";
-		cache_counters.loads++;
-		if (std::shared_ptr<uint8_t> file = create_file(temp, size)) {
+		if (std::shared_ptr<uint8_t> file = create_file(temp, size, limit)) {
 			Index index;
 			try {
 				load_index(row, file.get());
@@ -236,8 +268,7 @@ open_index(const GraphRow &row, const char *display) {
 			// A version 1 image is copied out: nothing to share.
 			if (index.graph().ids.borrowed() && rename(temp.c_str(), path.c_str()) == 0) {
 				forget_images(row.id, path);
-				evict(limit, path);
-				return {std::move(index), path};
+				return {Index::attach(track_image_use(file, file_name(path)), size, Index::Check::header), path};
 			}
 			unlink(temp.c_str()); // what the index borrows stays mapped
 			cache_counters.private_copies++;
@@ -278,24 +309,39 @@ still_cached(const std::string &path) {
 using namespace grail::pg;
 
 /*
- * grail.cache_info(): one row per cached image file of this database.
+ * grail.cache_info(): one row per cached image file of this database, with its server-wide
+ * counters when there are any.
  */
 GRAIL_FUNCTION(grail_cache_info) {
 	std::vector<CacheFile> files = cache_files();
-	std::string prefix = std::string(kCacheDir) + "/" + std::to_string(MyDatabaseId) + "_";
+	std::string prefix = std::to_string(MyDatabaseId) + "_";
+	struct Row {
+		std::string uuid;
+		const CacheFile *file;
+		bool counted;
+		ImageStats stats;
+	};
+	std::vector<Row> rows;
+	for (const CacheFile &f : files) {
+		std::string name = file_name(f.path); // <database>_<graph>_<uuid>.img
+		if (f.being_written || name.compare(0, prefix.size(), prefix) != 0)
+			continue;
+		std::string graph_and_uuid = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+		Row row{graph_and_uuid.substr(graph_and_uuid.find('_') + 1), &f, false, {}};
+		row.counted = image_stats(name, &row.stats);
+		rows.push_back(row);
+	}
 	guard([&] {
 		InitMaterializedSRF(fcinfo, 0);
 		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-		for (const CacheFile &f : files) {
-			if (f.path.compare(0, prefix.size(), prefix) != 0)
-				continue;
-			std::string name = f.path.substr(prefix.size(), f.path.size() - prefix.size() - 4); // graph_uuid
-			std::string uuid = name.substr(name.find('_') + 1);
-			Datum values[3];
-			bool nulls[3] = {false, false, false};
-			values[0] = DirectFunctionCall1(uuid_in, CStringGetDatum(uuid.c_str()));
-			values[1] = Int64GetDatum(int64(f.bytes));
-			values[2] = TimestampTzGetDatum(time_t_to_timestamptz(f.used.tv_sec));
+		for (const Row &row : rows) {
+			Datum values[6] = {DirectFunctionCall1(uuid_in, CStringGetDatum(row.uuid.c_str())),
+			                   Int64GetDatum(int64(row.file->bytes)),
+			                   TimestampTzGetDatum(time_t_to_timestamptz(row.file->used.tv_sec)),
+			                   Int32GetDatum(row.stats.backends),
+			                   Int64GetDatum(int64(row.stats.hits)),
+			                   Int64GetDatum(int64(row.stats.loads))};
+			bool nulls[6] = {false, false, false, !row.counted, !row.counted, !row.counted};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	});
@@ -303,25 +349,38 @@ GRAIL_FUNCTION(grail_cache_info) {
 }
 
 /*
- * grail.cache_counters(): this backend's hits, loads and private copies, and the cache's size.
+ * grail.cache_counters(): the cache's limit and contents, this backend's hits, loads and private
+ * copies, and the mode with its reason.
  */
 GRAIL_FUNCTION(grail_cache_counters) {
 	std::vector<CacheFile> files = cache_files();
-	uint64_t cached = 0;
+	uint64_t cached = 0, images = 0;
 	for (const CacheFile &f : files)
-		cached += f.bytes;
+		if (!f.being_written) {
+			cached += f.bytes;
+			images++;
+		}
+	bool shared = settings.shared_cache_size_mb > 0;
+	const char *mode = shared ? "shared" : "private";
+	const char *reason = !shared ? "grail.shared_cache_size = 0: each backend reads its own copy from the catalog"
+	                     : image_stats_enabled()
+	                         ? "backends map one image file per build; server-wide counters in grail.cache_info()"
+	                         : "backends map one image file per build; no server-wide counters, since pg_grail is not "
+	                           "in shared_preload_libraries";
 	return guard([&] {
 		TupleDesc desc;
 		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
 			elog(ERROR, "grail.cache_counters() must return a record");
 		desc = BlessTupleDesc(desc);
-		Datum values[6] = {Int64GetDatum(int64(uint64_t(settings.shared_cache_size_mb) << 20)),
+		Datum values[8] = {Int64GetDatum(int64(uint64_t(settings.shared_cache_size_mb) << 20)),
 		                   Int64GetDatum(int64(cached)),
-		                   Int64GetDatum(int64(files.size())),
+		                   Int64GetDatum(int64(images)),
 		                   Int64GetDatum(int64(cache_counters.hits)),
 		                   Int64GetDatum(int64(cache_counters.loads)),
-		                   Int64GetDatum(int64(cache_counters.private_copies))};
-		bool nulls[6] = {false, false, false, false, false, false};
+		                   Int64GetDatum(int64(cache_counters.private_copies)),
+		                   CStringGetTextDatum(mode),
+		                   CStringGetTextDatum(reason)};
+		bool nulls[8] = {false, false, false, false, false, false, false, false};
 		return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
 	});
 }

@@ -8,8 +8,9 @@
 // while backends still map it (unlink keeps mapped pages until they are unmapped); and a hot
 // standby fills its own cache from the chunks it receives by WAL. They live in
 // base/pgsql_tmp/pgsql_tmp_grail/, which PostgreSQL empties at every start and base backups
-// skip: a cache, never a second copy of the truth. grail.shared_cache_size bounds the files;
-// the least recently used go first.
+// skip: a cache, never a second copy of the truth. grail.shared_cache_size bounds the files
+// (and those being written); the least recently used go first. Server-wide counters, when the
+// library is preloaded: image_stats.hpp.
 #pragma once
 
 #include "index.hpp"

@@ -2,6 +2,7 @@
 // fork(), so the engine initialises the GPU lazily in the backend that uses it.
 #include "error.hpp"
 
+#include "image_stats.hpp"
 #include "owner_hooks.hpp"
 #include "settings.hpp"
 #include "guard.hpp"
@@ -29,4 +30,6 @@ _PG_init(void) {
 	grail::set_cancel_hook(interrupt_pending);
 	grail::pg::define_settings();
 	grail::pg::install_owner_hooks();
+	if (process_shared_preload_libraries_in_progress)
+		grail::pg::request_image_stats();
 }

@@ -64,10 +64,17 @@ cmp_ok($max_growth * 1024, '<', $image_bytes / 4,
 	sprintf('a querying backend gains %d kB of private memory for an image of %d kB', $max_growth, $image_bytes / 1024));
 $_->quit for (@sessions, $holder);
 
-# A damaged file is noticed (checksum), removed and written again from the catalog.
+# Without the preload the cache works, with this session's counters only, and says so.
+is($node->safe_psql('postgres', q{SELECT mode, mode_reason ~ 'not in shared_preload_libraries' FROM grail.cache_counters()}),
+	'shared|t', 'cache_counters: shared mode, without server-wide counters, and why');
+is($node->safe_psql('postgres', q{SELECT count(*), count(backends) FROM grail.cache_info()}), '1|0',
+	'cache_info lists the image, its server-wide counters null');
+
+# A damaged file is noticed (its header and section table are checked by every backend that maps
+# it; the writer checked all of it), removed and written again from the catalog.
 open my $fh, '+<', $files[0] or die;
-seek $fh, 4096, 0;
-print $fh "garbage";
+seek $fh, 64 + 8, 0; # the offset of the first section, in the section table
+print $fh "garbage!";
 close $fh;
 my ($ret, $out, $err) = $node->psql('postgres', q{SELECT grail.reachable('big', 1, 400000), grail.reachable('big', 400000, 1)});
 is($out, $truth, 'a damaged image file: the answer comes from the catalog');
@@ -121,10 +128,27 @@ is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1), grai
 	'after a backend was killed while writing an image, the graph answers');
 eval { $loader->quit };
 
-# A restart empties the cache (PostgreSQL clears base/pgsql_tmp), and the graphs answer.
+# A restart empties the cache (PostgreSQL clears base/pgsql_tmp), and the graphs answer. Now
+# preloaded: server-wide counters in shared memory.
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'pg_grail'");
 $node->restart;
 is(scalar(() = glob("$cache/*.img")), 0, 'a restart empties the cache');
 is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1)}), 't', 'and the graphs answer after it');
+is($node->safe_psql('postgres', q{SELECT mode, mode_reason ~ 'server-wide counters in' FROM grail.cache_counters()}),
+	'shared|t', 'preloaded: cache_counters says server-wide counters exist');
+my @users = map { $node->background_psql('postgres') } 1 .. 3;
+$_->query_safe(q{SELECT grail.reachable('big', 1, 400000)}) for @users;
+is($node->safe_psql('postgres', q{SELECT backends, hits, loads FROM grail.cache_info()}), '3|3|1',
+	'cache_info: three backends map the image, opened three times from the file after one load');
+$users[0]->quit;
+$users[1]->query_safe(q{SELECT grail.refresh_graph('big')});
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000); SELECT backends, hits, loads FROM grail.cache_info()}),
+	"t
+1|0|1", 'a backend that ended and the refreshed build\'s image: counted apart');
+$_->quit for @users[1, 2];
+$node->poll_query_until('postgres', q{SELECT backends = 0 FROM grail.cache_info()})
+	or die 'the backends that ended still count';
+pass('backends that ended no longer count');
 ok(!$node->log_contains('terminated by signal (?!9:)|PANIC|TRAP'), 'no crash in the server log but the SIGKILL sent');
 $node->stop;
 done_testing();
