@@ -8,6 +8,7 @@ OBJS = \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
 	src/pg/cycles.o \
+	src/pg/ddl_commands.o \
 	src/pg/edges.o \
 	src/pg/gpu_choice.o \
 	src/pg/graph_admin.o \
@@ -20,7 +21,6 @@ OBJS = \
 	src/pg/reachable.o \
 	src/pg/scc.o \
 	src/pg/settings.o \
-	src/pg/trigger_state.o \
 	src/pg/watch.o
 
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))

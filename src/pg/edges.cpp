@@ -148,7 +148,7 @@ EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges) {
 	EdgeScan counts;
 	guard([&] {
-		// The table and its inheritance descendants, as SELECT reads them; all locked first.
+		// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
 		List *tables = find_all_inheritors(relid, ShareLock, NULL);
 		const char *source_name = get_attname(relid, source, false);
 		const char *target_name = get_attname(relid, target, false);
@@ -157,6 +157,8 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, E
 		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
 		ListCell *cell;
 		foreach (cell, tables) {
+			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)
+				continue; // its rows are in its partitions
 			Relation rel = table_open(lfirst_oid(cell), NoLock);
 			// A child numbers its columns its own way; inheritance keeps their names and types.
 			AttrNumber child_source = get_attnum(RelationGetRelid(rel), source_name);

@@ -177,6 +177,37 @@ creation_schema(const GraphName &name) {
 }
 
 /*
+ * A table of the edge table's family (edge_table, for messages) whose rows a graph can keep:
+ * permanent (a temporary table ends with its session, and another table may later take its oid;
+ * an unlogged one is emptied by crash recovery, which fires no trigger), and stored here (not a
+ * foreign table, whose rows change elsewhere).
+ */
+static void
+check_storage(Oid table, Oid edge_table) {
+	guard([&] {
+		char persistence = get_rel_persistence(table);
+		const char *name = get_rel_name(table);
+		const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
+		if (persistence == RELPERSISTENCE_TEMP)
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
+			                errdetail("A graph is a permanent catalog object; a temporary table ends with its session."),
+			                errhint("Build the graph over a permanent table.")));
+		if (persistence == RELPERSISTENCE_UNLOGGED)
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
+			                errdetail("Crash recovery empties an unlogged table without firing the triggers that "
+			                          "keep a graph in step with its rows."),
+			                errhint("Make it logged first: ALTER TABLE %s SET LOGGED.", name)));
+		if (get_rel_relkind(table) == RELKIND_FOREIGN_TABLE)
+			ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			                errmsg("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what,
+			                       name),
+			                errhint("Copy its edges into a local table.")));
+	});
+}
+
+/*
  * What a build needs of the edge table, checked at every create and refresh: it exists and the
  * caller may read it (schema, policies), and may lock and keep triggers on it and on the rest of
  * its inheritance family (ancestors, whose writes can reach its rows; descendants, which a build
@@ -187,8 +218,10 @@ check_buildable(Oid relid) {
 	check_table_access(relid);
 	TableFamily family = table_family(relid);
 	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
-		for (Oid table : *tables)
+		for (Oid table : *tables) {
+			check_storage(table, relid);
 			check_build_rights(table);
+		}
 }
 
 GRAIL_FUNCTION(grail_create_graph) {
@@ -210,12 +243,14 @@ GRAIL_FUNCTION(grail_create_graph) {
 		if (get_rel_name(row.relid) == NULL)
 			ereport(ERROR,
 			        (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
-		// Only a plain table fires the triggers that mark its graphs stale.
-		if (get_rel_relkind(row.relid) != RELKIND_RELATION)
+		// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
+		// pg_grail cannot watch.
+		char relkind = get_rel_relkind(row.relid);
+		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
 			ereport(ERROR,
 			        (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
-			         errhint("pg_grail reads edges from a plain table, whose changes it can track; copy the "
-			                 "edges of a view or partitioned table into one.")));
+			         errhint("pg_grail reads edges from a table or a partitioned table, whose changes it can track; "
+			                 "copy the edges of a view, materialized view or foreign table into one.")));
 	});
 	row.schema = creation_schema(graph_name);
 	check_buildable(row.relid);

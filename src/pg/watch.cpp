@@ -1,8 +1,8 @@
-// A table's inheritance family, and whether a graph's staleness triggers are all in place on it:
-// the rule that grail._watch (in sql/pg_grail.sql) makes true, checked here once for the queries
-// (every statement) and the event triggers (grail._watched) alike. Written against the catalogs directly rather than in SQL,
-// because a statement of a pg_grail function pays for it: no SQL function to plan, no lock on the
-// tables.
+// A table's inheritance family, and whether a graph's staleness triggers are all in place on it
+// (and every table of it is permanent): the rule that grail._watch (in sql/pg_grail.sql) makes
+// true, checked here once for the queries (every statement) and the event triggers
+// (grail._watched) alike. Written against the catalogs directly rather than in SQL, because a
+// statement of a pg_grail function pays for it: no SQL function to plan, no lock on the tables.
 #include "catalog.hpp"
 
 #include <algorithm>
@@ -23,6 +23,7 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 }
 
 namespace grail::pg {
@@ -146,13 +147,18 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 		bool watched = true;
 		for (Oid table : family.ancestors)
 			watched = watched && graph_triggers(triggers, table, true, mark_stale, graph_id) == 1;
-		for (Oid table : family.descendants)
-			watched = watched && graph_triggers(triggers, table, false, mark_stale, graph_id) == 2;
+		// A partitioned table stores no rows: it is watched as an ancestor is (see grail._watch).
+		for (Oid table : family.descendants) {
+			bool partitioned = get_rel_relkind(table) == RELKIND_PARTITIONED_TABLE;
+			watched = watched && graph_triggers(triggers, table, partitioned, mark_stale, graph_id) == (partitioned ? 1 : 2);
+		}
 		table_close(triggers, AccessShareLock);
+		// An unlogged table is emptied by crash recovery, which fires no trigger.
+		for (Oid table : members)
+			watched = watched && get_rel_persistence(table) == RELPERSISTENCE_PERMANENT;
 		return watched;
 	});
 }
-
 
 } // namespace grail::pg
 

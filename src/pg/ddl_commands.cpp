@@ -1,0 +1,81 @@
+// What a DDL command did, for the event triggers of sql/pg_grail.sql: the subcommands of ALTER
+// TABLE and the options of CREATE TABLE are only visible from C.
+//
+// grail._changes_trigger_state (grail._on_alter_table): whether the command opened a window in
+// which writes can go unseen by a graph's staleness triggers: it set a trigger to a state other
+// than ENABLE ALWAYS, or made the table unlogged (crash recovery empties an unlogged table and
+// fires nothing). A restore's ENABLE ALWAYS of the triggers it has just created opens none, and
+// must not leave the restored graphs stale.
+//
+// grail._family_change (grail._on_family_change): whether the command changed a table's
+// inheritance family, and whether rows can have come or gone with it.
+#include "guard.hpp"
+
+extern "C" {
+#include "nodes/parsenodes.h"
+#include "tcop/deparse_utility.h"
+#include "utils/builtins.h"
+}
+
+GRAIL_FUNCTION(grail_changes_trigger_state) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	if (command->type != SCT_AlterTable)
+		PG_RETURN_BOOL(false);
+	ListCell *cell;
+	foreach (cell, command->d.alterTable.subcmds) {
+		auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
+		if (!IsA(subcommand->parsetree, AlterTableCmd))
+			continue;
+		switch (reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)->subtype) {
+		case AT_EnableTrig:
+		case AT_EnableReplicaTrig:
+		case AT_DisableTrig:
+		case AT_EnableTrigAll:
+		case AT_DisableTrigAll:
+		case AT_EnableTrigUser:
+		case AT_DisableTrigUser:
+		case AT_SetUnLogged:
+			PG_RETURN_BOOL(true);
+		default:
+			break;
+		}
+	}
+	PG_RETURN_BOOL(false);
+}
+
+/*
+ * 'rows': a table joined or left a family with its rows (ATTACH / DETACH PARTITION, INHERIT, NO
+ * INHERIT); 'empty': a new table joined one (CREATE TABLE ... PARTITION OF or INHERITS, which
+ * moves no rows: PostgreSQL refuses a new partition whose rows sit in the default partition);
+ * null: no change of family.
+ */
+GRAIL_FUNCTION(grail_family_change) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	const char *change = nullptr;
+	if (command->type == SCT_Simple && command->parsetree != nullptr && IsA(command->parsetree, CreateStmt)) {
+		auto *create = reinterpret_cast<CreateStmt *>(command->parsetree);
+		if (create->partbound != nullptr || create->inhRelations != NIL)
+			change = "empty";
+	} else if (command->type == SCT_AlterTable) {
+		ListCell *cell;
+		foreach (cell, command->d.alterTable.subcmds) {
+			auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
+			if (!IsA(subcommand->parsetree, AlterTableCmd))
+				continue;
+			switch (reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)->subtype) {
+			case AT_AttachPartition:
+			case AT_DetachPartition:
+			case AT_DetachPartitionFinalize:
+			case AT_AddInherit:
+			case AT_DropInherit:
+				change = "rows";
+				break;
+			default:
+				break;
+			}
+		}
+	}
+	if (change == nullptr)
+		PG_RETURN_NULL();
+	return grail::pg::guard([&] { return CStringGetTextDatum(change); });
+}
