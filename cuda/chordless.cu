@@ -28,6 +28,7 @@
 #include "error.hpp"
 #include "gpu.hpp"
 #include "host_util.hpp"
+#include "launch.cuh"
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/scan.h>
@@ -46,7 +47,6 @@ using cuda_host::now_ms;
 
 namespace {
 
-constexpr int kThreads = 256;
 constexpr size_t kDefaultBudget = size_t(512) << 20;
 // The cycle buffer: an eighth of the budget, at most this much (its download is what takes
 // time; a larger one only means fewer, larger downloads), at least one path's cycles.
@@ -96,11 +96,8 @@ struct CycleSink {
 	uint32_t code_bits; // bits of a row position: the longest row has at most 2^code_bits entries
 };
 
-unsigned
-blocks_for(size_t items) {
-	// Grid-stride loops below: a capped grid still covers every item.
-	return unsigned(std::min<size_t>((items + kThreads - 1) / kThreads, 4096));
-}
+// The search kernels stride over their items: a grid capped at this many blocks still covers them.
+constexpr unsigned kSearchBlocks = 4096;
 
 __device__ bool
 has_bit(const uint32_t *bitmap, vid_t v) {
@@ -591,7 +588,7 @@ private:
 			yield += unit_yield_[end++];
 		const size_t begin = next_unit_;
 		size_t got = produced(end - begin, [&](cudaStream_t s) {
-			seed_triplets<<<blocks_for(end - begin), kThreads, 0, s>>>(
+			seed_triplets<<<std::min(blocks_for(end - begin), kSearchBlocks), kBlockThreads, 0, s>>>(
 			    dadj_.view(), unit_u_d_.data(), unit_pos_d_.data(), begin, end, extend, words_, out_.data(),
 			    counters_.data(), counts_.data(), sink_);
 		});
@@ -630,8 +627,8 @@ private:
 		const uint32_t *in = stack_.data() + (top_ - chunk) * record_;
 		const uint32_t length = seg.length;
 		size_t got = produced(chunk, [&](cudaStream_t s) {
-			expand_paths<<<blocks_for(chunk), kThreads, 0, s>>>(dadj_.view(), in, chunk, length, extend, words_,
-			                                                    out_.data(), counters_.data(), counts_.data(), sink_);
+			expand_paths<<<std::min(blocks_for(chunk), kSearchBlocks), kBlockThreads, 0, s>>>(
+			    dadj_.view(), in, chunk, length, extend, words_, out_.data(), counters_.data(), counts_.data(), sink_);
 		});
 		if (got == std::numeric_limits<size_t>::max())
 			return false;

@@ -1,17 +1,11 @@
 #include "device_csr.cuh"
+#include "launch.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 
 namespace grail::cuda {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kThreads - 1) / kThreads);
-}
 
 // The source of each edge, by binary search in the offsets: edge-parallel, so a vertex of huge
 // degree does not serialise on one thread.
@@ -108,19 +102,19 @@ DeviceCsr::transpose_into(DeviceCsr &t, TransposeScratch &scratch, TempStorage &
 	scratch.reserve(edges_);
 	CUDA_CHECK(
 	    cudaMemcpyAsync(scratch.keys.data(), targets_.data(), targets_.bytes(), cudaMemcpyDeviceToDevice, stream));
-	edge_sources<<<blocks_for(edges_), kThreads, 0, stream>>>(view(), scratch.sources.data());
+	edge_sources<<<blocks_for(edges_), kBlockThreads, 0, stream>>>(view(), scratch.sources.data());
 	CUDA_CHECK_LAUNCH();
 	cub::DoubleBuffer<vid_t> k(scratch.keys.data(), scratch.keys_alt.data());
 	cub::DoubleBuffer<vid_t> v(scratch.sources.data(), t.targets_.data());
-	size_t bytes = 0;
 	unsigned bits = key_bits(vertices_);
-	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, k, v, edges_, 0, bits, stream));
-	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, k, v, edges_, 0, bits, stream));
+	cub_call(temp, [&](void *t, size_t &bytes) {
+		return cub::DeviceRadixSort::SortPairs(t, bytes, k, v, edges_, 0, bits, stream);
+	});
 	if (v.Current() != t.targets_.data())
 		CUDA_CHECK(
 		    cudaMemcpyAsync(t.targets_.data(), v.Current(), t.targets_.bytes(), cudaMemcpyDeviceToDevice, stream));
-	row_starts<<<blocks_for(size_t(vertices_) + 1), kThreads, 0, stream>>>(k.Current(), edges_, vertices_,
-	                                                                       t.offsets_.data());
+	row_starts<<<blocks_for(size_t(vertices_) + 1), kBlockThreads, 0, stream>>>(k.Current(), edges_, vertices_,
+	                                                                            t.offsets_.data());
 	CUDA_CHECK_LAUNCH();
 }
 

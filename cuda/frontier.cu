@@ -173,17 +173,16 @@ bin_frontier(CsrView graph, const vid_t *frontier, vid_t count, FrontierWorkspac
 	frontier_degrees<<<blocks_for(size_t(count) + 1), kBlockThreads, 0, stream>>>(graph, frontier, count, offsets,
 	                                                                              ws.positions.data());
 	CUDA_CHECK_LAUNCH();
-	size_t bytes = 0;
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, offsets, int64_t(count) + 1, stream));
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(ws.temp.get(bytes), bytes, offsets, int64_t(count) + 1, stream));
+	cub_call(ws.temp, [&](void *temp, size_t &bytes) {
+		return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, int64_t(count) + 1, stream);
+	});
 	DegreeBelow is_small{offsets, 32}, is_medium{offsets, kBlockThreads};
 	// Three-way partition: small, then medium among the rest, the remainder large.
-	CUDA_CHECK(cub::DevicePartition::If(nullptr, bytes, ws.positions.data(), ws.small.data(), ws.medium.data(),
-	                                    ws.large.data(), ws.counters.data(), int64_t(count), is_small, is_medium,
-	                                    stream));
-	CUDA_CHECK(cub::DevicePartition::If(ws.temp.get(bytes), bytes, ws.positions.data(), ws.small.data(),
-	                                    ws.medium.data(), ws.large.data(), ws.counters.data(), int64_t(count), is_small,
-	                                    is_medium, stream));
+	cub_call(ws.temp, [&](void *temp, size_t &bytes) {
+		return cub::DevicePartition::If(temp, bytes, ws.positions.data(), ws.small.data(), ws.medium.data(),
+		                                ws.large.data(), ws.counters.data(), int64_t(count), is_small, is_medium,
+		                                stream);
+	});
 	CUDA_CHECK(cudaMemcpyAsync(ws.host_counters.data(), ws.counters.data(), 2 * sizeof(eid_t), cudaMemcpyDeviceToHost,
 	                           stream));
 	CUDA_CHECK(
@@ -201,10 +200,9 @@ vid_t
 compact(const vid_t *in, eid_t count, vid_t *out, FrontierWorkspace &ws, cudaStream_t stream) {
 	if (count == 0)
 		return 0;
-	size_t bytes = 0;
-	CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, in, out, ws.counters.data(), int64_t(count), IsValid{}, stream));
-	CUDA_CHECK(cub::DeviceSelect::If(ws.temp.get(bytes), bytes, in, out, ws.counters.data(), int64_t(count), IsValid{},
-	                                 stream));
+	cub_call(ws.temp, [&](void *temp, size_t &bytes) {
+		return cub::DeviceSelect::If(temp, bytes, in, out, ws.counters.data(), int64_t(count), IsValid{}, stream);
+	});
 	CUDA_CHECK(
 	    cudaMemcpyAsync(ws.host_counters.data(), ws.counters.data(), sizeof(eid_t), cudaMemcpyDeviceToHost, stream));
 	CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -235,12 +233,7 @@ topological_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint3
 		return 0;
 	DeviceBuffer<uint32_t> starts(size_t(out.vertices) + 1), counters(2);
 	CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, counters.bytes(), stream));
-	int device = 0, sms = 0, per_sm = 0;
-	CUDA_CHECK(cudaGetDevice(&device));
-	CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-	CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kahn_levels, kBlockThreads, 0));
-	// A grid barrier needs every block resident: no more blocks than fit at once.
-	unsigned blocks = unsigned(std::max(1, sms * per_sm));
+	unsigned blocks = resident_blocks(reinterpret_cast<const void *>(kahn_levels), kBlockThreads);
 	uint32_t *starts_data = starts.data(), *counters_data = counters.data();
 	void *args[] = {&out, &in, &order, &level, &remaining, &starts_data, &counters_data};
 	CUDA_CHECK(

@@ -7,6 +7,7 @@
 #pragma once
 #include "buffer.cuh"
 #include "device_csr.cuh"
+#include "launch.cuh"
 
 #include <vector>
 
@@ -60,13 +61,6 @@ struct DegreeBins {
 	vid_t medium; // degree < kBlockThreads: a warp each
 	vid_t large;  // the rest: a block each
 };
-constexpr int kBlockThreads = 256;
-
-// Blocks of kBlockThreads threads that give each of items a thread.
-inline unsigned
-blocks_for(size_t items) {
-	return unsigned((items + kBlockThreads - 1) / kBlockThreads);
-}
 
 // Computes edge_offsets and the bins of frontier[0 .. count); synchronises stream once.
 DegreeBins bin_frontier(CsrView graph, const vid_t *frontier, vid_t count, FrontierWorkspace &ws, cudaStream_t stream);

@@ -396,16 +396,16 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 			    up.data() + size_t(i) * trees.lift_levels * n, key.data() + size_t(i) * n, depth.data() + size_t(i) * n,
 			    nv, keys.Current(), vertices.Current());
 			CUDA_CHECK_LAUNCH();
-			size_t bytes = 0;
-			CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, vertices, int64_t(n), 0, 64, s));
-			CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.get(bytes), bytes, keys, vertices, int64_t(n), 0, 64, s));
+			cub_call(temp, [&](void *t, size_t &bytes) {
+				return cub::DeviceRadixSort::SortPairs(t, bytes, keys, vertices, int64_t(n), 0, 64, s);
+			});
 			uint32_t *label_first = first.data() + size_t(i) * n;
 			gather_sizes<<<blocks_for(n), kBlockThreads, 0, s>>>(vertices.Current(), nv, size.data() + size_t(i) * n,
 			                                                     label_first);
 			CUDA_CHECK_LAUNCH();
-			CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, label_first, before.data(), int64_t(n), s));
-			CUDA_CHECK(
-			    cub::DeviceScan::ExclusiveSum(temp.get(bytes), bytes, label_first, before.data(), int64_t(n), s));
+			cub_call(temp, [&](void *t, size_t &bytes) {
+				return cub::DeviceScan::ExclusiveSum(t, bytes, label_first, before.data(), int64_t(n), s);
+			});
 			sibling_bases<<<blocks_for(n), kBlockThreads, 0, s>>>(keys.Current(), nv, before.data(), base.data());
 			CUDA_CHECK_LAUNCH();
 			sibling_offsets<<<blocks_for(n), kBlockThreads, 0, s>>>(keys.Current(), vertices.Current(), nv,

@@ -65,10 +65,6 @@ struct SccDevice {
 	TempStorage temp;
 };
 
-// Blocks of a cooperative launch of kernel: as many as are resident at once (a grid barrier needs
-// every block running).
-unsigned cooperative_blocks(const void *kernel, int threads);
-
 // Leaves every vertex's component (its smallest vertex) in signature[v].x and .y. Polls for
 // cancellation between launches; fills rounds, sweeps, trim passes and trimmed vertices of t.
 void detect_components(SccDevice &d, cudaStream_t stream, GpuSccTimings &t);

@@ -24,6 +24,7 @@
 // Everything runs in one cooperative launch with grid barriers between sweeps and rounds: no host
 // round trip per sweep or round (a graph of 500,000 chained small cycles needs dozens of sweeps).
 #include "error.hpp"
+#include "launch.cuh"
 #include "scc.cuh"
 #include "scc_warp.cuh"
 
@@ -360,17 +361,6 @@ component_labels(const uint2 *signature, vid_t n, const vid_t *smallest, bool mi
 
 } // namespace
 
-unsigned
-cooperative_blocks(const void *kernel, int threads) {
-	int device = 0, sms = 0, per_sm = 0;
-	CUDA_CHECK(cudaGetDevice(&device));
-	CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-	CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
-	if (per_sm < 1)
-		throw Error(ErrorKind::internal, "GPU SCC: a cooperative kernel does not fit on a multiprocessor");
-	return unsigned(sms * per_sm);
-}
-
 void
 detect_components(SccDevice &d, cudaStream_t stream, GpuSccTimings &t) {
 	DetectArgs a{d.graph.view(),
@@ -380,7 +370,7 @@ detect_components(SccDevice &d, cudaStream_t stream, GpuSccTimings &t) {
 	             d.progress.data()};
 	CUDA_CHECK(cudaMemsetAsync(d.progress.data(), 0, sizeof(Progress), stream));
 	const void *kernel = reinterpret_cast<const void *>(detect_kernel);
-	const unsigned blocks = cooperative_blocks(kernel, kThreads);
+	const unsigned blocks = resident_blocks(kernel, kThreads);
 	void *args[] = {&a};
 	for (;;) {
 		CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, blocks, kThreads, args, 0, stream));

@@ -9,6 +9,7 @@
 // and topological. A condensation deeper than the level budget (a long chain of small components,
 // where a level is a barrier for a handful of edges) is left to the host.
 #include "error.hpp"
+#include "launch.cuh"
 #include "scc.cuh"
 #include "scc_warp.cuh"
 
@@ -28,7 +29,6 @@ namespace {
 
 constexpr int kThreads = 512;
 constexpr int kWarps = kThreads / 32;
-constexpr int kSimpleThreads = 256;
 // A component with more out-edges than this is walked by every warp of the grid rather than by
 // one warp's lanes (which would keep the others waiting at the barrier).
 constexpr uint32_t kBigComponent = 4096;
@@ -245,11 +245,6 @@ vertex_numbers(const vid_t *label, vid_t n, const uint32_t *number, uint32_t *ou
 		out[v] = number[label[v]];
 }
 
-unsigned
-simple_blocks(size_t items) {
-	return unsigned(std::max<size_t>(1, (items + kSimpleThreads - 1) / kSimpleThreads));
-}
-
 } // namespace
 
 DeviceNumbering
@@ -266,17 +261,15 @@ number_on_device(SccDevice &d, cudaStream_t s) {
 	if (m > 0) {
 		// A warp per chunk of edges, up to 2^16 chunks at once; the walk strides past.
 		size_t chunks = (m + 32 * kWalkSteps - 1) / (32 * kWalkSteps);
-		cross_edges<<<simple_blocks(std::min<size_t>(chunks, size_t(1) << 16) * 32), kSimpleThreads, 0, s>>>(
+		cross_edges<<<blocks_for(std::min<size_t>(chunks, size_t(1) << 16) * 32), kBlockThreads, 0, s>>>(
 		    d.graph.view(), label, d.out_count.data(), d.in_degree.data(), list, &p->cross);
 		CUDA_CHECK_LAUNCH();
 	}
-	size_t bytes = 0;
-	CUDA_CHECK(
-	    cub::DeviceScan::ExclusiveSum(nullptr, bytes, d.out_count.data(), d.cross_start.data(), int64_t(n) + 1, s));
-	CUDA_CHECK(cub::DeviceScan::ExclusiveSum(d.temp.get(bytes), bytes, d.out_count.data(), d.cross_start.data(),
-	                                         int64_t(n) + 1, s));
+	cub_call(d.temp, [&](void *temp, size_t &bytes) {
+		return cub::DeviceScan::ExclusiveSum(temp, bytes, d.out_count.data(), d.cross_start.data(), int64_t(n) + 1, s);
+	});
 	if (m > 0) {
-		group_edges<<<simple_blocks(std::min<size_t>(m, size_t(1) << 21)), kSimpleThreads, 0, s>>>(
+		group_edges<<<blocks_for(std::min<size_t>(m, size_t(1) << 21)), kBlockThreads, 0, s>>>(
 		    list, &p->cross, d.cross_start.data(), d.out_count.data(), targets);
 		CUDA_CHECK_LAUNCH();
 	}
@@ -293,13 +286,13 @@ number_on_device(SccDevice &d, cudaStream_t s) {
 	           uint32_t(std::min<size_t>(kMinDeviceLevels + (size_t(n) + m) / kItemsPerDeviceLevel, UINT32_MAX))};
 	const void *kernel = reinterpret_cast<const void *>(kahn_kernel);
 	void *args[] = {&a};
-	CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, cooperative_blocks(kernel, kThreads), kThreads, args, 0, s));
+	CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, resident_blocks(kernel, kThreads), kThreads, args, 0, s));
 	// The components in ascending order (their smallest vertices), for the stable sort by level.
 	vid_t *components = d.frontier[0].data();
 	thrust::counting_iterator<vid_t> all(0);
-	CUDA_CHECK(cub::DeviceSelect::If(nullptr, bytes, all, components, &p->selected, int64_t(n), IsComponent{label}, s));
-	CUDA_CHECK(cub::DeviceSelect::If(d.temp.get(bytes), bytes, all, components, &p->selected, int64_t(n),
-	                                 IsComponent{label}, s));
+	cub_call(d.temp, [&](void *temp, size_t &bytes) {
+		return cub::DeviceSelect::If(temp, bytes, all, components, &p->selected, int64_t(n), IsComponent{label}, s);
+	});
 	CUDA_CHECK(cudaMemcpyAsync(d.host_progress.data(), p, sizeof(Progress), cudaMemcpyDeviceToHost, s));
 	CUDA_CHECK(cudaStreamSynchronize(s));
 	const Progress &r = d.host_progress[0];
@@ -316,18 +309,19 @@ number_on_device(SccDevice &d, cudaStream_t s) {
 	// out-edge counts (zero since group_edges).
 	cub::DoubleBuffer<uint32_t> keys(d.big.data(), d.in_degree.data());
 	cub::DoubleBuffer<vid_t> values(components, d.frontier[1].data());
-	gather_levels<<<simple_blocks(k), kSimpleThreads, 0, s>>>(components, k, d.level.data(), keys.Current());
+	gather_levels<<<blocks_for(k), kBlockThreads, 0, s>>>(components, k, d.level.data(), keys.Current());
 	CUDA_CHECK_LAUNCH();
 	int bits = 1;
 	while (bits < 32 && ((r.levels - 1) >> bits) != 0)
 		bits++;
-	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys, values, int64_t(k), 0, bits, s));
-	CUDA_CHECK(cub::DeviceRadixSort::SortPairs(d.temp.get(bytes), bytes, keys, values, int64_t(k), 0, bits, s));
+	cub_call(d.temp, [&](void *temp, size_t &bytes) {
+		return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, int64_t(k), 0, bits, s);
+	});
 	uint32_t *number = d.out_count.data();
-	set_numbers<<<simple_blocks(k), kSimpleThreads, 0, s>>>(values.Current(), k, number);
+	set_numbers<<<blocks_for(k), kBlockThreads, 0, s>>>(values.Current(), k, number);
 	CUDA_CHECK_LAUNCH();
 	uint32_t *of_vertex = d.cross_start.data();
-	vertex_numbers<<<simple_blocks(n), kSimpleThreads, 0, s>>>(label, n, number, of_vertex);
+	vertex_numbers<<<blocks_for(n), kBlockThreads, 0, s>>>(label, n, number, of_vertex);
 	CUDA_CHECK_LAUNCH();
 	result.done = true;
 	result.components = k;
