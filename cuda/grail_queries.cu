@@ -11,6 +11,7 @@
 #include "frontier_impl.cuh"
 #include "gpu.hpp"
 #include "host_util.hpp"
+#include "pruning.hpp"
 
 #include <algorithm>
 
@@ -33,27 +34,13 @@ struct Group {
 	Bitmap in_next;
 };
 
-// Whether vertex c (record rc) may reach query q's target without being it; sets *certain when
-// the DFS-tree interval of c holds the target (so it does).
-__device__ bool
-may_reach(const Group &g, vid_t c, const uint32_t *rc, const BloomRecord &bc, size_t q, bool *certain) {
-	vid_t t = g.target[q];
-	if (c > t) // components are numbered topologically
-		return false;
-	const uint32_t *rt = g.target_records + q * g.width;
-	if (rc[2] >= rt[2])
-		return false;
-	for (unsigned i = 0; i < g.labels; i++)
-		if (rt[3 + 2 * i] < rc[3 + 2 * i] || rt[4 + 2 * i] > rc[4 + 2 * i])
-			return false;
-	const BloomRecord &bt = g.target_bloom[q];
-	uint64_t miss = 0;
-	for (unsigned k = 0; k < kBloomWords; k++)
-		miss |= (bt.out[k] & ~bc.out[k]) | (bc.in[k] & ~bt.in[k]);
-	if (miss != 0)
-		return false;
-	*certain = rt[0] >= rc[1] && rt[0] <= rc[0];
-	return true;
+// What the search does at vertex c (records rc, bc), not query q's target, about that target: the
+// CPU search's rule (pruning.hpp), after the topological order's test.
+__device__ pruning::Step
+step_for(const Group &g, vid_t c, const uint32_t *rc, const BloomRecord &bc, size_t q) {
+	if (c > g.target[q]) // components are numbered topologically
+		return pruning::Step::prune;
+	return pruning::step(bc, rc, g.target_bloom[q], g.target_records + q * g.width, g.labels);
 }
 
 struct ExpandOp {
@@ -74,11 +61,11 @@ struct ExpandOp {
 				bits &= bits - 1;
 				uint64_t bit = uint64_t(1) << b;
 				size_t q = size_t(j) * 64 + size_t(b);
-				bool certain = false;
-				if (c == g.target[q])
+				pruning::Step step = c == g.target[q] ? pruning::Step::reached : step_for(g, c, rc, bc, q);
+				if (step == pruning::Step::reached)
 					reached |= bit;
-				else if (may_reach(g, c, rc, bc, q, &certain))
-					(certain ? reached : carry) |= bit;
+				else if (step == pruning::Step::expand)
+					carry |= bit;
 			}
 			if (reached != 0)
 				atomicOr(reinterpret_cast<unsigned long long *>(&g.done[j]), reached);

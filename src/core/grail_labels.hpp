@@ -3,6 +3,7 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "graph.hpp"
+#include "pruning.hpp"
 
 #include <string>
 
@@ -41,11 +42,7 @@ public:
 	// Every label interval of v inside u's (level and tree filters not included).
 	bool
 	contains(vid_t u, vid_t v) const noexcept {
-		const uint32_t *a = record(u), *b = record(v);
-		for (unsigned i = 0; i < d_; i++)
-			if (b[3 + 2 * i] < a[3 + 2 * i] || b[4 + 2 * i] > a[4 + 2 * i])
-				return false;
-		return true;
+		return pruning::intervals_allow(record(u), record(v), d_);
 	}
 
 	Array<uint32_t> &
@@ -67,20 +64,7 @@ private:
 	Array<uint32_t> data_;
 };
 
-// BFL Bloom-filter labels (Su, Zhu, Wei, Yu, TKDE 2017) over the same DAG. Each vertex v gets one
-// hash bit h(v) in [0, kBloomBits); out(v) is the OR of h over everything v reaches, in(v) the OR
-// over everything reaching v (v included in both). If u reaches v then out(v) is a subset of out(u)
-// and in(u) a subset of in(v): a failed subset test is a certain negative.
-constexpr unsigned kBloomShift = 8; // log2 of the bits per filter
-constexpr unsigned kBloomBits = 1u << kBloomShift;
-constexpr unsigned kBloomWords = kBloomBits / 64;
-
-// Both filters of a vertex in one 64-byte cache line: a query touches one line per vertex.
-struct alignas(64) BloomRecord {
-	uint64_t out[kBloomWords];
-	uint64_t in[kBloomWords];
-};
-static_assert(sizeof(BloomRecord) == 64, "one Bloom record per cache line");
+// BFL Bloom-filter labels over the same DAG (the records and their test: pruning.hpp).
 
 class BloomLabels {
 public:
@@ -96,10 +80,7 @@ public:
 	// Necessary for u to reach v.
 	static bool
 	may_reach(const BloomRecord &u, const BloomRecord &v) noexcept {
-		uint64_t miss = 0;
-		for (unsigned k = 0; k < kBloomWords; k++)
-			miss |= (v.out[k] & ~u.out[k]) | (u.in[k] & ~v.in[k]);
-		return miss == 0;
+		return pruning::bloom_allows(u, v);
 	}
 
 	const Array<BloomRecord> &

@@ -6,13 +6,9 @@
 #pragma once
 #include "cpp_only.hpp"
 
-#include <cstdint>
+#include "host_device.hpp"
 
-#ifdef __CUDACC__
-#define GRAIL_HOST_DEVICE __host__ __device__
-#else
-#define GRAIL_HOST_DEVICE
-#endif
+#include <cstdint>
 
 namespace grail {
 

@@ -1,6 +1,7 @@
 // Answering reachable(a, b) from an index: the label filters, then a label-pruned search.
 #include "index.hpp"
 #include "error.hpp"
+#include "pruning.hpp"
 
 #include <algorithm>
 
@@ -26,20 +27,21 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	last_ = Decided::topological;
 	if (ca > cb)
 		return Verdict::no;
+	// pruning::step()'s tests one by one, to record which one decided.
 	const BloomLabels &bloom = index_.bloom();
 	last_ = Decided::bloom;
-	if (!BloomLabels::may_reach(bloom.record(ca), bloom.record(cb)))
+	if (!pruning::bloom_allows(bloom.record(ca), bloom.record(cb)))
 		return Verdict::no;
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
 	last_ = Decided::level;
-	if (ra[2] >= rb[2])
+	if (!pruning::level_allows(ra, rb))
 		return Verdict::no;
 	last_ = Decided::labels;
-	if (rb[3] < ra[3] || rb[4] > ra[4] || !labels.contains(ca, cb))
+	if (!pruning::intervals_allow(ra, rb, labels.label_count()))
 		return Verdict::no;
 	last_ = Decided::tree_interval;
-	if (rb[0] >= ra[1] && rb[0] <= ra[0])
+	if (pruning::tree_holds(ra, rb))
 		return Verdict::yes;
 	last_ = Decided::search;
 	return Verdict::search;
@@ -100,7 +102,7 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 	const BloomLabels &bloom = index_.bloom();
 	const BloomRecord &bt = bloom.record(to);
 	const uint32_t *rt = labels.record(to);
-	uint32_t to_post = rt[0], to_level = rt[2];
+	const unsigned d = labels.label_count();
 	stack_.clear();
 	stack_.push_back(from);
 	visited_epoch_[from] = epoch_;
@@ -121,14 +123,11 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 			if (visited_epoch_[c] == epoch_)
 				continue;
 			visited_epoch_[c] = epoch_;
-			if (!BloomLabels::may_reach(bloom.record(c), bt))
-				continue;
-			const uint32_t *rc = labels.record(c);
-			if (rc[2] >= to_level || !labels.contains(c, to))
-				continue;
-			if (to_post >= rc[1] && to_post <= rc[0])
+			pruning::Step step = pruning::step(bloom.record(c), labels.record(c), bt, rt, d);
+			if (step == pruning::Step::reached)
 				return true;
-			stack_.push_back(c);
+			if (step == pruning::Step::expand)
+				stack_.push_back(c);
 		}
 	}
 	return false;

@@ -1,0 +1,77 @@
+// The rule that prunes a reachability search over an index's DAG, written once for the CPU query
+// code (reachability.cpp) and the GPU batch search (cuda/grail_queries.cu) and compiled for both,
+// so that the two cannot answer differently. It reads a vertex's GRAIL record (layout in
+// grail_labels.hpp: [0] post rank, [1] first rank of its DFS subtree, [2] topological level,
+// [3 + 2i, 4 + 2i] interval of traversal i) and its BFL Bloom record. Each test is a necessary
+// condition for u to reach v, except tree_holds, which is sufficient.
+#pragma once
+#include "cpp_only.hpp"
+#include "host_device.hpp"
+
+#include <cstdint>
+
+namespace grail {
+
+// BFL Bloom-filter labels (Su, Zhu, Wei, Yu, TKDE 2017): each vertex v gets one hash bit h(v) in
+// [0, kBloomBits); out(v) is the OR of h over everything v reaches, in(v) the OR over everything
+// reaching v (v included in both).
+constexpr unsigned kBloomShift = 8; // log2 of the bits per filter
+constexpr unsigned kBloomBits = 1u << kBloomShift;
+constexpr unsigned kBloomWords = kBloomBits / 64;
+
+// Both filters of a vertex in one 64-byte cache line: a query touches one line per vertex.
+struct alignas(64) BloomRecord {
+	uint64_t out[kBloomWords];
+	uint64_t in[kBloomWords];
+};
+static_assert(sizeof(BloomRecord) == 64, "one Bloom record per cache line");
+
+namespace pruning {
+
+// If u reaches v then out(v) is a subset of out(u) and in(u) a subset of in(v).
+GRAIL_HOST_DEVICE inline bool
+bloom_allows(const BloomRecord &u, const BloomRecord &v) {
+	uint64_t miss = 0;
+	for (unsigned k = 0; k < kBloomWords; k++)
+		miss |= (v.out[k] & ~u.out[k]) | (u.in[k] & ~v.in[k]);
+	return miss == 0;
+}
+
+// u reaches v != u only if it lies on an earlier topological level.
+GRAIL_HOST_DEVICE inline bool
+level_allows(const uint32_t *ru, const uint32_t *rv) {
+	return ru[2] < rv[2];
+}
+
+// If u reaches v then each of v's `labels` intervals lies within u's.
+GRAIL_HOST_DEVICE inline bool
+intervals_allow(const uint32_t *ru, const uint32_t *rv, unsigned labels) {
+	for (unsigned i = 0; i < labels; i++)
+		if (rv[3 + 2 * i] < ru[3 + 2 * i] || rv[4 + 2 * i] > ru[4 + 2 * i])
+			return false;
+	return true;
+}
+
+// v's post rank within u's DFS-tree interval: v is a tree descendant, so u reaches it.
+GRAIL_HOST_DEVICE inline bool
+tree_holds(const uint32_t *ru, const uint32_t *rv) {
+	return rv[0] >= ru[1] && rv[0] <= ru[0];
+}
+
+// What a search that has reached u (u != v) does about target v.
+enum class Step : uint8_t {
+	prune,  // u cannot reach v
+	expand, // u may reach v: search on from u
+	reached // u certainly reaches v
+};
+
+GRAIL_HOST_DEVICE inline Step
+step(const BloomRecord &bu, const uint32_t *ru, const BloomRecord &bv, const uint32_t *rv, unsigned labels) {
+	if (!bloom_allows(bu, bv) || !level_allows(ru, rv) || !intervals_allow(ru, rv, labels))
+		return Step::prune;
+	return tree_holds(ru, rv) ? Step::reached : Step::expand;
+}
+
+} // namespace pruning
+
+} // namespace grail
