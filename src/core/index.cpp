@@ -1,5 +1,5 @@
 // Building an index: the pipeline from an edge list (ids and CSR, components and condensation,
-// GRAIL and Bloom labels, the id hash table), and looking ids up in it.
+// GRAIL and Bloom labels, the id hash table, the key dictionary), and looking ids up in it.
 #include "index.hpp"
 #include "error.hpp"
 
@@ -17,10 +17,30 @@ seconds_since(Clock::time_point start) {
 	return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
+// The graph of edges between keys' ranks: vertex v is id v, key v. The ids are dense already, so
+// this skips the sort that maps integer ids to vertices.
+Graph
+keyed_graph(const EdgeList &edges, size_t keys) {
+	std::vector<vid_t> source(edges.size()), target(edges.size());
+	for (size_t e = 0; e < edges.size(); e++) {
+		if (uint64_t(edges.source[e]) >= keys || uint64_t(edges.target[e]) >= keys)
+			throw Error(ErrorKind::internal,
+			            "edge " + std::to_string(e) + " names no key of the dictionary's " + std::to_string(keys));
+		source[e] = vid_t(edges.source[e]);
+		target[e] = vid_t(edges.target[e]);
+	}
+	Graph g;
+	g.ids.resize(keys);
+	for (size_t v = 0; v < keys; v++)
+		g.ids[v] = int64_t(v);
+	g.out = Csr::from_pairs(keys, source, target, true);
+	return g;
+}
+
 } // namespace
 
 Index
-Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
+Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, KeyDictionary keys) {
 	if (options.labels < 1 || options.labels > kMaxLabels)
 		throw Error(ErrorKind::invalid_input, "the number of GRAIL labels must be between 1 and 16");
 	BuildStats local;
@@ -30,12 +50,14 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats) {
 	Index index;
 
 	auto start = Clock::now();
-	index.graph_ = Graph::from_edges(edges);
+	index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
 	edges = EdgeList{}; // release the raw edges before the next phases allocate
 	st.vertices = index.graph_.vertex_count();
 	st.edges = index.graph_.out.edge_count();
 	st.graph_seconds = seconds_since(start);
-	uint64_t needed = estimate_build_bytes(st.input_edges, st.vertices, st.edges);
+	index.keys_ = std::move(keys);
+	uint64_t needed =
+	    estimate_build_bytes(st.input_edges, st.vertices, st.edges, index.keys_.size(), index.keys_.bytes().size());
 	if (options.memory_limit_bytes != 0 && needed > options.memory_limit_bytes)
 		throw Error(ErrorKind::limit_exceeded, "building this index needs about " + std::to_string(needed >> 20) +
 		                                           " MB (" + std::to_string(st.vertices) + " vertices, " +

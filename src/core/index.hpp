@@ -1,13 +1,14 @@
 // The persisted pg_grail index of one graph: vertex ids, the graph's CSR, its strongly
-// connected components, the condensation DAG, GRAIL and Bloom-filter labels over it, and an id
-// hash table. Built once per create/refresh into a flat image of versioned, checksummed sections
-// (index_image.cpp), which is queried where it lies: an Index attached to an image borrows its
-// arrays from it (array.hpp), so many readers can share one image.
+// connected components, the condensation DAG, GRAIL and Bloom-filter labels over it, an id hash
+// table and, for text or uuid keys, their dictionary (keys.hpp). Built once per create/refresh into a flat image of
+// versioned, checksummed sections (index_image.cpp), which is queried where it lies: an Index attached to an image
+// borrows its arrays from it (array.hpp), so many readers can share one image.
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
 #include "grail_labels.hpp"
 #include "graph.hpp"
+#include "keys.hpp"
 #include "scc.hpp"
 
 #include <cstdlib>
@@ -30,12 +31,16 @@ struct BuildOptions {
 };
 
 // Peak host memory of a build, a conservative estimate: reading and mapping the rows (the edge
-// list and the radix sort's buffers), or the graph, its components and the index being serialized.
+// list and the radix sort's buffers), or the graph, its components and the index being serialized;
+// with text or uuid keys, plus their dictionary (keys distinct keys of key_bytes bytes in all):
+// the builder's copy and the sorted one, with about 100 bytes per key of offsets, hash tables and
+// sort entries.
 constexpr uint64_t
-estimate_build_bytes(uint64_t rows, uint64_t vertices, uint64_t edges) noexcept {
+estimate_build_bytes(uint64_t rows, uint64_t vertices, uint64_t edges, uint64_t keys = 0,
+                     uint64_t key_bytes = 0) noexcept {
 	uint64_t reading = 80 * rows;
 	uint64_t indexing = 16 * edges + 430 * vertices;
-	return reading > indexing ? reading : indexing;
+	return (reading > indexing ? reading : indexing) + 2 * key_bytes + 100 * keys;
 }
 
 struct BuildStats {
@@ -51,12 +56,18 @@ struct BuildStats {
 
 class Index {
 public:
-	// Consumes the edge list (its memory is released as soon as the CSR exists).
-	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr);
+	// Consumes the edge list (its memory is released as soon as the CSR exists). With text or uuid
+	// keys, the edges' ids are the keys' ranks (KeyDictionaryBuilder::finish): vertex v is key v and
+	// id v, and an id that is no key's rank is Error(internal).
+	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr,
+	                   KeyDictionary keys = {});
 
-	// The image (format version 2): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// The image (format version 3): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
-	// bytes}, then the sections, each at a 64-byte boundary.
+	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
+	// labels, Bloom labels, id hash table, and the key dictionary (meta {kind u32, hash shift u32,
+	// hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three empty for
+	// integer keys).
 	std::vector<uint8_t> serialize() const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
@@ -65,8 +76,9 @@ public:
 	// bounds whatever the bytes.
 	enum class Check { full, checksum, header };
 	// An Index over an image that lies at a 64-byte boundary (image_buffer() or a mapping gives
-	// one), borrowing its arrays from the image, which it keeps alive. A version 1 image (0.1.0,
-	// 0.2.0) is copied out instead.
+	// one), borrowing its arrays from the image, which it keeps alive. A version 2 image (0.3.0,
+	// 0.4.0: integer keys, no dictionary) is read in place too; a version 1 image (0.1.0, 0.2.0) is
+	// copied out instead.
 	static Index attach(std::shared_ptr<const uint8_t> image, size_t size, Check check);
 	// attach(Check::full) over a copy of bytes.
 	static Index deserialize(const uint8_t *bytes, size_t size);
@@ -74,7 +86,7 @@ public:
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 2;
+	static constexpr uint32_t kFormatVersion = 3;
 
 	const Graph &
 	graph() const noexcept {
@@ -95,6 +107,11 @@ public:
 	const BloomLabels &
 	bloom() const noexcept {
 		return bloom_;
+	}
+	// Text or uuid keys: vertex v's key, and the vertex of a key (whose id is the vertex itself).
+	const KeyDictionary &
+	keys() const noexcept {
+		return keys_;
 	}
 
 	// Dense index of a vertex id, or -1. O(1) expected: an open-addressing hash table, a section of
@@ -127,7 +144,8 @@ private:
 	GrailLabels labels_;
 	BloomLabels bloom_;
 	Array<HashSlot> hash_;     // power-of-two capacity
-	unsigned hash_shift_ = 63;   // 64 - log2(capacity)
+	unsigned hash_shift_ = 63; // 64 - log2(capacity)
+	KeyDictionary keys_;
 };
 
 // Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned DFS

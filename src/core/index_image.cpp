@@ -1,12 +1,17 @@
 // The flat index image: format, writer, reader and validation (see index.hpp).
 //
-// Version 2 (written since 0.3.0) is read in place: a 64-byte header, a table of sections, then
-// each section at a 64-byte-aligned offset, so that an Index can borrow its arrays from wherever
-// the image lies (one buffer, a file mapped by many processes) instead of copying them out, and
-// the id hash table is a section rather than rebuilt by every reader. Version 1 (0.1.0, 0.2.0)
-// had 8-byte alignment and no hash table: it is still read, by copying, and builds its hash.
+// Version 3 (written since text and uuid keys) is read in place: a 64-byte header, a table of
+// sections, then each section at a 64-byte-aligned offset, so that an Index can borrow its arrays
+// from wherever the image lies (one buffer, a file mapped by many processes) instead of copying
+// them out, and the hash tables (ids; keys) are sections rather than rebuilt by every reader. Its
+// last four sections are the key dictionary: {kind u32, hash shift u32, hash seed u64}, key
+// offsets u64[n + 1], key bytes, the key hash table of KeyDictionary::Slot (the last three empty
+// for integer keys). Version 2 (0.3.0, 0.4.0) is version 3 without the dictionary: read in place
+// as integer keys. Version 1 (0.1.0, 0.2.0) had 8-byte alignment and no hash table: it is still
+// read, by copying, and builds its hash.
 #include "index.hpp"
 #include "error.hpp"
+#include "xxh64.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -40,7 +45,18 @@ enum Tag : uint32_t {
 	kTagCountV1 = kBloom,
 	kHashMeta, // version 2: {hash shift, 0}
 	kHash,     // version 2: the open-addressing table of Index::HashSlot
-	kTagCount = kHash,
+	kTagCountV2 = kHash,
+	kKeyMeta,    // version 3: KeyMeta
+	kKeyOffsets, // version 3: u64[n + 1], or none for integer keys
+	kKeyBytes,   // version 3
+	kKeyHash,    // version 3: the open-addressing table of KeyDictionary::Slot
+	kTagCount = kKeyHash,
+};
+
+struct KeyMeta {
+	uint32_t kind;
+	uint32_t hash_shift;
+	uint64_t seed;
 };
 
 const char *
@@ -58,72 +74,19 @@ tag_name(uint32_t tag) {
 	                              "Bloom header",
 	                              "Bloom labels",
 	                              "hash header",
-	                              "id hash table"};
+	                              "id hash table",
+	                              "key header",
+	                              "key offsets",
+	                              "key bytes",
+	                              "key hash table"};
 	return tag <= kTagCount ? names[tag] : "unknown";
-}
-
-inline uint64_t
-rotl(uint64_t x, int r) {
-	return (x << r) | (x >> (64 - r));
-}
-
-constexpr uint64_t P1 = 0x9E3779B185EBCA87ull, P2 = 0xC2B2AE3D27D4EB4Full, P3 = 0x165667B19E3779F9ull,
-                   P4 = 0x85EBCA77C2B2AE63ull, P5 = 0x27D4EB2F165667C5ull;
-
-inline uint64_t
-load64(const uint8_t *p) {
-	uint64_t x;
-	std::memcpy(&x, p, 8);
-	return x;
-}
-
-inline uint64_t
-round64(uint64_t acc, uint64_t input) {
-	return rotl(acc + input * P2, 31) * P1;
-}
-
-inline uint64_t
-merge64(uint64_t acc, uint64_t v) {
-	return (acc ^ round64(0, v)) * P1 + P4;
 }
 
 } // namespace
 
-// XXH64 (four independent lanes of 8-byte words: several GB/s, so loading pays little for it).
 uint64_t
 Index::checksum(const uint8_t *p, size_t len) noexcept {
-	const uint8_t *end = p + len;
-	uint64_t h;
-	if (len >= 32) {
-		uint64_t v1 = P1 + P2, v2 = P2, v3 = 0, v4 = uint64_t(0) - P1;
-		for (; end - p >= 32; p += 32) {
-			v1 = round64(v1, load64(p));
-			v2 = round64(v2, load64(p + 8));
-			v3 = round64(v3, load64(p + 16));
-			v4 = round64(v4, load64(p + 24));
-		}
-		h = rotl(v1, 1) + rotl(v2, 7) + rotl(v3, 12) + rotl(v4, 18);
-		h = merge64(merge64(merge64(merge64(h, v1), v2), v3), v4);
-	} else {
-		h = P5;
-	}
-	h += uint64_t(len);
-	for (; end - p >= 8; p += 8)
-		h = rotl(h ^ round64(0, load64(p)), 27) * P1 + P4;
-	if (end - p >= 4) {
-		uint32_t w;
-		std::memcpy(&w, p, 4);
-		h = rotl(h ^ (uint64_t(w) * P1), 23) * P2 + P3;
-		p += 4;
-	}
-	for (; p < end; p++)
-		h = rotl(h ^ (uint64_t(*p) * P5), 11) * P1;
-	h ^= h >> 33;
-	h *= P2;
-	h ^= h >> 29;
-	h *= P3;
-	h ^= h >> 32;
-	return h;
+	return xxh64(p, len, 0);
 }
 
 namespace {
@@ -221,12 +184,12 @@ read_sections_v1(const uint8_t *bytes, size_t size, uint32_t section_count, Sect
 		corrupt(std::to_string(size - pos) + " bytes follow the last section");
 }
 
-// Version 2: a table of {tag, reserved, offset, bytes} after the header; sections in tag order at
-// 64-byte-aligned offsets, zeros between them.
+// Versions 2 and 3: a table of {tag, reserved, offset, bytes} after the header; sections in tag
+// order at 64-byte-aligned offsets, zeros between them.
 void
-read_sections_v2(const uint8_t *bytes, size_t size, uint32_t section_count, Section *sections) {
-	if (section_count != kTagCount)
-		corrupt("has " + std::to_string(section_count) + " sections, expected " + std::to_string(kTagCount));
+read_sections(const uint8_t *bytes, size_t size, uint32_t section_count, uint32_t expected, Section *sections) {
+	if (section_count != expected)
+		corrupt("has " + std::to_string(section_count) + " sections, expected " + std::to_string(expected));
 	size_t table_end = aligned(kHeaderV2 + kTableEntry * section_count);
 	if (size < table_end)
 		corrupt("section table is truncated");
@@ -295,16 +258,50 @@ struct ImageReader {
 		if (version >= 2) {
 			Array<uint32_t> hash_meta = section_array<uint32_t>(sections[kHashMeta], kHashMeta, 2, nullptr);
 			index.hash_shift_ = hash_meta[0];
-			index.hash_ = section_array<Index::HashSlot>(sections[kHash], kHash,
-			                                             count_of(sections[kHash], sizeof(Index::HashSlot), kHash), keep);
+			index.hash_ = section_array<Index::HashSlot>(
+			    sections[kHash], kHash, count_of(sections[kHash], sizeof(Index::HashSlot), kHash), keep);
 		}
-		if (verify)
+		if (version >= 3)
+			index.keys_ = keys(sections, n, keep);
+		if (verify) {
 			check(index);
+			check_keys(index);
+		}
 		if (version < 2)
 			index.build_hash();
 		else if (verify)
 			check_hash(index);
 		return index;
+	}
+
+	static KeyDictionary
+	keys(const Section *sections, size_t n, const std::shared_ptr<const void> &keep) {
+		KeyMeta meta = section_array<KeyMeta>(sections[kKeyMeta], kKeyMeta, 1, nullptr)[0];
+		if (meta.kind > uint32_t(KeyKind::uuid))
+			corrupt("key header is invalid (kind " + std::to_string(meta.kind) + ")");
+		KeyKind kind = KeyKind(meta.kind);
+		size_t offsets = kind == KeyKind::integer ? 0 : n + 1;
+		return KeyDictionary(kind, meta.seed, meta.hash_shift,
+		                     section_array<uint64_t>(sections[kKeyOffsets], kKeyOffsets, offsets, keep),
+		                     section_array<uint8_t>(sections[kKeyBytes], kKeyBytes, sections[kKeyBytes].bytes, keep),
+		                     section_array<KeyDictionary::Slot>(
+		                         sections[kKeyHash], kKeyHash,
+		                         count_of(sections[kKeyHash], sizeof(KeyDictionary::Slot), kKeyHash), keep));
+	}
+
+	// The dictionary on its own, then the numbering it implies: vertex v is id v.
+	static void
+	check_keys(const Index &index) {
+		const Graph &g = index.graph_;
+		std::string broken = index.keys_.first_inconsistency(g.vertex_count());
+		if (!broken.empty())
+			corrupt(broken);
+		if (index.keys_.kind() == KeyKind::integer)
+			return;
+		for (size_t v = 0; v < g.vertex_count(); v++)
+			if (g.ids[v] != int64_t(v))
+				corrupt("vertex " + std::to_string(v) + " of a graph with text or uuid keys has id " +
+				        std::to_string(g.ids[v]));
 	}
 
 	static void
@@ -408,6 +405,7 @@ Index::serialize() const {
 	uint32_t label_meta[2] = {labels_.label_count(), 0};
 	uint32_t bloom_meta[2] = {kBloomBits, 0};
 	uint32_t hash_meta[2] = {hash_shift_, 0};
+	KeyMeta key_meta = {uint32_t(keys_.kind()), keys_.hash_shift(), keys_.seed()};
 	const Part parts[kTagCount] = {
 	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
 	    {kOutOffsets, graph_.out.offsets.data(), graph_.out.offsets.size() * sizeof(eid_t)},
@@ -422,6 +420,10 @@ Index::serialize() const {
 	    {kBloom, bloom_.data().data(), bloom_.data().size() * sizeof(BloomRecord)},
 	    {kHashMeta, hash_meta, sizeof hash_meta},
 	    {kHash, hash_.data(), hash_.size() * sizeof(HashSlot)},
+	    {kKeyMeta, &key_meta, sizeof key_meta},
+	    {kKeyOffsets, keys_.offsets().data(), keys_.offsets().size() * sizeof(uint64_t)},
+	    {kKeyBytes, keys_.bytes().data(), keys_.bytes().size()},
+	    {kKeyHash, keys_.hash().data(), keys_.hash().size() * sizeof(KeyDictionary::Slot)},
 	};
 	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
 	for (const Part &part : parts)
@@ -471,7 +473,7 @@ Index::attach(std::shared_ptr<const uint8_t> image, size_t size, Check check) {
 	std::memcpy(&section_count, bytes + 12, 4);
 	std::memcpy(&payload, bytes + 16, 8);
 	std::memcpy(&sum, bytes + 24, 8);
-	if (version != 1 && version != kFormatVersion)
+	if (version < 1 || version > kFormatVersion)
 		throw Error(ErrorKind::corrupt_index,
 		            "pg_grail index format version " + std::to_string(version) + " is not supported (expected " +
 		                std::to_string(kFormatVersion) + ")",
@@ -493,7 +495,7 @@ Index::attach(std::shared_ptr<const uint8_t> image, size_t size, Check check) {
 	}
 	if (reinterpret_cast<uintptr_t>(bytes) % kAlign != 0)
 		throw Error(ErrorKind::internal, "an index image must lie at a 64-byte boundary to be read in place");
-	read_sections_v2(bytes, size, section_count, sections);
+	read_sections(bytes, size, section_count, version == 2 ? kTagCountV2 : kTagCount, sections);
 	return ImageReader::assemble(sections, version, std::shared_ptr<const void>(image, image.get()), verify);
 }
 

@@ -1,0 +1,369 @@
+// Text and uuid keys: collecting them as a build reads the rows, numbering them in byte order,
+// and finding a key's vertex (see keys.hpp).
+#include "keys.hpp"
+#include "error.hpp"
+#include "xxh64.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <new>
+
+namespace grail {
+
+namespace {
+
+using Slot = KeyDictionary::Slot;
+
+bool
+same_bytes(std::string_view key, const void *bytes, size_t length) noexcept {
+	return key.size() == length && (length == 0 || std::memcmp(key.data(), bytes, length) == 0);
+}
+
+// Bits of a power-of-two table with at least two slots per key, so that probes stay short.
+unsigned
+table_bits(size_t keys) noexcept {
+	unsigned bits = 1;
+	while ((size_t(1) << bits) < 2 * keys)
+		bits++;
+	return bits;
+}
+
+// Where a key with this hash lands in a table of 64 - shift bits: the first empty slot from its own.
+size_t
+first_empty(const Slot *table, size_t capacity, uint64_t hash, unsigned shift) noexcept {
+	size_t mask = capacity - 1;
+	size_t slot = size_t(hash >> shift);
+	while (table[slot].vertex != KeyDictionary::kEmpty)
+		slot = (slot + 1) & mask;
+	return slot;
+}
+
+// A seed nobody can know in advance, so that no one can fill a table with colliding keys.
+uint64_t
+fresh_seed(const void *salt) noexcept {
+	uint64_t parts[2] = {uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()),
+	                     uint64_t(reinterpret_cast<uintptr_t>(salt))};
+	return xxh64(parts, sizeof parts, 0x6b6579736b657973ull);
+}
+
+} // namespace
+
+KeyDictionary::KeyDictionary(KeyKind kind, uint64_t seed, unsigned hash_shift, Array<uint64_t> offsets,
+                             Array<uint8_t> bytes, Array<Slot> hash)
+    : kind_(kind), seed_(seed), hash_shift_(hash_shift), offsets_(std::move(offsets)), bytes_(std::move(bytes)),
+      hash_(std::move(hash)) {
+}
+
+int64_t
+KeyDictionary::find(const void *bytes, size_t length) const noexcept {
+	if (hash_.empty())
+		return -1;
+	uint64_t h = xxh64(bytes, length, seed_);
+	uint32_t tag = uint32_t(h);
+	size_t mask = hash_.size() - 1;
+	const Slot *table = hash_.data();
+	for (size_t slot = size_t(h >> hash_shift_);; slot = (slot + 1) & mask) {
+		const Slot &s = table[slot];
+		if (s.vertex == kEmpty)
+			return -1;
+		if (s.tag == tag && same_bytes(key(s.vertex), bytes, length))
+			return s.vertex;
+	}
+}
+
+void
+KeyDictionary::build_hash() {
+	size_t n = size();
+	hash_.clear();
+	hash_shift_ = 0;
+	if (n == 0)
+		return;
+	unsigned bits = table_bits(n);
+	hash_shift_ = 64 - bits;
+	hash_.assign(size_t(1) << bits, Slot{kEmpty, 0});
+	Slot *table = hash_.data();
+	for (size_t v = 0; v < n; v++) {
+		std::string_view k = key(v);
+		uint64_t h = xxh64(k.data(), k.size(), seed_);
+		table[first_empty(table, hash_.size(), h, hash_shift_)] = {uint32_t(v), uint32_t(h)};
+	}
+}
+
+std::string
+KeyDictionary::first_inconsistency(size_t vertices) const {
+	if (kind_ != KeyKind::integer && kind_ != KeyKind::text && kind_ != KeyKind::uuid)
+		return "key kind " + std::to_string(uint32_t(kind_)) + " is unknown";
+	if (kind_ == KeyKind::integer) {
+		if (!offsets_.empty() || !bytes_.empty() || !hash_.empty() || seed_ != 0 || hash_shift_ != 0)
+			return "a graph with integer keys has a key dictionary";
+		return "";
+	}
+	if (offsets_.size() != vertices + 1)
+		return "key dictionary has " + std::to_string(size()) + " keys for " + std::to_string(vertices) + " vertices";
+	if (offsets_[0] != 0 || offsets_[vertices] != bytes_.size())
+		return "key offsets do not span the key bytes";
+	for (size_t v = 0; v < vertices; v++) {
+		if (offsets_[v + 1] < offsets_[v] || offsets_[v + 1] > bytes_.size())
+			return "key offsets decrease or leave the key bytes at vertex " + std::to_string(v);
+		if (kind_ == KeyKind::uuid && offsets_[v + 1] - offsets_[v] != kUuidBytes)
+			return "uuid key of vertex " + std::to_string(v) + " has " + std::to_string(offsets_[v + 1] - offsets_[v]) +
+			       " bytes";
+	}
+	std::string unordered = first_unordered_key();
+	return unordered.empty() ? first_hash_inconsistency() : unordered;
+}
+
+std::string
+KeyDictionary::first_unordered_key() const {
+	for (size_t v = 1; v < size(); v++)
+		if (key(v - 1) >= key(v)) // string_view compares bytes as unsigned char, shorter first: memcmp order
+			return "keys are not in strictly ascending byte order at vertex " + std::to_string(v);
+	return "";
+}
+
+// The table finds every key at its vertex and holds nothing else: with exactly size() slots used
+// and each vertex found in its own slot, no slot is left over for a stray or duplicate entry.
+std::string
+KeyDictionary::first_hash_inconsistency() const {
+	size_t n = size(), capacity = hash_.size();
+	if (n == 0)
+		return capacity == 0 && hash_shift_ == 0 ? "" : "key hash table of an empty dictionary is not empty";
+	if (capacity < 2 * n || (capacity & (capacity - 1)) != 0 || hash_shift_ < 1 || hash_shift_ > 63 ||
+	    (size_t(1) << (64 - hash_shift_)) != capacity)
+		return "key hash table has " + std::to_string(capacity) + " slots and shift " + std::to_string(hash_shift_) +
+		       " for " + std::to_string(n) + " keys";
+	size_t used = 0;
+	for (const Slot &slot : hash_) {
+		if (slot.vertex == kEmpty) {
+			if (slot.tag != 0) // nothing else: an image has one form
+				return "key hash table has an empty slot with a tag";
+			continue;
+		}
+		if (slot.vertex >= n)
+			return "key hash table names vertex " + std::to_string(slot.vertex) + " of " + std::to_string(n);
+		used++;
+	}
+	if (used != n)
+		return "key hash table holds " + std::to_string(used) + " keys, expected " + std::to_string(n);
+	for (size_t v = 0; v < n; v++) {
+		std::string_view k = key(v);
+		if (find(k.data(), k.size()) != int64_t(v))
+			return "key hash table does not find the key of vertex " + std::to_string(v);
+	}
+	return "";
+}
+
+KeyDictionaryBuilder::KeyDictionaryBuilder(KeyKind kind)
+    : kind_(kind), seed_(fresh_seed(this)), table_(size_t(1) << 10, kNoRecord), shift_(64 - 10) {
+	if (kind != KeyKind::text && kind != KeyKind::uuid)
+		throw Error(ErrorKind::internal, "a key dictionary is for text or uuid keys");
+}
+
+std::string_view
+KeyDictionaryBuilder::record_key(uint64_t record) const noexcept {
+	uint32_t length;
+	std::memcpy(&length, arena_.data() + record + 4, 4);
+	return std::string_view(reinterpret_cast<const char *>(arena_.data()) + record + kRecordHeader, length);
+}
+
+int64_t
+KeyDictionaryBuilder::add(const void *bytes, size_t length) noexcept {
+	uint64_t h = xxh64(bytes, length, seed_);
+	uint64_t tag = h & 0xffff;
+	size_t mask = table_.size() - 1;
+	size_t slot = size_t(h >> shift_);
+	for (;; slot = (slot + 1) & mask) {
+		uint64_t s = table_[slot];
+		if (s == kNoRecord)
+			break;
+		if ((s & 0xffff) == tag && same_bytes(record_key(s >> 16), bytes, length)) {
+			uint32_t id;
+			std::memcpy(&id, arena_.data() + (s >> 16), 4);
+			return id;
+		}
+	}
+	size_t id = size();
+	// Vertex numbers are below 2^32 - 1 (KeyDictionary::kEmpty); a table past half full is grown first.
+	if (id >= KeyDictionary::kEmpty - 1 || length > UINT32_MAX)
+		return -1;
+	if (2 * (id + 1) > table_.size()) {
+		if (!grow())
+			return -1;
+		slot = empty_slot(h);
+	}
+	uint64_t record = arena_.size();
+	try {
+		records_.push_back(record);
+		arena_.resize(record + kRecordHeader + length);
+	} catch (const std::bad_alloc &) {
+		records_.resize(id);
+		return -1;
+	}
+	uint32_t header[2] = {uint32_t(id), uint32_t(length)};
+	std::memcpy(arena_.data() + record, header, kRecordHeader);
+	if (length)
+		std::memcpy(arena_.data() + record + kRecordHeader, bytes, length);
+	table_[slot] = record << 16 | tag;
+	return int64_t(id);
+}
+
+size_t
+KeyDictionaryBuilder::empty_slot(uint64_t hash) const noexcept {
+	size_t mask = table_.size() - 1;
+	size_t slot = size_t(hash >> shift_);
+	while (table_[slot] != kNoRecord)
+		slot = (slot + 1) & mask;
+	return slot;
+}
+
+// Doubles the table, rehashing the keys from their records (in order, so the reads are sequential).
+bool
+KeyDictionaryBuilder::grow() noexcept {
+	std::vector<uint64_t> bigger;
+	try {
+		bigger.assign(table_.size() * 2, kNoRecord);
+	} catch (const std::bad_alloc &) {
+		return false;
+	}
+	table_.swap(bigger);
+	shift_--;
+	for (uint64_t record : records_) {
+		std::string_view key = record_key(record);
+		uint64_t h = xxh64(key.data(), key.size(), seed_);
+		table_[empty_slot(h)] = record << 16 | (h & 0xffff);
+	}
+	return true;
+}
+
+namespace {
+
+// A key's place in the sort at one depth: its next 8 bytes, big-endian and zero-padded, and how
+// many of them it has (a key that ends within them sorts before any key they are a prefix of).
+struct SortEntry {
+	uint64_t chunk;
+	uint32_t length;
+	uint32_t id;
+};
+
+bool
+operator<(const SortEntry &a, const SortEntry &b) noexcept {
+	return a.chunk != b.chunk ? a.chunk < b.chunk : a.length < b.length;
+}
+
+// LSD radix sort by (chunk, length): one counting pass per byte, skipping the bytes that all
+// entries share (an ASCII key's high bits, a common prefix).
+void
+radix_sort(SortEntry *a, SortEntry *tmp, size_t n) {
+	auto digit = [](const SortEntry &e, unsigned pass) -> unsigned {
+		return pass == 0 ? e.length : unsigned(e.chunk >> (8 * (pass - 1))) & 0xff;
+	};
+	size_t count[9][256] = {};
+	for (size_t i = 0; i < n; i++)
+		for (unsigned pass = 0; pass < 9; pass++)
+			count[pass][digit(a[i], pass)]++;
+	SortEntry *from = a, *to = tmp;
+	for (unsigned pass = 0; pass < 9; pass++) {
+		size_t *c = count[pass];
+		if (c[digit(from[0], pass)] == n)
+			continue;
+		size_t sum = 0;
+		for (unsigned d = 0; d < 256; d++) {
+			size_t k = c[d];
+			c[d] = sum;
+			sum += k;
+		}
+		for (size_t i = 0; i < n; i++)
+			to[c[digit(from[i], pass)]++] = from[i];
+		std::swap(from, to);
+	}
+	if (from != a)
+		std::copy(from, from + n, a);
+}
+
+} // namespace
+
+// MSD by 8-byte chunks: entries are sorted by their next chunk, then each run that shares a full
+// chunk is sorted by the following one; a stack instead of recursion, since keys may share a
+// prefix of any length.
+std::vector<uint32_t>
+KeyDictionaryBuilder::sorted_ids() const {
+	size_t m = size();
+	std::vector<SortEntry> entries(m), tmp(m);
+	for (size_t id = 0; id < m; id++)
+		entries[id].id = uint32_t(id);
+	struct Range {
+		size_t begin, end, depth;
+	};
+	std::vector<Range> todo;
+	if (m > 1)
+		todo.push_back({0, m, 0});
+	while (!todo.empty()) {
+		Range r = todo.back();
+		todo.pop_back();
+		for (size_t i = r.begin; i < r.end; i++) {
+			SortEntry &e = entries[i];
+			std::string_view key = record_key(records_[e.id]);
+			e.length = uint32_t(std::min<size_t>(key.size() - r.depth, 8));
+			uint8_t word[8] = {};
+			std::memcpy(word, key.data() + r.depth, e.length);
+			uint64_t chunk;
+			std::memcpy(&chunk, word, 8);
+			e.chunk = __builtin_bswap64(chunk);
+		}
+		if (r.end - r.begin >= 4096)
+			radix_sort(entries.data() + r.begin, tmp.data(), r.end - r.begin);
+		else
+			std::sort(entries.begin() + ptrdiff_t(r.begin), entries.begin() + ptrdiff_t(r.end));
+		for (size_t i = r.begin; i < r.end;) {
+			size_t j = i + 1;
+			while (j < r.end && entries[j].chunk == entries[i].chunk && entries[j].length == entries[i].length)
+				j++;
+			if (j - i > 1 && entries[i].length == 8)
+				todo.push_back({i, j, r.depth + 8});
+			i = j;
+		}
+	}
+	std::vector<uint32_t> order(m);
+	for (size_t i = 0; i < m; i++)
+		order[i] = entries[i].id;
+	return order;
+}
+
+KeyDictionary
+KeyDictionaryBuilder::finish(EdgeList &edges) {
+	size_t m = size();
+	std::vector<uint32_t> order = sorted_ids();
+	std::vector<uint32_t> rank(m);
+	for (size_t i = 0; i < m; i++)
+		rank[order[i]] = uint32_t(i);
+	for (std::vector<int64_t> *ids : {&edges.source, &edges.target})
+		for (int64_t &id : *ids) {
+			if (id < 0 || uint64_t(id) >= m)
+				throw Error(ErrorKind::internal,
+				            "edge endpoint " + std::to_string(id) + " is not a key's provisional id");
+			id = rank[size_t(id)];
+		}
+	rank = {};
+	KeyDictionary keys;
+	keys.kind_ = kind_;
+	keys.seed_ = seed_;
+	std::vector<uint64_t> offsets(m + 1);
+	std::vector<uint8_t> bytes(key_bytes());
+	for (size_t i = 0; i < m; i++) {
+		std::string_view key = record_key(records_[order[i]]);
+		if (!key.empty())
+			std::memcpy(bytes.data() + offsets[i], key.data(), key.size());
+		offsets[i + 1] = offsets[i] + key.size();
+	}
+	// The builder is spent: its memory goes before the hash table is allocated.
+	arena_ = {};
+	records_ = {};
+	table_ = {};
+	keys.offsets_ = std::move(offsets);
+	keys.bytes_ = std::move(bytes);
+	keys.build_hash();
+	return keys;
+}
+
+} // namespace grail

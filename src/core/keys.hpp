@@ -1,0 +1,144 @@
+// Text and uuid vertex keys. The engine works on dense integer ids; a graph keyed by text or uuid
+// numbers its keys by their rank in byte order, so that vertex v's id is v and every "smallest
+// vertex" (a component's id, a BFS parent, where a cycle starts) is the one with the smallest key.
+// The dictionary of the keys is part of the index image, with its own hash table, so that a query
+// finds a key's vertex where the image lies, without rebuilding anything on load.
+#pragma once
+#include "cpp_only.hpp"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "array.hpp"
+#include "graph.hpp"
+
+namespace grail {
+
+// How a graph's vertices are keyed in SQL.
+enum class KeyKind : uint32_t { integer = 0, text = 1, uuid = 2 };
+
+constexpr size_t kUuidBytes = 16;
+
+// The sorted dictionary of a graph's keys (text bytes, or uuid's 16 bytes). Vertex v's key is key(v), and its
+// vertex id (Graph::ids[v]) is v itself; keys are in strictly ascending byte order (memcmp; a key before its
+// extensions, "" first), so the smallest vertex of a component is the one with the smallest key. Empty for
+// integer keys. Borrowed from an image like the other sections (Array<T>), or owned after a build.
+class KeyDictionary {
+public:
+	// A slot of the open-addressing hash table: the vertex (kEmpty for none) and the low 32 bits of
+	// its key's hash, which rule out almost every other key before its bytes are compared.
+	struct Slot {
+		uint32_t vertex;
+		uint32_t tag;
+	};
+	static constexpr uint32_t kEmpty = UINT32_MAX;
+
+	KeyDictionary() = default; // integer keys
+	// The dictionary of the sections of an image (attach checks their sizes; check() the rest).
+	KeyDictionary(KeyKind kind, uint64_t seed, unsigned hash_shift, Array<uint64_t> offsets, Array<uint8_t> bytes,
+	              Array<Slot> hash);
+
+	KeyKind
+	kind() const noexcept {
+		return kind_;
+	}
+	size_t
+	size() const noexcept {
+		return offsets_.empty() ? 0 : offsets_.size() - 1;
+	}
+	std::string_view
+	key(size_t vertex) const noexcept {
+		return std::string_view(reinterpret_cast<const char *>(bytes_.data()) + offsets_[vertex],
+		                        size_t(offsets_[vertex + 1] - offsets_[vertex]));
+	}
+	// The vertex whose key is these bytes, or -1. Expected O(1) (an open-addressing hash table that is a
+	// section of the image, not rebuilt on load), allocates nothing: this is the per-row path of a query.
+	int64_t find(const void *bytes, size_t length) const noexcept;
+
+	// What a damaged dictionary of a graph of `vertices` vertices breaks first ("" when nothing):
+	// the kind, one key per vertex, offsets within the bytes, uuid lengths, strictly ascending keys,
+	// and a hash table that finds every key and holds nothing else. Reads nothing out of bounds.
+	std::string first_inconsistency(size_t vertices) const;
+
+	// The image's sections: the hash seed and shift (meta), key v's bytes at
+	// bytes()[offsets()[v], offsets()[v + 1]), the hash table (power-of-two capacity, at least twice
+	// the keys). Integer keys: all empty.
+	uint64_t
+	seed() const noexcept {
+		return seed_;
+	}
+	unsigned
+	hash_shift() const noexcept {
+		return hash_shift_;
+	}
+	const Array<uint64_t> &
+	offsets() const noexcept {
+		return offsets_;
+	}
+	const Array<uint8_t> &
+	bytes() const noexcept {
+		return bytes_;
+	}
+	const Array<Slot> &
+	hash() const noexcept {
+		return hash_;
+	}
+
+private:
+	friend class KeyDictionaryBuilder;
+	void build_hash();
+	std::string first_unordered_key() const;
+	std::string first_hash_inconsistency() const;
+
+	KeyKind kind_ = KeyKind::integer;
+	uint64_t seed_ = 0;       // of the hash: chosen per build, so that no one can prepare keys that collide
+	unsigned hash_shift_ = 0; // 64 - log2(capacity): a slot is the top bits of the hash
+	Array<uint64_t> offsets_; // size() + 1 entries (none for integer keys)
+	Array<uint8_t> bytes_;
+	Array<Slot> hash_;
+};
+
+// Collects the keys of the rows as a build reads them.
+class KeyDictionaryBuilder {
+public:
+	explicit KeyDictionaryBuilder(KeyKind kind); // text or uuid
+	// A provisional id for the key (dense, in order of first appearance), or -1 when memory runs out:
+	// never throws, since the glue calls it from inside a PostgreSQL heap scan. For uuid, length is 16.
+	int64_t add(const void *bytes, size_t length) noexcept;
+	// The dictionary in byte order; rewrites every id of edges (provisional ids from add()) into its key's rank,
+	// which is the vertex number Index::build will give it. Every key added must appear in edges (the glue adds
+	// a row's two keys only when both are non-null). It spends the builder.
+	KeyDictionary finish(EdgeList &edges);
+
+	// Distinct keys so far, and their bytes (for the build's memory estimate).
+	size_t
+	size() const noexcept {
+		return records_.size();
+	}
+	uint64_t
+	key_bytes() const noexcept {
+		return arena_.size() - kRecordHeader * records_.size();
+	}
+
+private:
+	// A key is stored once, as a record {id u32, length u32, bytes} in the arena, and its slot in
+	// the table holds the record's offset and 16 more bits of its hash: a repeated key costs two
+	// cache misses (its slot, its record), the id and the bytes being together.
+	static constexpr size_t kRecordHeader = 8;
+	static constexpr uint64_t kNoRecord = UINT64_MAX;
+	std::string_view record_key(uint64_t record) const noexcept;
+	size_t empty_slot(uint64_t hash) const noexcept; // where a new key of this hash goes
+	bool grow() noexcept;
+	std::vector<uint32_t> sorted_ids() const;
+
+	KeyKind kind_;
+	uint64_t seed_;
+	std::vector<uint8_t> arena_;
+	std::vector<uint64_t> records_; // the offset of key id's record, in order of first appearance
+	std::vector<uint64_t> table_;   // record offset << 16 | hash tag, or kNoRecord
+	unsigned shift_;
+};
+
+} // namespace grail
