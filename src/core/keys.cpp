@@ -67,9 +67,20 @@ KeyDictionary::find(const void *bytes, size_t length) const noexcept {
 		const Slot &s = table[slot];
 		if (s.vertex == kEmpty)
 			return -1;
-		if (s.tag == tag && same_bytes(key(s.vertex), bytes, length))
+		if (s.tag != tag)
+			continue;
+		uint64_t key_length = s.key & kLongKey;
+		if (key_length == kLongKey)
+			key_length = offsets_[s.vertex + 1] - offsets_[s.vertex];
+		if (key_length == length && (length == 0 || std::memcmp(bytes_.data() + (s.key >> 24), bytes, length) == 0))
 			return s.vertex;
 	}
+}
+
+KeyDictionary::Slot
+KeyDictionary::slot_of(size_t vertex, uint64_t hash) const noexcept {
+	uint64_t length = std::min<uint64_t>(offsets_[vertex + 1] - offsets_[vertex], kLongKey);
+	return Slot{uint32_t(vertex), uint32_t(hash), offsets_[vertex] << 24 | length};
 }
 
 void
@@ -81,12 +92,12 @@ KeyDictionary::build_hash() {
 		return;
 	unsigned bits = table_bits(n);
 	hash_shift_ = 64 - bits;
-	hash_.assign(size_t(1) << bits, Slot{kEmpty, 0});
+	hash_.assign(size_t(1) << bits, Slot{kEmpty, 0, 0});
 	Slot *table = hash_.data();
 	for (size_t v = 0; v < n; v++) {
 		std::string_view k = key(v);
 		uint64_t h = xxh64(k.data(), k.size(), seed_);
-		table[first_empty(table, hash_.size(), h, hash_shift_)] = {uint32_t(v), uint32_t(h)};
+		table[first_empty(table, hash_.size(), h, hash_shift_)] = slot_of(v, h);
 	}
 }
 
@@ -103,6 +114,8 @@ KeyDictionary::first_inconsistency(size_t vertices) const {
 		return "key dictionary has " + std::to_string(size()) + " keys for " + std::to_string(vertices) + " vertices";
 	if (offsets_[0] != 0 || offsets_[vertices] != bytes_.size())
 		return "key offsets do not span the key bytes";
+	if (bytes_.size() >= kMaxKeyBytes)
+		return "key bytes are more than 2^40";
 	for (size_t v = 0; v < vertices; v++) {
 		if (offsets_[v + 1] < offsets_[v] || offsets_[v + 1] > bytes_.size())
 			return "key offsets decrease or leave the key bytes at vertex " + std::to_string(v);
@@ -136,12 +149,16 @@ KeyDictionary::first_hash_inconsistency() const {
 	size_t used = 0;
 	for (const Slot &slot : hash_) {
 		if (slot.vertex == kEmpty) {
-			if (slot.tag != 0) // nothing else: an image has one form
-				return "key hash table has an empty slot with a tag";
+			if (slot.tag != 0 || slot.key != 0) // nothing else: an image has one form
+				return "key hash table has an empty slot that is not zero";
 			continue;
 		}
 		if (slot.vertex >= n)
 			return "key hash table names vertex " + std::to_string(slot.vertex) + " of " + std::to_string(n);
+		std::string_view k = key(slot.vertex);
+		Slot expected = slot_of(slot.vertex, xxh64(k.data(), k.size(), seed_));
+		if (slot.tag != expected.tag || slot.key != expected.key)
+			return "key hash table has a wrong slot for the key of vertex " + std::to_string(slot.vertex);
 		used++;
 	}
 	if (used != n)
@@ -333,6 +350,8 @@ KeyDictionaryBuilder::sorted_ids() const {
 KeyDictionary
 KeyDictionaryBuilder::finish(EdgeList &edges) {
 	size_t m = size();
+	if (key_bytes() >= KeyDictionary::kMaxKeyBytes)
+		throw Error(ErrorKind::limit_exceeded, "the keys of the graph have more than 2^40 bytes in all");
 	std::vector<uint32_t> order = sorted_ids();
 	std::vector<uint32_t> rank(m);
 	for (size_t i = 0; i < m; i++)

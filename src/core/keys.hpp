@@ -27,13 +27,19 @@ constexpr size_t kUuidBytes = 16;
 // integer keys. Borrowed from an image like the other sections (Array<T>), or owned after a build.
 class KeyDictionary {
 public:
-	// A slot of the open-addressing hash table: the vertex (kEmpty for none) and the low 32 bits of
-	// its key's hash, which rule out almost every other key before its bytes are compared.
+	// A slot of the open-addressing hash table: the vertex (kEmpty for none, the rest zero), the
+	// low 32 bits of its key's hash, which rule out almost every other key before its bytes are
+	// compared, and where those bytes are (offset << 24 | length, the length kLongKey from 2^24 - 1
+	// bytes on: then read from the offsets), so that a lookup reads its slot and the key, not the
+	// offsets in between.
 	struct Slot {
 		uint32_t vertex;
 		uint32_t tag;
+		uint64_t key;
 	};
 	static constexpr uint32_t kEmpty = UINT32_MAX;
+	static constexpr uint64_t kLongKey = (uint64_t(1) << 24) - 1;
+	static constexpr uint64_t kMaxKeyBytes = uint64_t(1) << 40; // of all keys: the slot's offset
 
 	KeyDictionary() = default; // integer keys
 	// The dictionary of the sections of an image (attach checks their sizes; check() the rest).
@@ -89,6 +95,7 @@ public:
 private:
 	friend class KeyDictionaryBuilder;
 	void build_hash();
+	Slot slot_of(size_t vertex, uint64_t hash) const noexcept;
 	std::string first_unordered_key() const;
 	std::string first_hash_inconsistency() const;
 

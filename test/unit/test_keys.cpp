@@ -164,6 +164,24 @@ TEST(Keys, UuidRanksMatchByteOrder) {
 	EXPECT_EQ(find(keys, "0123456789abcdef"), -1);
 }
 
+// A key of 2^24 bytes or more keeps its length in the offsets only, not in its hash slot.
+TEST(Keys, LongKeys) {
+	const std::string big(KeyDictionary::kLongKey + 10, 'b');
+	const std::vector<std::string> rows = {"a", big, big + "c", "c", big.substr(0, 100)};
+	KeyDictionaryBuilder builder(KeyKind::text);
+	EdgeList edges;
+	for (size_t i = 0; i + 1 < rows.size(); i++)
+		edges.append(builder.add(rows[i].data(), rows[i].size()), builder.add(rows[i + 1].data(), rows[i + 1].size()));
+	KeyDictionary keys = builder.finish(edges);
+	ASSERT_EQ(keys.size(), 5u);
+	EXPECT_EQ(keys.first_inconsistency(5), "");
+	EXPECT_EQ(find(keys, big), 2);
+	EXPECT_EQ(find(keys, big + "c"), 3);
+	EXPECT_EQ(find(keys, big.substr(0, 100)), 1);
+	EXPECT_EQ(find(keys, big + "d"), -1);
+	EXPECT_EQ(find(keys, big.substr(1)), -1);
+}
+
 TEST(Keys, EmptyAndIntegerDictionaries) {
 	KeyDictionary integer;
 	EXPECT_EQ(integer.kind(), KeyKind::integer);
@@ -325,7 +343,7 @@ expect_corrupt(const std::vector<uint8_t> &bytes, const std::string &message) {
 }
 
 // The dictionary's sections (version 3): meta {kind u32, hash shift u32, seed u64}, offsets,
-// bytes, hash table of {vertex u32, tag u32}.
+// bytes, hash table of {vertex u32, tag u32, key u64}.
 constexpr uint32_t kIds = 1, kKeyMeta = 14, kKeyOffsets = 15, kKeyBytes = 16, kKeyHash = 17;
 
 } // namespace
@@ -356,7 +374,7 @@ TEST(Keys, DamagedDictionaryIsRefused) {
 	damaged([](auto &b) { poke<uint32_t>(b, kKeyMeta, 0, 0); }, "key offsets section has");
 	damaged([](auto &b) { poke<uint32_t>(b, kKeyMeta, 0, 2); }, "uuid key of vertex");
 	damaged([&](auto &b) { poke<uint32_t>(b, kKeyMeta, 4, keys.hash_shift() + 1); }, "key hash table has");
-	damaged([&](auto &b) { poke<uint64_t>(b, kKeyMeta, 8, keys.seed() ^ 1); }, "does not find the key");
+	damaged([&](auto &b) { poke<uint64_t>(b, kKeyMeta, 8, keys.seed() ^ 1); }, "wrong slot for the key");
 	damaged([](auto &b) { poke<uint64_t>(b, kKeyOffsets, 0, 1); }, "do not span");
 	damaged([](auto &b) { poke<uint64_t>(b, kKeyOffsets, 8, uint64_t(1) << 40); }, "leave the key bytes at vertex 0");
 	damaged([](auto &b) { poke<uint64_t>(b, kKeyOffsets, 24, 0); }, "decrease or leave the key bytes at vertex 2");
@@ -364,17 +382,26 @@ TEST(Keys, DamagedDictionaryIsRefused) {
 	// "ab", "b": turning the "b" into an "a" puts "a" after "ab".
 	damaged([&](auto &b) { poke<char>(b, kKeyBytes, size_t(keys.offsets()[3]), 'a'); },
 	        "strictly ascending byte order at vertex 3");
-	damaged([&](auto &b) { poke<uint32_t>(b, kKeyHash, 8 * used_slot, uint32_t(n)); }, "key hash table names vertex");
-	damaged([&](auto &b) { poke<uint32_t>(b, kKeyHash, 8 * used_slot, KeyDictionary::kEmpty); },
-	        "empty slot with a tag");
+	damaged([&](auto &b) { poke<uint32_t>(b, kKeyHash, 16 * used_slot, uint32_t(n)); }, "key hash table names vertex");
+	damaged([&](auto &b) { poke<uint32_t>(b, kKeyHash, 16 * used_slot, KeyDictionary::kEmpty); },
+	        "empty slot that is not zero");
 	damaged(
 	    [&](auto &b) {
-		    poke(b, kKeyHash, 8 * used_slot, KeyDictionary::Slot{KeyDictionary::kEmpty, 0});
+		    poke(b, kKeyHash, 16 * used_slot, KeyDictionary::Slot{KeyDictionary::kEmpty, 0, 0});
 	    },
 	    "holds 7 keys");
-	damaged([&](auto &b) { poke<uint32_t>(b, kKeyHash, 8 * used_slot + 4, keys.hash()[used_slot].tag ^ 1); },
-	        "does not find");
-	damaged([&](auto &b) { poke<KeyDictionary::Slot>(b, kKeyHash, 8 * empty_slot, keys.hash()[used_slot]); },
+	damaged([&](auto &b) { poke<uint32_t>(b, kKeyHash, 16 * used_slot + 4, keys.hash()[used_slot].tag ^ 1); },
+	        "wrong slot for the key");
+	damaged([&](auto &b) { poke<uint64_t>(b, kKeyHash, 16 * used_slot + 8, keys.hash()[used_slot].key ^ (1u << 24)); },
+	        "wrong slot for the key");
+	// Moved to a slot that was empty: its probe now stops at the slot it left.
+	damaged(
+	    [&](auto &b) {
+		    poke(b, kKeyHash, 16 * used_slot, KeyDictionary::Slot{KeyDictionary::kEmpty, 0, 0});
+		    poke(b, kKeyHash, 16 * empty_slot, keys.hash()[used_slot]);
+	    },
+	    "does not find the key");
+	damaged([&](auto &b) { poke<KeyDictionary::Slot>(b, kKeyHash, 16 * empty_slot, keys.hash()[used_slot]); },
 	        "holds 9 keys");
 	// Vertex ids must be 0..n-1 under text keys (id n - 1 raised: still ascending).
 	damaged([&](auto &b) { poke<int64_t>(b, kIds, 8 * (n - 1), int64_t(n + 5)); }, "has id");
