@@ -15,6 +15,7 @@ OBJS = \
 	src/pg/guard.o \
 	src/pg/image_cache.o \
 	src/pg/image_stats.o \
+	src/pg/key_args.o \
 	src/pg/loaded_graph.o \
 	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \

@@ -20,7 +20,7 @@ SELECT * FROM grail.chordless_cycle_counts('cyc', max_length => 3);
 
 -- NULL graph or min_length: no rows; NULL max_length: no limit.
 SELECT count(*) FROM grail.chordless_cycles(NULL);
-SELECT count(*) FROM grail.chordless_cycles('cyc', NULL);
+SELECT count(*) FROM grail.chordless_cycles('cyc', NULL::int);
 SELECT count(*) FROM grail.chordless_cycles('cyc', 3, NULL);
 SELECT count(*) FROM grail.chordless_cycle_counts(NULL);
 SELECT * FROM grail.chordless_cycle_counts('cyc', NULL);

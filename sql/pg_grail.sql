@@ -189,6 +189,78 @@ LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
 COMMENT ON FUNCTION grail.bfs(text, bigint, int) IS
 'Breadth-first search from source along edge direction: each reached vertex, its depth, and its parent (the smallest vertex one level up with an edge to it; NULL for the source). Ordered by depth, then vertex. max_depth NULL means no limit.';
 
+-- Text (text, varchar) and uuid keys: the same functions, taking and returning keys of the graph's
+-- type. A graph keyed by one kind refuses keys of another. Functions whose arguments cannot say the
+-- key type take key_type, a NULL of it: grail.scc_components('deps', NULL::text).
+CREATE FUNCTION grail.reachable(graph text, source text, target text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, text, text) IS
+'reachable() over a graph with text keys; a key that is not in the graph reaches only itself.';
+
+CREATE FUNCTION grail.reachable(graph text, source uuid, target uuid)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, uuid, uuid) IS
+'reachable() over a graph with uuid keys; a key that is not in the graph reaches only itself.';
+
+CREATE FUNCTION grail.reachable(graph text, sources text[], targets text[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, text[], text[]) IS
+'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL.';
+
+CREATE FUNCTION grail.reachable(graph text, sources uuid[], targets uuid[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, uuid[], uuid[]) IS
+'reachable() for each pair (sources[i], targets[i]) of uuid keys; a NULL element gives NULL.';
+
+CREATE FUNCTION grail.scc_components(graph text, key_type anyelement)
+RETURNS TABLE (vertex anyelement, component anyelement)
+AS 'MODULE_PATHNAME', 'grail_scc_components_keyed'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
+'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid); ordered by key.';
+
+CREATE FUNCTION grail.scc_component(graph text, vertex text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_scc_component_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.scc_component(text, text) IS
+'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component.';
+
+CREATE FUNCTION grail.scc_component(graph text, vertex uuid)
+RETURNS uuid
+AS 'MODULE_PATHNAME', 'grail_scc_component_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.scc_component(text, uuid) IS
+'The strongly connected component of one uuid key: its smallest key; a key that is not in the graph is its own component.';
+
+CREATE FUNCTION grail.bfs(graph text, source text, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex text, depth int, parent text)
+AS 'MODULE_PATHNAME', 'grail_bfs_text'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.bfs(text, text, int) IS
+'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it).';
+
+CREATE FUNCTION grail.bfs(graph text, source uuid, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex uuid, depth int, parent uuid)
+AS 'MODULE_PATHNAME', 'grail_bfs_uuid'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.bfs(text, uuid, int) IS
+'bfs() from a uuid key: each reached key, its depth and its parent (the smallest key one level up with an edge to it).';
+
+-- The type of a graph's keys (bigint, text or uuid), for SQL that must name it.
+CREATE FUNCTION grail._key_type(graph text)
+RETURNS regtype
+AS 'MODULE_PATHNAME', 'grail_key_type'
+LANGUAGE C STABLE STRICT;
+
 CREATE FUNCTION grail.device_info()
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_device_info'
@@ -501,6 +573,14 @@ LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 10;
 COMMENT ON FUNCTION grail.chordless_cycle_counts(text, int) IS
 'The number of chordless cycles of each length up to max_length (NULL: no limit), counted without materialising them; lengths without cycles are left out. A NULL graph gives no rows.';
 
+CREATE FUNCTION grail.chordless_cycles(graph text, key_type anyelement, min_length int DEFAULT 3,
+                                       max_length int DEFAULT NULL)
+RETURNS SETOF anyarray
+AS 'MODULE_PATHNAME', 'grail_chordless_cycles_keyed'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
+'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
+
 CREATE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length int DEFAULT 3,
                                             max_length int DEFAULT NULL)
 RETURNS bigint
@@ -509,6 +589,7 @@ AS $$
 DECLARE
 	parts text[];
 	target text;
+	key_type pg_catalog.text; -- the graph's key type, schema-qualified: pg_catalog.int8, .text or .uuid
 	saved bigint;
 BEGIN
 	IF graph IS NULL OR into_table IS NULL OR min_length IS NULL THEN
@@ -531,9 +612,13 @@ BEGIN
 		parts := ARRAY[pg_catalog.current_schema()::pg_catalog.text] OPERATOR(pg_catalog.||) parts;
 	END IF;
 	target := pg_catalog.quote_ident(parts[1]) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(parts[2]);
+	SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.typname)
+	INTO key_type
+	FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+	WHERE t.oid OPERATOR(pg_catalog.=) grail._key_type(graph);
 	BEGIN
-		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices bigint[] NOT NULL)',
-		                          target);
+		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices %s[] NOT NULL)',
+		                          target, key_type);
 	EXCEPTION WHEN duplicate_table THEN
 		RAISE EXCEPTION 'table % already exists', target
 			USING ERRCODE = 'duplicate_table',
@@ -541,7 +626,8 @@ BEGIN
 	END;
 	EXECUTE pg_catalog.format('INSERT INTO %s (id, length, vertices) '
 	                          'SELECT c.id, pg_catalog.cardinality(c.vertices), c.vertices '
-	                          'FROM grail.chordless_cycles($1, $2, $3) WITH ORDINALITY AS c(vertices, id)', target)
+	                          'FROM grail.chordless_cycles($1, NULL::%s, $2, $3) WITH ORDINALITY AS c(vertices, id)',
+	                          target, key_type)
 		USING graph, min_length, max_length;
 	GET DIAGNOSTICS saved = ROW_COUNT;
 	RETURN saved;

@@ -1,9 +1,11 @@
-// grail.bfs().
+// grail.bfs(), from an integer, text or uuid key.
 #include "bfs.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
+#include "keys.hpp"
 
 #include "gpu_choice.hpp"
+#include "key_args.hpp"
 #include "loaded_graph.hpp"
 
 extern "C" {
@@ -13,7 +15,8 @@ extern "C" {
 
 using namespace grail::pg;
 
-GRAIL_FUNCTION(grail_bfs) {
+static Datum
+bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	// CALLED ON NULL INPUT for the optional max_depth; a NULL graph or source gives no rows.
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) {
 		guard([&] { InitMaterializedSRF(fcinfo, 0); });
@@ -30,10 +33,12 @@ GRAIL_FUNCTION(grail_bfs) {
 			});
 		max_depth = uint32_t(depth);
 	}
-	int64 source = PG_GETARG_INT64(1);
-	LoadedGraph &graph = open_graph(fcinfo, 0);
-	const grail::Graph &g = graph.index.graph();
-	int64_t dense = graph.index.find(source);
+	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	const grail::Index &index = graph.index;
+	const grail::Graph &g = index.graph();
+	Datum source = PG_GETARG_DATUM(1);
+	int64_t source_id = kind == grail::KeyKind::integer ? DatumGetInt64(source) : key_vertex(index, source);
+	int64_t dense = source_id < 0 && kind != grail::KeyKind::integer ? -1 : index.find(source_id);
 	grail::BfsResult result;
 	if (dense >= 0)
 		result = on_chosen_device(
@@ -44,16 +49,16 @@ GRAIL_FUNCTION(grail_bfs) {
 		InitMaterializedSRF(fcinfo, 0);
 		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 		if (dense < 0) {
-			// An id that is not in the graph reaches only itself.
-			Datum values[3] = {Int64GetDatum(source), Int32GetDatum(0), (Datum)0};
+			// A key that is not in the graph reaches only itself.
+			Datum values[3] = {source, Int32GetDatum(0), (Datum)0};
 			bool nulls[3] = {false, false, true};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			return;
 		}
 		for (size_t i = 0; i < result.vertex.size(); i++) {
 			bool root = result.parent[i] == grail::kNoVertex;
-			Datum values[3] = {Int64GetDatum(g.ids[result.vertex[i]]), Int32GetDatum(int32(result.depth[i])),
-			                   root ? (Datum)0 : Int64GetDatum(g.ids[result.parent[i]])};
+			Datum values[3] = {key_datum(index, g.ids[result.vertex[i]]), Int32GetDatum(int32(result.depth[i])),
+			                   root ? (Datum)0 : key_datum(index, g.ids[result.parent[i]])};
 			bool nulls[3] = {false, false, root};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			if ((i & 0xffff) == 0xffff)
@@ -61,4 +66,16 @@ GRAIL_FUNCTION(grail_bfs) {
 		}
 	});
 	return (Datum)0;
+}
+
+GRAIL_FUNCTION(grail_bfs) {
+	return bfs(fcinfo, grail::KeyKind::integer);
+}
+
+GRAIL_FUNCTION(grail_bfs_text) {
+	return bfs(fcinfo, grail::KeyKind::text);
+}
+
+GRAIL_FUNCTION(grail_bfs_uuid) {
+	return bfs(fcinfo, grail::KeyKind::uuid);
 }

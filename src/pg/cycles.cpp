@@ -1,12 +1,15 @@
-// grail.chordless_cycles() and grail.chordless_cycle_counts(), on the device grail.device picks
+// grail.chordless_cycles() (integer, text or uuid keys) and grail.chordless_cycle_counts(), on the
+// device grail.device picks
 // (save_chordless_cycles() is SQL over chordless_cycles()).
 #include "chordless.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
+#include "keys.hpp"
 
 #include <memory>
 
 #include "gpu_choice.hpp"
+#include "key_args.hpp"
 #include "loaded_graph.hpp"
 
 extern "C" {
@@ -14,6 +17,7 @@ extern "C" {
 #include "funcapi.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/tuplestore.h"
 }
 
@@ -76,6 +80,11 @@ struct CycleStream {
 	std::unique_ptr<grail::GpuChordlessCycleEnumerator> gpu;
 	grail::CycleBatch batch;
 	size_t next = 0; // next cycle of batch to return
+	// The arrays' element type, and what construct_array needs of it.
+	Oid element_type = INT8OID;
+	int16 element_length = 8;
+	bool element_by_value = true;
+	char element_align = TYPALIGN_DOUBLE;
 };
 
 static void
@@ -87,27 +96,39 @@ release_stream(void *arg) {
 // LIMIT in the select list stops it, and memory stays bounded however many cycles there are.
 // The stream lives in the multi-call memory context, whose reset callback deletes it when the
 // rows end, the scan is rescanned or shut down early, or the transaction aborts.
-GRAIL_FUNCTION(grail_chordless_cycles) {
+// key_type_arg: the argument whose type the keys take (anyelement), or -1 for bigint keys; the
+// length arguments follow it.
+static Datum
+chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo))
 		guard([&] {
 			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			                errmsg("set-valued function called in context that cannot accept a set")));
 		});
+	int min_arg = key_type_arg < 0 ? 1 : key_type_arg + 1, max_arg = min_arg + 1;
 
 	FuncCallContext *funcctx;
 	if (SRF_IS_FIRSTCALL()) {
 		// CALLED ON NULL INPUT for the optional max_length; a NULL graph or min_length gives no rows.
-		if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		if (PG_ARGISNULL(0) || PG_ARGISNULL(min_arg))
 			return no_more_rows(fcinfo);
-		int32 min_length = PG_GETARG_INT32(1);
-		bool has_max = !PG_ARGISNULL(2);
-		int32 max_length = has_max ? PG_GETARG_INT32(2) : 0;
+		grail::KeyKind kind = key_type_arg < 0 ? grail::KeyKind::integer
+		                                       : key_type_argument(fcinfo, key_type_arg, "grail.chordless_cycles");
+		int32 min_length = PG_GETARG_INT32(min_arg);
+		bool has_max = !PG_ARGISNULL(max_arg);
+		int32 max_length = has_max ? PG_GETARG_INT32(max_arg) : 0;
 		check_lengths(min_length, has_max, max_length);
 
 		char *name = guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(0)); });
-		auto stream = std::make_unique<CycleStream>(open_graph_named(name), uint32_t(min_length),
+		auto stream = std::make_unique<CycleStream>(open_graph_named(name, kind), uint32_t(min_length),
 		                                            has_max ? uint32_t(max_length) : grail::kNoLengthLimit);
+		// The array's element type: the key_type argument's own (text or varchar alike).
+		CycleStream *s = stream.get();
+		guard([&] {
+			s->element_type = key_type_arg < 0 ? INT8OID : get_fn_expr_argtype(fcinfo->flinfo, key_type_arg);
+			get_typlenbyvalalign(s->element_type, &s->element_length, &s->element_by_value, &s->element_align);
+		});
 		CycleStream *raw = stream.get();
 		funcctx = guard([&] {
 			FuncCallContext *f = SRF_FIRSTCALL_INIT();
@@ -131,18 +152,29 @@ GRAIL_FUNCTION(grail_chordless_cycles) {
 		}
 	}
 	size_t i = stream->next++;
-	const int64_t *ids = stream->graph->index.graph().ids.data();
+	const grail::Index &index = stream->graph->index;
+	const int64_t *ids = index.graph().ids.data();
 	const grail::vid_t *begin = stream->batch.begin(i);
 	int length = int(stream->batch.end(i) - begin);
 	ArrayType *cycle = guard([&] {
 		Datum *elements = static_cast<Datum *>(palloc(length * sizeof(Datum)));
 		for (int k = 0; k < length; k++)
-			elements[k] = Int64GetDatum(ids[begin[k]]);
-		return construct_array(elements, length, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+			elements[k] = key_datum(index, ids[begin[k]]);
+		return construct_array(elements, length, stream->element_type, stream->element_length,
+		                       stream->element_by_value, stream->element_align);
 	});
 	funcctx->call_cntr++;
 	rsinfo->isDone = ExprMultipleResult;
 	return PointerGetDatum(cycle);
+}
+
+GRAIL_FUNCTION(grail_chordless_cycles) {
+	return chordless_cycles(fcinfo, -1);
+}
+
+// chordless_cycles(graph, key_type anyelement, ...): arrays of the type of key_type.
+GRAIL_FUNCTION(grail_chordless_cycles_keyed) {
+	return chordless_cycles(fcinfo, 1);
 }
 
 GRAIL_FUNCTION(grail_chordless_cycle_counts) {
@@ -162,7 +194,7 @@ GRAIL_FUNCTION(grail_chordless_cycle_counts) {
 			});
 		max_length = uint32_t(length);
 	}
-	LoadedGraph &graph = open_graph(fcinfo, 0);
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt); // counts only: any kind of key
 	const grail::Csr &g = graph.index.graph().out;
 	std::vector<uint64_t> counts = on_chosen_device(
 	    "chordless_cycle_counts()", g, [&] { return grail::count_chordless_cycles_gpu(g, max_length); },

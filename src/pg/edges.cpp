@@ -1,7 +1,9 @@
 #include "graph.hpp"
 #include "index.hpp"
+#include "keys.hpp"
 
 #include "edges.hpp"
+#include "key_args.hpp"
 
 extern "C" {
 #include "access/htup_details.h"
@@ -18,6 +20,7 @@ extern "C" {
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/uuid.h"
 }
 
 namespace grail::pg {
@@ -78,12 +81,13 @@ check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
 			                errmsg("the %s column of edge table \"%s\" no longer exists", what, relname),
 			                errhint("Drop the graph with grail.drop_graph() and create it again.")));
 		Oid type = get_atttype(relid, attnum);
-		if (type != INT2OID && type != INT4OID && type != INT8OID)
+		grail::KeyKind kind;
+		if (!key_kind_of(type, &kind))
 			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-			                errmsg("%s column \"%s\" of table \"%s\" has type %s, but pg_grail needs an integer column",
+			                errmsg("%s column \"%s\" of table \"%s\" has type %s, which pg_grail cannot key vertices by",
 			                       what, attname, relname, format_type_be(type)),
-			                errhint("Use a smallint, integer or bigint column; for other types, copy the edges into a "
-			                        "table with bigint columns.")));
+			                errhint("Use a smallint, integer, bigint, text, varchar or uuid column; for other types, "
+			                        "copy the edges into a table with columns of one of those.")));
 		if (pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
 		    pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
@@ -106,11 +110,28 @@ integer_value(Datum d, Oid type) {
 }
 
 /*
- * Append the edges of one relation to edges (PostgreSQL calls: run inside guard()).
+ * The builder's provisional id of a text or uuid key datum, -1 when memory runs out.
+ * PostgreSQL calls: run inside guard().
+ */
+static int64_t
+key_id(grail::KeyDictionaryBuilder *keys, Datum d, Oid type) {
+	if (type == UUIDOID)
+		return keys->add(DatumGetUUIDP(d)->data, UUID_LEN);
+	struct varlena *original = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+	struct varlena *key = pg_detoast_datum_packed(original);
+	int64_t id = keys->add(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+	if (key != original)
+		pfree(key);
+	return id;
+}
+
+/*
+ * Append the edges of one relation to edges, their endpoints' keys to keys when the graph has
+ * text or uuid keys (PostgreSQL calls: run inside guard()).
  */
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snapshot, uint64_t max_rows,
-              EdgeScan *counts, EdgeList *edges) {
+              EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
 	Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
 	Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
@@ -134,8 +155,16 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 			counts->null_target += target_null;
 			continue;
 		}
-		if (!edges->append(integer_value(slot->tts_values[source - 1], source_type),
-		                   integer_value(slot->tts_values[target - 1], target_type)))
+		bool appended;
+		if (keys == nullptr) {
+			appended = edges->append(integer_value(slot->tts_values[source - 1], source_type),
+			                         integer_value(slot->tts_values[target - 1], target_type));
+		} else {
+			int64_t a = key_id(keys, slot->tts_values[source - 1], source_type);
+			int64_t b = key_id(keys, slot->tts_values[target - 1], target_type);
+			appended = a >= 0 && b >= 0 && edges->append(a, b);
+		}
+		if (!appended)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 			                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
 			                       RelationGetRelationName(rel), (unsigned long long)counts->rows)));
@@ -145,7 +174,8 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 }
 
 EdgeScan
-read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges) {
+read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges,
+           grail::KeyDictionaryBuilder *keys) {
 	EdgeScan counts;
 	guard([&] {
 		// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
@@ -165,7 +195,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, E
 			AttrNumber child_target = get_attnum(RelationGetRelid(rel), target_name);
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
-			scan_relation(rel, child_source, child_target, snapshot, max_rows, &counts, edges);
+			scan_relation(rel, child_source, child_target, snapshot, max_rows, &counts, edges, keys);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);

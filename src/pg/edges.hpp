@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph.hpp"
+#include "keys.hpp"
 
 #include "guard.hpp"
 
@@ -21,8 +22,9 @@ void check_table_access(Oid relid);
 // with one of UPDATE, DELETE or TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs).
 void check_build_rights(Oid relid);
 
-// Checks that attnum is a live integer column (int2/int4/int8) of relid that the current user
-// may SELECT; raises a clear error otherwise. what: "source" or "target", for messages.
+// Checks that attnum is a live column of relid of a type vertices can be keyed by (int2, int4,
+// int8, text, varchar, uuid) that the current user may SELECT; raises a clear error otherwise.
+// what: "source" or "target", for messages.
 void check_edge_column(Oid relid, AttrNumber attnum, const char *what);
 
 struct EdgeScan {
@@ -36,6 +38,9 @@ struct EdgeScan {
 // this read and the commit of the index built from it.
 // Rows with a NULL endpoint are counted and skipped; the caller decides whether that is an error.
 // More than max_rows rows (0: any number) is an error naming grail.build_memory_limit.
-EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges);
+// keys: for text or uuid edge columns, collects the keys, and edges receives its provisional ids;
+// nullptr for integer columns, whose values are the ids.
+EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges,
+                    grail::KeyDictionaryBuilder *keys);
 
 } // namespace grail::pg

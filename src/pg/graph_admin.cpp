@@ -2,8 +2,10 @@
 #include "error.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
+#include "keys.hpp"
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "catalog.hpp"
@@ -11,6 +13,7 @@
 #include "gpu_choice.hpp"
 #include "graph_admin.hpp"
 #include "image_cache.hpp"
+#include "key_args.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
@@ -33,6 +36,16 @@ ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 /*
+ * The kind of key of an edge column (check_edge_column has checked its type).
+ */
+static grail::KeyKind
+edge_key_kind(Oid relid, AttrNumber attnum) {
+	grail::KeyKind kind = grail::KeyKind::integer;
+	key_kind_of(guard([&] { return get_atttype(relid, attnum); }), &kind);
+	return kind;
+}
+
+/*
  * Read the edge table of a graph, build its index and store it; returns the summary line.
  */
 static std::string
@@ -40,8 +53,12 @@ build_graph(const char *name, const GraphRow &row) {
 	auto start = std::chrono::steady_clock::now();
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	grail::EdgeList edges;
+	grail::KeyKind kind = edge_key_kind(row.relid, row.source_attnum);
+	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
+	if (kind != grail::KeyKind::integer)
+		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind);
 	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum,
-	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges);
+	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges, keys.get());
 	StoredBuild stored{};
 	stored.read_ms = ms_since(start);
 	stored.input_rows = int64_t(scan.rows);
@@ -74,7 +91,9 @@ build_graph(const char *name, const GraphRow &row) {
 	grail::BuildStats stats;
 	grail::Index index;
 	try {
-		index = grail::Index::build(std::move(edges), options, &stats);
+		grail::KeyDictionary dictionary = keys ? keys->finish(edges) : grail::KeyDictionary();
+		keys.reset();
+		index = grail::Index::build(std::move(edges), options, &stats, std::move(dictionary));
 	} catch (const grail::Error &e) {
 		if (e.kind() != grail::ErrorKind::limit_exceeded)
 			throw;
@@ -265,6 +284,16 @@ GRAIL_FUNCTION(grail_create_graph) {
 		});
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
+	if (edge_key_kind(row.relid, row.source_attnum) != edge_key_kind(row.relid, row.target_attnum))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("the source column \"%s\" (%s) and the target column \"%s\" (%s) of a graph must "
+			                       "hold keys of one kind",
+			                       source, format_type_be(get_atttype(row.relid, row.source_attnum)), target,
+			                       format_type_be(get_atttype(row.relid, row.target_attnum))),
+			                errhint("Use integer columns (smallint, integer, bigint), text columns (text, varchar) or "
+			                        "uuid columns for both.")));
+		});
 
 	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;

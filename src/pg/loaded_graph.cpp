@@ -1,5 +1,6 @@
 #include "error.hpp"
 #include "index.hpp"
+#include "keys.hpp"
 
 #include <cstring>
 #include <unordered_map>
@@ -7,6 +8,7 @@
 #include "catalog.hpp"
 #include "edges.hpp"
 #include "image_cache.hpp"
+#include "key_args.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
@@ -136,8 +138,23 @@ warned_this_statement(int64_t graph_id) {
 	return warned;
 }
 
+/*
+ * The graph's keys are of the kind the calling function takes or returns (when it has one).
+ */
+static void
+check_keys(const LoadedGraph &graph, const GraphName &name, std::optional<grail::KeyKind> keys) {
+	grail::KeyKind actual = graph.index.keys().kind();
+	if (keys && *keys != actual)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("pg_grail graph \"%s\" has %s keys, not %s keys", name.display.c_str(),
+			                       key_kind_name(actual), key_kind_name(*keys)),
+			                errhint("Pass keys of the type of its edge columns.")));
+		});
+}
+
 static std::shared_ptr<LoadedGraph>
-open_checked(const char *text) {
+open_checked(const char *text, std::optional<grail::KeyKind> keys) {
 	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
@@ -167,8 +184,10 @@ open_checked(const char *text) {
 	auto &cache = backend_cache();
 	auto found = cache.find(row.id);
 	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
-	    still_cached(found->second->image_path))
+	    still_cached(found->second->image_path)) {
+		check_keys(*found->second, name, keys);
 		return found->second;
+	}
 	if (found != cache.end())
 		cache.erase(found); // free the old build before loading the new one
 	std::shared_ptr<LoadedGraph> graph;
@@ -183,6 +202,7 @@ open_checked(const char *text) {
 		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
 	}
 	cache[row.id] = graph;
+	check_keys(*graph, name, keys);
 	return graph;
 }
 
@@ -192,14 +212,14 @@ forget_graph(int64_t graph_id) {
 }
 
 LoadedGraph &
-open_graph(FunctionCallInfo fcinfo, int arg) {
+open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys) {
 	text *name = text_arg(fcinfo, arg);
 	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
 	if (site != nullptr && site->graph != nullptr && same_snapshot(site->snapshot) && same_name(site->name, name))
 		return **site->graph;
 
 	char *cname = guard([&] { return text_to_cstring(name); });
-	std::shared_ptr<LoadedGraph> graph = open_checked(cname);
+	std::shared_ptr<LoadedGraph> graph = open_checked(cname, keys);
 
 	if (site == nullptr) {
 		site = guard([&] {
@@ -228,8 +248,8 @@ open_graph(FunctionCallInfo fcinfo, int arg) {
 }
 
 std::shared_ptr<LoadedGraph>
-open_graph_named(const char *name) {
-	return open_checked(name);
+open_graph_named(const char *name, std::optional<grail::KeyKind> keys) {
+	return open_checked(name, keys);
 }
 
 } // namespace grail::pg

@@ -6,6 +6,7 @@
 #include "index.hpp"
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "guard.hpp"
@@ -27,10 +28,11 @@ struct LoadedGraph {
 };
 
 // The graph named by argument `arg` of the current call. The first call of a statement checks
-// the graph (exists, edge table readable by the current user, not stale) and loads its index
+// the graph (exists, edge table readable by the current user, not stale, keyed by `keys` unless
+// that is empty: the kind of key the calling function takes or returns) and loads its index
 // unless this backend holds that build already; later calls with the same name return the
 // graph kept in fn_extra at the cost of one name comparison, no catalog lookup, no allocation.
-LoadedGraph &open_graph(FunctionCallInfo fcinfo, int arg);
+LoadedGraph &open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys);
 
 // Frees this backend's copy of a dropped graph's index (other backends free theirs when they exit).
 void forget_graph(int64_t graph_id);
@@ -38,6 +40,6 @@ void forget_graph(int64_t graph_id);
 // The graph of that name, checked as open_graph() checks it, for callers that cannot lend
 // fn_extra to open_graph() (value-per-call set-returning functions keep their FuncCallContext
 // there); the shared_ptr keeps the build loaded for as long as the caller holds it.
-std::shared_ptr<LoadedGraph> open_graph_named(const char *name);
+std::shared_ptr<LoadedGraph> open_graph_named(const char *name, std::optional<grail::KeyKind> keys);
 
 } // namespace grail::pg

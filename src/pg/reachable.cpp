@@ -1,18 +1,21 @@
-// grail.reachable(): one pair per call, or arrays of pairs.
+// grail.reachable(): one pair per call, or arrays of pairs; integer, text or uuid keys.
 #include "error.hpp"
 #include "index.hpp"
+#include "keys.hpp"
 
 #include <algorithm>
 #include <memory>
 #include <vector>
 
 #include "gpu_choice.hpp"
+#include "key_args.hpp"
 #include "loaded_graph.hpp"
 #include "settings.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
 #include "utils/array.h"
+#include "utils/lsyscache.h"
 }
 
 using namespace grail::pg;
@@ -23,33 +26,64 @@ using namespace grail::pg;
 static constexpr size_t kGpuMinSearches = 256;
 
 GRAIL_FUNCTION(grail_reachable) {
-	LoadedGraph &graph = open_graph(fcinfo, 0);
+	LoadedGraph &graph = open_graph(fcinfo, 0, grail::KeyKind::integer);
 	return BoolGetDatum(graph.query.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
-struct Int8Array {
+/*
+ * reachable(graph, a, b) for text or uuid keys: a key the graph lacks reaches only itself, as an
+ * integer id does.
+ */
+static Datum
+reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
+	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	Datum a = PG_GETARG_DATUM(1), b = PG_GETARG_DATUM(2);
+	int64_t from = key_vertex(graph.index, a), to = key_vertex(graph.index, b);
+	if (from < 0 || to < 0)
+		return BoolGetDatum(same_key(graph.index, a, b));
+	return BoolGetDatum(graph.query.reachable(from, to));
+}
+
+GRAIL_FUNCTION(grail_reachable_text) {
+	return reachable_keys(fcinfo, grail::KeyKind::text);
+}
+
+GRAIL_FUNCTION(grail_reachable_uuid) {
+	return reachable_keys(fcinfo, grail::KeyKind::uuid);
+}
+
+struct KeyArray {
 	Datum *values;
 	bool *nulls;
 	int count;
 };
 
-static Int8Array
-int8_array(FunctionCallInfo fcinfo, int arg, const char *what) {
+static KeyArray
+key_array(FunctionCallInfo fcinfo, int arg, const char *what, grail::KeyKind kind) {
 	return guard([&] {
 		ArrayType *array = PG_GETARG_ARRAYTYPE_P(arg);
 		if (ARR_NDIM(array) > 1)
 			ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
 			                errmsg("%s must be a one-dimensional array, not %d-dimensional", what, ARR_NDIM(array))));
-		Int8Array result;
-		deconstruct_array(array, INT8OID, 8, FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &result.values, &result.nulls,
-		                  &result.count);
+		KeyArray result;
+		int16 length;
+		bool by_value;
+		char align;
+		Oid type = key_type_oid(kind);
+		get_typlenbyvalalign(type, &length, &by_value, &align);
+		deconstruct_array(array, type, length, by_value, align, &result.values, &result.nulls, &result.count);
 		return result;
 	});
 }
 
-GRAIL_FUNCTION(grail_reachable_batch) {
-	Int8Array sources = int8_array(fcinfo, 1, "sources");
-	Int8Array targets = int8_array(fcinfo, 2, "targets");
+/*
+ * reachable(graph, sources[], targets[]) for keys of any kind: answers[i] for the pair i, null
+ * where either key is null.
+ */
+static Datum
+reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
+	KeyArray sources = key_array(fcinfo, 1, "sources", kind);
+	KeyArray targets = key_array(fcinfo, 2, "targets", kind);
 	if (sources.count != targets.count)
 		guard([&] {
 			ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
@@ -57,17 +91,34 @@ GRAIL_FUNCTION(grail_reachable_batch) {
 			                       targets.count),
 			                errhint("Pair each source with its target: sources[i] is tested against targets[i].")));
 		});
-	LoadedGraph &graph = open_graph(fcinfo, 0);
+	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });
 	bool *nulls = guard([&] { return static_cast<bool *>(palloc(sizeof(bool) * size_t(Max(n, 1)))); });
+	// The pairs the engine answers (pair[k] is the k-th); with text or uuid keys, a pair with a key
+	// the graph lacks is answered here.
 	std::vector<int64_t> from, to;
+	std::vector<int> pair;
 	for (int i = 0; i < n; i++) {
 		nulls[i] = sources.nulls[i] || targets.nulls[i];
-		if (!nulls[i]) {
-			from.push_back(DatumGetInt64(sources.values[i]));
-			to.push_back(DatumGetInt64(targets.values[i]));
+		answers[i] = BoolGetDatum(false);
+		if (nulls[i])
+			continue;
+		int64_t a, b;
+		if (kind == grail::KeyKind::integer) {
+			a = DatumGetInt64(sources.values[i]);
+			b = DatumGetInt64(targets.values[i]);
+		} else {
+			a = key_vertex(graph.index, sources.values[i]);
+			b = key_vertex(graph.index, targets.values[i]);
+			if (a < 0 || b < 0) {
+				answers[i] = BoolGetDatum(same_key(graph.index, sources.values[i], targets.values[i]));
+				continue;
+			}
 		}
+		from.push_back(a);
+		to.push_back(b);
+		pair.push_back(i);
 	}
 	const grail::Csr &dag = graph.index.dag();
 	grail::ReachabilityQuery::PairSearch on_gpu =
@@ -86,11 +137,23 @@ GRAIL_FUNCTION(grail_reachable_batch) {
 	size_t min_searches = settings.device == DEVICE_GPU ? 1 : kGpuMinSearches;
 	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
 	graph.query.reachable_many(from.data(), to.data(), from.size(), answered.get(), on_gpu, min_searches);
-	for (int i = 0, k = 0; i < n; i++)
-		answers[i] = BoolGetDatum(nulls[i] ? false : answered[k++]);
+	for (size_t k = 0; k < pair.size(); k++)
+		answers[pair[k]] = BoolGetDatum(answered[k]);
 	return guard([&] {
 		int dims[] = {n};
 		int lbs[] = {1};
 		return PointerGetDatum(construct_md_array(answers, nulls, 1, dims, lbs, BOOLOID, 1, true, TYPALIGN_CHAR));
 	});
+}
+
+GRAIL_FUNCTION(grail_reachable_batch) {
+	return reachable_batch(fcinfo, grail::KeyKind::integer);
+}
+
+GRAIL_FUNCTION(grail_reachable_batch_text) {
+	return reachable_batch(fcinfo, grail::KeyKind::text);
+}
+
+GRAIL_FUNCTION(grail_reachable_batch_uuid) {
+	return reachable_batch(fcinfo, grail::KeyKind::uuid);
 }
