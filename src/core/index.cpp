@@ -93,7 +93,9 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	}
 	st.label_seconds = seconds_since(start);
 
-	index.build_hash();
+	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.
+	if (index.keys_.kind() == KeyKind::integer)
+		index.build_hash();
 	return index;
 }
 
@@ -131,10 +133,28 @@ Index::lookup(int64_t id) const noexcept {
 	}
 }
 
+bool
+Index::resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept {
+	if (keys_.kind() != KeyKind::integer) {
+		if (id < 0 || uint64_t(id) >= graph_.ids.size())
+			return false;
+		*vertex = vid_t(id);
+		*component = components_.of_vertex[size_t(id)];
+		return true;
+	}
+	const HashSlot *s = lookup(id);
+	if (s == nullptr)
+		return false;
+	*vertex = s->vertex;
+	*component = s->component;
+	return true;
+}
+
 int64_t
 Index::find(int64_t id) const noexcept {
-	const HashSlot *s = lookup(id);
-	return s ? int64_t(s->vertex) : -1;
+	vid_t vertex;
+	uint32_t component;
+	return resolve(id, &vertex, &component) ? int64_t(vertex) : -1;
 }
 
 int64_t

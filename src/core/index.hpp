@@ -114,8 +114,9 @@ public:
 		return keys_;
 	}
 
-	// Dense index of a vertex id, or -1. O(1) expected: an open-addressing hash table, a section of
-	// the image (built when a version 1 image is read).
+	// Dense index of a vertex id, or -1. O(1) expected: for integer keys an open-addressing hash
+	// table, a section of the image (built when a version 1 image is read); for text or uuid keys
+	// the id is the vertex (no table).
 	int64_t find(int64_t id) const noexcept;
 
 	// Component id of a vertex id: the smallest vertex id of its SCC. An id that is not a
@@ -132,7 +133,9 @@ private:
 		uint32_t component;
 	};
 	void build_hash();
-	const HashSlot *lookup(int64_t id) const noexcept; // nullptr when id is not a vertex
+	const HashSlot *lookup(int64_t id) const noexcept; // integer keys; nullptr when id is not a vertex
+	// The vertex and component of a vertex id; false when id is not a vertex. The per-row path.
+	bool resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept;
 	size_t
 	hash_slot(int64_t id) const noexcept {
 		return size_t((uint64_t(id) * 0x9e3779b97f4a7c15ull) >> hash_shift_);

@@ -362,11 +362,17 @@ struct ImageReader {
 					        " are inconsistent");
 	}
 
-	// The stored hash table finds every vertex (with its component) and holds nothing else.
+	// The stored hash table finds every vertex (with its component) and holds nothing else; a graph
+	// with text or uuid keys has none (its ids are its vertices).
 	static void
 	check_hash(const Index &index) {
 		size_t n = index.graph_.ids.size();
 		size_t capacity = index.hash_.size();
+		if (index.keys_.kind() != KeyKind::integer) {
+			if (capacity != 0)
+				corrupt("id hash table of a graph keyed by its dictionary is not empty");
+			return;
+		}
 		if (n == 0) {
 			if (capacity != 0)
 				corrupt("id hash table of an empty graph is not empty");

@@ -15,13 +15,11 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	last_ = Decided::same_component;
 	if (source == target)
 		return Verdict::yes;
-	const Index::HashSlot *a = index_.lookup(source), *b = index_.lookup(target);
-	if (!a || !b) {
+	vid_t va, vb;
+	if (!index_.resolve(source, &va, &ca) || !index_.resolve(target, &vb, &cb)) {
 		last_ = Decided::unknown_vertex;
 		return Verdict::no;
 	}
-	ca = a->component;
-	cb = b->component;
 	if (ca == cb)
 		return Verdict::yes;
 	last_ = Decided::topological;
