@@ -32,6 +32,8 @@ CacheCounters cache_counters;
 
 static const char *const kTempDir = "base/" PG_TEMP_FILES_DIR;
 static const char *const kCacheDir = "base/" PG_TEMP_FILES_DIR "/" PG_TEMP_FILE_PREFIX "_grail";
+// Held to make a file or give one its name (make_room counts what the directory lists).
+static const char *const kSpaceLock = "base/" PG_TEMP_FILES_DIR "/" PG_TEMP_FILE_PREFIX "_grail/space.lock";
 
 // <database>_<graph id>_<build uuid>.img: the build names the image (never reused); the graph
 // lets a new build, or a drop, remove the graph's older images at once instead of waiting for
@@ -188,7 +190,7 @@ make_room(uint64_t limit, uint64_t size) {
  */
 static std::shared_ptr<uint8_t>
 create_file(const std::string &temp, size_t size, uint64_t limit) {
-	FileLock space(std::string(kCacheDir) + "/space.lock");
+	FileLock space(kSpaceLock);
 	if (!space.held() || !make_room(limit, size))
 		return nullptr;
 	int fd = open(temp.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -203,6 +205,17 @@ create_file(const std::string &temp, size_t size, uint64_t limit) {
 		return nullptr;
 	}
 	return std::shared_ptr<uint8_t>(static_cast<uint8_t *>(mapped), [size](uint8_t *p) { munmap(p, size); });
+}
+
+/*
+ * Gives a written image its name, under the space lock: a directory read that races a rename may
+ * list the file under neither name, and make_room would then count too little and let the cache
+ * pass its limit (seen in TAP 010 on a fresh machine).
+ */
+static bool
+publish(const std::string &temp, const std::string &path) {
+	FileLock space(kSpaceLock);
+	return rename(temp.c_str(), path.c_str()) == 0;
 }
 
 /*
@@ -266,7 +279,7 @@ open_index(const GraphRow &row, const char *display) {
 				throw;
 			}
 			// A version 1 image is copied out: nothing to share.
-			if (index.graph().ids.borrowed() && rename(temp.c_str(), path.c_str()) == 0) {
+			if (index.graph().ids.borrowed() && publish(temp, path)) {
 				forget_images(row.id, path);
 				return {Index::attach(track_image_use(file, file_name(path)), size, Index::Check::header), path};
 			}
