@@ -42,47 +42,6 @@ struct IsValid {
 	}
 };
 
-__global__ void
-pull_kernel(CsrView in, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out) {
-	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (index >= in.vertices)
-		return;
-	vid_t v = vid_t(index);
-	vid_t found = kInvalid;
-	if (!visited.test(v)) {
-		for (eid_t e = in.offsets[v]; e < in.offsets[v + 1]; e++) {
-			if (label[in.targets[e]] == level) {
-				found = v;
-				break;
-			}
-		}
-		if (found != kInvalid) {
-			// Only this thread writes v's label; the word of bits is shared with 31 others.
-			label[v] = level + 1;
-			atomicOr(&visited.words[v >> 5], 1u << (v & 31));
-		}
-	}
-	out[v] = found;
-}
-
-__global__ void
-pull_parents_kernel(CsrView in, const uint32_t *label, vid_t *parent) {
-	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (index >= in.vertices)
-		return;
-	vid_t v = vid_t(index);
-	uint32_t d = label[v];
-	if (d == 0 || d == kInvalid)
-		return;
-	for (eid_t e = in.offsets[v]; e < in.offsets[v + 1]; e++) {
-		vid_t u = in.targets[e];
-		if (label[u] == d - 1) {
-			parent[v] = u;
-			return;
-		}
-	}
-}
-
 // Queue positions by one atomic per warp: a level's vertices enter order through one counter.
 __device__ vid_t
 warp_append(uint32_t *tail, bool take) {
@@ -207,22 +166,6 @@ compact(const vid_t *in, eid_t count, vid_t *out, FrontierWorkspace &ws, cudaStr
 	    cudaMemcpyAsync(ws.host_counters.data(), ws.counters.data(), sizeof(eid_t), cudaMemcpyDeviceToHost, stream));
 	CUDA_CHECK(cudaStreamSynchronize(stream));
 	return vid_t(ws.host_counters[0]);
-}
-
-void
-pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out, cudaStream_t stream) {
-	if (in_graph.vertices == 0)
-		return;
-	pull_kernel<<<blocks_for(in_graph.vertices), kBlockThreads, 0, stream>>>(in_graph, visited, label, level, out);
-	CUDA_CHECK_LAUNCH();
-}
-
-void
-pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream) {
-	if (in_graph.vertices == 0)
-		return;
-	pull_parents_kernel<<<blocks_for(in_graph.vertices), kBlockThreads, 0, stream>>>(in_graph, label, parent);
-	CUDA_CHECK_LAUNCH();
 }
 
 vid_t

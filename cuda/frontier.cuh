@@ -1,6 +1,6 @@
-// Frontier operators shared by the level-synchronous traversals (BFS, GRAIL labelling, SCC):
-// visited status as a bitmap, advance (push) with degree binning, filter (compaction) and a
-// bottom-up (pull) step, in the manner of Merrill, Garland & Grimshaw and of Gunrock: output
+// Frontier operators shared by the level-synchronous traversals (GRAIL labelling and queries;
+// the BFS's own steps are in bfs_levels.cu): visited status as a bitmap, advance (push) with
+// degree binning, filter (compaction), in the manner of Merrill, Garland & Grimshaw and of Gunrock: output
 // space is allocated by prefix sums over frontier degrees rather than by a shared queue counter.
 // advance() is a template over the per-edge operation; its definition is in frontier_impl.cuh,
 // which only the .cu files that instantiate it include, to keep build time down.
@@ -21,7 +21,7 @@ constexpr vid_t kInvalid = 0xFFFFFFFFu;
 struct Bitmap {
 	uint32_t *words;
 
-	static size_t
+	__host__ __device__ static size_t
 	words_for(size_t vertices) {
 		return (vertices + 31) / 32;
 	}
@@ -76,17 +76,6 @@ void advance(CsrView graph, const vid_t *frontier, const DegreeBins &bins, vid_t
 // Filter: copies the entries of in[0 .. count) that are not kInvalid to out, in order, and
 // returns how many; synchronises stream.
 vid_t compact(const vid_t *in, eid_t count, vid_t *out, FrontierWorkspace &ws, cudaStream_t stream);
-
-// Bottom-up step over the in-edges: every vertex v not yet visited that has an in-neighbour u with
-// label[u] == level is marked visited and gets label[v] = level + 1; out[v] = v for those and
-// kInvalid for every other vertex (compact() then gives the new frontier, ascending). Cheaper than
-// advance when the frontier holds a large share of the edges (Beamer's direction optimisation).
-void pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out, cudaStream_t stream);
-
-// Parents from the in-edges: parent[v] = the first in-neighbour u of v with label[u] == label[v] - 1
-// for every v with 0 < label[v] < kInvalid (the smallest such u, when rows are ascending as
-// DeviceCsr::transpose_into() makes them); parent[] is left alone elsewhere.
-void pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream);
 
 // Kahn's algorithm by levels: order receives the vertices with no in-edge (level 0), then those
 // whose in-neighbours all lie on earlier levels (level 1), and so on, in any order within a level;
