@@ -109,6 +109,8 @@ __launch_bounds__(kNarrowThreads) narrow_kernel(BfsArrays a, vid_t *frontier, vi
 			level = chain_level;
 			count = chain_count;
 			budget = chain_budget;
+			// Every thread has read the walk's result before thread 0 may start the next walk.
+			__syncthreads();
 			if (walked)
 				continue; // the chain's end is the frontier: check the exits again
 		}
