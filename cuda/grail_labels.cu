@@ -20,8 +20,8 @@
 #include "frontier.cuh"
 #include "rng.hpp"
 #include "gpu.hpp"
-#include "host_util.hpp"
 #include "label_order.hpp"
+#include "probe.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
@@ -31,7 +31,6 @@
 namespace grail {
 
 using namespace cuda;
-using cuda_host::now_ms;
 
 namespace {
 
@@ -287,6 +286,19 @@ bits_for(size_t value) {
 
 // Device bytes of a labelling, the in-edges' transposition excluded: both CSRs, the level order,
 // d trees with their sizes and first ranks, one label's sort buffers, the records.
+// Where the timing probe marks the run, for GpuLabelTimings.
+enum Mark : size_t {
+	mark_begin,
+	mark_uploaded,
+	mark_levels,
+	mark_tree,
+	mark_sizes,
+	mark_post,
+	mark_min_post,
+	mark_downloaded,
+	mark_count
+};
+
 size_t
 labelling_bytes(size_t n, size_t m, unsigned d, unsigned lift_levels) {
 	size_t width = 3 + 2 * size_t(d);
@@ -309,7 +321,6 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	const unsigned width = 3 + 2 * d;
 	if (n == 0)
 		return GrailLabels::from_data(d, {});
-	double t0 = now_ms();
 	require_device("GPU GRAIL labelling");
 	// The lifting tables need log2(depth) words per vertex and label; depth < n bounds it before
 	// the levels are known.
@@ -321,15 +332,15 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	auto note_memory = [&] { t.device_bytes = std::max(t.device_bytes, device_bytes_since(free_bytes)); };
 	Stream stream;
 	cudaStream_t s = stream.get();
+	TimingProbe probe(timings != nullptr, mark_count, s);
+	probe.mark(mark_begin);
 	DeviceCsr out = DeviceCsr::upload(dag, s), in;
 	TempStorage temp;
 	{
 		TransposeScratch scratch;
 		out.transpose_into(in, scratch, temp, s);
-		stream.synchronize();
 	}
-	double t1 = now_ms();
-	t.upload_ms = t1 - t0;
+	probe.mark(mark_uploaded);
 
 	DeviceBuffer<uint32_t> level(n), remaining(n);
 	DeviceBuffer<vid_t> order(n);
@@ -340,8 +351,7 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	const size_t levels = level_start.size() - 1;
 	auto level_vertices = [&](size_t l) { return order.data() + level_start[l]; };
 	auto level_size = [&](size_t l) { return vid_t(level_start[l + 1] - level_start[l]); };
-	double t2 = now_ms();
-	t.levels_ms = t2 - t1;
+	probe.mark(mark_levels);
 	t.levels = uint32_t(levels);
 
 	Trees trees{};
@@ -368,9 +378,7 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 		                                                                                    level_size(l), d, trees);
 		CUDA_CHECK_LAUNCH();
 	}
-	stream.synchronize();
-	double t3 = now_ms();
-	t.tree_ms = t3 - t2;
+	probe.mark(mark_tree);
 
 	DeviceBuffer<uint32_t> size(size_t(d) * n), first(size_t(d) * n);
 	fill_u32<<<blocks_for(size.size()), kBlockThreads, 0, s>>>(size.data(), size.size(), 1);
@@ -380,9 +388,7 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 		                                                                              d, trees, size.data());
 		CUDA_CHECK_LAUNCH();
 	}
-	stream.synchronize();
-	double t4 = now_ms();
-	t.sizes_ms = t4 - t3;
+	probe.mark(mark_sizes);
 
 	{
 		DeviceBuffer<uint32_t> before(n), base(n + 1);
@@ -423,9 +429,7 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	write_ranks<<<blocks_for(n), kBlockThreads, 0, s>>>(vid_t(n), d, first.data(), size.data(), level.data(), width,
 	                                                    records.data());
 	CUDA_CHECK_LAUNCH();
-	stream.synchronize();
-	double t5 = now_ms();
-	t.post_ms = t5 - t4;
+	probe.mark(mark_post);
 
 	for (size_t l = levels - 1; l-- > 0;) {
 		if ((l & 255) == 0)
@@ -434,15 +438,22 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 		    out_view, level_vertices(l), level_size(l), d, width, records.data());
 		CUDA_CHECK_LAUNCH();
 	}
-	stream.synchronize();
-	double t6 = now_ms();
-	t.min_post_ms = t6 - t5;
+	probe.mark(mark_min_post);
 	note_memory();
 
 	std::vector<uint32_t> data(size_t(width) * n);
 	CUDA_CHECK(cudaMemcpyAsync(data.data(), records.data(), data.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+	probe.mark(mark_downloaded);
 	stream.synchronize();
-	t.download_ms = now_ms() - t6;
+	if (timings) {
+		t.upload_ms = probe.between(mark_begin, mark_uploaded);
+		t.levels_ms = probe.between(mark_uploaded, mark_levels);
+		t.tree_ms = probe.between(mark_levels, mark_tree);
+		t.sizes_ms = probe.between(mark_tree, mark_sizes);
+		t.post_ms = probe.between(mark_sizes, mark_post);
+		t.min_post_ms = probe.between(mark_post, mark_min_post);
+		t.download_ms = probe.between(mark_min_post, mark_downloaded);
+	}
 	return GrailLabels::from_data(d, std::move(data));
 }
 

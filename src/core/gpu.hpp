@@ -56,10 +56,11 @@ struct GpuSccTimings {
 // polls for cancellation between steps.
 Components strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings = nullptr);
 
-// Where the time of one GPU GRAIL labelling went (host clock, the device synchronised at each
-// boundary; the paper's Figure 7 breakdown), and the device memory it held at its peak.
+// Where the time of one GPU GRAIL labelling went (device events, so that a run without timings
+// pays no synchronisation; the paper's Figure 7 breakdown), and the device memory it held at its
+// peak.
 struct GpuLabelTimings {
-	double upload_ms = 0;   // DAG copy, in-edges built on the device, allocations
+	double upload_ms = 0;   // DAG copy, in-edges built on the device
 	double levels_ms = 0;   // Kahn pass: vertices by topological level
 	double tree_ms = 0;     // step 1, every label: DAG -> tree by smallest paths
 	double sizes_ms = 0;    // step 2, every label: subtree sizes
