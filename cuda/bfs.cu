@@ -9,6 +9,7 @@
 // Then the parents the bottom-up levels did not give and the row order (bfs_rows.cu).
 #include "bfs_levels.cuh"
 #include "bfs_rows.cuh"
+#include "frontier_push.cuh"
 #include "error.hpp"
 #include "gpu.hpp"
 #include "host_util.hpp"
@@ -40,29 +41,18 @@ struct BfsDevice {
 	    : out(DeviceCsr::upload(graph, stream)), depth(graph.vertex_count()), parent(graph.vertex_count()),
 	      visited(Bitmap::words_for(graph.vertex_count())), bits{DeviceBuffer<uint32_t>(visited.size()),
 	                                                             DeviceBuffer<uint32_t>(visited.size())},
-	      queue{DeviceBuffer<vid_t>(graph.vertex_count()), DeviceBuffer<vid_t>(graph.vertex_count())},
-	      spare{DeviceBuffer<vid_t>(graph.vertex_count()), DeviceBuffer<vid_t>(graph.vertex_count())}, counters(1),
-	      host_counters(1), row_count(1) {
+	      frontier(graph.vertex_count()), spare{DeviceBuffer<vid_t>(graph.vertex_count()),
+	                                            DeviceBuffer<vid_t>(graph.vertex_count())},
+	      row_count(1) {
 	}
 	static size_t
 	bytes_for(size_t n, size_t m) {
-		return DeviceCsr::bytes_for(n, m) + 6 * n * sizeof(uint32_t) + 3 * Bitmap::words_for(n) * sizeof(uint32_t);
+		return DeviceCsr::bytes_for(n, m) + Frontier::bytes_for(n) + 4 * n * sizeof(uint32_t) +
+		       3 * Bitmap::words_for(n) * sizeof(uint32_t);
 	}
 	BfsArrays
 	arrays() const {
 		return {out.view(), in.view(), Bitmap{visited.data()}, depth.data(), parent.data()};
-	}
-	// Copies the counters the last step left to the host and waits for them.
-	LevelCounters
-	read_counters(cudaStream_t stream) {
-		CUDA_CHECK(cudaMemcpyAsync(host_counters.data(), counters.data(), sizeof(LevelCounters), cudaMemcpyDeviceToHost,
-		                           stream));
-		CUDA_CHECK(cudaStreamSynchronize(stream));
-		return host_counters[0];
-	}
-	void
-	clear_counters(cudaStream_t stream) {
-		CUDA_CHECK(cudaMemsetAsync(counters.data(), 0, sizeof(LevelCounters), stream));
 	}
 	void
 	build_in_edges(cudaStream_t stream) {
@@ -76,12 +66,24 @@ struct BfsDevice {
 	DeviceBuffer<vid_t> parent;
 	DeviceBuffer<uint32_t> visited;
 	DeviceBuffer<uint32_t> bits[2]; // bottom-up frontiers: the current one, the next one
-	DeviceBuffer<vid_t> queue[2];   // top-down frontiers: the current one, the next one
-	DeviceBuffer<vid_t> spare[2];   // with the queues, the row-ordering buffers
-	DeviceBuffer<LevelCounters> counters;
-	PinnedBuffer<LevelCounters> host_counters;
+	Frontier frontier;              // top-down frontiers
+	DeviceBuffer<vid_t> spare[2];   // with the frontier's queues, the row-ordering buffers
 	DeviceBuffer<unsigned long long> row_count;
 	TempStorage temp;
+};
+
+// The top-down step's operation: the first visit of w sets its depth.
+struct VisitOp {
+	Bitmap visited;
+	uint32_t *depth;
+	uint32_t next_depth;
+	__device__ bool
+	operator()(vid_t, vid_t w) const {
+		if (!visited.try_set(w))
+			return false;
+		depth[w] = next_depth;
+		return true;
+	}
 };
 
 struct LevelLoop {
@@ -94,58 +96,49 @@ LevelLoop
 traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool may_pull, cudaStream_t s) {
 	const vid_t n = vid_t(graph.vertex_count());
 	const eid_t m = graph.edge_count();
+	Frontier &f = d.frontier;
 	LevelLoop loop;
-	vid_t count = 1;
-	eid_t frontier_edges = graph.offsets[source + 1] - graph.offsets[source];
 	eid_t explored = 0; // out-edges of the vertices whose level has run
 	bool pulling = false, narrow_refused = false;
-	int cur = 0;
-	CUDA_CHECK(cudaMemcpyAsync(d.queue[0].data(), &source, sizeof source, cudaMemcpyHostToDevice, s));
-	while (count > 0 && loop.level < max_depth) {
+	CUDA_CHECK(cudaMemcpyAsync(f.current(), &source, sizeof source, cudaMemcpyHostToDevice, s));
+	f.set(1, graph.offsets[source + 1] - graph.offsets[source]);
+	while (f.size() > 0 && loop.level < max_depth) {
 		poll_cancel();
-		if (!pulling && !narrow_refused && count <= kNarrowCapacity && frontier_edges <= kNarrowEdges) {
-			narrow_levels(d.arrays(), d.queue[cur].data(), count, loop.level, max_depth, d.counters.data(), s);
-			LevelCounters c = d.read_counters(s);
+		if (!pulling && !narrow_refused && f.size() <= kNarrowCapacity && f.edges() <= kNarrowEdges) {
+			narrow_levels(d.arrays(), f.current(), f.size(), loop.level, max_depth, f.counters(), s);
+			LevelCounters c = f.read_counters(s);
 			loop.level = c.level;
-			count = c.count;
-			frontier_edges = c.edges;
+			f.set(c.count, c.edges);
 			narrow_refused = c.exit == narrow_too_wide;
 			continue;
 		}
 		narrow_refused = false;
 		if (!pulling) {
-			if (may_pull && frontier_edges > (m - explored) / kAlpha) {
+			if (may_pull && f.edges() > (m - explored) / kAlpha) {
 				if (!d.in.view().offsets)
 					d.build_in_edges(s);
-				queue_to_bits(d.queue[cur].data(), count, d.bits[0].data(), n, s);
+				queue_to_bits(f.current(), f.size(), d.bits[0].data(), n, s);
 				pulling = true;
 				continue;
 			}
-			d.clear_counters(s);
-			push_level(d.arrays(), d.queue[cur].data(), count, loop.level, d.queue[cur ^ 1].data(), d.counters.data(),
-			           s);
-			LevelCounters c = d.read_counters(s);
-			explored += frontier_edges;
-			cur ^= 1;
-			count = c.count;
-			frontier_edges = c.edges;
+			explored += f.edges();
+			f.push(d.out.view(), VisitOp{Bitmap{d.visited.data()}, d.depth.data(), loop.level + 1}, s);
 			loop.level++;
 			continue;
 		}
-		d.clear_counters(s);
-		pull_level(d.arrays(), d.bits[0].data(), d.bits[1].data(), loop.level, d.counters.data(), s);
-		LevelCounters c = d.read_counters(s);
-		explored += frontier_edges;
+		f.clear_counters(s);
+		pull_level(d.arrays(), d.bits[0].data(), d.bits[1].data(), loop.level, f.counters(), s);
+		LevelCounters c = f.read_counters(s);
+		explored += f.edges();
 		std::swap(d.bits[0], d.bits[1]);
 		loop.bottom_up_levels++;
 		loop.level++;
-		bool shrinking = c.count < count;
-		count = c.count;
-		frontier_edges = c.edges;
+		bool shrinking = c.count < f.size();
+		f.set(c.count, c.edges);
 		// A small, shrinking frontier: the tail of the traversal is cheaper top-down.
-		if (count > 0 && count < n / kBeta && shrinking) {
-			d.clear_counters(s);
-			bits_to_queue(d.bits[0].data(), n, d.queue[cur].data(), &d.counters.data()->count, s);
+		if (c.count > 0 && c.count < n / kBeta && shrinking) {
+			f.clear_counters(s);
+			bits_to_queue(d.bits[0].data(), n, f.current(), &f.counters()->count, s);
 			pulling = false;
 		}
 	}
@@ -187,7 +180,7 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	probe.mark(mark_traversed);
 
 	complete_parents(d.arrays(), s);
-	vid_t *buffers[4] = {d.queue[0].data(), d.queue[1].data(), d.spare[0].data(), d.spare[1].data()};
+	vid_t *buffers[4] = {d.frontier.queue(0), d.frontier.queue(1), d.spare[0].data(), d.spare[1].data()};
 	Rows rows = order_rows(d.arrays(), loop.level + 1, buffers, d.temp, d.row_count.data(), s);
 	probe.mark(mark_ordered);
 

@@ -1,7 +1,5 @@
 #include "bfs_levels.cuh"
-#include "launch.cuh"
-
-#include <cooperative_groups.h>
+#include "frontier_push.cuh"
 
 #include <algorithm>
 
@@ -9,39 +7,7 @@ namespace grail::cuda::bfs {
 
 namespace {
 
-namespace cg = cooperative_groups;
-
-constexpr unsigned kFullWarp = 0xFFFFFFFFu;
-
-// A slot in queue for each calling thread: one atomic per group of threads that arrive together.
-__device__ __forceinline__ void
-append(vid_t *queue, uint32_t *tail, vid_t v) {
-	cg::coalesced_group group = cg::coalesced_threads();
-	uint32_t base = 0;
-	if (group.thread_rank() == 0)
-		base = atomicAdd(tail, group.size());
-	queue[group.shfl(base, 0) + group.thread_rank()] = v;
-}
-
-__device__ __forceinline__ eid_t
-degree(CsrView g, vid_t v) {
-	return g.offsets[v + 1] - g.offsets[v];
-}
-
-// Adds each warp's sums to the counters: one atomic per warp.
-__device__ __forceinline__ void
-add_counts(LevelCounters *counters, unsigned long long edges, uint32_t count) {
-	for (int shift = 16; shift > 0; shift >>= 1) {
-		edges += __shfl_down_sync(kFullWarp, edges, shift);
-		count += __shfl_down_sync(kFullWarp, count, shift);
-	}
-	if (threadIdx.x % 32 == 0) {
-		if (edges)
-			atomicAdd(&counters->edges, edges);
-		if (count)
-			atomicAdd(&counters->count, count);
-	}
-}
+using frontier_detail::kFullWarp;
 
 // Walks a chain from u at level: while the frontier is one vertex with one out-edge to an
 // unvisited vertex, that vertex is the next frontier. One thread, the rest of the block waiting:
@@ -165,71 +131,6 @@ __launch_bounds__(kNarrowThreads) narrow_kernel(BfsArrays a, vid_t *frontier, vi
 	add_counts(counters, mine, 0);
 }
 
-__device__ __forceinline__ void
-visit(const BfsArrays &a, vid_t w, uint32_t next_level, vid_t *next, LevelCounters *counters,
-      unsigned long long &edges) {
-	if (!a.visited.try_set(w))
-		return;
-	a.depth[w] = next_level;
-	edges += degree(a.out, w);
-	append(next, &counters->count, w);
-}
-
-__global__ void
-__launch_bounds__(kBlockThreads) push_kernel(BfsArrays a, const vid_t *queue, vid_t count, uint32_t next_level,
-                                             vid_t *next, LevelCounters *counters) {
-	__shared__ int owner;
-	__shared__ eid_t shared_begin, shared_end;
-	const unsigned lane = threadIdx.x % 32;
-	unsigned long long edges = 0;
-	// Every thread of a block makes the same number of passes: the block steps below need them all.
-	for (size_t base = size_t(blockIdx.x) * blockDim.x; base < count; base += size_t(gridDim.x) * blockDim.x) {
-		size_t i = base + threadIdx.x;
-		eid_t begin = 0, end = 0;
-		if (i < count) {
-			vid_t u = queue[i];
-			begin = a.out.offsets[u];
-			end = a.out.offsets[u + 1];
-		}
-		// Rows of a block's width or more: the whole block, one row at a time. The third barrier
-		// comes after every thread has read owner, so that the next reset cannot overtake a read.
-		for (;;) {
-			if (threadIdx.x == 0)
-				owner = -1;
-			__syncthreads();
-			if (end - begin >= blockDim.x)
-				atomicMax(&owner, int(threadIdx.x));
-			__syncthreads();
-			int chosen = owner;
-			if (int(threadIdx.x) == chosen) {
-				shared_begin = begin;
-				shared_end = end;
-				begin = end;
-			}
-			__syncthreads();
-			if (chosen < 0)
-				break;
-			for (eid_t e = shared_begin + threadIdx.x; e < shared_end; e += blockDim.x)
-				visit(a, a.out.targets[e], next_level, next, counters, edges);
-		}
-		// Rows of a warp's width or more: the whole warp.
-		for (;;) {
-			unsigned want = __ballot_sync(kFullWarp, end - begin >= 32);
-			if (!want)
-				break;
-			int leader = __ffs(want) - 1;
-			eid_t b = __shfl_sync(kFullWarp, begin, leader), e_end = __shfl_sync(kFullWarp, end, leader);
-			if (int(lane) == leader)
-				begin = end;
-			for (eid_t e = b + lane; e < e_end; e += 32)
-				visit(a, a.out.targets[e], next_level, next, counters, edges);
-		}
-		for (eid_t e = begin; e < end; e++)
-			visit(a, a.out.targets[e], next_level, next, counters, edges);
-	}
-	add_counts(counters, edges, 0);
-}
-
 // A warp per bitmap word: the warp owns the word of visited and of next_bits, so it writes them
 // with plain stores.
 __global__ void
@@ -289,16 +190,6 @@ void
 narrow_levels(const BfsArrays &a, vid_t *frontier, vid_t count, uint32_t level, uint32_t max_depth,
               LevelCounters *counters, cudaStream_t stream) {
 	narrow_kernel<<<1, kNarrowThreads, 0, stream>>>(a, frontier, count, level, max_depth, counters);
-	CUDA_CHECK_LAUNCH();
-}
-
-void
-push_level(const BfsArrays &a, const vid_t *queue, vid_t count, uint32_t level, vid_t *next, LevelCounters *counters,
-           cudaStream_t stream) {
-	// Grid-stride kernels: a grid of the resident blocks, looked up once.
-	static const unsigned most = resident_blocks(reinterpret_cast<const void *>(push_kernel), kBlockThreads);
-	unsigned blocks = std::min(blocks_for(count), most);
-	push_kernel<<<blocks, kBlockThreads, 0, stream>>>(a, queue, count, level + 1, next, counters);
 	CUDA_CHECK_LAUNCH();
 }
 

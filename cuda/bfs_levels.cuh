@@ -1,10 +1,8 @@
-// The level steps of the GPU BFS (bfs.cu drives them), one per frontier form:
+// The level steps of the GPU BFS (bfs.cu drives them) beside the frontier's own top-down step
+// (Frontier::push, frontier_push.cuh), one per frontier form:
 //   narrow  a single block runs many levels in one launch while the frontier stays small (paths,
 //           grids, the first and last levels of anything); where the frontier is one vertex with
 //           one out-edge, one thread walks the chain alone, with no barrier per level;
-//   push    top-down over a vertex queue, each row expanded by a block, a warp or a thread
-//           according to its length (Merrill, Garland & Grimshaw's gathering), the next queue
-//           filled by warp-aggregated appends;
 //   pull    bottom-up over the in-edges (Beamer's direction optimisation): each unvisited vertex
 //           looks for an in-neighbour in the frontier bitmap and stops at the first, which is its
 //           smallest one at the previous depth (rows are ascending), hence its parent.
@@ -30,13 +28,6 @@ constexpr uint32_t kNarrowBudget = 1u << 18;
 
 enum NarrowExit : uint32_t { narrow_done, narrow_budget, narrow_too_wide };
 
-struct LevelCounters {
-	unsigned long long edges; // out-edges of the next frontier (narrow: of the frontier it stopped at)
-	uint32_t count;           // vertices of the next frontier (narrow: of the frontier it stopped at)
-	uint32_t level;           // narrow: the level it stopped at
-	uint32_t exit;            // narrow: a NarrowExit
-};
-
 // What every step reads and writes: depth and parent per vertex, the visited bitmap.
 struct BfsArrays {
 	CsrView out;
@@ -52,11 +43,6 @@ struct BfsArrays {
 // level too wide for shared memory spills to it).
 void narrow_levels(const BfsArrays &a, vid_t *frontier, vid_t count, uint32_t level, uint32_t max_depth,
                    LevelCounters *counters, cudaStream_t stream);
-
-// One top-down level: the unvisited out-neighbours of queue[0 .. count) get depth level + 1 and
-// are appended to next (in no particular order); counters must be zero on entry.
-void push_level(const BfsArrays &a, const vid_t *queue, vid_t count, uint32_t level, vid_t *next,
-                LevelCounters *counters, cudaStream_t stream);
 
 // One bottom-up level from the frontier bitmap (exactly the vertices at depth level) to next_bits
 // (exactly those at level + 1, every word written); sets their depth and parent. counters must be
