@@ -1,212 +1,149 @@
-// GPU BFS: level-synchronous, one frontier operator per level (Gunrock's loop), with three
-// regimes chosen per level from the frontier's size:
-//   - narrow frontiers (paths, grids, the first levels of anything) run many levels inside one
-//     single-block kernel, because a launch and a host round trip per level would dominate;
-//   - wide frontiers advance top-down with degree binning, then compact;
-//   - when the frontier holds a large share of the unexplored edges, levels run bottom-up over
-//     the in-edges (Beamer's direction optimisation), built on the device the first time.
-// Parents are then chosen by one edge pass (smallest u at depth - 1, by atomicMin) and the rows
-// sorted by (depth, vertex), so that the result equals the CPU bfs() exactly.
+// GPU BFS, direction-optimizing (Beamer et al.), with the rows equal to the CPU bfs()'s. The host
+// runs the level loop and picks each step from the frontier's size and out-edges, which every step
+// leaves on the device (one read-back per launch, not per kernel):
+//   - narrow frontiers (paths, grids, the first and last levels of anything) run many levels in
+//     one single-block launch (bfs_levels.cu), so long thin graphs pay no launch per level;
+//   - wide frontiers go top-down (push) while their out-edges are a small share of the edges not
+//     yet explored, bottom-up (pull) over the in-edges from then on, and top-down again once the
+//     frontier is small and shrinking.
+// Then the parents the bottom-up levels did not give and the row order (bfs_rows.cu).
+#include "bfs_levels.cuh"
+#include "bfs_rows.cuh"
+#include "frontier_push.cuh"
 #include "error.hpp"
-#include "frontier_impl.cuh"
 #include "gpu.hpp"
 #include "host_util.hpp"
+#include "probe.cuh"
 
-#include <cub/device/device_radix_sort.cuh>
-#include <cub/device/device_select.cuh>
-
-#include <chrono>
-#include <memory>
-#include <string>
+#include <algorithm>
+#include <utility>
 
 namespace grail {
 
 using namespace cuda;
+using namespace cuda::bfs;
 
 namespace {
 
-constexpr uint32_t kUnreached = 0xFFFFFFFFu;
-
-// The narrow regime: frontiers of up to kNarrowCapacity vertices and kNarrowEdges edges stay in
-// shared memory; kNarrowLevels bounds one launch so that cancellation is polled every few ms.
-constexpr int kNarrowThreads = 256;
-constexpr vid_t kNarrowCapacity = 2048;
-constexpr eid_t kNarrowEdges = 16384;
-constexpr uint32_t kNarrowLevels = 1u << 14;
-
-// Beamer's thresholds: go bottom-up when the frontier's edges exceed 1/alpha of the unexplored
-// edges, back top-down when the frontier falls under 1/beta of the vertices and shrinks.
+// Beamer's thresholds: pull when the frontier's out-edges exceed 1/kAlpha of the edges not yet
+// explored, push again when the frontier falls under 1/kBeta of the vertices and shrinks.
 constexpr eid_t kAlpha = 14;
 constexpr vid_t kBeta = 24;
+// Graphs this dense almost always pull: their in-edges are built before the traversal (and timed
+// apart from it, as graph preparation); sparser graphs build them only when a level wants to pull.
 constexpr size_t kPullAheadDegree = 8;
 
-enum NarrowExit : uint32_t { narrow_done, narrow_budget, narrow_too_wide };
+enum Mark : size_t { mark_begin, mark_uploaded, mark_in_edges, mark_traversed, mark_ordered, mark_count };
 
-struct NarrowState {
-	uint32_t level;
-	vid_t count;
-	uint32_t exit;
+// Everything one run holds on the device, freed together on every path out.
+struct BfsDevice {
+	BfsDevice(const Csr &graph, cudaStream_t stream)
+	    : out(DeviceCsr::upload(graph, stream)), depth(graph.vertex_count()), parent(graph.vertex_count()),
+	      visited(Bitmap::words_for(graph.vertex_count())), bits{DeviceBuffer<uint32_t>(visited.size()),
+	                                                             DeviceBuffer<uint32_t>(visited.size())},
+	      frontier(graph.vertex_count()), spare{DeviceBuffer<vid_t>(graph.vertex_count()),
+	                                            DeviceBuffer<vid_t>(graph.vertex_count())},
+	      row_count(1) {
+	}
+	static size_t
+	bytes_for(size_t n, size_t m) {
+		return DeviceCsr::bytes_for(n, m) + Frontier::bytes_for(n) + 4 * n * sizeof(uint32_t) +
+		       3 * Bitmap::words_for(n) * sizeof(uint32_t);
+	}
+	BfsArrays
+	arrays() const {
+		return {out.view(), in.view(), Bitmap{visited.data()}, depth.data(), parent.data()};
+	}
+	void
+	build_in_edges(cudaStream_t stream) {
+		out.transpose_into(in, transpose, temp, stream);
+	}
+
+	DeviceCsr out;
+	DeviceCsr in; // empty until a level pulls or the graph is dense enough to pull
+	TransposeScratch transpose;
+	DeviceBuffer<uint32_t> depth;
+	DeviceBuffer<vid_t> parent;
+	DeviceBuffer<uint32_t> visited;
+	DeviceBuffer<uint32_t> bits[2]; // bottom-up frontiers: the current one, the next one
+	Frontier frontier;              // top-down frontiers
+	DeviceBuffer<vid_t> spare[2];   // with the frontier's queues, the row-ordering buffers
+	DeviceBuffer<unsigned long long> row_count;
+	TempStorage temp;
 };
 
+// The top-down step's operation: the first visit of w sets its depth.
 struct VisitOp {
 	Bitmap visited;
 	uint32_t *depth;
-	uint32_t next_level;
+	uint32_t next_depth;
 	__device__ bool
 	operator()(vid_t, vid_t w) const {
 		if (!visited.try_set(w))
 			return false;
-		depth[w] = next_level;
+		depth[w] = next_depth;
 		return true;
 	}
 };
 
-struct ParentOp {
-	const uint32_t *depth;
-	vid_t *parent;
-	__device__ bool
-	operator()(vid_t u, vid_t w) const {
-		if (depth[w] == depth[u] + 1)
-			atomicMin(&parent[w], u);
-		return false;
-	}
+struct LevelLoop {
+	uint32_t level = 0;
+	uint32_t bottom_up_levels = 0;
 };
 
-__global__ void
-seed_source(vid_t source, Bitmap visited, uint32_t *depth, vid_t *frontier) {
-	visited.words[source >> 5] |= 1u << (source & 31);
-	depth[source] = 0;
-	frontier[0] = source;
-}
-
-// Runs levels while the frontier is narrow. frontier[0 .. state.count) is the frontier of
-// state.level on entry and on exit; a next frontier larger than shared memory spills to it.
-// Each level needs two barriers: the block's counters rotate over three slots, so the slot that
-// thread 0 clears was last read two levels ago.
-__global__ void
-__launch_bounds__(kNarrowThreads)
-    narrow_levels(CsrView g, Bitmap visited, uint32_t *depth, vid_t *frontier, NarrowState *state, uint32_t max_depth) {
-	__shared__ vid_t queue[2][kNarrowCapacity];
-	__shared__ vid_t next_count[3];
-	__shared__ unsigned long long edges[3];
-	uint32_t level = state->level;
-	vid_t count = state->count;
-	for (vid_t i = threadIdx.x; i < count; i += blockDim.x)
-		queue[0][i] = frontier[i];
-	if (threadIdx.x == 0) {
-		next_count[0] = 0;
-		edges[0] = 0;
-	}
-	__syncthreads();
-	int cur = 0;
-	uint32_t exit = narrow_budget;
-	for (uint32_t step = 0; step < kNarrowLevels; step++) {
-		if (count == 0 || level >= max_depth) {
-			exit = narrow_done;
-			break;
+// Runs the levels from source; returns how deep they went.
+LevelLoop
+traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool may_pull, cudaStream_t s) {
+	const vid_t n = vid_t(graph.vertex_count());
+	const eid_t m = graph.edge_count();
+	Frontier &f = d.frontier;
+	LevelLoop loop;
+	eid_t explored = 0; // out-edges of the vertices whose level has run
+	bool pulling = false, narrow_refused = false;
+	CUDA_CHECK(cudaMemcpyAsync(f.current(), &source, sizeof source, cudaMemcpyHostToDevice, s));
+	f.set(1, graph.offsets[source + 1] - graph.offsets[source]);
+	while (f.size() > 0 && loop.level < max_depth) {
+		poll_cancel();
+		if (!pulling && !narrow_refused && f.size() <= kNarrowCapacity && f.edges() <= kNarrowEdges) {
+			narrow_levels(d.arrays(), f.current(), f.size(), loop.level, max_depth, f.counters(), s);
+			LevelCounters c = f.read_counters(s);
+			loop.level = c.level;
+			f.set(c.count, c.edges);
+			narrow_refused = c.exit == narrow_too_wide;
+			continue;
 		}
-		if (count > kNarrowCapacity) {
-			exit = narrow_too_wide;
-			break;
-		}
-		int slot = step % 3, spare = (step + 1) % 3;
-		if (threadIdx.x == 0) {
-			next_count[spare] = 0;
-			edges[spare] = 0;
-		}
-		eid_t mine = 0;
-		for (vid_t i = threadIdx.x; i < count; i += blockDim.x) {
-			vid_t u = queue[cur][i];
-			mine += g.offsets[u + 1] - g.offsets[u];
-		}
-		if (mine)
-			atomicAdd(&edges[slot], (unsigned long long)mine);
-		__syncthreads();
-		if (edges[slot] > kNarrowEdges) {
-			exit = narrow_too_wide;
-			break;
-		}
-		for (vid_t i = threadIdx.x; i < count; i += blockDim.x) {
-			vid_t u = queue[cur][i];
-			for (eid_t e = g.offsets[u]; e < g.offsets[u + 1]; e++) {
-				vid_t w = g.targets[e];
-				if (!visited.try_set(w))
-					continue;
-				depth[w] = level + 1;
-				vid_t at = atomicAdd(&next_count[slot], 1u);
-				if (at < kNarrowCapacity)
-					queue[cur ^ 1][at] = w;
-				else
-					frontier[at] = w;
+		narrow_refused = false;
+		if (!pulling) {
+			if (may_pull && f.edges() > (m - explored) / kAlpha) {
+				if (!d.in.view().offsets)
+					d.build_in_edges(s);
+				queue_to_bits(f.current(), f.size(), d.bits[0].data(), n, s);
+				pulling = true;
+				continue;
 			}
+			explored += f.edges();
+			f.push(d.out.view(), VisitOp{Bitmap{d.visited.data()}, d.depth.data(), loop.level + 1}, s);
+			loop.level++;
+			continue;
 		}
-		__syncthreads();
-		count = next_count[slot];
-		level++;
-		cur ^= 1;
+		f.clear_counters(s);
+		pull_level(d.arrays(), d.bits[0].data(), d.bits[1].data(), loop.level, f.counters(), s);
+		LevelCounters c = f.read_counters(s);
+		explored += f.edges();
+		std::swap(d.bits[0], d.bits[1]);
+		loop.bottom_up_levels++;
+		loop.level++;
+		bool shrinking = c.count < f.size();
+		f.set(c.count, c.edges);
+		// A small, shrinking frontier: the tail of the traversal is cheaper top-down.
+		if (c.count > 0 && c.count < n / kBeta && shrinking) {
+			f.clear_counters(s);
+			bits_to_queue(d.bits[0].data(), n, f.current(), &f.counters()->count, s);
+			pulling = false;
+		}
 	}
-	vid_t kept = count < kNarrowCapacity ? count : kNarrowCapacity;
-	for (vid_t i = threadIdx.x; i < kept; i += blockDim.x)
-		frontier[i] = queue[cur][i];
-	if (threadIdx.x == 0)
-		*state = {level, count, exit};
+	return loop;
 }
-
-// key = depth << 32 | vertex for reached vertices, so that sorting the keys gives the row order.
-__global__ void
-make_keys(const uint32_t *depth, vid_t vertices, uint64_t *keys) {
-	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (v < vertices)
-		keys[v] = depth[v] == kUnreached ? ~uint64_t(0) : (uint64_t(depth[v]) << 32) | v;
-}
-
-struct IsReached {
-	__device__ bool
-	operator()(uint64_t key) const {
-		return key != ~uint64_t(0);
-	}
-};
-
-__global__ void
-split_keys(const uint64_t *keys, vid_t count, const vid_t *parent_of, vid_t *vertex, uint32_t *depth, vid_t *parent) {
-	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (i >= count)
-		return;
-	vid_t v = vid_t(keys[i]);
-	vertex[i] = v;
-	if (depth)
-		depth[i] = uint32_t(keys[i] >> 32);
-	if (parent)
-		parent[i] = parent_of[v];
-}
-
-using cuda_host::now_ms;
-
-// Everything one run holds on the device, freed together on every path out.
-struct BfsState {
-	BfsState(const Csr &graph, cudaStream_t stream)
-	    : out(DeviceCsr::upload(graph, stream)), ws(vid_t(graph.vertex_count())), depth(graph.vertex_count()),
-	      parent(graph.vertex_count()), visited(Bitmap::words_for(graph.vertex_count())),
-	      frontier(graph.vertex_count()), scratch(std::max(graph.vertex_count(), graph.edge_count())),
-	      keys(graph.vertex_count()), sorted(graph.vertex_count()) {
-	}
-	static size_t
-	bytes_for(size_t n, size_t m) {
-		return DeviceCsr::bytes_for(n, m) + FrontierWorkspace::bytes_for(n) + 3 * n * sizeof(uint32_t) +
-		       Bitmap::words_for(n) * sizeof(uint32_t) + std::max(n, m) * sizeof(vid_t) + 2 * n * sizeof(uint64_t);
-	}
-
-	DeviceCsr out;
-	DeviceCsr in; // built on the first bottom-up level
-	TransposeScratch transpose;
-	FrontierWorkspace ws;
-	DeviceBuffer<uint32_t> depth;
-	DeviceBuffer<vid_t> parent;
-	DeviceBuffer<uint32_t> visited;
-	DeviceBuffer<vid_t> frontier;
-	DeviceBuffer<vid_t> scratch; // the edge frontier, then the row order
-	DeviceBuffer<uint64_t> keys, sorted;
-};
 
 } // namespace
 
@@ -215,139 +152,57 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	size_t n = graph.vertex_count(), m = graph.edge_count();
 	if (source >= n)
 		throw Error(ErrorKind::invalid_input, "BFS source is not a vertex of the graph");
-	double t0 = now_ms();
 	require_device("GPU BFS");
-	DeviceMemory memory = require_device_memory(BfsState::bytes_for(n, m), "the graph", "BFS", "run BFS on the CPU");
+	DeviceMemory memory = require_device_memory(BfsDevice::bytes_for(n, m), "the graph", "BFS", "run BFS on the CPU");
 	// Bottom-up levels need the in-edges too; without room for them every level runs top-down.
 	bool may_pull = memory.need + DeviceCsr::transpose_peak_bytes(n, m) <= memory.free_bytes;
 
 	Stream stream;
 	cudaStream_t s = stream.get();
-	BfsState st(graph, s);
-	// Where bottom-up levels are likely (dense, low-diameter graphs), their in-edges are
-	// allocated now, outside the traversal: allocation costs more than the transposition.
-	if (may_pull && m >= kPullAheadDegree * n) {
-		st.in.allocate(vid_t(n), m);
-		st.transpose.reserve(m);
-	}
-	PinnedBuffer<NarrowState> narrow(1);
-	DeviceBuffer<NarrowState> narrow_buffer(1);
-	Event start, stop;
-	stream.synchronize();
-	double t1 = now_ms();
-	start.record(s);
+	TimingProbe probe(timings != nullptr, mark_count, s);
+	probe.mark(mark_begin);
+	BfsDevice d(graph, s);
+	probe.mark(mark_uploaded);
+	if (may_pull && m >= kPullAheadDegree * n)
+		d.build_in_edges(s);
+	probe.mark(mark_in_edges);
 
-	Bitmap visited{st.visited.data()};
-	CUDA_CHECK(cudaMemsetAsync(st.depth.data(), 0xFF, st.depth.bytes(), s));
-	CUDA_CHECK(cudaMemsetAsync(st.parent.data(), 0xFF, st.parent.bytes(), s));
-	CUDA_CHECK(cudaMemsetAsync(st.visited.data(), 0, st.visited.bytes(), s));
-	seed_source<<<1, 1, 0, s>>>(source, visited, st.depth.data(), st.frontier.data());
-	CUDA_CHECK_LAUNCH();
-
-	CsrView g = st.out.view();
-	uint32_t level = 0, bottom_up_levels = 0;
-	vid_t count = 1;
-	eid_t explored = 0; // edges out of vertices already expanded top-down
-	bool force_wide = false, pulling = false, pulled = false;
-	NarrowState *narrow_device = narrow_buffer.data();
-	while (count > 0 && level < max_depth) {
-		poll_cancel();
-		if (!pulling && !force_wide && count <= kNarrowCapacity) {
-			narrow[0] = {level, count, narrow_done};
-			CUDA_CHECK(cudaMemcpyAsync(narrow_device, narrow.data(), sizeof(NarrowState), cudaMemcpyHostToDevice, s));
-			narrow_levels<<<1, kNarrowThreads, 0, s>>>(g, visited, st.depth.data(), st.frontier.data(), narrow_device,
-			                                           max_depth);
-			CUDA_CHECK_LAUNCH();
-			CUDA_CHECK(cudaMemcpyAsync(narrow.data(), narrow_device, sizeof(NarrowState), cudaMemcpyDeviceToHost, s));
-			stream.synchronize();
-			level = narrow[0].level;
-			count = narrow[0].count;
-			force_wide = narrow[0].exit == narrow_too_wide;
-			continue;
-		}
-		force_wide = false;
-		if (!pulling) {
-			DegreeBins bins = bin_frontier(g, st.frontier.data(), count, st.ws, s);
-			if (may_pull && !pulled && bins.edges > (m - explored) / kAlpha) {
-				pulling = pulled = true;
-				st.out.transpose_into(st.in, st.transpose, st.ws.temp, s);
-			} else {
-				advance(g, st.frontier.data(), bins, st.scratch.data(), VisitOp{visited, st.depth.data(), level + 1},
-				        st.ws, s);
-				explored += bins.edges;
-				count = compact(st.scratch.data(), bins.edges, st.frontier.data(), st.ws, s);
-				level++;
-				continue;
-			}
-		}
-		pull_step(st.in.view(), visited, st.depth.data(), level, st.scratch.data(), s);
-		vid_t next = compact(st.scratch.data(), n, st.frontier.data(), st.ws, s);
-		bottom_up_levels++;
-		// Once the frontier is small again, top-down is cheaper for the rest (the tail of the
-		// traversal). The in-edges stay: they give the parents cheaply at the end.
-		if (next < n / kBeta && next < count)
-			pulling = false;
-		count = next;
-		level++;
-	}
-
-	// The reached vertices in vertex order, as keys.
-	uint64_t *key_buffer = st.keys.data(), *sorted = st.sorted.data();
-	make_keys<<<blocks_for(n), kBlockThreads, 0, s>>>(st.depth.data(), vid_t(n), key_buffer);
-	CUDA_CHECK_LAUNCH();
-	size_t bytes = 0;
+	CUDA_CHECK(cudaMemsetAsync(d.depth.data(), 0xFF, d.depth.bytes(), s));
+	CUDA_CHECK(cudaMemsetAsync(d.parent.data(), 0xFF, d.parent.bytes(), s));
+	CUDA_CHECK(cudaMemsetAsync(d.visited.data(), 0, d.visited.bytes(), s));
+	uint32_t zero = 0;
+	CUDA_CHECK(cudaMemcpyAsync(d.depth.data() + source, &zero, sizeof zero, cudaMemcpyHostToDevice, s));
+	// The source's bit, set from the host: a one-word copy, no kernel.
+	uint32_t source_bit = 1u << (source & 31);
 	CUDA_CHECK(
-	    cub::DeviceSelect::If(nullptr, bytes, key_buffer, sorted, st.ws.counters.data(), int64_t(n), IsReached{}, s));
-	CUDA_CHECK(cub::DeviceSelect::If(st.ws.temp.get(bytes), bytes, key_buffer, sorted, st.ws.counters.data(),
-	                                 int64_t(n), IsReached{}, s));
-	CUDA_CHECK(
-	    cudaMemcpyAsync(st.ws.host_counters.data(), st.ws.counters.data(), sizeof(eid_t), cudaMemcpyDeviceToHost, s));
-	stream.synchronize();
-	vid_t reached = vid_t(st.ws.host_counters[0]);
-	// Parents: from the in-edges when a bottom-up level built them (each vertex stops at its first
-	// in-neighbour one level up, the smallest, as the rows are ascending); else by an edge pass
-	// over the reached vertices, atomicMin keeping the smallest.
-	if (pulled) {
-		pull_parents(st.in.view(), st.depth.data(), st.parent.data(), s);
-	} else {
-		split_keys<<<blocks_for(reached), kBlockThreads, 0, s>>>(sorted, reached, nullptr, st.frontier.data(), nullptr,
-		                                                         nullptr);
-		CUDA_CHECK_LAUNCH();
-		DegreeBins bins = bin_frontier(g, st.frontier.data(), reached, st.ws, s);
-		advance(g, st.frontier.data(), bins, nullptr, ParentOp{st.depth.data(), st.parent.data()}, st.ws, s);
-	}
+	    cudaMemcpyAsync(d.visited.data() + (source >> 5), &source_bit, sizeof source_bit, cudaMemcpyHostToDevice, s));
+	LevelLoop loop = traverse(d, graph, source, max_depth, may_pull, s);
+	probe.mark(mark_traversed);
 
-	// Rows ordered by (depth, vertex): the keys compare that way.
-	unsigned end_bit = 32;
-	while (end_bit < 64 && (uint64_t(level) >> (end_bit - 32)) != 0)
-		end_bit++;
-	CUDA_CHECK(cub::DeviceRadixSort::SortKeys(nullptr, bytes, sorted, key_buffer, int64_t(reached), 0, end_bit, s));
-	CUDA_CHECK(cub::DeviceRadixSort::SortKeys(st.ws.temp.get(bytes), bytes, sorted, key_buffer, int64_t(reached), 0,
-	                                          end_bit, s));
-	vid_t *row_vertex = st.frontier.data();
-	uint32_t *row_depth = st.ws.positions.data();
-	vid_t *row_parent = st.scratch.data();
-	split_keys<<<blocks_for(reached), kBlockThreads, 0, s>>>(key_buffer, reached, st.parent.data(), row_vertex,
-	                                                         row_depth, row_parent);
-	CUDA_CHECK_LAUNCH();
-	stop.record(s);
-	stream.synchronize();
-	double t2 = now_ms();
+	complete_parents(d.arrays(), s);
+	vid_t *buffers[4] = {d.frontier.queue(0), d.frontier.queue(1), d.spare[0].data(), d.spare[1].data()};
+	Rows rows = order_rows(d.arrays(), loop.level + 1, buffers, d.temp, d.row_count.data(), s);
+	probe.mark(mark_ordered);
 
 	BfsResult result;
-	result.vertex.resize(reached);
-	result.depth.resize(reached);
-	result.parent.resize(reached);
-	CUDA_CHECK(cudaMemcpyAsync(result.vertex.data(), row_vertex, reached * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
-	CUDA_CHECK(cudaMemcpyAsync(result.depth.data(), row_depth, reached * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
-	CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), row_parent, reached * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
+	result.vertex.resize(rows.count);
+	result.depth.resize(rows.count);
+	result.parent.resize(rows.count);
+	size_t bytes = size_t(rows.count) * sizeof(vid_t);
+	CUDA_CHECK(cudaMemcpyAsync(result.vertex.data(), rows.vertex, bytes, cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaMemcpyAsync(result.depth.data(), rows.depth, bytes, cudaMemcpyDeviceToHost, s));
+	CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), rows.parent, bytes, cudaMemcpyDeviceToHost, s));
+	double download_start = cuda_host::now_ms();
 	stream.synchronize();
 	if (timings) {
-		timings->upload_ms = t1 - t0;
-		timings->compute_ms = stop.since(start);
-		timings->download_ms = now_ms() - t2;
-		timings->levels = level;
-		timings->bottom_up_levels = bottom_up_levels;
+		timings->upload_ms = probe.between(mark_begin, mark_uploaded);
+		timings->in_edges_ms = probe.between(mark_uploaded, mark_in_edges);
+		timings->traverse_ms = probe.between(mark_in_edges, mark_traversed);
+		timings->rows_ms = probe.between(mark_traversed, mark_ordered);
+		timings->compute_ms = timings->traverse_ms + timings->rows_ms;
+		timings->download_ms = cuda_host::now_ms() - download_start;
+		timings->levels = loop.level;
+		timings->bottom_up_levels = loop.bottom_up_levels;
 	}
 	return result;
 }

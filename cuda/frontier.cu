@@ -1,8 +1,5 @@
-#include "frontier.cuh"
+#include "frontier_push.cuh"
 
-#include <cub/device/device_partition.cuh>
-#include <cub/device/device_scan.cuh>
-#include <cub/device/device_select.cuh>
 #include <cooperative_groups.h>
 
 #include <cstdint>
@@ -10,92 +7,6 @@
 namespace grail::cuda {
 
 namespace {
-
-// degree[i] for i < count, degree[count] = 0 so that the exclusive sum ends with the total;
-// position[i] = i is what the binning partitions.
-__global__ void
-frontier_degrees(CsrView g, const vid_t *frontier, vid_t count, eid_t *degree, vid_t *position) {
-	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (i < count) {
-		vid_t u = frontier[i];
-		degree[i] = g.offsets[u + 1] - g.offsets[u];
-		position[i] = vid_t(i);
-	} else if (i == count) {
-		degree[i] = 0;
-	}
-}
-
-// The bins are chosen by the degree of the position's vertex, read back from the prefix sums.
-struct DegreeBelow {
-	const eid_t *offsets;
-	eid_t limit;
-	__device__ bool
-	operator()(vid_t i) const {
-		return offsets[i + 1] - offsets[i] < limit;
-	}
-};
-
-struct IsValid {
-	__device__ bool
-	operator()(vid_t v) const {
-		return v != kInvalid;
-	}
-};
-
-__global__ void
-pull_kernel(CsrView in, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out) {
-	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (index >= in.vertices)
-		return;
-	vid_t v = vid_t(index);
-	vid_t found = kInvalid;
-	if (!visited.test(v)) {
-		for (eid_t e = in.offsets[v]; e < in.offsets[v + 1]; e++) {
-			if (label[in.targets[e]] == level) {
-				found = v;
-				break;
-			}
-		}
-		if (found != kInvalid) {
-			// Only this thread writes v's label; the word of bits is shared with 31 others.
-			label[v] = level + 1;
-			atomicOr(&visited.words[v >> 5], 1u << (v & 31));
-		}
-	}
-	out[v] = found;
-}
-
-__global__ void
-pull_parents_kernel(CsrView in, const uint32_t *label, vid_t *parent) {
-	size_t index = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (index >= in.vertices)
-		return;
-	vid_t v = vid_t(index);
-	uint32_t d = label[v];
-	if (d == 0 || d == kInvalid)
-		return;
-	for (eid_t e = in.offsets[v]; e < in.offsets[v + 1]; e++) {
-		vid_t u = in.targets[e];
-		if (label[u] == d - 1) {
-			parent[v] = u;
-			return;
-		}
-	}
-}
-
-// Queue positions by one atomic per warp: a level's vertices enter order through one counter.
-__device__ vid_t
-warp_append(uint32_t *tail, bool take) {
-	unsigned mask = __ballot_sync(__activemask(), take);
-	if (!take)
-		return kInvalid;
-	unsigned lane = threadIdx.x % 32, leader = __ffs(mask) - 1;
-	vid_t base = 0;
-	if (lane == leader)
-		base = atomicAdd(tail, unsigned(__popc(mask)));
-	base = __shfl_sync(mask, base, leader);
-	return base + __popc(mask & ((1u << lane) - 1));
-}
 
 // counters: [0] the queue's tail, [1] the number of levels; level_start: room for n + 1 entries.
 __global__ void
@@ -111,13 +22,12 @@ kahn_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint32_t *re
 		size_t v = base + thread;
 		bool source = false;
 		if (v < out.vertices) {
-			uint32_t degree = uint32_t(in.offsets[v + 1] - in.offsets[v]);
-			remaining[v] = degree;
-			source = degree == 0;
+			uint32_t in_degree = uint32_t(in.offsets[v + 1] - in.offsets[v]);
+			remaining[v] = in_degree;
+			source = in_degree == 0;
 		}
-		vid_t slot = warp_append(tail, source);
 		if (source)
-			order[slot] = vid_t(v);
+			append(order, tail, vid_t(v));
 	}
 	grid.sync();
 	uint32_t begin = 0, end = atomicAdd(tail, 0u), l = 0;
@@ -138,9 +48,8 @@ kahn_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint32_t *re
 					w = out.targets[e + lane];
 					ready = atomicSub(&remaining[w], 1u) == 1u;
 				}
-				vid_t slot = warp_append(tail, ready);
 				if (ready)
-					order[slot] = w;
+					append(order, tail, w);
 			}
 		}
 		grid.sync();
@@ -157,72 +66,33 @@ kahn_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint32_t *re
 
 } // namespace
 
-FrontierWorkspace::FrontierWorkspace(vid_t vertices)
-    : edge_offsets(size_t(vertices) + 1), positions(vertices), small(vertices), medium(vertices), large(vertices),
-      counters(2), host_counters(3) {
+Frontier::Frontier(size_t vertices)
+    : queue_{DeviceBuffer<vid_t>(vertices), DeviceBuffer<vid_t>(vertices)}, counters_(1), host_counters_(1) {
 }
 
 size_t
-FrontierWorkspace::bytes_for(size_t vertices) {
-	return (vertices + 1) * sizeof(eid_t) + 4 * vertices * sizeof(vid_t);
+Frontier::bytes_for(size_t vertices) {
+	return 2 * vertices * sizeof(vid_t) + sizeof(LevelCounters);
 }
 
-DegreeBins
-bin_frontier(CsrView graph, const vid_t *frontier, vid_t count, FrontierWorkspace &ws, cudaStream_t stream) {
-	eid_t *offsets = ws.edge_offsets.data();
-	frontier_degrees<<<blocks_for(size_t(count) + 1), kBlockThreads, 0, stream>>>(graph, frontier, count, offsets,
-	                                                                              ws.positions.data());
-	CUDA_CHECK_LAUNCH();
-	cub_call(ws.temp, [&](void *temp, size_t &bytes) {
-		return cub::DeviceScan::ExclusiveSum(temp, bytes, offsets, int64_t(count) + 1, stream);
-	});
-	DegreeBelow is_small{offsets, 32}, is_medium{offsets, kBlockThreads};
-	// Three-way partition: small, then medium among the rest, the remainder large.
-	cub_call(ws.temp, [&](void *temp, size_t &bytes) {
-		return cub::DevicePartition::If(temp, bytes, ws.positions.data(), ws.small.data(), ws.medium.data(),
-		                                ws.large.data(), ws.counters.data(), int64_t(count), is_small, is_medium,
-		                                stream);
-	});
-	CUDA_CHECK(cudaMemcpyAsync(ws.host_counters.data(), ws.counters.data(), 2 * sizeof(eid_t), cudaMemcpyDeviceToHost,
+void
+Frontier::clear_counters(cudaStream_t stream) {
+	CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, sizeof(LevelCounters), stream));
+}
+
+LevelCounters
+Frontier::read_counters(cudaStream_t stream) {
+	CUDA_CHECK(cudaMemcpyAsync(host_counters_.data(), counters_.data(), sizeof(LevelCounters), cudaMemcpyDeviceToHost,
 	                           stream));
-	CUDA_CHECK(
-	    cudaMemcpyAsync(ws.host_counters.data() + 2, offsets + count, sizeof(eid_t), cudaMemcpyDeviceToHost, stream));
 	CUDA_CHECK(cudaStreamSynchronize(stream));
-	DegreeBins bins;
-	bins.small = vid_t(ws.host_counters[0]);
-	bins.medium = vid_t(ws.host_counters[1]);
-	bins.large = count - bins.small - bins.medium;
-	bins.edges = ws.host_counters[2];
-	return bins;
-}
-
-vid_t
-compact(const vid_t *in, eid_t count, vid_t *out, FrontierWorkspace &ws, cudaStream_t stream) {
-	if (count == 0)
-		return 0;
-	cub_call(ws.temp, [&](void *temp, size_t &bytes) {
-		return cub::DeviceSelect::If(temp, bytes, in, out, ws.counters.data(), int64_t(count), IsValid{}, stream);
-	});
-	CUDA_CHECK(
-	    cudaMemcpyAsync(ws.host_counters.data(), ws.counters.data(), sizeof(eid_t), cudaMemcpyDeviceToHost, stream));
-	CUDA_CHECK(cudaStreamSynchronize(stream));
-	return vid_t(ws.host_counters[0]);
+	return host_counters_[0];
 }
 
 void
-pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out, cudaStream_t stream) {
-	if (in_graph.vertices == 0)
-		return;
-	pull_kernel<<<blocks_for(in_graph.vertices), kBlockThreads, 0, stream>>>(in_graph, visited, label, level, out);
-	CUDA_CHECK_LAUNCH();
-}
-
-void
-pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream) {
-	if (in_graph.vertices == 0)
-		return;
-	pull_parents_kernel<<<blocks_for(in_graph.vertices), kBlockThreads, 0, stream>>>(in_graph, label, parent);
-	CUDA_CHECK_LAUNCH();
+Frontier::advance(const LevelCounters &c) noexcept {
+	cur_ ^= 1;
+	size_ = c.count;
+	edges_ = c.edges;
 }
 
 vid_t

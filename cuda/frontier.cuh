@@ -1,9 +1,8 @@
-// Frontier operators shared by the level-synchronous traversals (BFS, GRAIL labelling, SCC):
-// visited status as a bitmap, advance (push) with degree binning, filter (compaction) and a
-// bottom-up (pull) step, in the manner of Merrill, Garland & Grimshaw and of Gunrock: output
-// space is allocated by prefix sums over frontier degrees rather than by a shared queue counter.
-// advance() is a template over the per-edge operation; its definition is in frontier_impl.cuh,
-// which only the .cu files that instantiate it include, to keep build time down.
+// The primitives of the level-synchronous traversals (BFS, GRAIL queries, GRAIL labelling's Kahn
+// levels): visited status as a bitmap, the frontier object with its top-down step, and Kahn's
+// levels in one cooperative launch. push() is a template over the per-edge operation; its
+// definition is in frontier_push.cuh, which only the .cu files that instantiate it include, to
+// keep build time down.
 #pragma once
 #include "buffer.cuh"
 #include "device_csr.cuh"
@@ -13,7 +12,7 @@
 
 namespace grail::cuda {
 
-// Marks an empty slot of an edge frontier; equal to grail::kNoVertex.
+// No vertex (an unset parent); equal to grail::kNoVertex.
 constexpr vid_t kInvalid = 0xFFFFFFFFu;
 
 // Visited status, one bit per vertex: n/8 bytes, so it stays in L2 for graphs of tens of
@@ -21,7 +20,7 @@ constexpr vid_t kInvalid = 0xFFFFFFFFu;
 struct Bitmap {
 	uint32_t *words;
 
-	static size_t
+	__host__ __device__ static size_t
 	words_for(size_t vertices) {
 		return (vertices + 31) / 32;
 	}
@@ -40,53 +39,78 @@ struct Bitmap {
 	}
 };
 
-// Scratch space of the operators for one graph, allocated once per traversal.
-class FrontierWorkspace {
+// What a frontier step leaves for the host, read back in one copy after each launch.
+struct LevelCounters {
+	unsigned long long edges; // out-edges of the frontier the step produced
+	uint32_t count;           // vertices of that frontier
+	uint32_t level;           // steps that run several levels (BFS's narrow kernel): the level reached
+	uint32_t exit;            // and why they stopped
+};
+
+// The frontier of a level-synchronous traversal, in the manner of Gunrock's and cuGraph's frontier
+// objects: it owns the vertex queues (this level's and the next), the counters a step leaves and
+// their read-back, and the top-down step, push(). A step appends the next level to next(), in no
+// particular order, counting it and its out-edges on the device; the host then waits once, reads
+// the counters and swaps the queues. Steps of other shapes (BFS's bottom-up and narrow kernels)
+// write the queues and counters themselves.
+class Frontier {
 public:
-	FrontierWorkspace(vid_t vertices);
+	explicit Frontier(size_t vertices);
 	static size_t bytes_for(size_t vertices);
 
-	// Positions in the frontier, one array per degree bin (see DegreeBins).
-	DeviceBuffer<eid_t> edge_offsets; // exclusive prefix sum of the frontier's degrees
-	DeviceBuffer<vid_t> positions, small, medium, large;
-	DeviceBuffer<eid_t> counters;
-	PinnedBuffer<eid_t> host_counters;
-	TempStorage temp;
+	vid_t *
+	current() const noexcept {
+		return queue_[cur_].data();
+	}
+	vid_t *
+	next() const noexcept {
+		return queue_[cur_ ^ 1].data();
+	}
+	// Both queues, for a caller that needs the room once the traversal is over.
+	vid_t *
+	queue(int k) const noexcept {
+		return queue_[k].data();
+	}
+	vid_t
+	size() const noexcept {
+		return size_;
+	}
+	eid_t
+	edges() const noexcept {
+		return edges_;
+	}
+	LevelCounters *
+	counters() const noexcept {
+		return counters_.data();
+	}
+	// Zeroes the counters on the stream, before a step that adds to them.
+	void clear_counters(cudaStream_t stream);
+	// Waits for the stream and returns the counters the last step left.
+	LevelCounters read_counters(cudaStream_t stream);
+	// current() holds size vertices with `edges` out-edges (a step rewrote it in place).
+	void
+	set(vid_t size, eid_t edges) noexcept {
+		size_ = size;
+		edges_ = edges;
+	}
+	// The step that appended to next() is done: next() becomes current(), sized by its counters.
+	void advance(const LevelCounters &c) noexcept;
+
+	// Top-down step over graph: op(u, w) -> bool runs on the device for every edge u -> w out of
+	// current() (concurrently for one w), and w is appended to next() where it returns true, so
+	// op must return true once per w (a visited bitmap's try_set()). Rows are expanded by a block,
+	// a warp or a thread according to their length (Merrill, Garland & Grimshaw's gathering).
+	// Waits once; then next() is current(). Definition in frontier_push.cuh.
+	template <class Op> LevelCounters push(CsrView graph, const Op &op, cudaStream_t stream);
+
+private:
+	DeviceBuffer<vid_t> queue_[2];
+	int cur_ = 0;
+	vid_t size_ = 0;
+	eid_t edges_ = 0;
+	DeviceBuffer<LevelCounters> counters_;
+	PinnedBuffer<LevelCounters> host_counters_;
 };
-
-// Frontier positions grouped by how their edges are best spread over threads.
-struct DegreeBins {
-	eid_t edges;  // sum of the frontier's degrees
-	vid_t small;  // degree < 32: a thread each
-	vid_t medium; // degree < kBlockThreads: a warp each
-	vid_t large;  // the rest: a block each
-};
-
-// Computes edge_offsets and the bins of frontier[0 .. count); synchronises stream once.
-DegreeBins bin_frontier(CsrView graph, const vid_t *frontier, vid_t count, FrontierWorkspace &ws, cudaStream_t stream);
-
-// Advance: calls op(u, w) -> bool on the device for every edge u -> w out of frontier[0 .. count),
-// whose bins bin_frontier() computed. When out is not null, out[edge_offsets[i] + j] receives w
-// for the j-th edge of frontier[i] where op returned true and kInvalid elsewhere (out needs room
-// for bins.edges entries, at most the edge count). op may run concurrently for one w.
-template <class Op>
-void advance(CsrView graph, const vid_t *frontier, const DegreeBins &bins, vid_t *out, const Op &op,
-             FrontierWorkspace &ws, cudaStream_t stream);
-
-// Filter: copies the entries of in[0 .. count) that are not kInvalid to out, in order, and
-// returns how many; synchronises stream.
-vid_t compact(const vid_t *in, eid_t count, vid_t *out, FrontierWorkspace &ws, cudaStream_t stream);
-
-// Bottom-up step over the in-edges: every vertex v not yet visited that has an in-neighbour u with
-// label[u] == level is marked visited and gets label[v] = level + 1; out[v] = v for those and
-// kInvalid for every other vertex (compact() then gives the new frontier, ascending). Cheaper than
-// advance when the frontier holds a large share of the edges (Beamer's direction optimisation).
-void pull_step(CsrView in_graph, Bitmap visited, uint32_t *label, uint32_t level, vid_t *out, cudaStream_t stream);
-
-// Parents from the in-edges: parent[v] = the first in-neighbour u of v with label[u] == label[v] - 1
-// for every v with 0 < label[v] < kInvalid (the smallest such u, when rows are ascending as
-// DeviceCsr::transpose_into() makes them); parent[] is left alone elsewhere.
-void pull_parents(CsrView in_graph, const uint32_t *label, vid_t *parent, cudaStream_t stream);
 
 // Kahn's algorithm by levels: order receives the vertices with no in-edge (level 0), then those
 // whose in-neighbours all lie on earlier levels (level 1), and so on, in any order within a level;

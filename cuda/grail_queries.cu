@@ -1,14 +1,14 @@
 // Batched GPU reachability search (papers/gpu-grail-reachability.txt section 5, Algorithm 7).
 // The queries of a group are the bits of a few status words per vertex (64 queries a word): bit q of
 // status[v] says that v is on query q's frontier, bit q of visited[v] that query q has seen v.
-// Each level is one advance over the frontier vertices (degree-binned, the shared operator); an
-// edge u -> c carries the bits of u's status whose query the labels do not rule out at c, the
+// Each level is one top-down step of the shared frontier object (Frontier::push); an edge u -> c
+// carries the bits of u's status whose query the labels do not rule out at c, the
 // same pruning as ReachabilityQuery::search. A query is done when its target is reached or a
 // vertex whose DFS-tree interval holds the target is (a certain "yes"); a group ends when no
 // frontier is left. The targets' records are gathered per group into one small array that every
 // thread reads, so it stays in L1.
 #include "error.hpp"
-#include "frontier_impl.cuh"
+#include "frontier_push.cuh"
 #include "gpu.hpp"
 #include "host_util.hpp"
 #include "pruning.hpp"
@@ -95,10 +95,10 @@ gather_targets(const vid_t *target, size_t count, const uint32_t *records, const
 	target_bloom[q] = bloom[t];
 }
 
-// Puts every query's source on the first frontier, once per vertex.
+// Puts every query's source on the first frontier (appended to `queue`), once per vertex.
 __global__ void
-seed_sources(const vid_t *source, size_t count, unsigned words, uint64_t *status, uint64_t *visited, Bitmap in_next,
-             vid_t *out) {
+seed_sources(CsrView dag, const vid_t *source, size_t count, unsigned words, uint64_t *status, uint64_t *visited,
+             Bitmap in_next, vid_t *queue, LevelCounters *counters) {
 	size_t q = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 	if (q >= count)
 		return;
@@ -107,7 +107,10 @@ seed_sources(const vid_t *source, size_t count, unsigned words, uint64_t *status
 	uint64_t bit = uint64_t(1) << (q % 64);
 	atomicOr(reinterpret_cast<unsigned long long *>(&status[slot]), bit);
 	atomicOr(reinterpret_cast<unsigned long long *>(&visited[slot]), bit);
-	out[q] = in_next.try_set(s) ? s : kInvalid;
+	if (in_next.try_set(s)) {
+		atomicAdd(&counters->edges, (unsigned long long)degree(dag, s));
+		append(queue, &counters->count, s);
+	}
 }
 
 __global__ void
@@ -124,11 +127,9 @@ struct GpuReachability::State {
 	State(const Index &index, unsigned words_, cudaStream_t s)
 	    : n(index.dag().vertex_count()), width(unsigned(index.labels().record_width())),
 	      labels(index.labels().label_count()), words(words_), group(64 * size_t(words)),
-	      dag(DeviceCsr::upload(index.dag(), s)), records(width * n), bloom(n), ws(vid_t(n)), status(n * words),
-	      next_status(n * words), visited(n * words), in_next(Bitmap::words_for(n)),
-	      frontier(std::max<size_t>(n, group)), next_frontier(n),
-	      edges_out(std::max<size_t>(index.dag().edge_count(), group)), source(group), target(group),
-	      target_records(width * group), target_bloom(group), done(words), host_done(words) {
+	      dag(DeviceCsr::upload(index.dag(), s)), records(width * n), bloom(n), status(n * words),
+	      next_status(n * words), visited(n * words), in_next(Bitmap::words_for(n)), frontier(n), source(group),
+	      target(group), target_records(width * group), target_bloom(group), done(words), host_done(words) {
 		CUDA_CHECK(
 		    cudaMemcpyAsync(records.data(), index.labels().data().data(), records.bytes(), cudaMemcpyHostToDevice, s));
 		CUDA_CHECK(
@@ -137,8 +138,8 @@ struct GpuReachability::State {
 	}
 	static size_t
 	bytes_for(size_t n, size_t m, size_t width, unsigned words) {
-		return DeviceCsr::bytes_for(n, m) + 4 * width * n + sizeof(BloomRecord) * n + FrontierWorkspace::bytes_for(n) +
-		       3 * 8 * size_t(words) * n + n / 8 + 2 * 4 * n + 4 * m;
+		return DeviceCsr::bytes_for(n, m) + 4 * width * n + sizeof(BloomRecord) * n + Frontier::bytes_for(n) +
+		       3 * 8 * size_t(words) * n + n / 8;
 	}
 
 	size_t n;
@@ -147,10 +148,9 @@ struct GpuReachability::State {
 	DeviceCsr dag;
 	DeviceBuffer<uint32_t> records;
 	DeviceBuffer<BloomRecord> bloom;
-	FrontierWorkspace ws;
 	DeviceBuffer<uint64_t> status, next_status, visited;
 	DeviceBuffer<uint32_t> in_next;
-	DeviceBuffer<vid_t> frontier, next_frontier, edges_out;
+	Frontier frontier;
 	DeviceBuffer<vid_t> source, target;
 	DeviceBuffer<uint32_t> target_records;
 	DeviceBuffer<BloomRecord> target_bloom;
@@ -209,14 +209,15 @@ GpuReachability::search(const std::vector<vid_t> &from, const std::vector<vid_t>
 		                                                       st.width, st.target_records.data(),
 		                                                       st.target_bloom.data());
 		CUDA_CHECK_LAUNCH();
-		seed_sources<<<blocks_for(q), kBlockThreads, 0, s>>>(st.source.data(), q, words, st.status.data(),
-		                                                     st.visited.data(), Bitmap{st.in_next.data()},
-		                                                     st.edges_out.data());
+		Frontier &f = st.frontier;
+		f.clear_counters(s);
+		seed_sources<<<blocks_for(q), kBlockThreads, 0, s>>>(dag, st.source.data(), q, words, st.status.data(),
+		                                                     st.visited.data(), Bitmap{st.in_next.data()}, f.next(),
+		                                                     f.counters());
 		CUDA_CHECK_LAUNCH();
-		vid_t size = compact(st.edges_out.data(), q, st.frontier.data(), st.ws, s);
+		f.advance(f.read_counters(s));
 		uint64_t *status = st.status.data(), *next_status = st.next_status.data();
-		vid_t *frontier = st.frontier.data(), *next_frontier = st.next_frontier.data();
-		while (size > 0) {
+		while (f.size() > 0) {
 			poll_cancel();
 			CUDA_CHECK(cudaMemsetAsync(st.in_next.data(), 0, st.in_next.bytes(), s));
 			Group g{st.records.data(),
@@ -232,13 +233,13 @@ GpuReachability::search(const std::vector<vid_t> &from, const std::vector<vid_t>
 			        st.visited.data(),
 			        st.done.data(),
 			        Bitmap{st.in_next.data()}};
-			DegreeBins bins = bin_frontier(dag, frontier, size, st.ws, s);
-			advance(dag, frontier, bins, st.edges_out.data(), ExpandOp{g}, st.ws, s);
-			clear_status<<<blocks_for(size), kBlockThreads, 0, s>>>(frontier, size, words, status);
+			// The expanded level's queue is next() after the step, rewritten only by the next step.
+			const vid_t *expanded = f.current();
+			const vid_t expanded_size = f.size();
+			t.edges += f.edges();
+			f.push(dag, ExpandOp{g}, s);
+			clear_status<<<blocks_for(expanded_size), kBlockThreads, 0, s>>>(expanded, expanded_size, words, status);
 			CUDA_CHECK_LAUNCH();
-			size = compact(st.edges_out.data(), bins.edges, next_frontier, st.ws, s);
-			t.edges += bins.edges;
-			std::swap(frontier, next_frontier);
 			std::swap(status, next_status);
 			t.levels++;
 		}

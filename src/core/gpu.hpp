@@ -12,11 +12,15 @@
 
 namespace grail {
 
-// Where the time of one GPU run went, for benchmarks.
+// Where the time of one GPU BFS went, for benchmarks (device events: a run without timings
+// records none).
 struct GpuBfsTimings {
-	double upload_ms = 0;  // host -> device copy of the graph, allocations included
-	double compute_ms = 0; // traversal, parents and ordering on the device, per-level syncs included
-	double download_ms = 0;
+	double upload_ms = 0;   // host -> device copy of the graph
+	double in_edges_ms = 0; // in-edges built on the device before the traversal (dense graphs)
+	double traverse_ms = 0; // the levels: depths, and the parents of bottom-up levels
+	double rows_ms = 0;     // the other parents and the rows' order
+	double compute_ms = 0;  // traverse_ms + rows_ms
+	double download_ms = 0; // rows to the host
 	uint32_t levels = 0;
 	uint32_t bottom_up_levels = 0;
 };
