@@ -17,16 +17,28 @@ extern "C" {
 #include "utils/builtins.h"
 }
 
-GRAIL_FUNCTION(grail_changes_trigger_state) {
-	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+/*
+ * Whether any subcommand of an ALTER TABLE is one that is_kind accepts (false for other commands).
+ */
+template <typename Accept>
+static bool
+any_alter_subcommand(const CollectedCommand *command, Accept is_kind) {
 	if (command->type != SCT_AlterTable)
-		PG_RETURN_BOOL(false);
+		return false;
 	ListCell *cell;
 	foreach (cell, command->d.alterTable.subcmds) {
 		auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
-		if (!IsA(subcommand->parsetree, AlterTableCmd))
-			continue;
-		switch (reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)->subtype) {
+		if (IsA(subcommand->parsetree, AlterTableCmd) &&
+		    is_kind(reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)->subtype))
+			return true;
+	}
+	return false;
+}
+
+GRAIL_FUNCTION(grail_changes_trigger_state) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	PG_RETURN_BOOL(any_alter_subcommand(command, [](AlterTableType type) {
+		switch (type) {
 		case AT_EnableTrig:
 		case AT_EnableReplicaTrig:
 		case AT_DisableTrig:
@@ -35,12 +47,11 @@ GRAIL_FUNCTION(grail_changes_trigger_state) {
 		case AT_EnableTrigUser:
 		case AT_DisableTrigUser:
 		case AT_SetUnLogged:
-			PG_RETURN_BOOL(true);
+			return true;
 		default:
-			break;
+			return false;
 		}
-	}
-	PG_RETURN_BOOL(false);
+	}));
 }
 
 /*
@@ -56,24 +67,11 @@ GRAIL_FUNCTION(grail_family_change) {
 		auto *create = reinterpret_cast<CreateStmt *>(command->parsetree);
 		if (create->partbound != nullptr || create->inhRelations != NIL)
 			change = "empty";
-	} else if (command->type == SCT_AlterTable) {
-		ListCell *cell;
-		foreach (cell, command->d.alterTable.subcmds) {
-			auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
-			if (!IsA(subcommand->parsetree, AlterTableCmd))
-				continue;
-			switch (reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)->subtype) {
-			case AT_AttachPartition:
-			case AT_DetachPartition:
-			case AT_DetachPartitionFinalize:
-			case AT_AddInherit:
-			case AT_DropInherit:
-				change = "rows";
-				break;
-			default:
-				break;
-			}
-		}
+	} else if (any_alter_subcommand(command, [](AlterTableType type) {
+		           return type == AT_AttachPartition || type == AT_DetachPartition ||
+		                  type == AT_DetachPartitionFinalize || type == AT_AddInherit || type == AT_DropInherit;
+	           })) {
+		change = "rows";
 	}
 	if (change == nullptr)
 		PG_RETURN_NULL();
