@@ -175,16 +175,16 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 
 EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges,
-           grail::KeyDictionaryBuilder *keys) {
+           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
 	EdgeScan counts;
 	guard([&] {
 		// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
-		List *tables = find_all_inheritors(relid, ShareLock, NULL);
+		List *tables = find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL);
 		const char *source_name = get_attname(relid, source, false);
 		const char *target_name = get_attname(relid, target, false);
-		// The latest snapshot, not the statement's: with the SHARE locks held it sees every committed
-		// write, including one that committed while this statement waited for a lock.
-		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+		// Without a snapshot given, the latest, not the statement's: with the SHARE locks held it sees
+		// every committed write, including one that committed while this statement waited for a lock.
+		Snapshot snapshot = RegisterSnapshot(in_snapshot ? in_snapshot : GetLatestSnapshot());
 		ListCell *cell;
 		foreach (cell, tables) {
 			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)

@@ -8,6 +8,7 @@
 
 extern "C" {
 #include "access/attnum.h"
+#include "utils/snapshot.h"
 }
 
 namespace grail::pg {
@@ -34,13 +35,15 @@ struct EdgeScan {
 };
 
 // Reads all (source, target) pairs of the table and its inheritance descendants, as SELECT does.
-// Takes SHARE locks on them, held to the end of the transaction, so no write can slip between
-// this read and the commit of the index built from it.
+// Without a snapshot: takes SHARE locks on them, held to the end of the transaction, so no write
+// can slip between this read and the commit of the index built from it, and reads the latest
+// snapshot. With one: reads what it sees, under ACCESS SHARE locks, as a query does (a live
+// graph's queries and merges, whose pending changes account for the writes it does not see).
 // Rows with a NULL endpoint are counted and skipped; the caller decides whether that is an error.
 // More than max_rows rows (0: any number) is an error naming grail.build_memory_limit.
 // keys: for text or uuid edge columns, collects the keys, and edges receives its provisional ids;
 // nullptr for integer columns, whose values are the ids.
 EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges,
-                    grail::KeyDictionaryBuilder *keys);
+                    grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr);
 
 } // namespace grail::pg
