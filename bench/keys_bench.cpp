@@ -7,13 +7,16 @@
 //           over the ranks, serialize();
 //   bigint: EdgeList::append per row, Index::build, serialize().
 // Medians of RUNS runs, in ms; the ratio row is text over bigint.
-//   keys_bench [--vertices N] [--edges M] [--runs R] [--labels D]
+// Keys are added in batches of the keys of kBatchRows rows, as the glue adds them; --single adds
+// them one add() at a time.
+//   keys_bench [--vertices N] [--edges M] [--runs R] [--labels D] [--single]
 #include "index.hpp"
 #include "keys.hpp"
 
 #include "bench_util.hpp"
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -24,6 +27,8 @@ namespace {
 
 using bench::median;
 using bench::now_ms;
+
+constexpr size_t kBatchRows = 128;
 
 uint64_t
 mix(uint64_t x) {
@@ -42,7 +47,7 @@ name_of(uint64_t n) {
 
 int
 usage() {
-	std::fputs("usage: keys_bench [--vertices N] [--edges M] [--runs R] [--labels D]\n", stderr);
+	std::fputs("usage: keys_bench [--vertices N] [--edges M] [--runs R] [--labels D] [--single]\n", stderr);
 	return 2;
 }
 
@@ -51,7 +56,13 @@ usage() {
 int
 main(int argc, char **argv) {
 	uint64_t vertices = 1000000, edge_count = 5000000, runs = 3, labels = 5;
+	bool single = false;
 	for (int i = 1; i < argc; i += 2) {
+		if (std::strcmp(argv[i], "--single") == 0) {
+			single = true;
+			i--;
+			continue;
+		}
 		if (i + 1 >= argc)
 			return usage();
 		uint64_t v = bench::number_arg("keys_bench", argv[i + 1]);
@@ -97,16 +108,37 @@ main(int argc, char **argv) {
 			KeyDictionaryBuilder builder(KeyKind::text);
 			EdgeList edges;
 			const uint8_t *p = heap.data();
-			for (size_t e = 0; e < edge_count; e++) {
-				size_t la = *p++;
-				int64_t s = builder.add(p, la);
-				p += la;
-				size_t lb = *p++;
-				int64_t t = builder.add(p, lb);
-				p += lb;
-				if (s < 0 || t < 0 || !edges.append(s, t)) {
-					std::fputs("keys_bench: out of memory\n", stderr);
-					return 1;
+			if (single) {
+				for (size_t e = 0; e < edge_count; e++) {
+					size_t la = *p++;
+					int64_t s = builder.add(p, la);
+					p += la;
+					size_t lb = *p++;
+					int64_t t = builder.add(p, lb);
+					p += lb;
+					if (s < 0 || t < 0 || !edges.append(s, t)) {
+						std::fputs("keys_bench: out of memory\n", stderr);
+						return 1;
+					}
+				}
+			} else { // as the glue does: the keys of up to kBatchRows rows at a time
+				std::vector<KeyDictionaryBuilder::KeyRef> batch;
+				std::vector<int64_t> ids(2 * kBatchRows);
+				for (size_t e = 0; e < edge_count; e += kBatchRows) {
+					size_t rows = std::min<size_t>(kBatchRows, edge_count - e);
+					batch.clear();
+					for (size_t i = 0; i < 2 * rows; i++) {
+						size_t l = *p++;
+						batch.push_back({p, l});
+						p += l;
+					}
+					bool ok = builder.add(batch.data(), batch.size(), ids.data());
+					for (size_t i = 0; ok && i < rows; i++)
+						ok = edges.append(ids[2 * i], ids[2 * i + 1]);
+					if (!ok) {
+						std::fputs("keys_bench: out of memory\n", stderr);
+						return 1;
+					}
 				}
 			}
 			double b = now_ms();

@@ -186,7 +186,56 @@ KeyDictionaryBuilder::record_key(uint64_t record) const noexcept {
 
 int64_t
 KeyDictionaryBuilder::add(const void *bytes, size_t length) noexcept {
-	uint64_t h = xxh64(bytes, length, seed_);
+	return add_hashed(bytes, length, xxh64(bytes, length, seed_));
+}
+
+bool
+KeyDictionaryBuilder::add(const KeyRef *keys, size_t count, int64_t *ids) noexcept {
+	constexpr size_t kBatch = 256;
+	uint64_t hashes[kBatch];
+	for (size_t begin = 0; begin < count; begin += kBatch) {
+		size_t n = std::min(kBatch, count - begin);
+		const KeyRef *k = keys + begin;
+		// Hashes, each key's home slot prefetched; then the record of the first slot from there whose tag
+		// matches (its start, and its end for a short key), still without waiting on it; then
+		// the lookups, with what they read mostly in cache. A key added earlier in the batch, or a grown
+		// table, only makes a prefetch useless: the lookups themselves are add()'s.
+		for (size_t i = 0; i < n; i++) {
+			hashes[i] = xxh64(k[i].bytes, k[i].length, seed_);
+			__builtin_prefetch(table_.data() + (hashes[i] >> shift_));
+		}
+		size_t mask = table_.size() - 1;
+		for (size_t i = 0; i < n; i++) {
+			uint64_t tag = hashes[i] & 0xffff;
+			for (size_t slot = size_t(hashes[i] >> shift_);; slot = (slot + 1) & mask) {
+				uint64_t s = table_[slot];
+				if (s == kNoRecord)
+					break;
+				if ((s & 0xffff) == tag) {
+					const uint8_t *record = arena_.data() + (s >> 16);
+					__builtin_prefetch(record);
+					// The end of a record of this key's length that fits in two lines (it may lie beyond a
+					// shorter record: a prefetch does not fault, and the address stays within the arena).
+					if (k[i].length <= 56 && (s >> 16) + kRecordHeader + k[i].length <= arena_.size())
+						__builtin_prefetch(record + kRecordHeader + k[i].length - (k[i].length > 0));
+					break;
+				}
+			}
+		}
+		for (size_t i = 0; i < n; i++) {
+			int64_t id = add_hashed(k[i].bytes, k[i].length, hashes[i]);
+			if (id < 0) {
+				std::fill(ids + begin + i, ids + count, int64_t(-1));
+				return false;
+			}
+			ids[begin + i] = id;
+		}
+	}
+	return true;
+}
+
+int64_t
+KeyDictionaryBuilder::add_hashed(const void *bytes, size_t length, uint64_t h) noexcept {
 	uint64_t tag = h & 0xffff;
 	size_t mask = table_.size() - 1;
 	size_t slot = size_t(h >> shift_);

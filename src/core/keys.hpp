@@ -114,6 +114,15 @@ public:
 	// A provisional id for the key (dense, in order of first appearance), or -1 when memory runs out:
 	// never throws, since the glue calls it from inside a PostgreSQL heap scan. For uuid, length is 16.
 	int64_t add(const void *bytes, size_t length) noexcept;
+	// The keys of a batch of rows, added in order: ids[i] is what add(keys[i].bytes, keys[i].length) would
+	// return, the same key given twice in a batch included. Faster than one add() per key: the batch's hash
+	// slots and then its keys are prefetched before any is compared, so that their cache misses overlap.
+	// False when memory runs out (the ids of the keys not added are then -1). Never throws.
+	struct KeyRef {
+		const void *bytes;
+		size_t length;
+	};
+	bool add(const KeyRef *keys, size_t count, int64_t *ids) noexcept;
 	// The dictionary in byte order; rewrites every id of edges (provisional ids from add()) into its key's rank,
 	// which is the vertex number Index::build will give it. Every key added must appear in edges (the glue adds
 	// a row's two keys only when both are non-null). It spends the builder.
@@ -136,6 +145,7 @@ private:
 	static constexpr size_t kRecordHeader = 8;
 	static constexpr uint64_t kNoRecord = UINT64_MAX;
 	std::string_view record_key(uint64_t record) const noexcept;
+	int64_t add_hashed(const void *bytes, size_t length, uint64_t hash) noexcept;
 	size_t empty_slot(uint64_t hash) const noexcept; // where a new key of this hash goes
 	bool grow() noexcept;
 	std::vector<uint32_t> sorted_ids() const;

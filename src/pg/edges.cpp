@@ -110,19 +110,85 @@ integer_value(Datum d, Oid type) {
 }
 
 /*
- * The builder's provisional id of a text or uuid key datum, -1 when memory runs out.
+ * The keys of up to kBatchRows rows, copied out of their tuples (a tuple's bytes may go when the
+ * scan leaves its page), for the builder to add in one batch, whose cache misses overlap: the
+ * builder's hash slots and key records are spread over tens of MB.
+ */
+constexpr size_t kBatchRows = 128;
+constexpr size_t kBatchBytes = 64 * 1024;
+
+struct KeyBatch {
+	grail::KeyDictionaryBuilder::KeyRef refs[2 * kBatchRows];
+	int64_t ids[2 * kBatchRows];
+	uint8_t bytes[kBatchBytes];
+	size_t rows;
+	size_t used;
+};
+
+/*
+ * A text or uuid key datum's bytes, without a copy unless it is compressed or stored out of line
+ * (then *copy is the palloc'd copy, to be freed). PostgreSQL calls: run inside guard().
+ */
+static inline grail::KeyDictionaryBuilder::KeyRef
+key_bytes(Datum d, Oid type, struct varlena **copy) {
+	*copy = nullptr;
+	if (type == UUIDOID)
+		return {DatumGetUUIDP(d)->data, UUID_LEN};
+	struct varlena *key = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+	if (VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key))
+		key = *copy = pg_detoast_datum_packed(key);
+	return {VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)};
+}
+
+/*
+ * Adds the batch's keys and appends its rows' edges; false when memory runs out.
+ */
+static bool
+flush_keys(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges) {
+	size_t rows = batch->rows;
+	batch->rows = batch->used = 0;
+	if (rows == 0)
+		return true;
+	if (!keys->add(batch->refs, 2 * rows, batch->ids))
+		return false;
+	for (size_t i = 0; i < rows; i++)
+		if (!edges->append(batch->ids[2 * i], batch->ids[2 * i + 1]))
+			return false;
+	return true;
+}
+
+/*
+ * One row's edge between two keys, added in the batch's order: into the batch, or, when the keys
+ * are too long for it, directly after the rows before it. False when memory runs out.
  * PostgreSQL calls: run inside guard().
  */
-static int64_t
-key_id(grail::KeyDictionaryBuilder *keys, Datum d, Oid type) {
-	if (type == UUIDOID)
-		return keys->add(DatumGetUUIDP(d)->data, UUID_LEN);
-	struct varlena *original = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
-	struct varlena *key = pg_detoast_datum_packed(original);
-	int64_t id = keys->add(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
-	if (key != original)
-		pfree(key);
-	return id;
+static bool
+add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges, Datum source, Oid source_type,
+            Datum target, Oid target_type) {
+	struct varlena *copies[2];
+	grail::KeyDictionaryBuilder::KeyRef row[2] = {key_bytes(source, source_type, &copies[0]),
+	                                              key_bytes(target, target_type, &copies[1])};
+	bool ok = true;
+	size_t length = row[0].length + row[1].length;
+	if (length > kBatchBytes - batch->used || batch->rows == kBatchRows)
+		ok = flush_keys(batch, keys, edges);
+	if (ok && length > kBatchBytes) {
+		int64_t ids[2];
+		ok = keys->add(row, 2, ids) && edges->append(ids[0], ids[1]);
+	} else if (ok) {
+		for (size_t k = 0; k < 2; k++) {
+			uint8_t *to = batch->bytes + batch->used;
+			if (row[k].length)
+				memcpy(to, row[k].bytes, row[k].length);
+			batch->refs[2 * batch->rows + k] = {to, row[k].length};
+			batch->used += row[k].length;
+		}
+		batch->rows++;
+	}
+	for (struct varlena *copy : copies)
+		if (copy != nullptr)
+			pfree(copy);
+	return ok;
 }
 
 /*
@@ -137,6 +203,9 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = Max(source, target);
+	KeyBatch *batch = keys ? static_cast<KeyBatch *>(palloc(sizeof(KeyBatch))) : nullptr;
+	if (batch)
+		batch->rows = batch->used = 0;
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
 		if ((++counts->rows & 0xffff) == 0)
 			CHECK_FOR_INTERRUPTS();
@@ -160,14 +229,20 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 			appended = edges->append(integer_value(slot->tts_values[source - 1], source_type),
 			                         integer_value(slot->tts_values[target - 1], target_type));
 		} else {
-			int64_t a = key_id(keys, slot->tts_values[source - 1], source_type);
-			int64_t b = key_id(keys, slot->tts_values[target - 1], target_type);
-			appended = a >= 0 && b >= 0 && edges->append(a, b);
+			appended = add_key_row(batch, keys, edges, slot->tts_values[source - 1], source_type,
+			                       slot->tts_values[target - 1], target_type);
 		}
 		if (!appended)
 			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
 			                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
 			                       RelationGetRelationName(rel), (unsigned long long)counts->rows)));
+	}
+	if (batch) {
+		if (!flush_keys(batch, keys, edges))
+			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
+			                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
+			                       RelationGetRelationName(rel), (unsigned long long)counts->rows)));
+		pfree(batch);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);

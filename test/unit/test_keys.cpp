@@ -182,6 +182,147 @@ TEST(Keys, LongKeys) {
 	EXPECT_EQ(find(keys, big.substr(1)), -1);
 }
 
+namespace {
+
+// Keys for the batched add: the empty key, keys that differ in one byte (first, middle, last, the
+// byte 0x00 or 0xff), prefixes of one another, keys longer than 64 bytes, and package-like names.
+std::vector<std::string>
+batch_keys(Rng &rng, size_t count) {
+	std::vector<std::string> keys = {"", std::string(1, '\0'), std::string(2, '\0'), "a", "b"};
+	const std::string base = "pkg-12345-abcdef";
+	for (size_t i = 0; i < base.size(); i++)
+		for (char c : {'\0', 'x', char(0xff)}) {
+			std::string k = base;
+			k[i] = c;
+			keys.push_back(k);
+		}
+	for (size_t length : {63, 64, 65, 100, 300, 5000}) {
+		std::string k(length, 'L');
+		keys.push_back(k);
+		k.back() = 'M';
+		keys.push_back(k);
+		k[0] = 'M';
+		keys.push_back(k);
+	}
+	while (keys.size() < count) {
+		if (rng.below(2))
+			keys.push_back("pkg-" + std::to_string(rng.below(1000000)) + "-" + std::to_string(rng.below(1000)));
+		else
+			keys.push_back(random_key(rng, keys));
+	}
+	return keys;
+}
+
+} // namespace
+
+// add() of a batch gives each key the id one add() per key gives, in batches of any size (the
+// builder works in groups of 256): duplicates within a batch and across batches, keys that differ
+// in one byte, the empty key, long keys, and the table growing within a batch. The dictionaries
+// finish() makes are the same.
+TEST(Keys, BatchedAddMatchesOneByOne) {
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		Rng rng(seed + 500);
+		std::vector<std::string> pool = batch_keys(rng, 50 + rng.below(seed < 10 ? 400 : 3000));
+		std::vector<std::string> stream;
+		size_t count = 1 + rng.below(4000);
+		for (size_t i = 0; i < count; i++) // runs of one key, and keys of the last few again
+			stream.push_back(rng.below(8) == 0 && !stream.empty()
+			                     ? stream[stream.size() - 1 - rng.below(std::min<size_t>(stream.size(), 4))]
+			                     : pool[rng.below(pool.size())]);
+		if (stream.size() % 2)
+			stream.push_back("");
+		KeyDictionaryBuilder one(KeyKind::text), batched(KeyKind::text);
+		std::vector<int64_t> expected;
+		for (const std::string &k : stream)
+			expected.push_back(one.add(k.data(), k.size()));
+		std::vector<KeyDictionaryBuilder::KeyRef> refs;
+		for (const std::string &k : stream)
+			refs.push_back({k.data(), k.size()});
+		std::vector<int64_t> ids(stream.size(), -2);
+		for (size_t begin = 0; begin < refs.size();) {
+			size_t n = std::min<size_t>(refs.size() - begin, rng.below(3) == 0 ? rng.below(4) : rng.below(1200));
+			ASSERT_TRUE(batched.add(refs.data() + begin, n, ids.data() + begin));
+			begin += n;
+		}
+		ASSERT_EQ(ids, expected) << "seed " << seed;
+		ASSERT_EQ(batched.size(), one.size());
+		ASSERT_EQ(batched.key_bytes(), one.key_bytes());
+		EdgeList a, b;
+		for (size_t i = 0; i < stream.size(); i += 2) {
+			a.append(expected[i], expected[i + 1]);
+			b.append(ids[i], ids[i + 1]);
+		}
+		KeyDictionary ka = one.finish(a), kb = batched.finish(b);
+		ASSERT_EQ(ka.size(), kb.size());
+		for (size_t v = 0; v < ka.size(); v++)
+			ASSERT_EQ(ka.key(v), kb.key(v));
+		EXPECT_EQ(a.source, b.source);
+		EXPECT_EQ(a.target, b.target);
+		EXPECT_EQ(kb.first_inconsistency(kb.size()), "");
+	}
+}
+
+// One batch of many distinct keys grows the table several times within the batch; then the same
+// keys again, in another order, all found.
+TEST(Keys, BatchGrowsTheTable) {
+	Rng rng(31);
+	std::vector<std::string> keys;
+	for (size_t i = 0; i < 20000; i++)
+		keys.push_back("pkg-" + std::to_string(i) + "-" + std::to_string(rng.below(1000)));
+	keys.push_back(""); // and the empty key, last
+	std::vector<KeyDictionaryBuilder::KeyRef> refs;
+	for (const std::string &k : keys)
+		refs.push_back({k.data(), k.size()});
+	KeyDictionaryBuilder builder(KeyKind::text);
+	std::vector<int64_t> ids(refs.size());
+	ASSERT_TRUE(builder.add(refs.data(), refs.size(), ids.data()));
+	for (size_t i = 0; i < ids.size(); i++)
+		ASSERT_EQ(ids[i], int64_t(i));
+	std::vector<size_t> order(refs.size());
+	for (size_t i = 0; i < order.size(); i++)
+		order[i] = i;
+	for (size_t i = order.size() - 1; i > 0; i--)
+		std::swap(order[i], order[rng.below(i + 1)]);
+	std::vector<KeyDictionaryBuilder::KeyRef> again;
+	for (size_t i : order)
+		again.push_back(refs[i]);
+	ASSERT_TRUE(builder.add(again.data(), again.size(), ids.data()));
+	for (size_t i = 0; i < order.size(); i++)
+		ASSERT_EQ(ids[i], int64_t(order[i]));
+	EXPECT_EQ(builder.size(), keys.size());
+	ASSERT_TRUE(builder.add(refs.data(), 0, ids.data())); // an empty batch adds nothing
+	EXPECT_EQ(builder.size(), keys.size());
+}
+
+// The batched add against the std::sort oracle, uuid keys too.
+TEST(Keys, BatchedRowsRanksMatchByteOrder) {
+	for (KeyKind kind : {KeyKind::text, KeyKind::uuid}) {
+		Rng rng(kind == KeyKind::text ? 77 : 78);
+		std::vector<std::pair<std::string, std::string>> rows = random_rows(rng, 30000, kind);
+		KeyDictionaryBuilder builder(kind);
+		std::vector<KeyDictionaryBuilder::KeyRef> refs;
+		for (const auto &row : rows) {
+			refs.push_back({row.first.data(), row.first.size()});
+			refs.push_back({row.second.data(), row.second.size()});
+		}
+		std::vector<int64_t> ids(refs.size());
+		for (size_t begin = 0; begin < refs.size(); begin += 256)
+			ASSERT_TRUE(
+			    builder.add(refs.data() + begin, std::min<size_t>(256, refs.size() - begin), ids.data() + begin));
+		KeyedEdges k;
+		k.rows = rows;
+		for (size_t i = 0; i < rows.size(); i++) {
+			k.ids.append(ids[2 * i], ids[2 * i + 1]);
+			k.sorted.push_back(rows[i].first);
+			k.sorted.push_back(rows[i].second);
+		}
+		std::sort(k.sorted.begin(), k.sorted.end(), byte_less);
+		k.sorted.erase(std::unique(k.sorted.begin(), k.sorted.end()), k.sorted.end());
+		KeyDictionary keys = builder.finish(k.ids);
+		expect_dictionary(keys, k, kind);
+	}
+}
+
 TEST(Keys, EmptyAndIntegerDictionaries) {
 	KeyDictionary integer;
 	EXPECT_EQ(integer.kind(), KeyKind::integer);
