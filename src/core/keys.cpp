@@ -7,17 +7,98 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <cstdlib>
 #include <new>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
 
 namespace grail {
+
+namespace keys_detail {
+
+namespace {
+constexpr size_t kHugePage = size_t(2) << 20;
+}
+
+void *
+allocate_large(size_t bytes) {
+	if (bytes < kHugePage) {
+		void *p = std::malloc(bytes ? bytes : 1);
+		if (p == nullptr)
+			throw std::bad_alloc();
+		return p;
+	}
+	size_t rounded = (bytes + kHugePage - 1) & ~(kHugePage - 1);
+	void *p = std::aligned_alloc(kHugePage, rounded);
+	if (p == nullptr)
+		throw std::bad_alloc();
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	madvise(p, rounded, MADV_HUGEPAGE); // advice only: without huge pages, 4 kB pages as before
+#endif
+	return p;
+}
+
+void
+free_large(void *p, size_t) noexcept {
+	std::free(p);
+}
+
+// The same advice for a vector's storage, allocated and not yet touched: its whole 2 MB pages.
+template <typename T>
+void
+advise_large(const std::vector<T> &v) noexcept {
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	uintptr_t begin = reinterpret_cast<uintptr_t>(v.data()), end = begin + v.capacity() * sizeof(T);
+	begin = (begin + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+	end &= ~uintptr_t(kHugePage - 1);
+	if (end > begin)
+		madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
+#else
+	(void)v;
+#endif
+}
+
+} // namespace keys_detail
 
 namespace {
 
 using Slot = KeyDictionary::Slot;
 
+// Whether a == b for n bytes, with one or two overlapping loads per side for the short keys most
+// graphs have, instead of a call.
+inline bool
+equal_bytes(const uint8_t *a, const uint8_t *b, size_t n) noexcept {
+	auto load8 = [](const uint8_t *p) {
+		uint64_t x;
+		std::memcpy(&x, p, 8);
+		return x;
+	};
+	auto load4 = [](const uint8_t *p) {
+		uint32_t x;
+		std::memcpy(&x, p, 4);
+		return x;
+	};
+	if (n >= 8) {
+		if (n <= 16)
+			return ((load8(a) ^ load8(b)) | (load8(a + n - 8) ^ load8(b + n - 8))) == 0;
+		if (n <= 32)
+			return ((load8(a) ^ load8(b)) | (load8(a + 8) ^ load8(b + 8)) | (load8(a + n - 16) ^ load8(b + n - 16)) |
+			        (load8(a + n - 8) ^ load8(b + n - 8))) == 0;
+		return std::memcmp(a, b, n) == 0;
+	}
+	if (n >= 4)
+		return ((load4(a) ^ load4(b)) | (load4(a + n - 4) ^ load4(b + n - 4))) == 0;
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 bool
 same_bytes(std::string_view key, const void *bytes, size_t length) noexcept {
-	return key.size() == length && (length == 0 || std::memcmp(key.data(), bytes, length) == 0);
+	return key.size() == length &&
+	       equal_bytes(reinterpret_cast<const uint8_t *>(key.data()), static_cast<const uint8_t *>(bytes), length);
 }
 
 // Bits of a power-of-two table with at least two slots per key, so that probes stay short.
@@ -92,13 +173,17 @@ KeyDictionary::build_hash() {
 		return;
 	unsigned bits = table_bits(n);
 	hash_shift_ = 64 - bits;
-	hash_.assign(size_t(1) << bits, Slot{kEmpty, 0, 0});
-	Slot *table = hash_.data();
+	std::vector<Slot> slots;
+	slots.reserve(size_t(1) << bits);
+	keys_detail::advise_large(slots);
+	slots.assign(size_t(1) << bits, Slot{kEmpty, 0, 0});
+	Slot *table = slots.data();
 	for (size_t v = 0; v < n; v++) {
 		std::string_view k = key(v);
 		uint64_t h = xxh64(k.data(), k.size(), seed_);
-		table[first_empty(table, hash_.size(), h, hash_shift_)] = slot_of(v, h);
+		table[first_empty(table, slots.size(), h, hash_shift_)] = slot_of(v, h);
 	}
+	hash_ = std::move(slots);
 }
 
 std::string
@@ -286,7 +371,7 @@ KeyDictionaryBuilder::empty_slot(uint64_t hash) const noexcept {
 // Doubles the table, rehashing the keys from their records (in order, so the reads are sequential).
 bool
 KeyDictionaryBuilder::grow() noexcept {
-	std::vector<uint64_t> bigger;
+	keys_detail::LargeVector<uint64_t> bigger;
 	try {
 		bigger.assign(table_.size() * 2, kNoRecord);
 	} catch (const std::bad_alloc &) {
@@ -352,10 +437,10 @@ radix_sort(SortEntry *a, SortEntry *tmp, size_t n) {
 // MSD by 8-byte chunks: entries are sorted by their next chunk, then each run that shares a full
 // chunk is sorted by the following one; a stack instead of recursion, since keys may share a
 // prefix of any length.
-std::vector<uint32_t>
+keys_detail::LargeVector<uint32_t>
 KeyDictionaryBuilder::sorted_ids() const {
 	size_t m = size();
-	std::vector<SortEntry> entries(m), tmp(m);
+	keys_detail::LargeVector<SortEntry> entries(m), tmp(m);
 	for (size_t id = 0; id < m; id++)
 		entries[id].id = uint32_t(id);
 	struct Range {
@@ -390,7 +475,7 @@ KeyDictionaryBuilder::sorted_ids() const {
 			i = j;
 		}
 	}
-	std::vector<uint32_t> order(m);
+	keys_detail::LargeVector<uint32_t> order(m);
 	for (size_t i = 0; i < m; i++)
 		order[i] = entries[i].id;
 	return order;
@@ -401,8 +486,8 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	size_t m = size();
 	if (key_bytes() >= KeyDictionary::kMaxKeyBytes)
 		throw Error(ErrorKind::limit_exceeded, "the keys of the graph have more than 2^40 bytes in all");
-	std::vector<uint32_t> order = sorted_ids();
-	std::vector<uint32_t> rank(m);
+	keys_detail::LargeVector<uint32_t> order = sorted_ids();
+	keys_detail::LargeVector<uint32_t> rank(m);
 	for (size_t i = 0; i < m; i++)
 		rank[order[i]] = uint32_t(i);
 	for (std::vector<int64_t> *ids : {&edges.source, &edges.target})
@@ -416,8 +501,14 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	KeyDictionary keys;
 	keys.kind_ = kind_;
 	keys.seed_ = seed_;
-	std::vector<uint64_t> offsets(m + 1);
-	std::vector<uint8_t> bytes(key_bytes());
+	std::vector<uint64_t> offsets;
+	std::vector<uint8_t> bytes;
+	offsets.reserve(m + 1);
+	bytes.reserve(key_bytes());
+	keys_detail::advise_large(offsets);
+	keys_detail::advise_large(bytes);
+	offsets.resize(m + 1);
+	bytes.resize(key_bytes());
 	for (size_t i = 0; i < m; i++) {
 		std::string_view key = record_key(records_[order[i]]);
 		if (!key.empty())
