@@ -4,13 +4,15 @@
 # Tarjan and writes the graph in ECL's binary format; ECL-SCC, built here from a source directory
 # you give, then runs on that file. One markdown table last. See bench/README.md.
 #
-#   bench/scc_ecl.sh --ecl DIR [--bench PATH] [--old-bench PATH] [--runs R] [--logs DIR] [GRAPH ...]
+#   bench/scc_ecl.sh --ecl DIR [--ecl-bin PATH] [--bench PATH] [--old-bench PATH] [--runs R] [--logs DIR] [GRAPH ...]
 #
 #   --ecl DIR        ECL-SCC's source: a checkout of github.com/burtscher/ECL-SCC (source/ inside)
 #                    or a folder holding ECL-SCC_10.cu and ECLgraph.h. Built with nvcc -O3
 #                    -arch=sm_90 (ECL_ARCH to change); CUDA 13 dropped two cudaDeviceProp fields
 #                    that its banner prints, so -D maps those names to fields that exist; its code
 #                    is not edited, and never copied into this repository.
+#   --ecl-bin PATH   an ECL-SCC already built so (with the same nvcc line, elsewhere): used instead
+#                    of building it here, --ecl then not needed
 #   --bench PATH     scc_bench (default: $SCC_BENCH, else build/scc_bench)
 #   --old-bench PATH an scc_bench built from an earlier commit, for an "old" column (device time =
 #                    its total minus its upload, which there included building the in-edges)
@@ -28,6 +30,7 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 ecl=""
+ecl_bin=""
 bench=${SCC_BENCH:-$repo/build/scc_bench}
 old=""
 runs=5
@@ -36,25 +39,31 @@ graphs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--ecl) ecl=$2; shift 2 ;;
+	--ecl-bin) ecl_bin=$2; shift 2 ;;
 	--bench) bench=$2; shift 2 ;;
 	--old-bench) old=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--logs) logs=$2; shift 2 ;;
-	-h | --help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "scc_ecl: unknown option $1 (--help)" >&2; exit 2 ;;
 	*) graphs+=("$1"); shift ;;
 	esac
 done
 [ ${#graphs[@]} -eq 0 ] && graphs=("cycles 200000 50000 1" "cycles 2000000 500000 1" "rmat 22 16 1" "uniform 4000000 10 1")
-src=""
-for candidate in "$ecl/source" "$ecl"; do
-	[ -n "$ecl" ] && [ -f "$candidate/ECL-SCC_10.cu" ] && src=$candidate && break
-done
-[ -z "$src" ] && { echo "scc_ecl: --ecl DIR must hold ECL-SCC_10.cu (or source/ECL-SCC_10.cu)" >&2; exit 2; }
 [ -x "$bench" ] || { echo "scc_ecl: no scc_bench at $bench (--bench)" >&2; exit 2; }
 mkdir -p "$logs"
-nvcc -O3 -arch="${ECL_ARCH:-sm_90}" -DclockRate=major -DmemoryClockRate=minor -o "$logs/ecl-scc" \
-	"$src/ECL-SCC_10.cu" >"$logs/ecl-build.log" 2>&1 || { cat "$logs/ecl-build.log"; exit 1; }
+if [ -n "$ecl_bin" ]; then
+	[ -x "$ecl_bin" ] || { echo "scc_ecl: no ECL-SCC program at $ecl_bin (--ecl-bin)" >&2; exit 2; }
+	cp "$ecl_bin" "$logs/ecl-scc"
+else
+	src=""
+	for candidate in "$ecl/source" "$ecl"; do
+		[ -n "$ecl" ] && [ -f "$candidate/ECL-SCC_10.cu" ] && src=$candidate && break
+	done
+	[ -z "$src" ] && { echo "scc_ecl: --ecl DIR must hold ECL-SCC_10.cu (or source/ECL-SCC_10.cu)" >&2; exit 2; }
+	nvcc -O3 -arch="${ECL_ARCH:-sm_90}" -DclockRate=major -DmemoryClockRate=minor -o "$logs/ecl-scc" \
+		"$src/ECL-SCC_10.cu" >"$logs/ecl-build.log" 2>&1 || { cat "$logs/ecl-build.log"; exit 1; }
+fi
 
 median() { sort -g | awk '{v[NR] = $1} END {if (NR) print v[int((NR + 1) / 2)]; else print "-"}'; }
 
