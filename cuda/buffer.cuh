@@ -133,6 +133,10 @@ public:
 	record(cudaStream_t stream) {
 		CUDA_CHECK(cudaEventRecord(event_, stream));
 	}
+	cudaEvent_t
+	get() const noexcept {
+		return event_;
+	}
 	// Milliseconds from start to this event; both must have completed.
 	float
 	since(const Event &start) const {

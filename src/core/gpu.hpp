@@ -121,9 +121,10 @@ constexpr size_t kGpuChordlessMaxVertices = 4096;
 struct GpuChordlessTimings {
 	double prepare_ms = 0;  // undirected view, degree labelling, seed units (host)
 	double setup_ms = 0;    // device allocations and uploads
-	double search_ms = 0;   // stage 1 and 2 kernels with their per-step synchronisation
-	double download_ms = 0; // cycles to the host (enumeration)
-	uint64_t steps = 0;     // kernel launches, redone ones included
+	double search_ms = 0;   // host time spent launching and waiting for the search's launches
+	double download_ms = 0; // host time spent waiting for cycle downloads (enumeration; most overlap the search)
+	uint64_t steps = 0;     // search steps, redone ones included (device-planned, many per launch)
+	uint64_t launches = 0;  // kernel launches, each one host wait
 	uint64_t downloads = 0;
 	size_t peak_paths = 0; // most paths on the stack at once
 };
@@ -140,10 +141,10 @@ std::vector<uint64_t> count_chordless_cycles_gpu(const Csr &graph, uint32_t max_
 // ChordlessCycleEnumerator on the GPU: the same cycles, each once, in the same canonical form
 // (input vertex indexes, cycle order from the smallest towards its smaller neighbour); only the
 // order of the cycles differs. Paths and found cycles stay within budget_bytes of device memory
-// (0 as for count_chordless_cycles_gpu; an eighth of it, at most 16 MiB, holds found cycles, which
-// the host downloads whenever it is full), pinned host memory within that eighth, however many
-// cycles there are; the search runs only as far as next() asks. Same errors as
-// count_chordless_cycles_gpu().
+// (0 as for count_chordless_cycles_gpu; two sixteenths of it, at most 16 MiB each, hold found
+// cycles: the host downloads one while the search fills the other), pinned host memory within
+// those two sixteenths, however many cycles there are; the search runs only a little ahead of
+// what next() asks. Same errors as count_chordless_cycles_gpu().
 class GpuChordlessCycleEnumerator {
 public:
 	GpuChordlessCycleEnumerator(const Csr &graph, uint32_t min_length = 3, uint32_t max_length = kNoLengthLimit,
@@ -154,6 +155,10 @@ public:
 
 	// As ChordlessCycleEnumerator::next().
 	bool next(CycleBatch &batch, size_t max_cycles, size_t max_vertices = std::numeric_limits<size_t>::max());
+	// For benchmarks: brings the next block of cycles to host memory in the device's compact form
+	// and skips it; returns its number of cycles, 0 once every cycle has been brought. Not to be
+	// mixed with next().
+	size_t next_block();
 	const GpuChordlessTimings &timings() const noexcept;
 
 	class Search; // the resumable device search (cuda/chordless.cu)

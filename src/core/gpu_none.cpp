@@ -67,6 +67,11 @@ GpuChordlessCycleEnumerator::next(CycleBatch &, size_t, size_t) {
 	no_cuda();
 }
 
+size_t
+GpuChordlessCycleEnumerator::next_block() {
+	no_cuda();
+}
+
 const GpuChordlessTimings &
 GpuChordlessCycleEnumerator::timings() const noexcept {
 	std::terminate(); // unreachable: the constructor has thrown

@@ -281,3 +281,18 @@ TEST_F(GpuChordless, EnumerationRefusesTooManyVertices) {
 	}
 	expect_same_cycles(cycle(vid_t(kGpuChordlessMaxVertices)), "C_4096");
 }
+
+// The search keeps a path's bitmap in registers at 1, 2, 4 or 8 words (up to 256 vertices) and
+// reads it from memory beyond: every width, and the sizes at its edges, against the CPU.
+TEST_F(GpuChordless, EveryBitmapWidth) {
+	for (vid_t n : {31u, 32u, 33u, 64u, 65u, 128u, 129u, 200u, 256u, 257u, 300u}) {
+		std::string what = std::to_string(n) + " vertices";
+		expect_same(wheel(n - 1), kNoLengthLimit, "wheel, " + what);
+		expect_same_cycles(wheel(n - 1), "wheel, " + what);
+		expect_same_cycles(cycle(n), "cycle, " + what, 3, kNoLengthLimit, kTinyBudget);
+		Csr g = complete_bipartite(2, n - 2); // C(n - 2, 2) four-cycles
+		expect_same(g, kNoLengthLimit, "K_2," + std::to_string(n - 2));
+		expect_same_cycles(g, "K_2," + std::to_string(n - 2));
+		expect_same_cycles(g, "K_2," + std::to_string(n - 2) + ", minimum budget", 3, kNoLengthLimit, kTinyBudget);
+	}
+}
