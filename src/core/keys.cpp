@@ -178,10 +178,19 @@ KeyDictionary::build_hash() {
 	keys_detail::advise_large(slots);
 	slots.assign(size_t(1) << bits, Slot{kEmpty, 0, 0});
 	Slot *table = slots.data();
-	for (size_t v = 0; v < n; v++) {
-		std::string_view k = key(v);
-		uint64_t h = xxh64(k.data(), k.size(), seed_);
-		table[first_empty(table, slots.size(), h, hash_shift_)] = slot_of(v, h);
+	// In groups: the hashes of a group's keys, their home slots prefetched, then the inserts, so that
+	// the slots' cache misses overlap.
+	constexpr size_t kGroup = 64;
+	uint64_t hashes[kGroup];
+	for (size_t begin = 0; begin < n; begin += kGroup) {
+		size_t count = std::min(kGroup, n - begin);
+		for (size_t i = 0; i < count; i++) {
+			std::string_view k = key(begin + i);
+			hashes[i] = xxh64(k.data(), k.size(), seed_);
+			__builtin_prefetch(table + (hashes[i] >> hash_shift_), 1);
+		}
+		for (size_t i = 0; i < count; i++)
+			table[first_empty(table, slots.size(), hashes[i], hash_shift_)] = slot_of(begin + i, hashes[i]);
 	}
 	hash_ = std::move(slots);
 }
@@ -437,10 +446,11 @@ radix_sort(SortEntry *a, SortEntry *tmp, size_t n) {
 // MSD by 8-byte chunks: entries are sorted by their next chunk, then each run that shares a full
 // chunk is sorted by the following one; a stack instead of recursion, since keys may share a
 // prefix of any length.
-keys_detail::LargeVector<uint32_t>
-KeyDictionaryBuilder::sorted_ids() const {
+uint32_t *
+KeyDictionaryBuilder::sorted_ids(void *scratch) const {
 	size_t m = size();
-	keys_detail::LargeVector<SortEntry> entries(m), tmp(m);
+	keys_detail::LargeVector<SortEntry> entries(m);
+	SortEntry *tmp = static_cast<SortEntry *>(scratch);
 	for (size_t id = 0; id < m; id++)
 		entries[id].id = uint32_t(id);
 	struct Range {
@@ -453,6 +463,11 @@ KeyDictionaryBuilder::sorted_ids() const {
 		Range r = todo.back();
 		todo.pop_back();
 		for (size_t i = r.begin; i < r.end; i++) {
+			// Below the first level the entries' records are at random: prefetched a few ahead.
+			if (i + 32 < r.end)
+				__builtin_prefetch(records_.data() + entries[i + 32].id);
+			if (i + 16 < r.end)
+				__builtin_prefetch(arena_.data() + records_[entries[i + 16].id] + kRecordHeader + r.depth);
 			SortEntry &e = entries[i];
 			std::string_view key = record_key(records_[e.id]);
 			e.length = uint32_t(std::min<size_t>(key.size() - r.depth, 8));
@@ -463,7 +478,7 @@ KeyDictionaryBuilder::sorted_ids() const {
 			e.chunk = __builtin_bswap64(chunk);
 		}
 		if (r.end - r.begin >= 4096)
-			radix_sort(entries.data() + r.begin, tmp.data(), r.end - r.begin);
+			radix_sort(entries.data() + r.begin, tmp, r.end - r.begin);
 		else
 			std::sort(entries.begin() + ptrdiff_t(r.begin), entries.begin() + ptrdiff_t(r.end));
 		for (size_t i = r.begin; i < r.end;) {
@@ -475,7 +490,7 @@ KeyDictionaryBuilder::sorted_ids() const {
 			i = j;
 		}
 	}
-	keys_detail::LargeVector<uint32_t> order(m);
+	uint32_t *order = static_cast<uint32_t *>(scratch);
 	for (size_t i = 0; i < m; i++)
 		order[i] = entries[i].id;
 	return order;
@@ -486,8 +501,17 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	size_t m = size();
 	if (key_bytes() >= KeyDictionary::kMaxKeyBytes)
 		throw Error(ErrorKind::limit_exceeded, "the keys of the graph have more than 2^40 bytes in all");
-	keys_detail::LargeVector<uint32_t> order = sorted_ids();
-	keys_detail::LargeVector<uint32_t> rank(m);
+	// Scratch memory for the sort's second buffer, then the order and the ranks (16 bytes a key):
+	// the hash table's, which a spent builder no longer needs and which has at least two 8-byte
+	// slots a key; not fresh memory, whose first touch is a page fault.
+	keys_detail::LargeVector<uint64_t> more;
+	void *scratch = table_.data();
+	if (table_.size() < 2 * m) {
+		more.resize(2 * m);
+		scratch = more.data();
+	}
+	uint32_t *order = sorted_ids(scratch);
+	uint32_t *rank = order + m;
 	for (size_t i = 0; i < m; i++)
 		rank[order[i]] = uint32_t(i);
 	for (std::vector<int64_t> *ids : {&edges.source, &edges.target})
@@ -497,7 +521,6 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 				            "edge endpoint " + std::to_string(id) + " is not a key's provisional id");
 			id = rank[size_t(id)];
 		}
-	rank = {};
 	KeyDictionary keys;
 	keys.kind_ = kind_;
 	keys.seed_ = seed_;
@@ -509,7 +532,13 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	keys_detail::advise_large(bytes);
 	offsets.resize(m + 1);
 	bytes.resize(key_bytes());
+	// Records in key order, that is at random: each prefetched a few keys ahead, its offset further.
+	constexpr size_t kAhead = 16;
 	for (size_t i = 0; i < m; i++) {
+		if (i + 2 * kAhead < m)
+			__builtin_prefetch(records_.data() + order[i + 2 * kAhead]);
+		if (i + kAhead < m)
+			__builtin_prefetch(arena_.data() + records_[order[i + kAhead]]);
 		std::string_view key = record_key(records_[order[i]]);
 		if (!key.empty())
 			std::memcpy(bytes.data() + offsets[i], key.data(), key.size());

@@ -182,7 +182,8 @@ private:
 	int64_t add_hashed(const void *bytes, size_t length, uint64_t hash) noexcept;
 	size_t empty_slot(uint64_t hash) const noexcept; // where a new key of this hash goes
 	bool grow() noexcept;
-	keys_detail::LargeVector<uint32_t> sorted_ids() const;
+	// The ids in key order, at scratch (16 bytes a key: the sort's second buffer, then the order).
+	uint32_t *sorted_ids(void *scratch) const;
 
 	KeyKind kind_;
 	uint64_t seed_;
