@@ -140,6 +140,12 @@ key_bytes(Datum d, Oid type, struct varlena **copy) {
 	return {VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)};
 }
 
+static void
+out_of_memory_reading(Relation rel, uint64_t rows) {
+	ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory reading the edges of \"%s\" after %llu rows",
+	                                                      RelationGetRelationName(rel), (unsigned long long)rows)));
+}
+
 /*
  * Adds the batch's keys and appends its rows' edges; false when memory runs out.
  */
@@ -233,15 +239,11 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 			                       slot->tts_values[target - 1], target_type);
 		}
 		if (!appended)
-			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-			                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
-			                       RelationGetRelationName(rel), (unsigned long long)counts->rows)));
+			out_of_memory_reading(rel, counts->rows);
 	}
 	if (batch) {
 		if (!flush_keys(batch, keys, edges))
-			ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY),
-			                errmsg("out of memory reading the edges of \"%s\" after %llu rows",
-			                       RelationGetRelationName(rel), (unsigned long long)counts->rows)));
+			out_of_memory_reading(rel, counts->rows);
 		pfree(batch);
 	}
 	ExecDropSingleTupleTableSlot(slot);
