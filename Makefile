@@ -1,12 +1,13 @@
 # PGXS build of the pg_grail module. The engine (src/core, and cuda/ when nvcc is found) is
 # built by CMake into build/ and linked in, the way pg_duckdb builds its library.
 EXTENSION = pg_grail
-EXTVERSION = 0.4.0
+EXTVERSION = 0.5.0
 MODULE_big = pg_grail
 
 OBJS = \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
+	src/pg/change_log.o \
 	src/pg/cycles.o \
 	src/pg/ddl_commands.o \
 	src/pg/edges.o \
@@ -17,6 +18,7 @@ OBJS = \
 	src/pg/image_stats.o \
 	src/pg/key_args.o \
 	src/pg/loaded_graph.o \
+	src/pg/pending.o \
 	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \
 	src/pg/reachable.o \

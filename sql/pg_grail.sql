@@ -68,6 +68,9 @@ CREATE TABLE grail.graph (
 	-- The tables the last build depends on and watches: the edge table, its inheritance ancestors
 	-- and descendants (grail._watched).
 	watched_tables regclass[] NOT NULL DEFAULT '{}',
+	-- Writes to a live graph's edge table go to grail.pending_change and queries answer for the rows
+	-- their snapshot sees; writes to another graph's table make it stale (0.5.0).
+	live          boolean NOT NULL DEFAULT false,
 	UNIQUE (namespace, name)
 );
 
@@ -82,15 +85,33 @@ CREATE TABLE grail.index_chunk (
 ALTER TABLE grail.index_chunk ALTER COLUMN data SET STORAGE EXTERNAL;
 ALTER SEQUENCE grail.graph_id_seq OWNED BY grail.graph.id;
 
--- pg_dump carries the graphs and their indexes.
+-- The changes to a live graph's edge table that its build did not read: one row per edge row written
+-- (change +1) or removed (change -1), or per edge whose count an UPDATE changed (+n or -n), written
+-- by grail._log_changes in the writer's transaction, so a query sees exactly the changes its
+-- snapshot sees; a build deletes the rows its own snapshot sees, which are the changes it read.
+-- Keys: source/target for integer keys, source_key/target_key (text, uuid as text) otherwise.
+-- No foreign key: a bulk write would check one per row; drops delete a graph's rows themselves.
+CREATE TABLE grail.pending_change (
+	graph_id   bigint NOT NULL,
+	change     int NOT NULL,
+	source     bigint,
+	target     bigint,
+	source_key text,
+	target_key text
+);
+CREATE INDEX pending_change_graph ON grail.pending_change (graph_id);
+
+-- pg_dump carries the graphs, their indexes and their pending changes.
 SELECT pg_catalog.pg_extension_config_dump('grail.graph', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.pending_change', '');
 SELECT pg_catalog.pg_extension_config_dump('grail.index_chunk', '');
 SELECT pg_catalog.pg_extension_config_dump('grail.graph_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('grail.build_seq', '');
 
-REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq FROM PUBLIC;
+REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq, grail.pending_change FROM PUBLIC;
 -- pg_dump reads them: the database's owner may dump the database.
-GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq TO pg_database_owner;
+GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq, grail.pending_change
+	TO pg_database_owner;
 GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
 -- A role sees the graphs over the edge columns it may read (as a build or query needs them).
@@ -114,7 +135,10 @@ SELECT n.nspname AS schema,
        round(g.persist_ms::numeric, 1) AS persist_ms,
        g.index_bytes,
        g.stale,
-       g.owner
+       g.owner,
+       g.live,
+       (SELECT pg_catalog.count(*) FROM grail.pending_change p
+        WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
 FROM grail.graph g
 JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
 JOIN pg_catalog.pg_class c ON c.oid = g.relid
@@ -126,7 +150,7 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 GRANT SELECT ON grail.graphs TO PUBLIC;
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness';
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its changes not yet merged (rows of grail.pending_change)';
 
 -- Graph lifecycle
 
@@ -145,6 +169,20 @@ AS 'MODULE_PATHNAME', 'grail_refresh_graph'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION grail.refresh_graph(text) IS
 'Rebuilds the index of a graph from the current contents of its edge table; returns a one-line summary.';
+
+CREATE FUNCTION grail.alter_graph(name text, live boolean)
+RETURNS void
+AS 'MODULE_PATHNAME', 'grail_alter_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.alter_graph(text, boolean) IS
+'live => true: writes to the edge table no longer make the graph stale; each query answers for the rows its snapshot sees (the last build and the changes since, read from the table while changes are pending), and grail.merge_graph() folds the changes into a new build. live => false: writes make the graph stale again (and pending changes do now). Needs ownership of the graph; waits for writers of the edge table.';
+
+CREATE FUNCTION grail.merge_graph(name text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_merge_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.merge_graph(text) IS
+'Folds the pending changes of a live graph into a new build, reading the edge table in one snapshot without blocking its writers (changes committed meanwhile stay pending); returns a one-line summary. For a graph that is not live, the same as refresh_graph().';
 
 CREATE FUNCTION grail.drop_graph(name text)
 RETURNS void
@@ -303,6 +341,15 @@ END
 $$;
 REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
 
+-- The triggers of a live graph's edge table and its descendants (grail._watch) log each statement's
+-- changes to grail.pending_change (a live graph), or mark the graph stale (another), in C
+-- (src/pg/change_log.cpp): an UPDATE that changes no edge does neither.
+CREATE FUNCTION grail._log_changes()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'grail_log_changes'
+LANGUAGE C;
+REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
+
 -- The tables a graph over edge_table depends on besides it: its inheritance (or partition)
 -- ancestors, whose writes can reach its rows, and its descendants (the table itself first), whose
 -- rows SELECT reads with its own. In C (src/pg/watch.cpp), as grail._watched reads them.
@@ -330,36 +377,54 @@ AS 'MODULE_PATHNAME', 'grail_watched'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
 
--- Drops a graph's triggers from those of tables that still exist.
-CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[])
+-- The names of a graph's triggers (grail._watch), and of those 0.4.0 put where they are now.
+CREATE FUNCTION grail._trigger_names(graph_id bigint)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT ARRAY['grail_stale_' OPERATOR(pg_catalog.||) graph_id,
+	             'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_insert',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_delete',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_truncate']
+$$;
+REVOKE ALL ON FUNCTION grail._trigger_names(bigint) FROM PUBLIC;
+
+-- Drops a graph's triggers from those of tables that still exist; keep: the names to leave.
+CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	t pg_catalog.oid;
+	trigger_name pg_catalog.name;
 BEGIN
 	FOR t IN SELECT r FROM pg_catalog.unnest(tables::pg_catalog.oid[]) r
 	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
-		EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS %I ON %s; DROP TRIGGER IF EXISTS %I ON %s',
-		                          'grail_stale_' OPERATOR(pg_catalog.||) graph_id, t::pg_catalog.regclass,
-		                          'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
-		                          t::pg_catalog.regclass);
+		FOR trigger_name IN SELECT tg.tgname FROM pg_catalog.pg_trigger tg
+		                    WHERE tg.tgrelid OPERATOR(pg_catalog.=) t
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail._trigger_names(graph_id))
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL (keep) LOOP
+			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', trigger_name, t::pg_catalog.regclass);
+		END LOOP;
 	END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUBLIC;
 
 -- Puts a graph's triggers on the tables its build depends on, removing them first from the tables
 -- of its last build, and records the tables (what grail._watched checks): on the edge table and
--- each descendant that holds rows, grail_stale_<id> (AFTER INSERT OR DELETE OR TRUNCATE, FOR EACH
--- STATEMENT) and grail_stale_<id>_update (AFTER UPDATE, FOR EACH ROW, WHEN an edge column's stored
--- value changes: UPDATE OF would look at the SET list only, and a BEFORE trigger can change an edge
--- column without it); on each ancestor and each partitioned table of the family, grail_stale_<id>
--- on every write FOR EACH STATEMENT (a write through a parent fires the parent's statement
--- triggers, not the child's; an UPDATE that moves a row to another partition fires no UPDATE
--- trigger of a partition; and a row trigger on a partitioned table would be cloned onto its
--- partitions). All ENABLE ALWAYS, so that they fire under session_replication_role = replica
--- (logical replication apply, restores) too.
+-- each descendant, grail_log_<id>_insert, _delete and _update (AFTER, FOR EACH STATEMENT, with the
+-- statement's transition tables) and, on those that hold rows, grail_log_<id>_truncate (BEFORE
+-- TRUNCATE, FOR EACH STATEMENT), all calling grail._log_changes; a statement fires the triggers of
+-- the table it names, whose transition tables hold the rows of its descendants too (a write to a
+-- partitioned table, an UPDATE that moves a row to another partition). On each ancestor,
+-- grail_stale_<id> on every write FOR EACH STATEMENT, marking the graph stale: a write through a
+-- parent reaches rows of tables outside the family too, which its transition tables do not tell
+-- apart. All ENABLE ALWAYS, so that they fire under session_replication_role = replica (restores)
+-- too. New triggers are made before old ones go: a graph missing one would be marked stale
+-- (grail._on_drop).
 CREATE FUNCTION grail._watch(graph_id bigint)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
@@ -367,45 +432,47 @@ AS $$
 DECLARE
 	g record;
 	t pg_catalog.oid;
-	statement_trigger pg_catalog.text := 'grail_stale_' OPERATOR(pg_catalog.||) graph_id;
-	update_trigger pg_catalog.text := 'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update';
+	names pg_catalog.text[] := grail._trigger_names(graph_id);
 	up pg_catalog.oid[];
 	down pg_catalog.oid[];
-	read_from pg_catalog.oid[];      -- the descendants that store rows: what a build reads
-	writes_through pg_catalog.oid[]; -- the ancestors and partitioned tables: writes reach the rows through them
 BEGIN
 	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
 	up := grail._ancestors(g.relid::pg_catalog.oid);
 	down := grail._descendants(g.relid::pg_catalog.oid);
-	read_from := ARRAY(SELECT d FROM pg_catalog.unnest(down) d JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) d
-	                   WHERE c.relkind OPERATOR(pg_catalog.<>) 'p');
-	writes_through := up OPERATOR(pg_catalog.||) ARRAY(SELECT d FROM pg_catalog.unnest(down) d
-	                                                 WHERE d OPERATOR(pg_catalog.<>) ALL (read_from));
-	-- Off the tables that left the family; replaced in place on the others (a dropped trigger would
-	-- make the graph stale, see grail._on_drop).
-	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
-	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
-	FOREACH t IN ARRAY read_from LOOP
+	FOREACH t IN ARRAY down LOOP
 		EXECUTE pg_catalog.format(
-			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
-			'EXECUTE FUNCTION grail._mark_stale(%L); '
-			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s FOR EACH ROW '
-			'WHEN (OLD.%I IS DISTINCT FROM NEW.%I OR OLD.%I IS DISTINCT FROM NEW.%I) EXECUTE FUNCTION grail._mark_stale(%L); '
-			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
-			statement_trigger, t::pg_catalog.regclass, graph_id,
-			update_trigger, t::pg_catalog.regclass, g.source_column, g.source_column, g.target_column, g.target_column,
-			graph_id, t::pg_catalog.regclass, statement_trigger, update_trigger);
-	END LOOP;
-	FOREACH t IN ARRAY writes_through LOOP
-		IF EXISTS (SELECT 1 FROM pg_catalog.pg_trigger WHERE tgrelid OPERATOR(pg_catalog.=) t
-		           AND tgname OPERATOR(pg_catalog.=) update_trigger) THEN
-			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', update_trigger, t::pg_catalog.regclass);
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6]);
 		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
 			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
-			statement_trigger, t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, statement_trigger);
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
 	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:6]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
 	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
 	WHERE id OPERATOR(pg_catalog.=) graph_id;
 END
@@ -447,6 +514,7 @@ BEGIN
 		RETURNING g.id, g.watched_tables
 	LOOP
 		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
+		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
 	END LOOP;
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
@@ -466,6 +534,13 @@ AS 'MODULE_PATHNAME', 'grail_changes_trigger_state'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
 
+-- Whether an ALTER TABLE changed the type of a column of that name (src/pg/ddl_commands.cpp).
+CREATE FUNCTION grail._alters_column_type(pg_ddl_command, source_column name, target_column name)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_alters_column_type'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._alters_column_type(pg_ddl_command, name, name) FROM PUBLIC;
+
 -- ALTER TABLE ... RENAME COLUMN of an edge column: the graph follows (its column name no longer
 -- exists; the renamed column's number comes with the command).
 -- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER,
@@ -473,6 +548,8 @@ REVOKE ALL ON FUNCTION grail._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
 -- back or the table logged again. (Not
 -- ENABLE ALWAYS: a restore creates a graph's triggers one by one and enables each always, with
 -- the graph's rows and index already in step with the table's.)
+-- ALTER COLUMN ... TYPE of an edge column rewrites its rows without firing triggers: the graph is
+-- stale.
 CREATE FUNCTION grail._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -496,6 +573,11 @@ BEGIN
 	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
 	  AND grail._changes_trigger_state(c.command)
 	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
 END
 $$;
 REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;

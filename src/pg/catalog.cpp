@@ -277,6 +277,7 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	Datum build = column("build", &null);
 	row.build = null ? 0 : DatumGetInt64(build);
 	row.stale = DatumGetBool(column("stale", &null));
+	row.live = DatumGetBool(column("live", &null));
 	Datum bytes = column("index_bytes", &null);
 	row.index_bytes = null ? 0 : DatumGetInt64(bytes);
 	row.schema = DatumGetObjectId(column("namespace", &null));
@@ -407,6 +408,43 @@ delete_graph(int64_t id) {
 		        "WHERE g.id OPERATOR(pg_catalog.=) $1",
 		        1, types, values, SPI_OK_SELECT);
 		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
+		execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
+		        SPI_OK_DELETE);
+	});
+}
+
+void
+delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
+	with_spi([&] {
+		guard([&] {
+			Oid types[] = {INT8OID};
+			Datum values[] = {Int64GetDatum(graph_id)};
+			SPIPlanPtr plan =
+			    SPI_prepare("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types);
+			if (plan == NULL)
+				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+			int rc = snapshot != nullptr
+			             ? SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, false, false, 0)
+			             : SPI_execute_plan(plan, values, NULL, false, 0);
+			if (rc != SPI_OK_DELETE)
+				elog(ERROR, "pg_grail could not delete the pending changes of graph %lld", (long long)graph_id);
+			SPI_freeplan(plan);
+		});
+	});
+}
+
+void
+set_graph_live(int64_t graph_id, bool live) {
+	with_spi([&] {
+		Oid types[] = {INT8OID, BOOLOID};
+		Datum values[] = {Int64GetDatum(graph_id), BoolGetDatum(live)};
+		execute("UPDATE grail.graph SET live = $2, stale = stale OR (NOT $2 AND EXISTS "
+		        "(SELECT 1 FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) $1)) "
+		        "WHERE id OPERATOR(pg_catalog.=) $1",
+		        2, types, values, SPI_OK_UPDATE);
+		if (!live)
+			execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
+			        SPI_OK_DELETE);
 	});
 }
 

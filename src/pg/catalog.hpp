@@ -17,6 +17,7 @@
 
 extern "C" {
 #include "access/attnum.h"
+#include "utils/snapshot.h"
 }
 
 namespace grail::pg {
@@ -33,6 +34,7 @@ struct GraphRow {
 	bool skip_nulls = false;
 	int64_t build = 0; // 0 before the first build
 	bool stale = false;
+	bool live = false; // grail.graph.live: writes are logged to grail.pending_change
 	int64_t index_bytes = 0;
 	// The graph's triggers are in place on the tables its build recorded, which are still the edge
 	// table's inheritance family (grail._watched): otherwise a change could go unseen.
@@ -100,6 +102,7 @@ Datum oid_array(const Oid *oids, int count);
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
 	double read_ms, graph_ms, scc_ms, label_ms, persist_ms;
+	double build_ms; // read to labels, wall clock
 };
 // Replaces the graph's chunks with bytes and records the build; returns the new build number.
 int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats);
@@ -107,6 +110,20 @@ int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *
 void check_index_size(const GraphRow &row);
 // The graph's index image, read from its chunks into image (row.index_bytes bytes).
 void load_index(const GraphRow &row, uint8_t *image);
+
+// The changes to a live graph's edge table that the active snapshot sees in grail.pending_change
+// (src/pg/pending.cpp): how many rows, and a fingerprint of which (their row versions), which
+// differs between two snapshots that see different rows.
+struct PendingChanges {
+	uint64_t rows = 0;
+	uint64_t fingerprint = 0;
+};
+PendingChanges visible_pending_changes(int64_t graph_id);
+// Deletes the graph's rows of grail.pending_change that snapshot sees: the changes a build that
+// read the edge table in that snapshot has taken in (all of them without a snapshot).
+void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
+// Sets grail.graph.live.
+void set_graph_live(int64_t graph_id, bool live);
 
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).

@@ -7,6 +7,10 @@
 // fires nothing). A restore's ENABLE ALWAYS of the triggers it has just created opens none, and
 // must not leave the restored graphs stale.
 //
+// grail._alters_column_type (grail._on_alter_table): whether the command changed the type of an
+// edge column, which rewrites the rows without firing a trigger (a graph's triggers do not
+// depend on its columns, so PostgreSQL allows it).
+//
 // grail._family_change (grail._on_family_change): whether the command changed a table's
 // inheritance family, and whether rows can have come or gone with it.
 #include "guard.hpp"
@@ -52,6 +56,24 @@ GRAIL_FUNCTION(grail_changes_trigger_state) {
 			return false;
 		}
 	}));
+}
+
+GRAIL_FUNCTION(grail_alters_column_type) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	const char *source = NameStr(*PG_GETARG_NAME(1)), *target = NameStr(*PG_GETARG_NAME(2));
+	if (command->type != SCT_AlterTable)
+		PG_RETURN_BOOL(false);
+	ListCell *cell;
+	foreach (cell, command->d.alterTable.subcmds) {
+		auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
+		if (!IsA(subcommand->parsetree, AlterTableCmd))
+			continue;
+		auto *alter = reinterpret_cast<AlterTableCmd *>(subcommand->parsetree);
+		if (alter->subtype == AT_AlterColumnType && alter->name != nullptr &&
+		    (strcmp(alter->name, source) == 0 || strcmp(alter->name, target) == 0))
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
 }
 
 /*

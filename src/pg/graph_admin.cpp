@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "catalog/namespace.h"
+#include "utils/snapmgr.h"
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "nodes/value.h"
@@ -45,11 +46,14 @@ edge_key_kind(Oid relid, AttrNumber attnum) {
 	return kind;
 }
 
+namespace grail::pg {
+
 /*
- * Read the edge table of a graph, build its index and store it; returns the summary line.
+ * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
+ * one) and build its index.
  */
-static std::string
-build_graph(const char *name, const GraphRow &row) {
+grail::Index
+build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
 	auto start = std::chrono::steady_clock::now();
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	grail::EdgeList edges;
@@ -58,8 +62,9 @@ build_graph(const char *name, const GraphRow &row) {
 	if (kind != grail::KeyKind::integer)
 		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind);
 	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum,
-	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges, keys.get());
-	StoredBuild stored{};
+	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges, keys.get(), snapshot);
+	StoredBuild &stored = *stored_stats;
+	stored = StoredBuild{};
 	stored.read_ms = ms_since(start);
 	stored.input_rows = int64_t(scan.rows);
 	stored.null_rows = int64_t(scan.rows - edges.size());
@@ -101,12 +106,32 @@ build_graph(const char *name, const GraphRow &row) {
 		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
 	}
 	stored.vertices = int64_t(stats.vertices);
+	stored.build_ms = ms_since(start);
 	stored.edges = int64_t(stats.edges);
 	stored.components = int64_t(stats.components);
 	stored.dag_edges = int64_t(stats.dag_edges);
 	stored.graph_ms = stats.graph_seconds * 1e3;
 	stored.scc_ms = stats.scc_seconds * 1e3;
 	stored.label_ms = stats.label_seconds * 1e3;
+	return index;
+}
+
+} // namespace grail::pg
+
+/*
+ * Read the edge table of a graph, build its index and store it; returns the summary line. For a
+ * live graph (merge), the read is in one snapshot taken now, without blocking writers, and the
+ * pending changes that snapshot sees, which the build has read, are deleted with it.
+ */
+static std::string
+build_graph(const char *name, const GraphRow &row) {
+	auto start = std::chrono::steady_clock::now();
+	Snapshot snapshot = row.live ? guard([] { return RegisterSnapshot(GetLatestSnapshot()); }) : nullptr;
+	StoredBuild stored;
+	grail::Index index = build_index(name, row, snapshot, &stored);
+	delete_pending_changes(row.id, snapshot);
+	if (snapshot != nullptr)
+		guard([&] { UnregisterSnapshot(snapshot); });
 	std::vector<uint8_t> bytes = index.serialize();
 	store_index(row.id, bytes, &stored);
 
@@ -310,18 +335,56 @@ GRAIL_FUNCTION(grail_create_graph) {
 	return text_result(build_graph(graph_name.display.c_str(), row));
 }
 
-GRAIL_FUNCTION(grail_refresh_graph) {
+/*
+ * refresh_graph and merge_graph. A graph that is not live is rebuilt under SHARE locks on its
+ * tables (its triggers mark it stale: no write may come between the read and the commit). A live
+ * graph's writers are not blocked: the build reads one snapshot and takes in the pending changes
+ * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
+ * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
+ */
+static Datum
+rebuild(FunctionCallInfo fcinfo) {
 	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
 	GraphRow row = existing_graph(name, false);
 	check_buildable(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
-	// staleness trigger waits for the row, so the other order could deadlock with it.
+	// trigger waits for the row, so the other order could deadlock with it.
+	bool blocking = !row.live || row.stale || !row.watched;
+	if (blocking)
+		guard([&] { LockRelationOid(row.relid, ShareLock); });
+	row = existing_graph(name, true);
+	if (row.live && (row.stale || !row.watched) && !blocking) {
+		guard([&] { LockRelationOid(row.relid, ShareLock); });
+		blocking = true;
+	}
+	watch_graph(row.id);
+	GraphRow building = row;
+	building.live = row.live && !blocking;
+	return text_result(build_graph(name.display.c_str(), building));
+}
+
+GRAIL_FUNCTION(grail_refresh_graph) {
+	return rebuild(fcinfo);
+}
+
+GRAIL_FUNCTION(grail_merge_graph) {
+	return rebuild(fcinfo);
+}
+
+/*
+ * alter_graph(name, live): under a SHARE lock on the edge table, so that every writer's trigger
+ * reads the graph's new mode (it reads the latest row after taking its own lock) or has finished.
+ */
+GRAIL_FUNCTION(grail_alter_graph) {
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	bool live = PG_GETARG_BOOL(1);
+	GraphRow row = existing_graph(name, false);
 	guard([&] { LockRelationOid(row.relid, ShareLock); });
 	row = existing_graph(name, true);
-	watch_graph(row.id);
-	return text_result(build_graph(name.display.c_str(), row));
+	set_graph_live(row.id, live);
+	PG_RETURN_VOID();
 }
 
 namespace grail::pg {

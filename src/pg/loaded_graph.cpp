@@ -7,6 +7,7 @@
 
 #include "catalog.hpp"
 #include "edges.hpp"
+#include "graph_admin.hpp"
 #include "image_cache.hpp"
 #include "key_args.hpp"
 #include "loaded_graph.hpp"
@@ -153,6 +154,41 @@ check_keys(const LoadedGraph &graph, const GraphName &name, std::optional<grail:
 		});
 }
 
+// A live graph as a snapshot sees it while changes are pending: its index built from the rows
+// the snapshot sees, kept for the next statement that sees the same build and the same changes.
+struct LiveBuild {
+	std::string build_uuid;
+	PendingChanges pending;
+	std::shared_ptr<LoadedGraph> graph;
+};
+
+static std::unordered_map<int64_t, LiveBuild> &
+live_cache() {
+	static auto *cache = new std::unordered_map<int64_t, LiveBuild>();
+	return *cache;
+}
+
+static std::shared_ptr<LoadedGraph>
+live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
+           std::optional<grail::KeyKind> keys) {
+	auto &cache = live_cache();
+	auto found = cache.find(row.id);
+	if (found != cache.end() && found->second.build_uuid == row.build_uuid &&
+	    found->second.pending.rows == pending.rows && found->second.pending.fingerprint == pending.fingerprint) {
+		check_keys(*found->second.graph, name, keys);
+		return found->second.graph;
+	}
+	if (found != cache.end())
+		cache.erase(found); // free the old one before building the new one
+	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
+	StoredBuild stats;
+	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
+	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), std::string());
+	cache[row.id] = LiveBuild{row.build_uuid, pending, graph};
+	check_keys(*graph, name, keys);
+	return graph;
+}
+
 static std::shared_ptr<LoadedGraph>
 open_checked(const char *text, std::optional<grail::KeyKind> keys) {
 	GraphName name = parse_graph_name(text);
@@ -180,6 +216,12 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys) {
 			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);",
 			                 quote_literal_cstr(name.quoted.c_str()))));
 		});
+
+	if (row.live) {
+		PendingChanges pending = visible_pending_changes(row.id);
+		if (pending.rows > 0)
+			return live_graph(name, row, pending, keys);
+	}
 
 	auto &cache = backend_cache();
 	auto found = cache.find(row.id);
@@ -209,6 +251,7 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys) {
 void
 forget_graph(int64_t graph_id) {
 	backend_cache().erase(graph_id);
+	live_cache().erase(graph_id);
 }
 
 LoadedGraph &

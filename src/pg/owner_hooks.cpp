@@ -4,6 +4,8 @@
 // over, DROP OWNED drops them. Like DROP OWNED and REASSIGN OWNED themselves, it sees the current
 // database only, and only backends that have loaded pg_grail run it (every backend, with
 // shared_preload_libraries = 'pg_grail'; see README, Security).
+#include "index.hpp"
+
 #include <string>
 #include <vector>
 

@@ -28,11 +28,22 @@ extern "C" {
 
 namespace grail::pg {
 
-// tgtype of the triggers grail._watch makes (see TRIGGER_TYPE_* in catalog/pg_trigger.h).
-static constexpr int16 kStatementType = TRIGGER_TYPE_INSERT | TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
-static constexpr int16 kUpdateRowType = TRIGGER_TYPE_ROW | TRIGGER_TYPE_UPDATE;
+// tgtype of the triggers grail._watch makes (see TRIGGER_TYPE_* in catalog/pg_trigger.h): on the
+// edge table and its descendants, statement triggers with transition tables for each write, and a
+// BEFORE TRUNCATE one on those that hold rows; on ancestors, one statement trigger on every write.
 static constexpr int16 kAncestorType =
     TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
+struct ExpectedTrigger {
+	const char *suffix; // of grail_log_<id>
+	int16 type;
+	bool old_table, new_table; // transition tables
+};
+static constexpr ExpectedTrigger kLogTriggers[] = {
+    {"_insert", TRIGGER_TYPE_INSERT, false, true},
+    {"_delete", TRIGGER_TYPE_DELETE, true, false},
+    {"_update", TRIGGER_TYPE_UPDATE, true, true},
+    {"_truncate", TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, false, false},
+};
 
 /*
  * The inheritance (or partition) ancestors of relid (PostgreSQL calls: run inside guard()).
@@ -59,38 +70,53 @@ add_ancestors(Oid relid, std::vector<Oid> *ancestors) {
 	table_close(inherits, AccessShareLock);
 }
 
+static Oid
+grail_function(const char *name) {
+	return LookupFuncName(list_make2(makeString(pstrdup("grail")), makeString(pstrdup(name))), 0, NULL, true);
+}
+
 /*
- * How many of table's triggers are the graph's, as grail._watch makes them: on a descendant (the
- * edge table included) the statement and the update trigger, on an ancestor the statement trigger
- * on every write. PostgreSQL calls: run inside guard().
+ * How many of table's triggers are the graph's, as grail._watch makes them: on an ancestor the
+ * statement trigger that marks the graph stale; on a descendant (the edge table included) the
+ * triggers that log its changes, the TRUNCATE one only where rows are stored. PostgreSQL calls: run
+ * inside guard().
  */
 static int
-graph_triggers(Relation triggers, Oid table, bool ancestor, Oid mark_stale, int64_t graph_id) {
-	std::string statement_name = "grail_stale_" + std::to_string(graph_id);
-	std::string update_name = statement_name + "_update";
+graph_triggers(Relation triggers, Oid table, bool ancestor, bool stores_rows, int64_t graph_id) {
+	Oid mark_stale = grail_function("_mark_stale"), log_changes = grail_function("_log_changes");
+	std::string stale_name = "grail_stale_" + std::to_string(graph_id);
+	std::string log_name = "grail_log_" + std::to_string(graph_id);
 	std::string argument = std::to_string(graph_id);
+	TupleDesc desc = RelationGetDescr(triggers);
 	ScanKeyData key;
 	ScanKeyInit(&key, Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(table));
 	SysScanDesc scan = systable_beginscan(triggers, TriggerRelidNameIndexId, true, NULL, 1, &key);
 	int found = 0;
 	while (HeapTuple tuple = systable_getnext(scan)) {
 		Form_pg_trigger t = (Form_pg_trigger)GETSTRUCT(tuple);
-		if (t->tgfoid != mark_stale || t->tgenabled != TRIGGER_FIRES_ALWAYS || t->tgnargs != 1 ||
-		    t->tgattr.dim1 != 0)
+		if (t->tgenabled != TRIGGER_FIRES_ALWAYS || t->tgnargs != 1 || t->tgattr.dim1 != 0 ||
+		    !heap_attisnull(tuple, Anum_pg_trigger_tgqual, desc))
 			continue;
 		bool null;
-		Datum args = heap_getattr(tuple, Anum_pg_trigger_tgargs, RelationGetDescr(triggers), &null);
+		Datum args = heap_getattr(tuple, Anum_pg_trigger_tgargs, desc, &null);
 		bytea *bytes = null ? nullptr : DatumGetByteaPP(args);
 		if (bytes == nullptr || VARSIZE_ANY_EXHDR(bytes) != argument.size() + 1 ||
 		    memcmp(VARDATA_ANY(bytes), argument.c_str(), argument.size() + 1) != 0)
 			continue;
-		bool has_when = !heap_attisnull(tuple, Anum_pg_trigger_tgqual, RelationGetDescr(triggers));
 		const char *name = NameStr(t->tgname);
-		if (ancestor)
-			found += name == statement_name && t->tgtype == kAncestorType && !has_when;
-		else
-			found += (name == statement_name && t->tgtype == kStatementType && !has_when) ||
-			         (name == update_name && t->tgtype == kUpdateRowType && has_when);
+		bool old_table = !heap_attisnull(tuple, Anum_pg_trigger_tgoldtable, desc);
+		bool new_table = !heap_attisnull(tuple, Anum_pg_trigger_tgnewtable, desc);
+		if (ancestor) {
+			found += t->tgfoid == mark_stale && name == stale_name && t->tgtype == kAncestorType && !old_table &&
+			         !new_table;
+			continue;
+		}
+		if (t->tgfoid != log_changes)
+			continue;
+		for (const ExpectedTrigger &expected : kLogTriggers)
+			if (name == log_name + expected.suffix && t->tgtype == expected.type && old_table == expected.old_table &&
+			    new_table == expected.new_table && (stores_rows || !(expected.type & TRIGGER_TYPE_TRUNCATE)))
+				found++;
 	}
 	systable_endscan(scan);
 	return found;
@@ -139,18 +165,16 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 	if (members != watched_tables)
 		return false;
 	return guard([&] {
-		Oid mark_stale = LookupFuncName(list_make2(makeString(pstrdup("grail")), makeString(pstrdup("_mark_stale"))),
-		                                0, NULL, true);
-		if (!OidIsValid(mark_stale))
+		if (!OidIsValid(grail_function("_mark_stale")) || !OidIsValid(grail_function("_log_changes")))
 			return false;
 		Relation triggers = table_open(TriggerRelationId, AccessShareLock);
 		bool watched = true;
 		for (Oid table : family.ancestors)
-			watched = watched && graph_triggers(triggers, table, true, mark_stale, graph_id) == 1;
-		// A partitioned table stores no rows: it is watched as an ancestor is (see grail._watch).
+			watched = watched && graph_triggers(triggers, table, true, false, graph_id) == 1;
+		// A partitioned table stores no rows: TRUNCATE fires the triggers of its partitions.
 		for (Oid table : family.descendants) {
-			bool partitioned = get_rel_relkind(table) == RELKIND_PARTITIONED_TABLE;
-			watched = watched && graph_triggers(triggers, table, partitioned, mark_stale, graph_id) == (partitioned ? 1 : 2);
+			bool stores_rows = get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE;
+			watched = watched && graph_triggers(triggers, table, false, stores_rows, graph_id) == (stores_rows ? 4 : 3);
 		}
 		table_close(triggers, AccessShareLock);
 		// An unlogged table is emptied by crash recovery, which fires no trigger.

@@ -39,7 +39,7 @@ SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.prona
 SELECT has_view('grail', 'graphs', 'the graphs view exists');
 SELECT columns_are('grail', 'graphs', ARRAY['schema', 'name', 'relation', 'source_column', 'target_column', 'vertices', 'edges',
        'components', 'dag_vertices', 'dag_edges', 'labels', 'built_at', 'build_ms', 'read_ms', 'scc_ms', 'label_ms',
-       'persist_ms', 'index_bytes', 'stale', 'owner']);
+       'persist_ms', 'index_bytes', 'stale', 'owner', 'live', 'pending_changes']);
 SELECT table_privs_are('grail', 'graphs', 'public', ARRAY['SELECT']);
 SELECT table_privs_are('grail', 'graph', 'public', ARRAY[]::text[]);
 SELECT table_privs_are('grail', 'index_chunk', 'public', ARRAY[]::text[]);

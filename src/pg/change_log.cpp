@@ -1,0 +1,377 @@
+// grail._log_changes(graph_id), the trigger that grail._watch puts on a graph's edge table and its
+// descendants (statement triggers with transition tables; BEFORE TRUNCATE). For a live graph it
+// writes the statement's edge changes to grail.pending_change in the writer's transaction, so a
+// query sees exactly the changes its snapshot sees and a build deletes exactly those it read; for
+// another graph it marks the graph stale. An UPDATE that leaves every edge as it was does neither.
+#include "index.hpp"
+
+#include <cstring>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "catalog.hpp"
+#include "key_args.hpp"
+
+extern "C" {
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace grail::pg;
+
+namespace {
+
+// Rows per INSERT into grail.pending_change.
+constexpr int kBatchRows = 8192;
+
+// What the trigger needs of the graph's row, read in the latest snapshot: a change of `live` by
+// grail.alter_graph commits under a SHARE lock on the edge table, before this writer's lock, so
+// even a REPEATABLE READ writer whose snapshot is older logs or marks stale as the graph now says.
+struct GraphState {
+	bool exists = false;
+	bool live = false;
+	std::string source_column, target_column;
+};
+
+// Plans kept for the backend's life (SPI_keepplan): a trigger fires for every write statement.
+SPIPlanPtr state_plan, stale_plan, insert_integer_plan, insert_key_plan;
+
+SPIPlanPtr
+kept_plan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types) {
+	if (*plan == nullptr) {
+		SPIPlanPtr p = SPI_prepare(sql, nargs, types);
+		if (p == nullptr)
+			elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+		SPI_keepplan(p);
+		*plan = p;
+	}
+	return *plan;
+}
+
+GraphState
+graph_state(int64_t graph_id) {
+	GraphState state;
+	guard([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(graph_id)};
+		SPIPlanPtr plan = kept_plan(&state_plan,
+		                            "SELECT g.live, g.source_column::pg_catalog.text, g.target_column::pg_catalog.text "
+		                            "FROM grail.graph g WHERE g.id OPERATOR(pg_catalog.=) $1",
+		                            1, types);
+		if (SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) !=
+		    SPI_OK_SELECT)
+			elog(ERROR, "pg_grail could not read graph %lld", (long long)graph_id);
+		if (SPI_processed == 0)
+			return;
+		bool null;
+		HeapTuple tuple = SPI_tuptable->vals[0];
+		TupleDesc desc = SPI_tuptable->tupdesc;
+		state.exists = true;
+		state.live = DatumGetBool(SPI_getbinval(tuple, desc, 1, &null));
+		state.source_column = TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &null));
+		state.target_column = TextDatumGetCString(SPI_getbinval(tuple, desc, 3, &null));
+	});
+	return state;
+}
+
+void
+mark_stale(int64_t graph_id) {
+	guard([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(graph_id)};
+		SPIPlanPtr plan = kept_plan(&stale_plan,
+		                            "UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) $1 AND NOT stale",
+		                            1, types);
+		if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "pg_grail could not mark graph %lld stale", (long long)graph_id);
+	});
+}
+
+// One edge row's endpoints as the log stores them: an integer key, or a text key (uuid in its
+// text form); has = false for NULL.
+struct Endpoint {
+	bool has = false;
+	int64_t id = 0;
+	std::string key;
+};
+
+// Reads the edge columns of rows of the trigger's relation (PostgreSQL calls: inside guard()).
+class EdgeReader {
+public:
+	void
+	open(Relation rel, const GraphState &graph) {
+		Oid relid = RelationGetRelid(rel);
+		source_ = get_attnum(relid, graph.source_column.c_str());
+		target_ = get_attnum(relid, graph.target_column.c_str());
+		if (source_ == InvalidAttrNumber || target_ == InvalidAttrNumber)
+			elog(ERROR, "pg_grail: table \"%s\" has no column \"%s\" or \"%s\"", RelationGetRelationName(rel),
+			     graph.source_column.c_str(), graph.target_column.c_str());
+		Oid type = TupleDescAttr(RelationGetDescr(rel), source_ - 1)->atttypid;
+		grail::KeyKind kind = grail::KeyKind::integer;
+		key_kind_of(type, &kind);
+		integer_ = kind == grail::KeyKind::integer;
+		type_ = type;
+	}
+	bool
+	integer() const {
+		return integer_;
+	}
+	void
+	read(TupleTableSlot *slot, Endpoint *source, Endpoint *target) const {
+		endpoint(slot, source_, source);
+		endpoint(slot, target_, target);
+	}
+
+private:
+	void
+	endpoint(TupleTableSlot *slot, AttrNumber attnum, Endpoint *out) const {
+		bool null;
+		Datum d = slot_getattr(slot, attnum, &null);
+		out->has = !null;
+		if (null)
+			return;
+		switch (type_) {
+		case INT2OID:
+			out->id = DatumGetInt16(d);
+			break;
+		case INT4OID:
+			out->id = DatumGetInt32(d);
+			break;
+		case INT8OID:
+			out->id = DatumGetInt64(d);
+			break;
+		case UUIDOID:
+			out->key = DatumGetCString(DirectFunctionCall1(uuid_out, d));
+			break;
+		default: {
+			text *t = DatumGetTextPP(d);
+			out->key.assign(VARDATA_ANY(t), VARSIZE_ANY_EXHDR(t));
+		}
+		}
+	}
+	AttrNumber source_ = 0, target_ = 0;
+	Oid type_ = InvalidOid;
+	bool integer_ = true;
+};
+
+// Collects change rows and writes them to grail.pending_change kBatchRows at a time.
+class ChangeWriter {
+public:
+	ChangeWriter(int64_t graph_id, bool integer) : graph_id_(graph_id), integer_(integer) {
+	}
+	void
+	add(int change, const Endpoint &source, const Endpoint &target) {
+		changes_.push_back(change);
+		sources_.push_back(source);
+		targets_.push_back(target);
+		if (changes_.size() == size_t(kBatchRows))
+			flush();
+	}
+	void
+	flush() {
+		if (changes_.empty())
+			return;
+		guard([&] {
+			int n = int(changes_.size());
+			Datum *change = static_cast<Datum *>(palloc(sizeof(Datum) * n));
+			Datum *source = static_cast<Datum *>(palloc(sizeof(Datum) * n));
+			Datum *target = static_cast<Datum *>(palloc(sizeof(Datum) * n));
+			bool *source_null = static_cast<bool *>(palloc(sizeof(bool) * n));
+			bool *target_null = static_cast<bool *>(palloc(sizeof(bool) * n));
+			for (int i = 0; i < n; i++) {
+				change[i] = Int32GetDatum(changes_[i]);
+				source_null[i] = !sources_[i].has;
+				target_null[i] = !targets_[i].has;
+				source[i] = value(sources_[i]);
+				target[i] = value(targets_[i]);
+			}
+			int dims[] = {n}, lbs[] = {1};
+			Oid element = integer_ ? INT8OID : TEXTOID;
+			int16 length = integer_ ? 8 : -1;
+			char align = integer_ ? TYPALIGN_DOUBLE : TYPALIGN_INT;
+			Datum values[] = {
+			    Int64GetDatum(graph_id_),
+			    PointerGetDatum(construct_array(change, n, INT4OID, 4, true, TYPALIGN_INT)),
+			    PointerGetDatum(construct_md_array(source, source_null, 1, dims, lbs, element, length, integer_, align)),
+			    PointerGetDatum(construct_md_array(target, target_null, 1, dims, lbs, element, length, integer_, align))};
+			Oid keys = integer_ ? Oid(INT8ARRAYOID) : Oid(TEXTARRAYOID);
+			Oid types[] = {INT8OID, INT4ARRAYOID, keys, keys};
+			SPIPlanPtr plan =
+			    integer_ ? kept_plan(&insert_integer_plan,
+			                         "INSERT INTO grail.pending_change (graph_id, change, source, target) "
+			                         "SELECT $1, u.c, u.s, u.t FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(c, s, t)",
+			                         4, types)
+			             : kept_plan(&insert_key_plan,
+			                         "INSERT INTO grail.pending_change (graph_id, change, source_key, target_key) "
+			                         "SELECT $1, u.c, u.s, u.t FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(c, s, t)",
+			                         4, types);
+			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "pg_grail could not log the changes of graph %lld", (long long)graph_id_);
+			pfree(change);
+			pfree(source);
+			pfree(target);
+			pfree(source_null);
+			pfree(target_null);
+		});
+		changes_.clear();
+		sources_.clear();
+		targets_.clear();
+	}
+
+private:
+	Datum
+	value(const Endpoint &e) const {
+		if (!e.has)
+			return Datum(0);
+		return integer_ ? Int64GetDatum(e.id) : PointerGetDatum(cstring_to_text_with_len(e.key.data(), int(e.key.size())));
+	}
+	int64_t graph_id_;
+	bool integer_;
+	std::vector<int> changes_;
+	std::vector<Endpoint> sources_, targets_;
+};
+
+// An edge (NULLs included) as one string, for netting an UPDATE's old rows against its new ones.
+std::string
+edge_key(const Endpoint &source, const Endpoint &target, bool integer) {
+	std::string key;
+	for (const Endpoint *e : {&source, &target}) {
+		key.push_back(e->has ? 1 : 0);
+		std::string part = !e->has ? std::string() : integer ? std::to_string(e->id) : e->key;
+		uint32_t length = uint32_t(part.size());
+		key.append(reinterpret_cast<const char *>(&length), sizeof length);
+		key += part;
+	}
+	return key;
+}
+
+// Calls fn(source, target) for each row of a transition table (PostgreSQL calls inside guard()).
+template <typename Fn>
+void
+for_each_row(Tuplestorestate *rows, Relation rel, const EdgeReader &reader, Fn &&fn) {
+	TupleTableSlot *slot = guard([&] {
+		TupleTableSlot *s = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
+		int pointer = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
+		tuplestore_select_read_pointer(rows, pointer);
+		tuplestore_rescan(rows);
+		return s;
+	});
+	Endpoint source, target;
+	uint64_t count = 0;
+	while (guard([&] {
+		if ((++count & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!tuplestore_gettupleslot(rows, true, false, slot))
+			return false;
+		reader.read(slot, &source, &target);
+		return true;
+	}))
+		fn(source, target);
+	guard([&] { ExecDropSingleTupleTableSlot(slot); });
+}
+
+// The rows a TRUNCATE of rel removes: every row committed now (a TRUNCATE holds the table's
+// ACCESS EXCLUSIVE lock, so no other writer is in progress), and this transaction's own.
+template <typename Fn>
+void
+for_each_stored_row(Relation rel, const EdgeReader &reader, Fn &&fn) {
+	Snapshot snapshot = guard([&] { return RegisterSnapshot(GetLatestSnapshot()); });
+	TableScanDesc scan = guard([&] { return table_beginscan(rel, snapshot, 0, NULL); });
+	TupleTableSlot *slot = guard([&] { return table_slot_create(rel, NULL); });
+	Endpoint source, target;
+	uint64_t count = 0;
+	while (guard([&] {
+		if ((++count & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (!table_scan_getnextslot(scan, ForwardScanDirection, slot))
+			return false;
+		reader.read(slot, &source, &target);
+		return true;
+	}))
+		fn(source, target);
+	guard([&] {
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		UnregisterSnapshot(snapshot);
+	});
+}
+
+} // namespace
+
+GRAIL_FUNCTION(grail_log_changes) {
+	auto *trigger = guard([&] {
+		if (!CALLED_AS_TRIGGER(fcinfo))
+			ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+			                errmsg("grail._log_changes() must be called as a trigger")));
+		return reinterpret_cast<TriggerData *>(fcinfo->context);
+	});
+	TriggerEvent event = trigger->tg_event;
+	if (trigger->tg_trigger->tgnargs != 1)
+		guard([] { elog(ERROR, "grail._log_changes() takes one argument, the graph id"); });
+	int64_t graph_id = guard([&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(trigger->tg_trigger->tgargs[0]))); });
+	Relation rel = trigger->tg_relation;
+
+	CatalogRights rights;
+	guard([] {
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+	});
+	GraphState graph = graph_state(graph_id);
+	if (graph.exists) {
+		EdgeReader reader;
+		guard([&] { reader.open(rel, graph); });
+		ChangeWriter log(graph_id, reader.integer());
+		if (TRIGGER_FIRED_BY_UPDATE(event)) {
+			// Net count per edge: only edges whose number of rows changed.
+			struct Net {
+				int change;
+				Endpoint source, target;
+			};
+			std::unordered_map<std::string, Net> net;
+			auto count = [&](int change) {
+				return [&, change](const Endpoint &s, const Endpoint &t) {
+					auto found = net.try_emplace(edge_key(s, t, reader.integer()), Net{0, s, t}).first;
+					found->second.change += change;
+				};
+			};
+			for_each_row(trigger->tg_oldtable, rel, reader, count(-1));
+			for_each_row(trigger->tg_newtable, rel, reader, count(+1));
+			bool changed = false;
+			for (auto &entry : net)
+				if (entry.second.change != 0) {
+					changed = true;
+					if (!graph.live)
+						break;
+					log.add(entry.second.change, entry.second.source, entry.second.target);
+				}
+			if (changed && !graph.live)
+				mark_stale(graph_id);
+		} else if (!graph.live) {
+			mark_stale(graph_id);
+		} else if (TRIGGER_FIRED_BY_INSERT(event)) {
+			for_each_row(trigger->tg_newtable, rel, reader,
+			             [&](const Endpoint &s, const Endpoint &t) { log.add(+1, s, t); });
+		} else if (TRIGGER_FIRED_BY_DELETE(event)) {
+			for_each_row(trigger->tg_oldtable, rel, reader,
+			             [&](const Endpoint &s, const Endpoint &t) { log.add(-1, s, t); });
+		} else if (TRIGGER_FIRED_BY_TRUNCATE(event)) {
+			for_each_stored_row(rel, reader, [&](const Endpoint &s, const Endpoint &t) { log.add(-1, s, t); });
+		}
+		log.flush();
+	}
+	guard([] { SPI_finish(); });
+	return PointerGetDatum(nullptr);
+}
