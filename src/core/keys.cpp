@@ -136,26 +136,65 @@ KeyDictionary::KeyDictionary(KeyKind kind, uint64_t seed, unsigned hash_shift, A
       hash_(std::move(hash)) {
 }
 
+size_t
+KeyDictionary::next_candidate(size_t slot, uint32_t tag) const noexcept {
+	size_t mask = hash_.size() - 1;
+	const Slot *table = hash_.data();
+	while (table[slot].vertex != kEmpty && table[slot].tag != tag)
+		slot = (slot + 1) & mask;
+	return slot;
+}
+
+bool
+KeyDictionary::holds(const Slot &slot, const void *bytes, size_t length) const noexcept {
+	uint64_t key_length = slot.key & kLongKey;
+	if (key_length == kLongKey)
+		key_length = offsets_[slot.vertex + 1] - offsets_[slot.vertex];
+	return key_length == length && (length == 0 || std::memcmp(bytes_.data() + (slot.key >> 24), bytes, length) == 0);
+}
+
+int64_t
+KeyDictionary::probe(size_t candidate, uint64_t hash, const void *bytes, size_t length) const noexcept {
+	size_t mask = hash_.size() - 1;
+	for (;;) {
+		const Slot &s = hash_[candidate];
+		if (s.vertex == kEmpty)
+			return -1;
+		if (holds(s, bytes, length))
+			return s.vertex;
+		candidate = next_candidate((candidate + 1) & mask, uint32_t(hash));
+	}
+}
+
 int64_t
 KeyDictionary::find(const void *bytes, size_t length) const noexcept {
 	if (hash_.empty())
 		return -1;
 	uint64_t h = xxh64(bytes, length, seed_);
-	uint32_t tag = uint32_t(h);
-	size_t mask = hash_.size() - 1;
-	const Slot *table = hash_.data();
-	for (size_t slot = size_t(h >> hash_shift_);; slot = (slot + 1) & mask) {
-		const Slot &s = table[slot];
-		if (s.vertex == kEmpty)
-			return -1;
-		if (s.tag != tag)
-			continue;
-		uint64_t key_length = s.key & kLongKey;
-		if (key_length == kLongKey)
-			key_length = offsets_[s.vertex + 1] - offsets_[s.vertex];
-		if (key_length == length && (length == 0 || std::memcmp(bytes_.data() + (s.key >> 24), bytes, length) == 0))
-			return s.vertex;
+	return probe(next_candidate(size_t(h >> hash_shift_), uint32_t(h)), h, bytes, length);
+}
+
+void
+KeyDictionary::find_two(std::string_view a, std::string_view b, int64_t vertices[2]) const noexcept {
+	if (hash_.empty()) {
+		vertices[0] = vertices[1] = -1;
+		return;
 	}
+	const std::string_view keys[2] = {a, b};
+	uint64_t hash[2];
+	size_t candidate[2];
+	for (int i = 0; i < 2; i++) {
+		hash[i] = xxh64(keys[i].data(), keys[i].size(), seed_);
+		candidate[i] = size_t(hash[i] >> hash_shift_);
+		__builtin_prefetch(&hash_[candidate[i]]);
+	}
+	for (int i = 0; i < 2; i++) {
+		candidate[i] = next_candidate(candidate[i], uint32_t(hash[i]));
+		if (hash_[candidate[i]].vertex != kEmpty)
+			__builtin_prefetch(bytes_.data() + (hash_[candidate[i]].key >> 24));
+	}
+	for (int i = 0; i < 2; i++)
+		vertices[i] = probe(candidate[i], hash[i], keys[i].data(), keys[i].size());
 }
 
 KeyDictionary::Slot

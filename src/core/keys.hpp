@@ -62,6 +62,9 @@ public:
 	// The vertex whose key is these bytes, or -1. Expected O(1) (an open-addressing hash table that is a
 	// section of the image, not rebuilt on load), allocates nothing: this is the per-row path of a query.
 	int64_t find(const void *bytes, size_t length) const noexcept;
+	// find() of two keys at once (a reachable(a, b) call): both hash slots, then both keys' bytes are
+	// fetched before either is compared, so that the two lookups' cache misses overlap.
+	void find_two(std::string_view a, std::string_view b, int64_t vertices[2]) const noexcept;
 
 	// What a damaged dictionary of a graph of `vertices` vertices breaks first ("" when nothing):
 	// the kind, one key per vertex, offsets within the bytes, uuid lengths, strictly ascending keys,
@@ -96,6 +99,12 @@ private:
 	friend class KeyDictionaryBuilder;
 	void build_hash();
 	Slot slot_of(size_t vertex, uint64_t hash) const noexcept;
+	// From slot on, the first slot that is empty or whose tag is tag: where a lookup compares bytes next.
+	size_t next_candidate(size_t slot, uint32_t tag) const noexcept;
+	// Whether the (non-empty) slot holds these key bytes.
+	bool holds(const Slot &slot, const void *bytes, size_t length) const noexcept;
+	// The vertex of the key whose hash is hash, probing from candidate (a next_candidate()), or -1.
+	int64_t probe(size_t candidate, uint64_t hash, const void *bytes, size_t length) const noexcept;
 	std::string first_unordered_key() const;
 	std::string first_hash_inconsistency() const;
 

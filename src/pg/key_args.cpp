@@ -103,6 +103,18 @@ key_vertex(const grail::Index &index, Datum key) {
 	return vertex;
 }
 
+void
+key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]) {
+	void *copy_a, *copy_b;
+	std::string_view bytes_a = key_bytes(index.keys().kind(), a, &copy_a);
+	std::string_view bytes_b = key_bytes(index.keys().kind(), b, &copy_b);
+	index.keys().find_two(bytes_a, bytes_b, vertices);
+	if (copy_a != nullptr)
+		pfree(copy_a);
+	if (copy_b != nullptr)
+		pfree(copy_b);
+}
+
 bool
 same_key(const grail::Index &index, Datum a, Datum b) {
 	void *copy_a, *copy_b;

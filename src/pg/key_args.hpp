@@ -26,6 +26,9 @@ grail::KeyKind key_type_argument(FunctionCallInfo fcinfo, int arg, const char *w
 // nothing unless the datum is compressed or stored out of line.
 int64_t key_vertex(const grail::Index &index, Datum key);
 
+// key_vertex() of the two keys of a pair, their lookups overlapped (KeyDictionary::find_two).
+void key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]);
+
 // Whether two text or uuid key datums are equal (a key the graph lacks reaches only itself).
 bool same_key(const grail::Index &index, Datum a, Datum b);
 

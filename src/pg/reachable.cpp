@@ -38,10 +38,11 @@ static Datum
 reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
 	Datum a = PG_GETARG_DATUM(1), b = PG_GETARG_DATUM(2);
-	int64_t from = key_vertex(graph.index, a), to = key_vertex(graph.index, b);
-	if (from < 0 || to < 0)
+	int64_t vertices[2];
+	key_vertices(graph.index, a, b, vertices);
+	if (vertices[0] < 0 || vertices[1] < 0)
 		return BoolGetDatum(same_key(graph.index, a, b));
-	return BoolGetDatum(graph.query.reachable(from, to));
+	return BoolGetDatum(graph.query.reachable(vertices[0], vertices[1]));
 }
 
 GRAIL_FUNCTION(grail_reachable_text) {
@@ -109,8 +110,10 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			a = DatumGetInt64(sources.values[i]);
 			b = DatumGetInt64(targets.values[i]);
 		} else {
-			a = key_vertex(graph.index, sources.values[i]);
-			b = key_vertex(graph.index, targets.values[i]);
+			int64_t vertices[2];
+			key_vertices(graph.index, sources.values[i], targets.values[i], vertices);
+			a = vertices[0];
+			b = vertices[1];
 			if (a < 0 || b < 0) {
 				answers[i] = BoolGetDatum(same_key(graph.index, sources.values[i], targets.values[i]));
 				continue;

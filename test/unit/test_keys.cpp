@@ -107,9 +107,20 @@ rank_of(const std::vector<std::string> &sorted, const std::string &key) {
 	return it != sorted.end() && *it == key ? it - sorted.begin() : -1;
 }
 
+// find(), checked against find_two() with the key in either place of the pair (beside "", which
+// a dictionary may or may not hold).
 int64_t
 find(const KeyDictionary &keys, const std::string &key) {
-	return keys.find(key.data(), key.size());
+	int64_t vertex = keys.find(key.data(), key.size());
+	int64_t empty = keys.find("", 0);
+	int64_t pair[2];
+	keys.find_two(key, "", pair);
+	EXPECT_EQ(pair[0], vertex);
+	EXPECT_EQ(pair[1], empty);
+	keys.find_two("", key, pair);
+	EXPECT_EQ(pair[0], empty);
+	EXPECT_EQ(pair[1], vertex);
+	return vertex;
 }
 
 // finish() numbers the keys in byte order, rewrites the edges into ranks, and find() finds each
