@@ -119,6 +119,13 @@ public:
 	// the id is the vertex (no table).
 	int64_t find(int64_t id) const noexcept;
 
+	// Whether the build read each edge u->v (u != v) from exactly one row: then a row deleted since
+	// removes its edge. False when some edge had several rows, and for images of builds before 0.5.0.
+	bool
+	single_row_edges() const noexcept {
+		return single_row_edges_;
+	}
+
 	// Component id of a vertex id: the smallest vertex id of its SCC. An id that is not a
 	// vertex is its own component.
 	int64_t component_id(int64_t id) const noexcept;
@@ -148,6 +155,7 @@ private:
 	BloomLabels bloom_;
 	Array<HashSlot> hash_;     // power-of-two capacity
 	unsigned hash_shift_ = 63; // 64 - log2(capacity)
+	bool single_row_edges_ = false;
 	KeyDictionary keys_;
 };
 
@@ -180,6 +188,9 @@ public:
 	last_decision() const noexcept {
 		return last_;
 	}
+
+	// Whether component ca reaches component cb (components of this index).
+	bool reachable_components(vid_t ca, vid_t cb);
 
 private:
 	enum class Verdict { no, yes, search };

@@ -29,6 +29,8 @@ constexpr size_t kHeaderV1 = 32;
 constexpr size_t kHeaderV2 = 64;
 constexpr size_t kAlign = 64;      // of every version 2 section: a Bloom record's alignment
 constexpr size_t kTableEntry = 24; // {tag u32, reserved u32, offset u64, bytes u64}
+// Index::single_row_edges(), in the hash header's second word (which readers before 0.5.0 ignore).
+constexpr uint32_t kSingleRowEdges = 1;
 
 enum Tag : uint32_t {
 	kIds = 1,
@@ -43,7 +45,7 @@ enum Tag : uint32_t {
 	kBloomMeta,
 	kBloom,
 	kTagCountV1 = kBloom,
-	kHashMeta, // version 2: {hash shift, 0}
+	kHashMeta, // version 2: {hash shift, flags} (flags from 0.5.0, 0 before: kSingleRowEdges)
 	kHash,     // version 2: the open-addressing table of Index::HashSlot
 	kTagCountV2 = kHash,
 	kKeyMeta,    // version 3: KeyMeta
@@ -258,6 +260,7 @@ struct ImageReader {
 		if (version >= 2) {
 			Array<uint32_t> hash_meta = section_array<uint32_t>(sections[kHashMeta], kHashMeta, 2, nullptr);
 			index.hash_shift_ = hash_meta[0];
+			index.single_row_edges_ = (hash_meta[1] & kSingleRowEdges) != 0;
 			index.hash_ = section_array<Index::HashSlot>(
 			    sections[kHash], kHash, count_of(sections[kHash], sizeof(Index::HashSlot), kHash), keep);
 		}
@@ -410,7 +413,7 @@ Index::serialize() const {
 	};
 	uint32_t label_meta[2] = {labels_.label_count(), 0};
 	uint32_t bloom_meta[2] = {kBloomBits, 0};
-	uint32_t hash_meta[2] = {hash_shift_, 0};
+	uint32_t hash_meta[2] = {hash_shift_, single_row_edges_ ? kSingleRowEdges : 0u};
 	KeyMeta key_meta = {uint32_t(keys_.kind()), keys_.hash_shift(), keys_.seed()};
 	const Part parts[kTagCount] = {
 	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
