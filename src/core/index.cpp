@@ -33,7 +33,9 @@ keyed_graph(const EdgeList &edges, size_t keys) {
 	g.ids.resize(keys);
 	for (size_t v = 0; v < keys; v++)
 		g.ids[v] = int64_t(v);
-	g.out = Csr::from_pairs(keys, source, target, true);
+	std::vector<RepeatedEdge> repeated;
+	g.out = Csr::from_pairs(keys, source, target, true, &repeated);
+	g.repeated.assign(repeated.begin(), repeated.end());
 	return g;
 }
 
@@ -48,16 +50,12 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st = BuildStats{};
 	st.input_edges = edges.size();
 	Index index;
-	size_t loop_free_rows = 0;
-	for (size_t i = 0; i < edges.size(); i++)
-		loop_free_rows += edges.source[i] != edges.target[i];
 
 	auto start = Clock::now();
 	index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
 	edges = EdgeList{}; // release the raw edges before the next phases allocate
 	st.vertices = index.graph_.vertex_count();
 	st.edges = index.graph_.out.edge_count();
-	index.single_row_edges_ = loop_free_rows == st.edges;
 	st.graph_seconds = seconds_since(start);
 	index.keys_ = std::move(keys);
 	uint64_t needed =

@@ -322,43 +322,47 @@ ReachabilityOverlay::widen_into(uint32_t slot, const uint32_t *iv, const uint64_
 }
 
 // The labels of A_I widened to a fixpoint over G': each component's hull covers its successors'.
+// Passes over A_I from the last component to the first, each pulling its successors' records: the
+// base DAG's edges go from lower to higher numbers, so one pass settles every path of base edges,
+// and each further pass one more inserted edge that goes back (to a lower number); it stops when
+// a pass changes nothing.
 void
 ReachabilityOverlay::widen() {
 	size_t total = components_ + added_;
 	slot_.assign(total, kNoSlot);
-	for (size_t c = 0; c < total; c++)
-		if (flags_[c] & kReachesInsertion)
+	std::vector<uint32_t> members; // A_I, descending
+	for (size_t c = total; c-- > 0;)
+		if (flags_[c] & kReachesInsertion) {
 			slot_[c] = slots_++;
+			members.push_back(uint32_t(c));
+		}
 	intervals_.resize(size_t(slots_) * 2 * labels_);
 	bloom_out_.resize(size_t(slots_) * kBloomWords);
-	for (size_t c = 0; c < total; c++)
-		if (slot_[c] != kNoSlot)
-			own_record(uint32_t(c), intervals(slot_[c]), bloom_out(slot_[c]));
-	std::vector<uint32_t> work;
-	std::vector<uint8_t> queued(total, 0);
+	for (uint32_t c : members)
+		own_record(c, intervals(slot_[c]), bloom_out(slot_[c]));
 	std::vector<uint32_t> iv(2 * labels_);
 	uint64_t bloom[kBloomWords];
-	for (const auto &[from, to] : inserted_) {
-		contribution(to, iv.data(), bloom);
-		if (widen_into(slot_[from], iv.data(), bloom) && !queued[from]) {
-			queued[from] = 1;
-			work.push_back(from);
-		}
-	}
-	size_t steps = 0;
-	while (!work.empty()) {
-		uint32_t c = work.back();
-		work.pop_back();
-		queued[c] = 0;
-		contribution(c, iv.data(), bloom);
-		for_each_predecessor(c, [&](uint32_t p) {
-			if ((++steps & 0xFFFF) == 0)
-				poll_cancel();
-			if (widen_into(slot_[p], iv.data(), bloom) && !queued[p]) {
-				queued[p] = 1;
-				work.push_back(p);
+	for (bool changed = !members.empty(); changed;) {
+		changed = false;
+		poll_cancel();
+		for (uint32_t c : members) {
+			auto pull = [&](uint32_t w) {
+				contribution(w, iv.data(), bloom);
+				changed |= widen_into(slot_[c], iv.data(), bloom);
+			};
+			// A base successor outside A_I adds nothing: the base labels hold it already.
+			if (c < components_) {
+				const Csr &dag = base_.dag();
+				bool check = flags_[c] & kVanishedOut;
+				for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
+					if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
+						pull(*w);
 			}
-		});
+			if (flags_[c] & kInsertedOut)
+				for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
+					pull(e->second);
+		}
+		passes_++;
 	}
 }
 

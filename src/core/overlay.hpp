@@ -46,6 +46,11 @@ public:
 		return slots_;
 	}
 	size_t ancestors_of_deletions() const noexcept;
+	// Passes over A_I the widening took (the last changed nothing).
+	size_t
+	widening_passes() const noexcept {
+		return passes_;
+	}
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
@@ -95,6 +100,7 @@ private:
 	Csr reversed_dag_;
 	std::vector<uint32_t> slot_;   // widened record of each component of A_I, else kNoSlot
 	uint32_t slots_ = 0;
+	size_t passes_ = 0;
 	std::vector<uint32_t> intervals_;
 	std::vector<uint64_t> bloom_out_;
 	// The search: visited marks by epoch, a target record for added targets.
