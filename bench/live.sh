@@ -8,13 +8,13 @@
 #   - single-row INSERT latency (pgbench, 1 client, CLIENT_SECONDS) with and without a live graph;
 #   - grail.merge_graph() of the pending changes against create_graph over the same rows.
 # The graph: a random DAG of VERTICES vertices and EDGES edges (each edge from a smaller id to a
-# larger one); the writes: random edges between random vertices (so some close cycles) and random
-# rows deleted. Medians of RUNS.
+# larger one); the writes: random edges from a smaller id to a larger one (the graph stays a DAG;
+# with --cyclic, in random directions, which closes cycles) and random rows deleted. Medians of RUNS.
 #   bench/live.sh [--vertices N] [--edges M] [--pending K] [--pairs P] [--bulk B] [--runs R]
-#                 [--client-seconds S]
+#                 [--client-seconds S] [--cyclic]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vertices=1000000 edges=5000000 pending=1000 pairs=1000000 bulk=1000000 runs=5 client_seconds=10
+vertices=1000000 edges=5000000 pending=1000 pairs=1000000 bulk=1000000 runs=5 client_seconds=10 cyclic=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--vertices) vertices=$2; shift 2 ;;
@@ -24,6 +24,7 @@ while [ $# -gt 0 ]; do
 	--bulk) bulk=$2; shift 2 ;;
 	--runs) runs=$2; shift 2 ;;
 	--client-seconds) client_seconds=$2; shift 2 ;;
+	--cyclic) cyclic=1; shift ;;
 	*) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -43,7 +44,12 @@ P -c "CREATE EXTENSION pg_grail" -c "SELECT setseed(0.17)" \
   -c "VACUUM ANALYZE base_edges, quiet_edges, live_edges, pairs" >/dev/null
 P -c "SELECT grail.create_graph('quiet_g', 'quiet_edges')" -c "SELECT grail.create_graph('live_g', 'live_edges')" \
   -c "SELECT grail.alter_graph('live_g', live => true)" >/dev/null
-P -c "INSERT INTO live_edges SELECT (1 + random() * ($vertices - 1))::bigint, (1 + random() * ($vertices - 1))::bigint FROM generate_series(1, $pending)" \
+if [ "$cyclic" = 1 ]; then
+	inserted="SELECT (1 + random() * ($vertices - 1))::bigint, (1 + random() * ($vertices - 1))::bigint FROM generate_series(1, $pending)"
+else
+	inserted="SELECT s, s + 1 + (random() * ($vertices - s - 1))::bigint FROM (SELECT 1 + (random() * ($vertices - 2))::bigint AS s FROM generate_series(1, $pending)) x"
+fi
+P -c "INSERT INTO live_edges $inserted" \
   -c "DELETE FROM live_edges WHERE ctid IN (SELECT ctid FROM live_edges TABLESAMPLE SYSTEM (1) ORDER BY random() LIMIT $pending)" >/dev/null
 first=$(ms -c "SET max_parallel_workers_per_gather = 0" -c "SELECT grail.reachable('live_g', 1, 2)")
 P -c "CREATE TABLE rebuilt_edges AS TABLE live_edges" -c "SELECT grail.create_graph('rebuilt_g', 'rebuilt_edges')" >/dev/null
@@ -82,7 +88,7 @@ merge=$(ms -c "SELECT grail.merge_graph('live_g')")
 create=$(ms -c "SELECT grail.refresh_graph('rebuilt_g')")
 
 echo
-echo "graph: random DAG, $vertices vertices, $edges edges; $pending rows inserted and $pending deleted ($pending_rows pending changes); $pairs pairs; median of $runs"
+echo "graph: random DAG, $vertices vertices, $edges edges; $pending rows inserted ($([ "$cyclic" = 1 ] && echo "random directions" || echo "forward")) and $pending deleted ($pending_rows pending changes); $pairs pairs; median of $runs"
 printf '| %-58s | %10s | %10s | %7s |\n' "measure" "baseline" "live" "ratio"
 printf '|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "------------" "---------"
 printf '| %-58s | %10s | %10s | %7s |\n' "count over the pairs, per-row reachable, ms (none pending)" "${count[quiet]}" "${count[live]}" "$(ratio "${count[quiet]}" "${count[live]}")"

@@ -50,7 +50,6 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 	for (const auto &[u, v] : deleted)
 		if (u == v || u >= o.vertices_ || v >= o.vertices_)
 			throw Error(ErrorKind::internal, "a deleted edge of a graph overlay is a self-loop or out of range");
-	// Added vertices' label intervals lie past every rank of the base labels.
 	const GrailLabels &labels = base.labels();
 	uint64_t max_rank = 0;
 	for (size_t c = 0; c < o.components_; c++) {
@@ -61,12 +60,22 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 	}
 	if (max_rank + 1 + added >= UINT32_MAX)
 		return nullptr;
-	o.first_added_rank_ = uint32_t(max_rank + 1);
+	o.added_intervals_.resize(added * 2 * o.labels_);
+	o.added_bloom_.assign(added * kBloomWords, 0);
+	for (size_t k = 0; k < added; k++) {
+		// Past every rank of the base labels, and a Bloom bit of its own.
+		for (unsigned i = 0; i < 2 * o.labels_; i++)
+			o.added_intervals_[k * 2 * o.labels_ + i] = uint32_t(max_rank + 1 + k);
+		unsigned bit = unsigned((uint32_t(k) * 0x9E3779B1u) >> (32 - kBloomShift));
+		o.added_bloom_[k * kBloomWords + bit / 64] |= uint64_t(1) << (bit % 64);
+	}
 	o.flags_.assign(o.components_ + added, 0);
 	if (!o.remove(deleted, inserted))
 		return nullptr;
 	o.insert(inserted);
 	o.mark_ancestors();
+	if (!o.acyclic())
+		return nullptr;
 	o.widen();
 	o.visited_.assign(o.components_ + added, 0);
 	return overlay;
@@ -272,97 +281,106 @@ ReachabilityOverlay::mark_ancestors() {
 	}
 }
 
-void
-ReachabilityOverlay::own_record(uint32_t c, uint32_t *iv, uint64_t *bloom) const {
-	if (c < components_) {
-		const uint32_t *r = base_.labels().record(c);
-		std::copy_n(r + 3, 2 * labels_, iv);
-		std::copy_n(base_.bloom().record(c).out, kBloomWords, bloom);
-		return;
-	}
-	uint32_t rank = first_added_rank_ + uint32_t(c - components_);
-	for (unsigned i = 0; i < labels_; i++)
-		iv[2 * i] = iv[2 * i + 1] = rank;
-	std::fill_n(bloom, kBloomWords, 0);
-	unsigned bit = unsigned((uint32_t(c - components_) * 0x9E3779B1u) >> (32 - kBloomShift));
-	bloom[bit / 64] |= uint64_t(1) << (bit % 64);
-}
-
-void
-ReachabilityOverlay::contribution(uint32_t c, uint32_t *iv, uint64_t *bloom) const {
-	if (slot_[c] == kNoSlot) {
-		own_record(c, iv, bloom);
-		return;
-	}
-	std::copy_n(intervals_.data() + size_t(slot_[c]) * 2 * labels_, 2 * labels_, iv);
-	std::copy_n(bloom_out_.data() + size_t(slot_[c]) * kBloomWords, kBloomWords, bloom);
-}
-
+/*
+ * Whether G' has no cycle between components (the base DAG has none; inserted edges can close one),
+ * by Kahn's algorithm over G', whose order then replaces the base numbering in the topological rule
+ * for A_I. Where every inserted edge goes from a lower number to a higher one the base numbering
+ * still orders G' and nothing needs computing.
+ */
 bool
-ReachabilityOverlay::widen_into(uint32_t slot, const uint32_t *iv, const uint64_t *bloom) noexcept {
+ReachabilityOverlay::acyclic() {
+	order_kept_ = std::all_of(inserted_.begin(), inserted_.end(), [](const auto &e) { return e.first < e.second; });
+	if (order_kept_)
+		return true;
+	size_t total = components_ + added_;
+	std::vector<uint32_t> indegree(total, 0), ready;
+	for (size_t c = 0; c < total; c++)
+		for_each_successor(uint32_t(c), [&](uint32_t w) { indegree[w]++; });
+	for (size_t c = 0; c < total; c++)
+		if (indegree[c] == 0)
+			ready.push_back(uint32_t(c));
+	order_.assign(total, 0);
+	uint32_t placed = 0;
+	while (!ready.empty()) {
+		uint32_t c = ready.back();
+		ready.pop_back();
+		order_[c] = placed++;
+		for_each_successor(c, [&](uint32_t w) {
+			if (--indegree[w] == 0)
+				ready.push_back(w);
+		});
+	}
+	return placed == total;
+}
+
+ReachabilityOverlay::Record
+ReachabilityOverlay::own_record(uint32_t c) const noexcept {
+	if (c < components_)
+		return Record{base_.labels().record(c) + 3, base_.bloom().record(c).out};
+	size_t k = c - components_;
+	return Record{added_intervals_.data() + k * 2 * labels_, added_bloom_.data() + k * kBloomWords};
+}
+
+ReachabilityOverlay::Record
+ReachabilityOverlay::contribution(uint32_t c) noexcept {
+	if (slot_[c] == kNoSlot)
+		return own_record(c);
+	return Record{intervals(slot_[c]), bloom_out(slot_[c])};
+}
+
+void
+ReachabilityOverlay::widen_into(uint32_t slot, Record from) noexcept {
+	const uint32_t *iv = from.intervals;
+	const uint64_t *bloom = from.bloom;
 	uint32_t *mine = intervals(slot);
 	uint64_t *bits = bloom_out(slot);
-	bool changed = false;
 	for (unsigned i = 0; i < labels_; i++) {
-		if (iv[2 * i] < mine[2 * i]) {
-			mine[2 * i] = iv[2 * i];
-			changed = true;
-		}
-		if (iv[2 * i + 1] > mine[2 * i + 1]) {
-			mine[2 * i + 1] = iv[2 * i + 1];
-			changed = true;
-		}
+		mine[2 * i] = std::min(mine[2 * i], iv[2 * i]);
+		mine[2 * i + 1] = std::max(mine[2 * i + 1], iv[2 * i + 1]);
 	}
 	for (unsigned k = 0; k < kBloomWords; k++)
-		if (bloom[k] & ~bits[k]) {
-			bits[k] |= bloom[k];
-			changed = true;
-		}
-	return changed;
+		bits[k] |= bloom[k];
 }
 
 // The labels of A_I widened to a fixpoint over G': each component's hull covers its successors'.
-// Passes over A_I from the last component to the first, each pulling its successors' records: the
-// base DAG's edges go from lower to higher numbers, so one pass settles every path of base edges,
-// and each further pass one more inserted edge that goes back (to a lower number); it stops when
-// a pass changes nothing.
+// G' has no cycle (acyclic()), so one pass over A_I in reverse topological order, each component
+// pulling its successors' final records, reaches it.
 void
 ReachabilityOverlay::widen() {
 	size_t total = components_ + added_;
 	slot_.assign(total, kNoSlot);
-	std::vector<uint32_t> members; // A_I, descending
+	std::vector<uint32_t> members; // A_I, successors first
 	for (size_t c = total; c-- > 0;)
 		if (flags_[c] & kReachesInsertion) {
 			slot_[c] = slots_++;
 			members.push_back(uint32_t(c));
 		}
+	if (!order_kept_)
+		std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) { return order_[a] > order_[b]; });
 	intervals_.resize(size_t(slots_) * 2 * labels_);
 	bloom_out_.resize(size_t(slots_) * kBloomWords);
-	for (uint32_t c : members)
-		own_record(c, intervals(slot_[c]), bloom_out(slot_[c]));
-	std::vector<uint32_t> iv(2 * labels_);
-	uint64_t bloom[kBloomWords];
-	for (bool changed = !members.empty(); changed;) {
-		changed = false;
-		poll_cancel();
-		for (uint32_t c : members) {
-			auto pull = [&](uint32_t w) {
-				contribution(w, iv.data(), bloom);
-				changed |= widen_into(slot_[c], iv.data(), bloom);
-			};
-			// A base successor outside A_I adds nothing: the base labels hold it already.
-			if (c < components_) {
-				const Csr &dag = base_.dag();
-				bool check = flags_[c] & kVanishedOut;
-				for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
-					if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
-						pull(*w);
-			}
-			if (flags_[c] & kInsertedOut)
-				for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
-					pull(e->second);
+	size_t done = 0;
+	for (uint32_t c : members) {
+		if ((++done & 0xFFFF) == 0)
+			poll_cancel();
+		Record own = own_record(c);
+		uint32_t *iv = intervals(slot_[c]);
+		uint64_t *bloom = bloom_out(slot_[c]);
+		for (unsigned i = 0; i < 2 * labels_; i++)
+			iv[i] = own.intervals[i];
+		for (unsigned k = 0; k < kBloomWords; k++)
+			bloom[k] = own.bloom[k];
+		// A base successor outside A_I adds nothing: the base labels hold it already.
+		if (c < components_) {
+			const Csr &dag = base_.dag();
+			bool check = flags_[c] & kVanishedOut;
+			for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
+				if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
+					widen_into(slot_[c], contribution(*w));
 		}
-		passes_++;
+		if (flags_[c] & kInsertedOut)
+			for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
+				widen_into(slot_[c], contribution(e->second));
 	}
 }
 
@@ -375,13 +393,15 @@ ReachabilityOverlay::Step
 ReachabilityOverlay::step(uint32_t c, uint32_t target) noexcept {
 	bool tree_sound = !(flags_[c] & kReachesDeletion) && c < components_ && target < components_;
 	if (slot_[c] != kNoSlot) {
+		if (order_kept_ ? c > target : order_[c] > order_[target])
+			return Step::prune;
 		const uint32_t *mine = intervals(slot_[c]);
 		for (unsigned i = 0; i < labels_; i++)
-			if (target_intervals_[2 * i] < mine[2 * i] || target_intervals_[2 * i + 1] > mine[2 * i + 1])
+			if (target_.intervals[2 * i] < mine[2 * i] || target_.intervals[2 * i + 1] > mine[2 * i + 1])
 				return Step::prune;
 		const uint64_t *bits = bloom_out(slot_[c]);
 		for (unsigned k = 0; k < kBloomWords; k++)
-			if (target_bloom_[k] & ~bits[k])
+			if (target_.bloom[k] & ~bits[k])
 				return Step::prune;
 		if (tree_sound && pruning::tree_holds(base_.labels().record(c), base_.labels().record(target)))
 			return Step::reached;
@@ -414,8 +434,7 @@ ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 		return ca < components_ && cb < components_ && base_query_.reachable_components(ca, cb);
 	// The target's own record, not its widened one: a component that reaches cb in G' has cb's
 	// record within its own (widened, or the base's where G' adds nothing to what it reaches).
-	target_intervals_.resize(2 * labels_);
-	own_record(cb, target_intervals_.data(), target_bloom_);
+	target_ = own_record(cb);
 	Step first = step(ca, cb);
 	if (first != Step::expand)
 		return first == Step::reached;

@@ -8,11 +8,14 @@
 //    in G: the base "no" rules (topological order, level, labels, Bloom filter) are unsound for
 //    them. They get widened labels instead, a fixpoint over G' (each interval the hull of its
 //    successors', each Bloom "out" set the union), which bound what they reach in G' as the base
-//    labels bound G (the labels in the manner of DAGGER, Yildirim et al.'s dynamic GRAIL).
+//    labels bound G (the labels in the manner of DAGGER, Yildirim et al.'s dynamic GRAIL), and
+//    a topological order of G' replaces the base's where inserted edges go against it.
 //  - A_D, the components that reach (in G) the tail of a vanished DAG edge, may reach less: the
 //    "yes" of the DFS-tree interval is unsound for them (the tree path may use the edge); every
 //    "no" stays sound.
 //  - A component in neither reaches in G' exactly what it reaches in G: the base query answers.
+//  - Where every inserted edge goes forward in the base's topological numbering, that numbering
+//    still orders G', and its rule prunes in A_I too.
 // A query is a search over G' with, at each component, the rules that hold for it.
 #pragma once
 #include "cpp_only.hpp"
@@ -33,7 +36,8 @@ public:
 	// base: the index as built. Vertices are the base's dense vertices 0..n-1 and added ones n..n+added-1
 	// (ids the build did not have). inserted: edges G lacks (u != v); deleted: edges of G that no row holds
 	// any more (u != v, both base vertices). Returns nullptr when the changes split a strongly connected
-	// component of the base (the overlay keeps the base's components): the caller rebuilds.
+	// component of the base or join components into a new one (the overlay keeps the base's components,
+	// and a search through a new cycle would find no label to stop it): the caller rebuilds.
 	static std::unique_ptr<ReachabilityOverlay> build(const Index &base, size_t added, const Edges &inserted,
 	                                                  const Edges &deleted);
 
@@ -46,11 +50,6 @@ public:
 		return slots_;
 	}
 	size_t ancestors_of_deletions() const noexcept;
-	// Passes over A_I the widening took (the last changed nothing).
-	size_t
-	widening_passes() const noexcept {
-		return passes_;
-	}
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
@@ -67,6 +66,7 @@ private:
 	bool remove(const Edges &deleted, const Edges &inserted);
 	void insert(const Edges &inserted);
 	void mark_ancestors();
+	bool acyclic();
 	void widen();
 	bool vanished(uint32_t from, uint32_t to) const noexcept;
 	template <typename Visit> void for_each_successor(uint32_t c, Visit &&visit) const;
@@ -80,11 +80,16 @@ private:
 	bloom_out(uint32_t slot) noexcept {
 		return bloom_out_.data() + size_t(slot) * kBloomWords;
 	}
-	// A component's intervals and Bloom "out" words: the base's, or an added vertex's own rank and bit.
-	void own_record(uint32_t c, uint32_t *intervals, uint64_t *bloom) const;
-	// What a component contributes to its G'-ancestors' widened records: its widened record, else its own.
-	void contribution(uint32_t c, uint32_t *intervals, uint64_t *bloom) const;
-	bool widen_into(uint32_t slot, const uint32_t *intervals, const uint64_t *bloom) noexcept;
+	// A component's intervals (low, high per label) and Bloom "out" words, where they lie.
+	struct Record {
+		const uint32_t *intervals;
+		const uint64_t *bloom;
+	};
+	// Its own: the base's, or an added vertex's rank past the base's and Bloom bit.
+	Record own_record(uint32_t c) const noexcept;
+	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
+	Record contribution(uint32_t c) noexcept;
+	void widen_into(uint32_t slot, Record from) noexcept;
 	enum class Step { prune, expand, reached };
 	Step step(uint32_t c, uint32_t target) noexcept;
 
@@ -92,7 +97,10 @@ private:
 	ReachabilityQuery base_query_;
 	size_t vertices_, components_, added_;
 	unsigned labels_;
-	uint32_t first_added_rank_ = 0; // an added vertex k's label interval is [first + k, first + k]
+	std::vector<uint32_t> added_intervals_; // added vertex k's own record
+	std::vector<uint64_t> added_bloom_;
+	bool order_kept_ = true;      // every inserted DAG edge goes from a lower number to a higher
+	std::vector<uint32_t> order_; // else a topological order of G' (Kahn's), by component
 	std::vector<uint8_t> flags_;    // per component, base then added
 	Edges inserted_;                // DAG edges G' has and G has not, sorted (from, to)
 	Edges inserted_reversed_;       // the same as (to, from), sorted
@@ -100,15 +108,13 @@ private:
 	Csr reversed_dag_;
 	std::vector<uint32_t> slot_;   // widened record of each component of A_I, else kNoSlot
 	uint32_t slots_ = 0;
-	size_t passes_ = 0;
 	std::vector<uint32_t> intervals_;
 	std::vector<uint64_t> bloom_out_;
-	// The search: visited marks by epoch, a target record for added targets.
+	// The search: visited marks by epoch, the target's own record.
 	std::vector<uint32_t> visited_;
 	uint32_t epoch_ = 0;
 	std::vector<uint32_t> stack_;
-	std::vector<uint32_t> target_intervals_;
-	uint64_t target_bloom_[kBloomWords];
+	Record target_{};
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };
 

@@ -72,9 +72,12 @@ changes(const Index &index, const Rows &before, const Rows &after) {
 	return c;
 }
 
-// Some rows deleted, some added (between old ids and new ones, duplicates and self-loops included).
+// Some rows deleted, some added (between old ids and new ones, duplicates and self-loops included);
+// with forward, only rows u -> v whose components come in that order in the index (so that the
+// changed graph gains no cycle), and no new ids.
 Rows
-changed_rows(const Rows &before, const std::vector<int64_t> &ids, Rng &rng, size_t deletions, size_t insertions) {
+changed_rows(const Rows &before, const std::vector<int64_t> &ids, Rng &rng, size_t deletions, size_t insertions,
+             const Index *forward = nullptr) {
 	Rows after = before;
 	for (size_t k = 0; k < deletions && !after.empty(); k++)
 		after.erase(after.begin() + long(rng.below(after.size())));
@@ -85,6 +88,14 @@ changed_rows(const Rows &before, const std::vector<int64_t> &ids, Rng &rng, size
 	};
 	for (size_t k = 0; k < insertions; k++) {
 		int64_t s = some_id(), t = rng.below(8) == 0 ? s : some_id();
+		if (forward != nullptr) {
+			s = ids[rng.below(ids.size())];
+			t = ids[rng.below(ids.size())];
+			int64_t cs = forward->components().of_vertex[size_t(forward->find(s))];
+			int64_t ct = forward->components().of_vertex[size_t(forward->find(t))];
+			if (cs > ct)
+				std::swap(s, t);
+		}
 		after.emplace_back(s, t);
 		if (rng.below(6) == 0)
 			after.emplace_back(s, t);
@@ -95,7 +106,7 @@ changed_rows(const Rows &before, const std::vector<int64_t> &ids, Rng &rng, size
 } // namespace
 
 // Every pair of vertices of random graphs after random writes; when the overlay declines, a
-// component of the build must really have split.
+// component of the build must really have split, or components have joined into a new one.
 TEST(Overlay, RandomWritesMatchOracle) {
 	size_t answered = 0, declined = 0, with_both = 0;
 	for (uint64_t seed = 0; seed < 1500; seed++) {
@@ -113,12 +124,16 @@ TEST(Overlay, RandomWritesMatchOracle) {
 		grail_test::Oracle oracle(edge_list(after));
 		if (!overlay) {
 			// Declined: some component of the build is not strongly connected over the edges that
-			// now lie inside it (the overlay does not look for paths through other components).
-			bool split = false;
+			// now lie inside it (the overlay does not look for paths through other components), or
+			// vertices of two components (or added ones) now reach each other.
+			bool split = false, joined = false;
 			for (const auto &[a, va] : c.vertex)
 				for (const auto &[b, vb] : c.vertex) {
-					if (va >= index.graph().vertex_count() || vb >= index.graph().vertex_count() ||
-					    index.component_id(a) != index.component_id(b))
+					bool both_built = va < index.graph().vertex_count() && vb < index.graph().vertex_count();
+					if (a != b && (!both_built || index.component_id(a) != index.component_id(b)) &&
+					    oracle.reachable(a, b) && oracle.reachable(b, a))
+						joined = true;
+					if (!both_built || index.component_id(a) != index.component_id(b))
 						continue;
 					Rows inside;
 					for (const auto &row : after)
@@ -130,6 +145,7 @@ TEST(Overlay, RandomWritesMatchOracle) {
 					grail_test::Oracle component(edge_list(inside));
 					split |= !component.reachable(a, b);
 				}
+			split |= joined;
 			ASSERT_TRUE(split) << "seed " << seed << ": the overlay declined, yet no component split";
 			declined++;
 			continue;
@@ -148,17 +164,18 @@ TEST(Overlay, RandomWritesMatchOracle) {
 }
 
 // A DAG large enough that Bloom bits saturate, so that the widened intervals prune too: 200
-// inserted and 200 deleted edges, 20,000 random pairs against a BFS of the changed graph.
+// inserted edges that keep it acyclic and 200 deleted ones, 20,000 random pairs against a BFS of
+// the changed graph.
 TEST(Overlay, LargeDagWithWrites) {
 	EdgeList edges = generate_random_dag(20000, 4, 5);
 	Rows before = rows_of(edges);
 	Index index = Index::build(edge_list(before), BuildOptions{});
 	Rng rng(17);
 	std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
-	Rows after = changed_rows(before, ids, rng, 200, 200);
+	Rows after = changed_rows(before, ids, rng, 200, 200, &index);
 	Changes c = changes(index, before, after);
 	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, c.added, c.inserted, c.deleted);
-	ASSERT_TRUE(overlay) << "a DAG has no component to split";
+	ASSERT_TRUE(overlay) << "a DAG with edges added in its order has no component to split or join";
 	EXPECT_GT(overlay->widened_components(), 0u);
 	EXPECT_GT(overlay->ancestors_of_deletions(), 0u);
 
