@@ -12,7 +12,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(283);
+SELECT plan(297);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 
@@ -24,6 +24,14 @@ BEGIN
 	SELECT coalesce(string_agg(fn || ': ' || mismatches, ', ') FILTER (WHERE mismatches <> 0), 'exact') INTO b
 	FROM pg_temp.live_verify(g, e, 'bigint', '424242');
 	RETURN b;
+END $$;
+-- 'stale' when the graph refuses as stale (55000), else pg_temp.st().
+CREATE FUNCTION pg_temp.state(g text, e regclass) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM grail.reachable(g, 424242, 424242);
+	RETURN pg_temp.st(g, e);
+EXCEPTION WHEN object_not_in_prerequisite_state THEN
+	RETURN 'stale';
 END $$;
 CREATE FUNCTION pg_temp.pending(g text) RETURNS bigint LANGUAGE sql AS $$
 	SELECT count(*) FROM grail.pending_change WHERE graph_id = pg_temp.live_gid(g)
@@ -123,6 +131,43 @@ SELECT is(pg_temp.st('lpg', 'lp'), 'exact', 'nor answered');
 SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'lp_e'::regclass AND tgname LIKE 'grail_%'), 0::bigint,
           'the detached table keeps none of the graph''s triggers');
 
+-- DDL that adds or removes rows without a write: a partition dropped with its rows, a table
+-- attached to or detached from the sub-partitioned partition. Each makes the graph stale; rolled
+-- back, it answers again.
+SAVEPOINT ddl;
+DROP TABLE lp_b;
+SELECT is(pg_temp.state('lpg', 'lp'), 'stale', 'a partition dropped with its rows: the graph refuses');
+ROLLBACK TO ddl;
+SELECT is(pg_temp.state('lpg', 'lp'), 'exact', 'rolled back, it answers');
+ALTER TABLE lp_c DETACH PARTITION lp_c_high;
+SELECT is(pg_temp.state('lpg', 'lp'), 'stale', 'a leaf detached from the sub-partitioned partition: the graph refuses');
+ROLLBACK TO ddl;
+CREATE TABLE lp_c_mid (source bigint, target bigint, tenant int);
+INSERT INTO lp_c_mid VALUES (5, 1000, 3);
+ALTER TABLE lp_c DETACH PARTITION lp_c_low;
+DELETE FROM lp_c_low WHERE source >= 5;
+ALTER TABLE lp_c ATTACH PARTITION lp_c_low FOR VALUES FROM (MINVALUE) TO (5);
+ALTER TABLE lp_c ATTACH PARTITION lp_c_mid FOR VALUES FROM (5) TO (10);
+SELECT is(pg_temp.state('lpg', 'lp'), 'stale', 'a table with rows attached to the sub-partitioned partition: the graph refuses');
+SELECT grail.merge_graph('lpg');
+SELECT pg_temp.live_base('lpg', 'lp');
+SELECT is(pg_temp.state('lpg', 'lp'), 'exact', 'merged, it answers with them');
+RELEASE ddl;
+-- A partition whose columns are in another order, with a dropped column: the transition tables
+-- of a write through the parent are in the parent's layout, those of a write into it in its own.
+CREATE TABLE lp_g (junk int, tenant int, target bigint, source bigint);
+ALTER TABLE lp_g DROP COLUMN junk;
+ALTER TABLE lp ATTACH PARTITION lp_g FOR VALUES IN (7);
+SELECT grail.merge_graph('lpg');
+SELECT pg_temp.live_base('lpg', 'lp');
+INSERT INTO lp (source, target, tenant) VALUES (5, 6, 7), (6, 1, 7);
+INSERT INTO lp_g (source, target, tenant) VALUES (6, 7, 7);
+UPDATE lp_g SET target = 8 WHERE (source, target) = (6, 7);
+UPDATE lp SET tenant = 7 WHERE source = 1;
+UPDATE lp SET tenant = 1, target = 9 WHERE source = 5 AND tenant = 7;
+SELECT is(pg_temp.st('lpg', 'lp'), 'exact', 'writes through the parent and into a partition of another column order');
+SELECT is(pg_temp.live_lognet('lpg', 'lp'), 0::bigint, 'logged as the edges they are');
+
 -- Replica mode (logical replication apply): the triggers fire always.
 SET session_replication_role = replica;
 INSERT INTO lp (source, target) VALUES (9, 10), (10, 9);
@@ -165,6 +210,26 @@ SELECT is(pg_temp.st('lig', 'li'), 'exact', 'TRUNCATE of the child');
 INSERT INTO li_kid VALUES (2, 7, 'w');
 TRUNCATE li;
 SELECT is(pg_temp.st('lig', 'li'), 'exact', 'TRUNCATE of the parent (and its child)');
+CREATE TABLE li_kid2 () INHERITS (li);
+SELECT is(pg_temp.state('lig', 'li'), 'exact', 'a new, empty child: the graph answers');
+INSERT INTO li_kid2 VALUES (8, 9);
+SELECT is(pg_temp.st('lig', 'li'), 'exact', 'and writes into it are logged');
+CREATE TABLE li_kid3 (extra text, target bigint, source bigint);
+INSERT INTO li_kid3 VALUES ('x', 1, 9);
+ALTER TABLE li_kid3 INHERIT li;
+SELECT is(pg_temp.state('lig', 'li'), 'stale', 'a table with rows that starts inheriting: the graph refuses');
+SELECT grail.merge_graph('lig');
+SELECT pg_temp.live_base('lig', 'li');
+INSERT INTO li_kid3 (source, target) VALUES (1, 8);
+SELECT is(pg_temp.st('lig', 'li'), 'exact', 'merged, it answers, and writes into the new child are logged');
+SAVEPOINT ddl2;
+ALTER TABLE li_kid3 NO INHERIT li;
+SELECT is(pg_temp.state('lig', 'li'), 'stale', 'a child that stops inheriting: the graph refuses');
+ROLLBACK TO ddl2;
+DROP TABLE li_kid2;
+SELECT is(pg_temp.state('lig', 'li'), 'stale', 'a child dropped with its rows: the graph refuses');
+ROLLBACK TO ddl2;
+SELECT is(pg_temp.state('lig', 'li'), 'exact', 'rolled back, it answers');
 
 -- Foreign-key cascades and BEFORE triggers.
 CREATE TABLE lk_v (id bigint PRIMARY KEY);
