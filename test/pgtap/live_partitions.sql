@@ -12,7 +12,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(297);
+SELECT plan(298);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 
@@ -257,6 +257,8 @@ INSERT INTO lk VALUES (2, 1), (5, 5), (6, 1);
 SELECT is(pg_temp.st('lkg', 'lk'), 'exact', 'a BEFORE trigger that changes and drops inserted rows');
 UPDATE lk SET target = 1 WHERE source = 8;
 SELECT is(pg_temp.st('lkg', 'lk'), 'exact', 'and updated ones');
+TRUNCATE lk_v CASCADE;
+SELECT is(pg_temp.st('lkg', 'lk'), 'exact', 'TRUNCATE ... CASCADE of the referenced table empties the edge table: answered');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -33,7 +33,7 @@ SELECT pg_temp.connect('w') AND pg_temp.connect('r') AS ls_connected \gset
 \endif
 
 \if :ls_connected
-SELECT plan(44);
+SELECT plan(48);
 \ir live_oracle.psql
 
 DROP SCHEMA IF EXISTS live_sessions CASCADE;
@@ -101,6 +101,20 @@ SELECT is(ARRAY[grail.reachable('live_sessions.g', 1, 5), grail.reachable('live_
 SELECT is(pg_temp.bad(), 'none', 'every function agrees with the oracle after the COMMIT');
 SELECT is((SELECT pending_changes FROM grail.graphs WHERE name = 'g' AND schema = 'live_sessions'), :p0::bigint + 4,
           'and the four changed rows are pending');
+
+-- Concurrent writers do not wait for each other on pg_grail's catalog.
+SELECT dblink_exec('w', 'BEGIN');
+SELECT dblink_exec('w', 'INSERT INTO live_sessions.e VALUES (30, 31), (31, 32)');
+SELECT dblink_exec('w', 'UPDATE live_sessions.e SET target = 6 WHERE (source, target) = (6, 6)');
+SELECT dblink_exec('r', 'BEGIN');
+SELECT dblink_exec('r', $$SET LOCAL lock_timeout = '2s'$$);
+SELECT lives_ok($$SELECT dblink_exec('r', 'INSERT INTO live_sessions.e VALUES (32, 30)')$$,
+                'a second writer''s INSERT does not wait for the first writer''s open transaction');
+SELECT lives_ok($$SELECT dblink_exec('r', 'DELETE FROM live_sessions.e WHERE (source, target) = (4, 5)')$$, 'nor its DELETE');
+SELECT dblink_exec('r', 'COMMIT');
+SELECT dblink_exec('w', 'COMMIT');
+SELECT is(grail.scc_component('live_sessions.g', 32), 30::bigint, 'both committed: 30, 31 and 32 are one component');
+SELECT is(pg_temp.bad(), 'none', 'every function agrees with the oracle after both writers');
 
 -- 2. Another session's ROLLBACK is never seen.
 SELECT live_sessions.answers() AS a2 \gset
