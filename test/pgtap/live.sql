@@ -13,7 +13,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(719);
+SELECT plan(720);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 
@@ -263,11 +263,21 @@ BEGIN
 	RETURN NULL;
 END $$;
 CREATE TRIGGER a_live_t_check AFTER INSERT ON live_t FOR EACH ROW EXECUTE FUNCTION pg_temp.live_t_check();
+CREATE FUNCTION pg_temp.live_t_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO live_t_seen VALUES (TG_NAME, EXISTS (SELECT 1 FROM live_t WHERE (source, target) = (4, 1)),
+	                                grail.reachable('live_tg', 4, 3));
+	RETURN NULL;
+END $$;
+CREATE TRIGGER a_live_t_statement AFTER INSERT ON live_t FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.live_t_statement();
+CREATE TRIGGER z_live_t_statement AFTER INSERT ON live_t FOR EACH STATEMENT EXECUTE FUNCTION pg_temp.live_t_statement();
 INSERT INTO live_t VALUES (3, 4), (4, 1);
-SELECT is((SELECT count(*) FROM live_t_seen WHERE sees_row), 2::bigint, 'an AFTER ROW trigger''s query sees the new rows');
-SELECT todo('queries inside the writing statement (AFTER ROW triggers) run before its changes are logged', 1);
+SELECT is((SELECT count(*) FROM live_t_seen WHERE sees_row), 4::bigint, 'the triggers'' queries see the new rows');
+SELECT is((SELECT reachable FROM live_t_seen WHERE edge = 'z_live_t_statement'), true,
+          'an AFTER STATEMENT trigger named after grail_log_<id> answers with them');
+SELECT todo('queries inside the writing statement (AFTER ROW triggers, AFTER STATEMENT triggers that fire before grail_log_<id>) run before its changes are logged', 1);
 SELECT is((SELECT array_agg(edge ORDER BY edge) FILTER (WHERE NOT reachable) FROM live_t_seen), NULL,
-          'and reachable(NEW.source, NEW.target) is true for the edge it sees');
+          'an AFTER ROW trigger (reachable(NEW.source, NEW.target)) and an AFTER STATEMENT trigger named a_... answer with them');
 SELECT is(grail.reachable('live_tg', 4, 3), true, 'the next statement answers with them');
 
 SELECT * FROM finish();
