@@ -35,7 +35,7 @@ SELECT pg_temp.connect('w') AND pg_temp.connect('r') AS ls_connected \gset
 \endif
 
 \if :ls_connected
-SELECT plan(48);
+SELECT plan(52);
 \ir live_oracle.psql
 
 DROP SCHEMA IF EXISTS live_sessions CASCADE;
@@ -224,6 +224,27 @@ SELECT dblink_exec('r', 'COMMIT');
 SELECT is(pg_temp.remote('r', 'SELECT live_sessions.check()'), '0', 'after COMMIT the reader agrees with the rows again');
 SELECT pg_temp.live_base('live_sessions.g', 'live_sessions.e');
 SELECT is(pg_temp.bad(), 'none', 'and this session too');
+
+-- 7. TRUNCATE inside a REPEATABLE READ transaction, after another session committed the DELETE
+-- of an edge that the transaction's snapshot still sees. The TRUNCATE logs the rows the latest
+-- snapshot holds (not that edge) and the other session's deletion is not visible, so through the
+-- overlay of reachable() the edge outlives the TRUNCATE in that transaction (bfs(), which reads
+-- the rows, does not). On a graph without cycles, so that no component splits (the overlay would
+-- decline and the rows be read).
+CREATE TABLE live_sessions.t (source bigint, target bigint);
+INSERT INTO live_sessions.t VALUES (1, 2), (2, 3), (5, 6);
+SELECT grail.create_graph('live_sessions.tg', 'live_sessions.t') IS NOT NULL AS made_t \gset
+SELECT grail.alter_graph('live_sessions.tg', true) IS NULL AS altered_t \gset
+SELECT dblink_exec('r', 'BEGIN ISOLATION LEVEL REPEATABLE READ');
+SELECT is(pg_temp.remote('r', $$SELECT grail.reachable('live_sessions.tg', 1, 2)$$), 't', 'a REPEATABLE READ reader sees 1 -> 2');
+SELECT dblink_exec('w', 'DELETE FROM live_sessions.t WHERE (source, target) = (1, 2)');
+SELECT dblink_exec('r', 'TRUNCATE live_sessions.t');
+SELECT is(pg_temp.remote('r', $$SELECT count(*) || '/' || (SELECT count(*) FROM grail.bfs('live_sessions.tg', 1)) FROM live_sessions.t$$),
+          '0/1', 'after its own TRUNCATE it sees no rows, and bfs() from 1 reaches only 1');
+SELECT todo('TRUNCATE in REPEATABLE READ logs the rows of the latest snapshot, not those of the transaction''s: reachable() through the overlay keeps an edge another session deleted', 1);
+SELECT is(pg_temp.remote('r', $$SELECT grail.reachable('live_sessions.tg', 1, 2)$$), 'f', 'and reachable(1, 2) is false');
+SELECT dblink_exec('r', 'ROLLBACK');
+SELECT is(grail.reachable('live_sessions.tg', 1, 2), false, 'this session sees the DELETE');
 
 SELECT * FROM finish();
 SELECT dblink_disconnect('w'), dblink_disconnect('r');
