@@ -13,7 +13,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(720);
+SELECT plan(871);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 
@@ -46,6 +46,23 @@ SELECT is((SELECT array_agg(components_delta > 0 ORDER BY round) FILTER (WHERE c
            FROM pg_temp.lo_events WHERE g = 'live_g' AND op = 'split_scc:'), NULL, 'each split_scc split a component');
 SELECT cmp_ok((SELECT count(*) FROM pg_temp.lo_events WHERE g = 'live_g' AND op IN ('join_scc:', 'split_scc:')), '>=', 4::bigint,
               'and there were some of each');
+
+-- reachable() alone, 150 more rounds on a denser graph (24 ids, many cycles), a merge every 30:
+-- the overlay of pending changes (a component joined, one split, repeated edges, keys only the
+-- changes have) against the closure.
+CREATE TABLE live_rpool (k bigint);
+INSERT INTO live_rpool SELECT k FROM live_pool UNION SELECT g FROM generate_series(10, 19) g;
+CREATE TABLE live_r (source bigint, target bigint, note text DEFAULT 'x');
+INSERT INTO live_r (source, target)
+SELECT (SELECT k FROM live_rpool ORDER BY random() + i * 0 LIMIT 1), (SELECT k FROM live_rpool ORDER BY random() + i * 0 LIMIT 1)
+FROM generate_series(1, 40) i;
+SELECT grail.create_graph('live_rg', 'live_r');
+SELECT grail.alter_graph('live_rg', true);
+SELECT pg_temp.live_base('live_rg', 'live_r');
+SELECT * FROM pg_temp.live_reach_rounds('live_rg', 'live_r', 'bigint', '123456789', 'live_rpool',
+                                        ARRAY['insert', 'insert', 'dup', 'delete', 'update', 'swap', 'join_scc', 'split_scc',
+                                              'cte', 'merge', 'truncate'], 150, 30);
+SELECT is(pg_temp.live_lognet('live_rg', 'live_r'), 0::bigint, 'after them the change log nets to the rows');
 
 -- Components joined and split on purpose: 1 -> 2 -> 3, 4 -> 5, 6.
 CREATE TABLE live_s (source bigint, target bigint, note text DEFAULT 'x');
