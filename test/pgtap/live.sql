@@ -13,7 +13,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(871);
+SELECT plan(873);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 
@@ -118,6 +118,24 @@ SELECT is(grail.scc_component('live_sg', 9223372036854775807), '-922337203685477
           'a cycle through the limits of bigint, copied in, is one component');
 SELECT is((SELECT array_agg(fn) FROM pg_temp.live_verify('live_sg', 'live_s', 'bigint', '-7') WHERE mismatches <> 0), NULL,
           'every function agrees with the oracle after COPY');
+
+-- INSERT ... ON CONFLICT (DO UPDATE of an edge, DO NOTHING, DO UPDATE of another column) and a
+-- writable CTE that updates, deletes and inserts in one statement.
+CREATE TABLE live_u (source bigint, target bigint, w int DEFAULT 0, UNIQUE (source, target));
+INSERT INTO live_u (source, target) VALUES (1, 2), (2, 3), (3, 1), (4, 5);
+SELECT grail.create_graph('live_ug', 'live_u');
+SELECT grail.alter_graph('live_ug', true);
+SELECT pg_temp.live_base('live_ug', 'live_u');
+INSERT INTO live_u (source, target) VALUES (1, 2), (5, 6) ON CONFLICT (source, target) DO UPDATE SET target = EXCLUDED.target + 10;
+INSERT INTO live_u (source, target) VALUES (2, 3), (6, 7) ON CONFLICT DO NOTHING;
+INSERT INTO live_u (source, target) VALUES (3, 1) ON CONFLICT (source, target) DO UPDATE SET w = live_u.w + 1;
+SELECT is((SELECT array_agg(fn) FROM pg_temp.live_verify('live_ug', 'live_u', 'bigint', '-9') WHERE mismatches <> 0), NULL,
+          'INSERT ... ON CONFLICT: every function agrees with the oracle');
+WITH u AS (UPDATE live_u SET target = 4 WHERE source = 3 RETURNING *),
+     d AS (DELETE FROM live_u WHERE source = 4 RETURNING *)
+INSERT INTO live_u SELECT target, source FROM d;
+SELECT is((SELECT array_agg(fn) FROM pg_temp.live_verify('live_ug', 'live_u', 'bigint', '-9') WHERE mismatches <> 0), NULL,
+          'a writable CTE that updates, deletes and inserts: every function agrees with the oracle');
 
 -- A NULL endpoint: a graph created without skip_nulls refuses, as a build would, until it goes.
 INSERT INTO live_s (source, target) VALUES (NULL, 1);
