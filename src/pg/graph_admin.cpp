@@ -18,6 +18,7 @@
 #include "settings.hpp"
 
 extern "C" {
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "utils/snapmgr.h"
 #include "catalog/pg_class.h"
@@ -120,13 +121,20 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 
 /*
  * Read the edge table of a graph, build its index and store it; returns the summary line. For a
- * live graph (merge), the read is in one snapshot taken now, without blocking writers, and the
- * pending changes that snapshot sees, which the build has read, are deleted with it.
+ * live graph (merge), the read is in one snapshot, without blocking writers, and the pending
+ * changes that snapshot sees, which the build has read, are deleted with it.
  */
 static std::string
 build_graph(const char *name, const GraphRow &row) {
 	auto start = std::chrono::steady_clock::now();
-	Snapshot snapshot = row.live ? guard([] { return RegisterSnapshot(GetLatestSnapshot()); }) : nullptr;
+	// A READ COMMITTED merge reads the latest snapshot, taken after the graph row's lock, so that it
+	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
+	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
+	// have failed with a serialization error after a concurrent merge).
+	Snapshot snapshot = row.live ? guard([] {
+		return RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
+	})
+	                             : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
 	delete_pending_changes(row.id, snapshot);

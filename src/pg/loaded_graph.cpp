@@ -284,7 +284,7 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 	std::unordered_map<uint64_t, int64_t> net; // (u << 32 | v) -> rows written less rows removed
 	for (const PendingRow &row : rows) {
 		if (!row.has_source || !row.has_target)
-			return live; // a NULL endpoint: the rebuild reads the row as create_graph would
+			return live; // a NULL endpoint (or a TRUNCATE's marker): the rebuild reads the rows
 		int64_t u = vertex_of(row, true), v = vertex_of(row, false);
 		if (n + added >= size_t(UINT32_MAX))
 			return live;
