@@ -5,6 +5,7 @@ EXTVERSION = 0.5.0
 MODULE_big = pg_grail
 
 OBJS = \
+	src/pg/activity.o \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
 	src/pg/change_log.o \
@@ -18,6 +19,7 @@ OBJS = \
 	src/pg/image_stats.o \
 	src/pg/key_args.o \
 	src/pg/loaded_graph.o \
+	src/pg/merge_worker.o \
 	src/pg/pending.o \
 	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \

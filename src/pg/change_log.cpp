@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "activity.hpp"
 #include "catalog.hpp"
 #include "key_args.hpp"
 
@@ -226,9 +227,15 @@ public:
 			pfree(source_null);
 			pfree(target_null);
 		});
+		written_ += changes_.size();
 		changes_.clear();
 		sources_.clear();
 		targets_.clear();
+	}
+
+	uint64_t
+	written() const {
+		return written_;
 	}
 
 private:
@@ -242,6 +249,7 @@ private:
 	bool integer_;
 	std::vector<int> changes_;
 	std::vector<Endpoint> sources_, targets_;
+	uint64_t written_ = 0;
 };
 
 // An edge (NULLs included) as one string, for netting an UPDATE's old rows against its new ones.
@@ -371,6 +379,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			for_each_stored_row(rel, reader, [&](const Endpoint &s, const Endpoint &t) { log.add(-1, s, t); });
 		}
 		log.flush();
+		note_pending_changes(log.written());
 	}
 	guard([] { SPI_finish(); });
 	return PointerGetDatum(nullptr);
