@@ -373,7 +373,11 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 		guard([&] { LockRelationOid(row.relid, ShareLock); });
 		blocking = true;
 	}
-	watch_graph(row.id);
+	// Re-making the triggers (CREATE OR REPLACE TRIGGER) takes a SHARE ROW EXCLUSIVE lock on the
+	// tables, held to the commit: a merge of a live graph whose triggers are all in place (what
+	// it checked) leaves them, so that writers are not blocked during its build.
+	if (blocking)
+		watch_graph(row.id);
 	GraphRow building = row;
 	building.live = row.live && !blocking;
 	std::string summary = build_graph(name.display.c_str(), building, command);
