@@ -278,6 +278,8 @@ grail_merge_launcher_main(Datum) {
 				e->last_start = now;
 			}
 			list_free(due);
+		} else {
+			first = true; // merges turned back on: look at every database again
 		}
 		(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
