@@ -378,7 +378,8 @@ GRAIL_FUNCTION(grail_activity) {
 	int count = 0;
 	ProgressSlot *copies = nullptr;
 	if (shared != nullptr) {
-		copies = guard([] { return static_cast<ProgressSlot *>(palloc(sizeof(ProgressSlot) * shared->progress_slots)); });
+		copies =
+		    guard([] { return static_cast<ProgressSlot *>(palloc(sizeof(ProgressSlot) * shared->progress_slots)); });
 		for (int i = 0; i < shared->progress_slots; i++) {
 			ProgressSlot *slot = &shared->progress[i];
 			SpinLockAcquire(&slot->mutex);
@@ -407,7 +408,8 @@ GRAIL_FUNCTION(grail_activity) {
 				auto column_select = [&](AttrNumber attnum) {
 					bool gone = false;
 					return table_select ||
-					       (pg_attribute_aclcheck_ext(s.relid, attnum, role, ACL_SELECT, &gone) == ACLCHECK_OK && !gone);
+					       (pg_attribute_aclcheck_ext(s.relid, attnum, role, ACL_SELECT, &gone) == ACLCHECK_OK &&
+					        !gone);
 				};
 				if (!column_select(s.source) || !column_select(s.target))
 					continue;
@@ -429,8 +431,8 @@ GRAIL_FUNCTION(grail_activity) {
 			                    unit ? CStringGetTextDatum(unit) : Datum(0),
 			                    TimestampTzGetDatum(s.started),
 			                    TimestampTzGetDatum(s.phase_started)};
-			bool nulls[12] = {false, false, schema_name == nullptr, false, false, false, false,
-			                  s.done < 0, s.total < 0, unit == nullptr, false, false};
+			bool nulls[12] = {false,      false,       schema_name == nullptr, false, false, false, false,
+			                  s.done < 0, s.total < 0, unit == nullptr,        false, false};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	});

@@ -40,8 +40,8 @@ enum class BuildPhase {
 // Progress is reported through the free functions below, which do nothing without one.
 class BuildProgress {
 public:
-	BuildProgress(BuildCommand command, int64_t graph_id, Oid schema, const char *name, Oid relid,
-	              AttrNumber source, AttrNumber target);
+	BuildProgress(BuildCommand command, int64_t graph_id, Oid schema, const char *name, Oid relid, AttrNumber source,
+	              AttrNumber target);
 	~BuildProgress();
 	BuildProgress(const BuildProgress &) = delete;
 	BuildProgress &operator=(const BuildProgress &) = delete;

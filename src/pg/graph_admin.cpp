@@ -408,8 +408,8 @@ public:
 		guard([&] {
 			SetUserIdAndSecContext(role, saved_context_ | SECURITY_RESTRICTED_OPERATION);
 			guc_level_ = NewGUCNestLevel();
-			(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION,
-			                        GUC_ACTION_SAVE, true, 0, false);
+			(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+			                        true, 0, false);
 		});
 	}
 	~RunAsRole() {

@@ -56,11 +56,11 @@ namespace {
 
 // The launcher's view of one database.
 struct DatabaseEntry {
-	Oid database; // hash key
-	uint64_t logged;      // the database's counter as last read
-	uint64_t seen;        // the counter when its last worker started
-	bool check;           // look at it once (launcher start, rescan, a worker that could not start)
-	bool urgent;          // a multiple of the threshold was passed since its last worker started
+	Oid database;    // hash key
+	uint64_t logged; // the database's counter as last read
+	uint64_t seen;   // the counter when its last worker started
+	bool check;      // look at it once (launcher start, rescan, a worker that could not start)
+	bool urgent;     // a multiple of the threshold was passed since its last worker started
 	TimestampTz last_start;
 	TimestampTz retry_at; // a merge failed: look again then (0: no)
 	BackgroundWorkerHandle *worker;
@@ -186,7 +186,8 @@ grail_merge_launcher_main(Datum) {
 	ctl.entrysize = sizeof(DatabaseEntry);
 	databases = hash_create("pg_grail merge launcher databases", 64, &ctl, HASH_ELEM | HASH_BLOBS);
 	int slots = database_slots();
-	auto *changes = static_cast<DatabaseChanges *>(MemoryContextAlloc(TopMemoryContext, sizeof(DatabaseChanges) * slots));
+	auto *changes =
+	    static_cast<DatabaseChanges *>(MemoryContextAlloc(TopMemoryContext, sizeof(DatabaseChanges) * slots));
 
 	set_merge_launcher(true);
 	before_shmem_exit(launcher_exit, 0);
@@ -265,8 +266,9 @@ grail_merge_launcher_main(Datum) {
 				uint64_t logged = e->logged;
 				if (!start_worker(e)) {
 					if (!warned_no_slot)
-						ereport(LOG, (errmsg("pg_grail could not start a merge worker: no background worker slot is free"),
-						              errhint("Raise max_worker_processes; the merge is retried meanwhile.")));
+						ereport(LOG,
+						        (errmsg("pg_grail could not start a merge worker: no background worker slot is free"),
+						         errhint("Raise max_worker_processes; the merge is retried meanwhile.")));
 					warned_no_slot = true;
 					e->check = true;
 					timeout = Min(timeout, 1000L);
