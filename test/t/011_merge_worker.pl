@@ -1,7 +1,8 @@
 # Background merges (issue 14): with pg_grail preloaded, a worker merges a live graph once its
 # pending changes reach grail.merge_threshold, without blocking readers or writers, as the graph's
-# owner; grail.activity shows the merge in progress to those allowed to see it; a merge that fails,
-# is cancelled or is terminated leaves the previous build and every pending change; nothing merges
+# owner; grail.activity shows the merge (and a merge_graph() by hand) in progress to those allowed
+# to see it; a merge that fails, is cancelled, is terminated or is killed (kill -9, crash recovery)
+# leaves the previous build and every pending change; nothing merges
 # with the threshold at 0; a restart finds the graphs that passed it; a server without a free
 # background worker slot says so and keeps the changes pending.
 use strict;
@@ -18,6 +19,7 @@ shared_preload_libraries = 'pg_grail'
 grail.merge_threshold = 1000
 grail.merge_naptime = 1
 max_connections = 30
+restart_after_crash = on
 });
 $node->start;
 
@@ -178,6 +180,40 @@ ok($node->poll_query_until('postgres', qq{SELECT build_uuid <> '$build1' FROM gr
 cmp_ok(pending(), '<', 1000, 'and took in the pending changes its snapshot saw');
 is($node->safe_psql('postgres', 'SELECT in_step()'), 't', 'in step with the table');
 is($node->safe_psql('postgres', 'SELECT mismatches(300)'), 0, 'answers equal a recomputation');
+
+# merge_graph() by hand shows in grail.activity too (held the same way, below the threshold).
+$node->safe_psql('postgres', q{SELECT grail.merge_graph('g')});
+write_rows(10);
+$locker = $node->background_psql('postgres');
+$locker->query_safe('BEGIN');
+$locker->query_safe('SELECT count(*) FROM (SELECT 1 FROM grail.pending_change FOR UPDATE) s');
+my $merger = $node->background_psql('postgres');
+$merger->query_until(qr/merging/, q{\echo merging
+SELECT count(*) FROM (SELECT grail.merge_graph('g')) m;
+});
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM grail.activity WHERE graph = 'g' AND command = 'merge_graph' AND phase = 'deleting merged changes'}),
+	'grail.activity shows a merge_graph() in progress');
+$locker->query_safe('COMMIT');
+$locker->quit;
+$merger->quit;
+ok($node->poll_query_until('postgres', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'g'}),
+	'it completes once the lock is gone');
+
+# kill -9 of a merging worker: crash recovery; the merge is rolled back, nothing is lost, and the
+# launcher, started again, merges the graph without a new write.
+$locker = $node->background_psql('postgres', on_error_stop => 0);
+hold_merge($locker);
+$pid = $node->safe_psql('postgres', q{SELECT pid FROM grail.activity WHERE graph = 'g'});
+$log_offset = -s $node->logfile;
+kill 'KILL', $pid;
+ok($node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset), 'kill -9 of the merge worker: crash recovery');
+ok($node->poll_query_until('postgres', 'SELECT in_step()'), 'after recovery: the build and the pending changes add up');
+eval { $locker->quit };
+ok($node->poll_query_until('postgres', q{SELECT pending_changes < 1000 FROM grail.activity WHERE graph = 'g'}),
+	'and the restarted launcher merges the graph');
+is($node->safe_psql('postgres', 'SELECT in_step()'), 't', 'the merge added up');
+is($node->safe_psql('postgres', 'SELECT mismatches(200)'), 0, 'answers equal a recomputation');
 
 # 4. The merge runs with the owner's rights: an owner who may no longer read the table gets no
 # merge (the worker is a superuser, but does not lend that to the owner).
