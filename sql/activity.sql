@@ -36,3 +36,7 @@ RESET ROLE;
 DROP ROLE activity_reader;
 SELECT grail.drop_graph('activity_graph');
 DROP TABLE activity_edges;
+-- The background merge's settings: defaults and who may set them (postgresql.conf, reload).
+SELECT name, boot_val, unit, context, min_val, max_val FROM pg_settings
+WHERE name IN ('grail.merge_threshold', 'grail.merge_naptime', 'grail.max_merge_workers') ORDER BY name;
+SET grail.merge_threshold = 5;
