@@ -366,9 +366,13 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
 		guard([&] { LockRelationOid(row.relid, ShareLock); });
-	row = existing_graph(name, true);
-	if (background && (row.id != background_id || !row.live || row.stale || !row.watched))
+	// A graph dropped or given away meanwhile (the row lock waited for that) is no error for a
+	// background merge, which leaves it.
+	if (background && (!find_graph(name, &row, true) || row.id != background_id || !row.live || row.stale ||
+	                   !row.watched || !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
 		return std::string();
+	if (!background)
+		row = existing_graph(name, true);
 	if (row.live && (row.stale || !row.watched) && !blocking) {
 		guard([&] { LockRelationOid(row.relid, ShareLock); });
 		blocking = true;

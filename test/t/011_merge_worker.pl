@@ -264,5 +264,28 @@ ok($node->wait_for_log(qr/could not start a merge worker: no background worker s
 is(pending(), 1200, 'and the changes stay pending');
 is($node->safe_psql('postgres', 'SELECT mismatches(200)'), 0, 'answering right');
 
+# 8. A graph dropped while a merge waits for it: the merge leaves it, with no error.
+$node->append_conf('postgresql.conf', "max_worker_processes = 8\n");
+$node->restart;
+ok($node->poll_query_until('postgres', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'g'}),
+	'with worker slots again, the graph is merged');
+$node->safe_psql('postgres', 'ALTER SYSTEM SET grail.merge_threshold = 0; SELECT pg_reload_conf()');
+write_rows(1100);
+my $dropper = $node->background_psql('postgres');
+$dropper->query_safe('BEGIN');
+$dropper->query_safe(q{SELECT grail.drop_graph('g')});
+$log_offset = -s $node->logfile;
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET grail.merge_threshold; SELECT pg_reload_conf()');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker' AND wait_event_type = 'Lock'}),
+	'a merge waits for the graph that a transaction drops');
+$dropper->query_safe('COMMIT');
+$dropper->quit;
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker'}),
+	'the drop committed, the worker ends');
+my $log = slurp_file($node->logfile, $log_offset);
+unlike($log, qr/ERROR/, 'without an error');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.pending_change}), 0, 'the dropped graph left no pending change');
+
 $node->stop;
 done_testing();
