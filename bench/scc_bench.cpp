@@ -182,10 +182,11 @@ main(int argc, char **argv) {
 			device.push_back(t.detect_ms + t.numbering_ms);
 		}
 		std::printf("work: trim passes %u (%llu vertices; start %.2f ms), rounds %u, sweeps %u (%.2f ms)%s, levels "
-		            "%u (Kahn %.2f ms)%s\n",
+		            "%u (Kahn %.2f ms)%s; numbering (last run): cross edges %.2f, Kahn + select + wait %.2f, "
+		            "order %.2f ms\n",
 		            t.trim_passes, (unsigned long long)t.trimmed, t.trim_ms, t.rounds, t.sweeps, t.propagate_ms,
 		            t.mixed_keys ? " under mixed keys" : "", t.levels, t.kahn_ms,
-		            t.host_numbering ? " (numbered on the host)" : "");
+		            t.host_numbering ? " (numbered on the host)" : "", t.cross_ms, t.sync_ms, t.order_ms);
 		std::printf("RESULT %-18s n=%zu m=%zu comps=%zu largest=%zu | cpu %.1f ms | gpu total %.2f ms: upload %.2f "
 		            "detect %.2f numbering %.2f download %.2f | device %.2f ms | speedup total %.1fx, device %.1fx\n",
 		            name.c_str(), n, csr.edge_count(), cpu.count(), largest, cpu_ms, median(total), median(upload),

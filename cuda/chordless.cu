@@ -46,6 +46,7 @@
 #include <algorithm>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ constexpr size_t kMaxCycleBuffer = size_t(4) << 20;
 // The first launch of an enumeration stops at this many cycle words, so that the first rows come
 // at once; each later launch asks for twice as many, up to three quarters of a buffer.
 constexpr size_t kFirstDownloadWords = size_t(1) << 16;
+// The smallest pinned staging buffer a search allocates (words): a first download's goal.
+constexpr size_t kFirstStaging = kFirstDownloadWords;
 // A launch returns to the host after this much device time, so that cancellation is polled.
 constexpr uint64_t kLaunchNs = 20'000'000;
 constexpr int kSearchThreads = 512;
@@ -756,6 +759,82 @@ search_kernel_for(uint32_t words) {
 	}
 }
 
+// Pinned host buffers for the cycle downloads, kept by the process between enumerations:
+// cudaMallocHost costs about 0.3 ms per MiB here and cudaFreeHost as much, more than a small
+// graph's whole search. A search takes a buffer as large as its first download needs (128 KiB
+// at least), the full cycle buffer once a download outgrows it, and gives its buffers back when
+// it ends; the pool keeps the two largest of at most kMaxCycleBuffer bytes (8 MiB together) for
+// the next search of the process and frees the rest.
+class StagingPool {
+public:
+	struct Buffer {
+		CycleWord *data = nullptr;
+		size_t words = 0;
+	};
+
+	static StagingPool &
+	instance() {
+		static StagingPool pool; // freed at exit, before the CUDA runtime's own teardown
+		return pool;
+	}
+
+	// A buffer of at least `need` words: the smallest kept one that is large enough, else a new
+	// one of `size` words (size >= need).
+	Buffer
+	take(size_t need, size_t size) {
+		{
+			std::lock_guard<std::mutex> lock(mutex_);
+			auto best = kept_.end();
+			for (auto k = kept_.begin(); k != kept_.end(); ++k)
+				if (k->words >= need && (best == kept_.end() || k->words < best->words))
+					best = k;
+			if (best != kept_.end()) {
+				Buffer b = *best;
+				kept_.erase(best);
+				return b;
+			}
+		}
+		Buffer b;
+		CUDA_CHECK(cudaMallocHost(&b.data, size * sizeof(CycleWord)));
+		b.words = size;
+		return b;
+	}
+
+	// Never throws: runs while an Error unwinds.
+	void
+	give(Buffer b) noexcept {
+		if (!b.data)
+			return;
+		if (b.words * sizeof(CycleWord) > kMaxCycleBuffer) {
+			cudaFreeHost(b.data); // a graph with very long rows: not kept
+			return;
+		}
+		Buffer spare{};
+		{
+			std::lock_guard<std::mutex> lock(mutex_);
+			kept_.push_back(b);
+			if (kept_.size() > kKept) {
+				auto smallest = std::min_element(kept_.begin(), kept_.end(),
+				                                 [](const Buffer &x, const Buffer &y) { return x.words < y.words; });
+				spare = *smallest;
+				kept_.erase(smallest);
+			}
+		}
+		if (spare.data)
+			cudaFreeHost(spare.data);
+	}
+
+	~StagingPool() {
+		for (const Buffer &b : kept_)
+			cudaFreeHost(b.data);
+	}
+
+private:
+	static constexpr size_t kKept = 2;
+	std::mutex mutex_;
+	std::vector<Buffer> kept_;
+};
+
 // Adds the time from construction to destruction to a timing field.
 class Stopwatch {
 public:
@@ -813,9 +892,11 @@ public:
 	}
 
 	~Search() {
-		// Nothing may still write into buffers being freed.
+		// Nothing may still write into buffers being freed or handed on.
 		cudaStreamSynchronize(stream_.get());
 		cudaStreamSynchronize(copies_.get());
+		for (StagingPool::Buffer &b : staging_)
+			StagingPool::instance().give(b);
 	}
 
 	// Counting: launches until the search is complete.
@@ -859,7 +940,7 @@ public:
 				Stopwatch watch(timings.download_ms);
 				CUDA_CHECK(cudaEventSynchronize(downloaded_[pending_buffer_].get()));
 				pending_ = false;
-				staged_ = staging_[pending_buffer_].get();
+				staged_ = staging_[pending_buffer_].data;
 				staged_words_ = pending_words_;
 				block_cycles_ = pending_cycles_;
 				return true;
@@ -875,7 +956,7 @@ public:
 	next_cycle(std::vector<vid_t> &vertices) {
 		if (read_ == staged_words_)
 			return false;
-		const CycleWord *r = staged_->data() + read_;
+		const CycleWord *r = staged_ + read_;
 		const uint32_t length = r[0], bits = code_bits_, mask = (1u << bits) - 1;
 		read_ += record_words(length, bits);
 		vid_t current = r[1];
@@ -1053,14 +1134,20 @@ private:
 	void
 	start_download() {
 		Stopwatch watch(timings.download_ms);
-		auto &staging = staging_[buffer_];
-		if (!staging) // pinned allocations are slow (about 1 ms per 4 MiB here): one per buffer
-			staging = std::make_unique<PinnedBuffer<CycleWord>>(cycle_capacity_);
+		StagingPool::Buffer &staging = staging_[buffer_];
+		if (staging.words < launch_words_) {
+			// First as large as this download needs; once outgrown, the whole cycle buffer. The
+			// buffer's last download is done: the launch that refilled it waited for it.
+			const size_t size = staging.data ? cycle_capacity_ : std::max(launch_words_, kFirstStaging);
+			StagingPool::instance().give(staging);
+			staging = {};
+			staging = StagingPool::instance().take(launch_words_, std::min(size, cycle_capacity_));
+		}
 		cudaStream_t c = copies_.get();
 		// After the launch that wrote the buffer.
 		launch_done_.record(stream_.get());
 		CUDA_CHECK(cudaStreamWaitEvent(c, launch_done_.get(), 0));
-		CUDA_CHECK(cudaMemcpyAsync(staging->data(), cycles_[buffer_].data(), launch_words_ * sizeof(CycleWord),
+		CUDA_CHECK(cudaMemcpyAsync(staging.data, cycles_[buffer_].data(), launch_words_ * sizeof(CycleWord),
 		                           cudaMemcpyDeviceToHost, c));
 		downloaded_[buffer_].record(c);
 		downloads_queued_[buffer_] = true;
@@ -1106,8 +1193,8 @@ private:
 	unsigned pending_buffer_ = 0;
 	size_t pending_words_ = 0, pending_cycles_ = 0;
 
-	std::unique_ptr<PinnedBuffer<CycleWord>> staging_[2]; // downloaded cycles
-	PinnedBuffer<CycleWord> *staged_ = nullptr;
+	StagingPool::Buffer staging_[2]; // downloaded cycles, pinned (from the process's pool)
+	const CycleWord *staged_ = nullptr;
 	size_t staged_words_ = 0, read_ = 0, block_cycles_ = 0;
 };
 

@@ -19,6 +19,7 @@ SccDevice::SccDevice(const Csr &g, cudaStream_t stream)
       cross_start(g.vertex_count() + 1), in_degree(g.vertex_count()),
       level(g.vertex_count()), frontier{DeviceBuffer<vid_t>(g.vertex_count()), DeviceBuffer<vid_t>(g.vertex_count())},
       big(g.vertex_count()), progress(1), host_progress(1) {
+	temp.get(numbering_temp_bytes(g.vertex_count()));
 }
 
 size_t
@@ -56,7 +57,8 @@ strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
 	mark(1);
 	scc::detect_components(d, s, t);
 	mark(2);
-	scc::DeviceNumbering numbering = scc::number_on_device(d, s);
+	TimingProbe probe(timings != nullptr, 4, s);
+	scc::DeviceNumbering numbering = scc::number_on_device(d, s, probe);
 	t.levels = numbering.levels;
 	t.kahn_ms = numbering.kahn_ms;
 	Components result;
@@ -85,6 +87,11 @@ strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
 		t.detect_ms = marks[2]->since(*marks[1]);
 		t.numbering_ms = marks[3]->since(*marks[2]);
 		t.download_ms = marks[4]->since(*marks[3]);
+		if (numbering.done) { // else mark 3 was never recorded
+			t.cross_ms = probe.between(0, 1);
+			t.sync_ms = probe.between(1, 3);
+			t.order_ms = marks[3]->since(*marks[2]) - probe.between(0, 3);
+		}
 	}
 	return result;
 }

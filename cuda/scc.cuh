@@ -9,6 +9,7 @@
 #include "buffer.cuh"
 #include "device_csr.cuh"
 #include "gpu.hpp"
+#include "probe.cuh"
 
 #include <cstdint>
 #include <vector>
@@ -84,7 +85,13 @@ struct DeviceNumbering {
 // once (to size the sort); the result is ready once the stream reaches the end of what it queued.
 // Gives up (done false) when the condensation is deeper than the device's level budget; the caller
 // then numbers on the host.
-DeviceNumbering number_on_device(SccDevice &d, cudaStream_t stream);
+// probe: marks 0 (start), 1 (edges between components grouped), 2 (Kahn levels queued), 3 (after
+// the one synchronisation); the sort and numbers end with the caller's next mark.
+DeviceNumbering number_on_device(SccDevice &d, cudaStream_t stream, TimingProbe &probe);
+
+// CUB temporary storage the numbering of n vertices needs at most: reserved with the other arrays,
+// so that the numbering allocates and frees nothing (a cudaFree waits for the device).
+size_t numbering_temp_bytes(vid_t n);
 
 // The host's numbering of labels (each vertex's smallest component member): Kahn's algorithm with
 // its queue seeded in ascending smallest vertex, for condensations too deep for the device.

@@ -128,15 +128,15 @@ for_each_edge(CsrView g, size_t warp, size_t warps, F &&f) {
 }
 
 // Copies make(u, w) for every edge u -> w of g with keep(u, w, valid) to out, in any order, and
-// adds their number to *count: one atomic per chunk of 32 x kWalkSteps edges (a warp's atomic per
+// adds their number to *count: one atomic per chunk of 32 x Steps edges (a warp's atomic per
 // 32 edges on one counter would serialise millions of them). A first walk over the chunk evaluates
 // keep (which may use warp-wide operations: every lane calls it each step) into a bit per step,
 // a second writes; the second walk's loads hit the cache.
-template <class Keep, class Make>
+template <unsigned Steps = kWalkSteps, class Keep, class Make>
 __device__ __forceinline__ void
 compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, uint2 *out, unsigned long long *count) {
-	const eid_t chunk = 32ull * kWalkSteps;
-	static_assert(kWalkSteps <= 32, "one bit per step");
+	const eid_t chunk = 32ull * Steps;
+	static_assert(Steps <= 32, "one bit per step");
 	for (eid_t first = eid_t(warp) * chunk; first < g.edges; first += eid_t(warps) * chunk) {
 		const eid_t last = min(first + chunk, g.edges) - 1;
 		const ChunkRows rows = chunk_rows(g, first, last);
@@ -145,7 +145,7 @@ compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, ui
 		uint32_t mask = 0;
 		vid_t u = start;
 		eid_t e = first + lane_id();
-		for (unsigned step = 0; step < kWalkSteps; step++, e += 32) {
+		for (unsigned step = 0; step < Steps; step++, e += 32) {
 			bool valid = e <= last;
 			vid_t w = 0;
 			if (valid) {
@@ -167,7 +167,7 @@ compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, ui
 			continue;
 		u = start;
 		e = first + lane_id();
-		for (unsigned step = 0; step < kWalkSteps; step++, e += 32) {
+		for (unsigned step = 0; step < Steps; step++, e += 32) {
 			const bool bit = (mask >> step) & 1u;
 			const unsigned ballot = __ballot_sync(kFullMask, bit);
 			if (bit) {

@@ -151,7 +151,8 @@ AS $$
 	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_insert',
 	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_delete',
 	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
-	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_truncate']
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_truncate',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_apply']
 $$;
 REVOKE ALL ON FUNCTION grail._trigger_names(bigint) FROM PUBLIC;
 
@@ -181,13 +182,15 @@ REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUB
 -- of its last build, and records the tables (what grail._watched checks): on the edge table and
 -- each descendant, grail_log_<id>_insert, _delete and _update (AFTER, FOR EACH STATEMENT, with the
 -- statement's transition tables) and, on those that hold rows, grail_log_<id>_truncate (BEFORE
--- TRUNCATE, FOR EACH STATEMENT), all calling grail._log_changes; a statement fires the triggers of
+-- TRUNCATE, FOR EACH STATEMENT) and grail_log_<id>_apply (AFTER each row, ENABLE REPLICA: logical
+-- replication's apply fires row triggers only; the function ignores other writes, which the
+-- statement triggers log), all calling grail._log_changes; a statement fires the triggers of
 -- the table it names, whose transition tables hold the rows of its descendants too (a write to a
 -- partitioned table, an UPDATE that moves a row to another partition). On each ancestor,
 -- grail_stale_<id> on every write FOR EACH STATEMENT, marking the graph stale: a write through a
 -- parent reaches rows of tables outside the family too, which its transition tables do not tell
--- apart. All ENABLE ALWAYS, so that they fire under session_replication_role = replica (restores)
--- too. New triggers are made before old ones go: a graph missing one would be marked stale
+-- apart. All but the apply trigger ENABLE ALWAYS, so that they fire under session_replication_role =
+-- replica (restores) too. New triggers are made before old ones go: a graph missing one would be marked stale
 -- (grail._on_drop).
 CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
 RETURNS void
@@ -217,8 +220,11 @@ BEGIN
 		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
 			EXECUTE pg_catalog.format(
 				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
-				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
-				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6]);
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
 		END IF;
 	END LOOP;
 	FOREACH t IN ARRAY up LOOP
@@ -229,7 +235,7 @@ BEGIN
 	END LOOP;
 	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
 	FOREACH t IN ARRAY down LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:6]);
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
 	END LOOP;
 	FOREACH t IN ARRAY up LOOP
 		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);

@@ -40,6 +40,9 @@ struct GpuSccTimings {
 	double trim_ms = 0;          // of detect_ms: signatures, Trim and the first edge list (device clock)
 	double propagate_ms = 0;     // of detect_ms: the propagation sweeps (device clock)
 	double kahn_ms = 0;          // of numbering_ms: the Kahn levels (device clock)
+	double cross_ms = 0;         // of numbering_ms: the edges between components listed and grouped
+	double sync_ms = 0;          // of numbering_ms: Kahn, the components selected, and the host's one wait
+	double order_ms = 0;         // of numbering_ms: the sort by level and the numbers
 	uint32_t trim_passes = 0;    // 0 or 1: Trim runs when enough vertices have no out-edge
 	uint64_t trimmed = 0;        // vertices Trim settled
 	uint32_t rounds = 0;         // propagation rounds (each ends in an edge removal)
@@ -143,8 +146,9 @@ std::vector<uint64_t> count_chordless_cycles_gpu(const Csr &graph, uint32_t max_
 // order of the cycles differs. Paths and found cycles stay within budget_bytes of device memory
 // (0 as for count_chordless_cycles_gpu; two sixteenths of it, at most 16 MiB each, hold found
 // cycles: the host downloads one while the search fills the other), pinned host memory within
-// those two sixteenths, however many cycles there are; the search runs only a little ahead of
-// what next() asks. Same errors as count_chordless_cycles_gpu().
+// those two sixteenths (the process keeps up to two such buffers, 8 MiB at most, for its next
+// search), however many cycles there are; the search runs only a little ahead of what next()
+// asks. Same errors as count_chordless_cycles_gpu().
 class GpuChordlessCycleEnumerator {
 public:
 	GpuChordlessCycleEnumerator(const Csr &graph, uint32_t min_length = 3, uint32_t max_length = kNoLengthLimit,

@@ -35,9 +35,10 @@ EdgeList::reserve(size_t edges) {
 
 namespace {
 
-// Sorts and deduplicates one adjacency list in place, returns its new length.
+// Sorts and deduplicates one adjacency list in place, returns its new length; with repeated, counts
+// the duplicates of the edges that will lie from place `base` on.
 size_t
-sort_unique(vid_t *first, vid_t *last, vid_t self, bool drop_self) {
+sort_unique(vid_t *first, vid_t *last, vid_t self, bool drop_self, std::vector<RepeatedEdge> *repeated, eid_t base) {
 	size_t len = size_t(last - first);
 	if (len <= 16) {
 		for (size_t i = 1; i < len; i++) {
@@ -55,8 +56,16 @@ sort_unique(vid_t *first, vid_t *last, vid_t self, bool drop_self) {
 		vid_t x = first[i];
 		if (drop_self && x == self)
 			continue;
-		if (out > 0 && first[out - 1] == x)
+		if (out > 0 && first[out - 1] == x) {
+			if (repeated == nullptr)
+				continue;
+			eid_t edge = base + out - 1;
+			if (!repeated->empty() && repeated->back().edge == edge)
+				repeated->back().rows++;
+			else
+				repeated->push_back(RepeatedEdge{edge, 2});
 			continue;
+		}
 		first[out++] = x;
 	}
 	return out;
@@ -65,7 +74,8 @@ sort_unique(vid_t *first, vid_t *last, vid_t self, bool drop_self) {
 } // namespace
 
 Csr
-Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> &target, bool drop_self_loops) {
+Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> &target, bool drop_self_loops,
+                std::vector<RepeatedEdge> *repeated) {
 	if (source.size() != target.size())
 		throw Error(ErrorKind::internal, "Csr::from_pairs: source and target sizes differ");
 	Csr csr;
@@ -93,7 +103,8 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 		if ((v & 0xFFFF) == 0)
 			poll_cancel();
 		eid_t begin = csr.offsets[v], end = csr.offsets[v + 1];
-		size_t len = sort_unique(csr.targets.data() + begin, csr.targets.data() + end, vid_t(v), drop_self_loops);
+		size_t len = sort_unique(csr.targets.data() + begin, csr.targets.data() + end, vid_t(v), drop_self_loops,
+		                         repeated, write);
 		if (write != begin)
 			std::memmove(csr.targets.data() + write, csr.targets.data() + begin, len * sizeof(vid_t));
 		csr.offsets[v] = write;
@@ -233,8 +244,24 @@ Graph::from_edges(const EdgeList &edges) {
 	std::vector<vid_t> source(dense.begin(), dense.begin() + m);
 	std::vector<vid_t> target(dense.begin() + m, dense.end());
 	dense = {};
-	g.out = Csr::from_pairs(g.ids.size(), source, target, true);
+	std::vector<RepeatedEdge> repeated;
+	g.out = Csr::from_pairs(g.ids.size(), source, target, true, &repeated);
+	g.repeated.assign(repeated.begin(), repeated.end());
 	return g;
+}
+
+int64_t
+Graph::rows_of(vid_t u, vid_t v) const noexcept {
+	const vid_t *begin = out.begin(u), *end = out.end(u);
+	const vid_t *at = std::lower_bound(begin, end, v);
+	if (at == end || *at != v)
+		return 0;
+	if (!rows_known)
+		return -1;
+	eid_t edge = eid_t(at - out.targets.data());
+	auto found = std::lower_bound(repeated.begin(), repeated.end(), edge,
+	                              [](const RepeatedEdge &r, eid_t e) { return r.edge < e; });
+	return found != repeated.end() && found->edge == edge ? int64_t(found->rows) : 1;
 }
 
 int64_t

@@ -29,6 +29,16 @@ public:
 	std::vector<int64_t> target;
 };
 
+// An edge that the rows held more than once: its place in a Csr's targets and how many rows.
+struct RepeatedEdge {
+	eid_t edge;
+	uint64_t rows;
+	friend bool
+	operator==(const RepeatedEdge &a, const RepeatedEdge &b) noexcept {
+		return a.edge == b.edge && a.rows == b.rows;
+	}
+};
+
 // Compressed sparse rows: the out-neighbours of v are targets[offsets[v] .. offsets[v+1]).
 struct Csr {
 	Array<eid_t> offsets; // vertex_count() + 1 entries
@@ -52,17 +62,27 @@ struct Csr {
 	}
 
 	// Builds a CSR over n vertices from dense (source, target) pairs; each adjacency list is
-	// sorted ascending, duplicates are merged and, when drop_self_loops, u->u edges removed.
+	// sorted ascending, duplicates are merged and, when drop_self_loops, u->u edges removed. With
+	// repeated, the merged duplicates are counted there, by ascending place.
 	static Csr from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> &target,
-	                      bool drop_self_loops);
+	                      bool drop_self_loops, std::vector<RepeatedEdge> *repeated = nullptr);
 	Csr reversed() const;
 };
 
 // The graph of an edge list: sorted unique ids (dense index -> id) and the out-CSR without
-// self-loops and duplicate edges (they change no answer).
+// self-loops and duplicate edges (they change no answer), with the edges that several rows held.
 struct Graph {
 	Array<int64_t> ids; // strictly ascending
 	Csr out;
+	// The edges of out read from more than one row, by ascending place: a live graph's overlay needs
+	// to know whether deleting rows of an edge removes it. rows_known is false for images written
+	// before format 4, which did not record them.
+	Array<RepeatedEdge> repeated;
+	bool rows_known = true;
+
+	// How many rows held edge u->v (u != v, dense indexes; 0 when it is no edge), or -1 when the
+	// graph does not know (rows_known false).
+	int64_t rows_of(vid_t u, vid_t v) const noexcept;
 
 	static Graph from_edges(const EdgeList &edges);
 

@@ -33,7 +33,9 @@ keyed_graph(const EdgeList &edges, size_t keys) {
 	g.ids.resize(keys);
 	for (size_t v = 0; v < keys; v++)
 		g.ids[v] = int64_t(v);
-	g.out = Csr::from_pairs(keys, source, target, true);
+	std::vector<RepeatedEdge> repeated;
+	g.out = Csr::from_pairs(keys, source, target, true, &repeated);
+	g.repeated.assign(repeated.begin(), repeated.end());
 	return g;
 }
 

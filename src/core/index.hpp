@@ -62,12 +62,12 @@ public:
 	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr,
 	                   KeyDictionary keys = {});
 
-	// The image (format version 3): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// The image (format version 4): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
 	// labels, Bloom labels, id hash table, and the key dictionary (meta {kind u32, hash shift u32,
 	// hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three empty for
-	// integer keys).
+	// integer keys), and the edges several rows held (RepeatedEdge, by ascending place).
 	std::vector<uint8_t> serialize() const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
@@ -86,7 +86,7 @@ public:
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 3;
+	static constexpr uint32_t kFormatVersion = 4;
 
 	const Graph &
 	graph() const noexcept {
@@ -180,6 +180,9 @@ public:
 	last_decision() const noexcept {
 		return last_;
 	}
+
+	// Whether component ca reaches component cb (components of this index).
+	bool reachable_components(vid_t ca, vid_t cb);
 
 private:
 	enum class Verdict { no, yes, search };

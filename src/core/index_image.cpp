@@ -1,6 +1,7 @@
 // The flat index image: format, writer, reader and validation (see index.hpp).
 //
-// Version 3 (written since text and uuid keys) is read in place: a 64-byte header, a table of
+// Version 4 (0.5.0) is version 3 with a last section, the edges that several rows held
+// ({edge u64, rows u64}, by ascending edge; the one entry {2^64 - 1, 0} where that is unknown). Version 3 (0.4.0) is read in place: a 64-byte header, a table of
 // sections, then each section at a 64-byte-aligned offset, so that an Index can borrow its arrays
 // from wherever the image lies (one buffer, a file mapped by many processes) instead of copying
 // them out, and the hash tables (ids; keys) are sections rather than rebuilt by every reader. Its
@@ -29,6 +30,9 @@ constexpr size_t kHeaderV1 = 32;
 constexpr size_t kHeaderV2 = 64;
 constexpr size_t kAlign = 64;      // of every version 2 section: a Bloom record's alignment
 constexpr size_t kTableEntry = 24; // {tag u32, reserved u32, offset u64, bytes u64}
+// The repeated-edges section of an index read from an image older than version 4, which did not
+// count rows: rewritten, it still says it does not know.
+constexpr RepeatedEdge kRowsUnknown = {UINT64_MAX, 0};
 
 enum Tag : uint32_t {
 	kIds = 1,
@@ -50,7 +54,9 @@ enum Tag : uint32_t {
 	kKeyOffsets, // version 3: u64[n + 1], or none for integer keys
 	kKeyBytes,   // version 3
 	kKeyHash,    // version 3: the open-addressing table of KeyDictionary::Slot
-	kTagCount = kKeyHash,
+	kTagCountV3 = kKeyHash,
+	kRepeatedEdges, // version 4: RepeatedEdge, by ascending edge
+	kTagCount = kRepeatedEdges,
 };
 
 struct KeyMeta {
@@ -78,7 +84,8 @@ tag_name(uint32_t tag) {
 	                              "key header",
 	                              "key offsets",
 	                              "key bytes",
-	                              "key hash table"};
+	                              "key hash table",
+	                              "repeated edges"};
 	return tag <= kTagCount ? names[tag] : "unknown";
 }
 
@@ -263,6 +270,17 @@ struct ImageReader {
 		}
 		if (version >= 3)
 			index.keys_ = keys(sections, n, keep);
+		g.rows_known = version >= 4;
+		if (version >= 4) {
+			g.repeated = section_array<RepeatedEdge>(
+			    sections[kRepeatedEdges], kRepeatedEdges,
+			    count_of(sections[kRepeatedEdges], sizeof(RepeatedEdge), kRepeatedEdges), keep);
+			const Array<RepeatedEdge> &repeated = g.repeated;
+			if (repeated.size() == 1 && repeated[0] == kRowsUnknown) {
+				g.repeated = Array<RepeatedEdge>();
+				g.rows_known = false;
+			}
+		}
 		if (verify) {
 			check(index);
 			check_keys(index);
@@ -312,6 +330,10 @@ struct ImageReader {
 			if (g.ids[v - 1] >= g.ids[v])
 				corrupt("vertex ids are not strictly ascending at index " + std::to_string(v));
 		check_csr(g.out, n, "graph");
+		for (size_t i = 0; i < g.repeated.size(); i++)
+			if (g.repeated[i].edge >= g.out.edge_count() || g.repeated[i].rows < 2 ||
+			    (i > 0 && g.repeated[i - 1].edge >= g.repeated[i].edge))
+				corrupt("repeated edge " + std::to_string(i) + " is out of order, out of range or held by one row");
 		const Components &comp = index.components_;
 		size_t c = comp.count();
 		{
@@ -430,6 +452,9 @@ Index::serialize() const {
 	    {kKeyOffsets, keys_.offsets().data(), keys_.offsets().size() * sizeof(uint64_t)},
 	    {kKeyBytes, keys_.bytes().data(), keys_.bytes().size()},
 	    {kKeyHash, keys_.hash().data(), keys_.hash().size() * sizeof(KeyDictionary::Slot)},
+	    graph_.rows_known
+	        ? Part{kRepeatedEdges, graph_.repeated.data(), graph_.repeated.size() * sizeof(RepeatedEdge)}
+	        : Part{kRepeatedEdges, &kRowsUnknown, sizeof kRowsUnknown},
 	};
 	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
 	for (const Part &part : parts)
@@ -501,7 +526,8 @@ Index::attach(std::shared_ptr<const uint8_t> image, size_t size, Check check) {
 	}
 	if (reinterpret_cast<uintptr_t>(bytes) % kAlign != 0)
 		throw Error(ErrorKind::internal, "an index image must lie at a 64-byte boundary to be read in place");
-	read_sections(bytes, size, section_count, version == 2 ? kTagCountV2 : kTagCount, sections);
+	read_sections(bytes, size, section_count,
+	              version == 2 ? kTagCountV2 : version == 3 ? kTagCountV3 : kTagCount, sections);
 	return ImageReader::assemble(sections, version, std::shared_ptr<const void>(image, image.get()), verify);
 }
 

@@ -83,6 +83,26 @@ ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets
 }
 
 bool
+ReachabilityQuery::reachable_components(vid_t ca, vid_t cb) {
+	if (ca == cb)
+		return true;
+	if (ca > cb)
+		return false;
+	const BloomLabels &bloom = index_.bloom();
+	const GrailLabels &labels = index_.labels();
+	switch (pruning::step(bloom.record(ca), labels.record(ca), bloom.record(cb), labels.record(cb),
+	                      labels.label_count())) {
+	case pruning::Step::prune:
+		return false;
+	case pruning::Step::reached:
+		return true;
+	case pruning::Step::expand:
+		break;
+	}
+	return search(ca, cb);
+}
+
+bool
 ReachabilityQuery::search(vid_t from, vid_t to) {
 	const Csr &dag = index_.dag();
 	const GrailLabels &labels = index_.labels();

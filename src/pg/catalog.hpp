@@ -119,6 +119,17 @@ struct PendingChanges {
 	uint64_t fingerprint = 0;
 };
 PendingChanges visible_pending_changes(int64_t graph_id);
+// One of those rows: an edge row written (change > 0) or removed (change < 0), |change| times; the
+// endpoints as integers or as text (uuid in its text form), by the graph's kind of key; has_source
+// or has_target false for a NULL endpoint.
+struct PendingRow {
+	int change = 0;
+	bool has_source = false, has_target = false;
+	int64_t source = 0, target = 0;
+	std::string source_key, target_key;
+};
+// The rows themselves, in index order (so in an order a fingerprint of them would follow).
+std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
 // Deletes the graph's rows of grail.pending_change that snapshot sees: the changes a build that
 // read the edge table in that snapshot has taken in (all of them without a snapshot).
 void delete_pending_changes(int64_t graph_id, Snapshot snapshot);

@@ -19,6 +19,8 @@ extern "C" {
 #include "access/tableam.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
+#include "replication/logicalworker.h"
+#include "replication/worker_internal.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "executor/tuptable.h"
@@ -331,6 +333,12 @@ GRAIL_FUNCTION(grail_log_changes) {
 		guard([] { elog(ERROR, "grail._log_changes() takes one argument, the graph id"); });
 	int64_t graph_id = guard([&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(trigger->tg_trigger->tgargs[0]))); });
 	Relation rel = trigger->tg_relation;
+	// The row triggers (grail_log_<id>_apply, ENABLE REPLICA) are for logical replication's apply,
+	// which fires row triggers only; every other write, a subscription's initial copy included,
+	// fires the statement triggers, so the row triggers leave it to them.
+	bool row = TRIGGER_FIRED_FOR_ROW(event);
+	if (row && !(IsLogicalWorker() && !am_tablesync_worker()))
+		return PointerGetDatum(nullptr);
 
 	CatalogRights rights;
 	guard([] {
@@ -342,7 +350,22 @@ GRAIL_FUNCTION(grail_log_changes) {
 		EdgeReader reader;
 		guard([&] { reader.open(rel, graph); });
 		ChangeWriter log(graph_id, reader.integer());
-		if (TRIGGER_FIRED_BY_UPDATE(event)) {
+		if (row) {
+			Endpoint source, target, new_source, new_target;
+			guard([&] { reader.read(trigger->tg_trigslot, &source, &target); });
+			bool update = TRIGGER_FIRED_BY_UPDATE(event);
+			if (update)
+				guard([&] { reader.read(trigger->tg_newslot, &new_source, &new_target); });
+			bool same_edge =
+			    update && edge_key(source, target, reader.integer()) == edge_key(new_source, new_target, reader.integer());
+			if (!same_edge && !graph.live) {
+				mark_stale(graph_id);
+			} else if (!same_edge) {
+				log.add(TRIGGER_FIRED_BY_INSERT(event) ? +1 : -1, source, target);
+				if (update)
+					log.add(+1, new_source, new_target);
+			}
+		} else if (TRIGGER_FIRED_BY_UPDATE(event)) {
 			// Net count per edge: only edges whose number of rows changed.
 			struct Net {
 				int change;

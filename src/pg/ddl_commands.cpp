@@ -5,7 +5,8 @@
 // which writes can go unseen by a graph's staleness triggers: it set a trigger to a state other
 // than ENABLE ALWAYS, or made the table unlogged (crash recovery empties an unlogged table and
 // fires nothing). A restore's ENABLE ALWAYS of the triggers it has just created opens none, and
-// must not leave the restored graphs stale.
+// must not leave the restored graphs stale; nor does ENABLE REPLICA of a graph's row trigger for
+// logical replication's apply (grail_log_<id>_apply), whose state that is.
 //
 // grail._alters_column_type (grail._on_alter_table): whether the command changed the type of an
 // edge column, which rewrites the rows without firing a trigger (a graph's triggers do not
@@ -33,18 +34,36 @@ any_alter_subcommand(const CollectedCommand *command, Accept is_kind) {
 	foreach (cell, command->d.alterTable.subcmds) {
 		auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
 		if (IsA(subcommand->parsetree, AlterTableCmd) &&
-		    is_kind(reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)->subtype))
+		    is_kind(*reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)))
 			return true;
 	}
 	return false;
 }
 
+/*
+ * Whether a trigger name is that of a graph's row trigger for logical replication's apply,
+ * grail_log_<digits>_apply.
+ */
+static bool
+apply_trigger_name(const char *name) {
+	static const char prefix[] = "grail_log_", suffix[] = "_apply";
+	size_t length = name == nullptr ? 0 : strlen(name);
+	if (length <= strlen(prefix) + strlen(suffix) || strncmp(name, prefix, strlen(prefix)) != 0 ||
+	    strcmp(name + length - strlen(suffix), suffix) != 0)
+		return false;
+	for (const char *c = name + strlen(prefix); c < name + length - strlen(suffix); c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return true;
+}
+
 GRAIL_FUNCTION(grail_changes_trigger_state) {
 	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
-	PG_RETURN_BOOL(any_alter_subcommand(command, [](AlterTableType type) {
-		switch (type) {
-		case AT_EnableTrig:
+	PG_RETURN_BOOL(any_alter_subcommand(command, [](const AlterTableCmd &alter) {
+		switch (alter.subtype) {
 		case AT_EnableReplicaTrig:
+			return !apply_trigger_name(alter.name);
+		case AT_EnableTrig:
 		case AT_DisableTrig:
 		case AT_EnableTrigAll:
 		case AT_DisableTrigAll:
@@ -89,7 +108,8 @@ GRAIL_FUNCTION(grail_family_change) {
 		auto *create = reinterpret_cast<CreateStmt *>(command->parsetree);
 		if (create->partbound != nullptr || create->inhRelations != NIL)
 			change = "empty";
-	} else if (any_alter_subcommand(command, [](AlterTableType type) {
+	} else if (any_alter_subcommand(command, [](const AlterTableCmd &alter) {
+		           AlterTableType type = alter.subtype;
 		           return type == AT_AttachPartition || type == AT_DetachPartition ||
 		                  type == AT_DetachPartitionFinalize || type == AT_AddInherit || type == AT_DropInherit;
 	           })) {

@@ -103,6 +103,16 @@ key_vertex(const grail::Index &index, Datum key) {
 	return vertex;
 }
 
+std::string
+key_string(grail::KeyKind kind, Datum key) {
+	void *copy;
+	std::string_view bytes = key_bytes(kind, key, &copy);
+	std::string result(bytes);
+	if (copy != nullptr)
+		pfree(copy);
+	return result;
+}
+
 void
 key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]) {
 	void *copy_a, *copy_b;

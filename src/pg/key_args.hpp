@@ -8,6 +8,8 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <string>
+
 #include "guard.hpp"
 
 namespace grail::pg {
@@ -25,6 +27,9 @@ grail::KeyKind key_type_argument(FunctionCallInfo fcinfo, int arg, const char *w
 // The vertex id of a text or uuid key datum, or -1 when the graph has no such vertex. Allocates
 // nothing unless the datum is compressed or stored out of line.
 int64_t key_vertex(const grail::Index &index, Datum key);
+
+// The bytes of a text or uuid key datum, copied (the dictionary's form: text bytes, uuid's 16).
+std::string key_string(grail::KeyKind kind, Datum key);
 
 // key_vertex() of the two keys of a pair, their lookups overlapped (KeyDictionary::find_two).
 void key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]);

@@ -2,6 +2,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -20,6 +21,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
+#include "utils/uuid.h"
 }
 
 namespace grail::pg {
@@ -96,6 +98,7 @@ struct CallSite {
 	// The snapshot the checks were made in.
 	CheckedSnapshot snapshot;
 	std::shared_ptr<LoadedGraph> *graph;
+	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
 	MemoryContextCallback release;
 };
 
@@ -104,6 +107,8 @@ release_call_site(void *arg) {
 	auto *site = static_cast<CallSite *>(arg);
 	delete site->graph;
 	site->graph = nullptr;
+	delete site->overlay;
+	site->overlay = nullptr;
 }
 
 /*
@@ -190,7 +195,147 @@ live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pen
 }
 
 static std::shared_ptr<LoadedGraph>
-open_checked(const char *text, std::optional<grail::KeyKind> keys) {
+load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	auto &cache = backend_cache();
+	auto found = cache.find(row.id);
+	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
+	    still_cached(found->second->image_path)) {
+		check_keys(*found->second, name, keys);
+		return found->second;
+	}
+	if (found != cache.end())
+		cache.erase(found); // free the old build before loading the new one
+	std::shared_ptr<LoadedGraph> graph;
+	try {
+		OpenedIndex opened = open_index(row, name.display.c_str());
+		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.path));
+	} catch (const Error &e) {
+		if (e.kind() != ErrorKind::corrupt_index)
+			throw;
+		throw Error(ErrorKind::corrupt_index,
+		            "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
+		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
+	}
+	cache[row.id] = graph;
+	check_keys(*graph, name, keys);
+	return graph;
+}
+
+// The pending changes a snapshot sees over a live graph's build, for reachable(), kept for the next
+// statement that sees the same build and the same changes. overlay->overlay is null where the
+// overlay declined them (a component of the build split, or an edge's row count is unknown): then
+// reachable() uses the snapshot's own rebuild as the other functions do.
+struct OverlayEntry {
+	std::string build_uuid;
+	PendingChanges pending;
+	std::shared_ptr<LiveOverlay> overlay;
+};
+
+static std::unordered_map<int64_t, OverlayEntry> &
+overlay_cache() {
+	static auto *cache = new std::unordered_map<int64_t, OverlayEntry>();
+	return *cache;
+}
+
+/*
+ * The bytes of a pending row's text key as the build's dictionary holds them: the text itself, or
+ * a uuid's 16 bytes (the log keeps a uuid in its text form).
+ */
+static std::string
+dictionary_bytes(grail::KeyKind kind, const std::string &key) {
+	if (kind != grail::KeyKind::uuid)
+		return key;
+	return guard([&] {
+		Datum uuid = DirectFunctionCall1(uuid_in, CStringGetDatum(key.c_str()));
+		return std::string(reinterpret_cast<const char *>(DatumGetUUIDP(uuid)->data), UUID_LEN);
+	});
+}
+
+/*
+ * The overlay of the changes `rows` over the build: each edge's net change of rows, added to the
+ * rows the build read of it (Graph::rows_of), says whether the edge appears or vanishes.
+ */
+static std::shared_ptr<LiveOverlay>
+make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows) {
+	auto live = std::make_shared<LiveOverlay>();
+	live->base = std::move(base);
+	const grail::Index &index = live->base->index;
+	size_t n = index.graph().vertex_count();
+	grail::KeyKind kind = index.keys().kind();
+	size_t added = 0;
+	auto vertex_of = [&](const PendingRow &row, bool source) -> int64_t {
+		if (kind == grail::KeyKind::integer) {
+			int64_t id = source ? row.source : row.target;
+			int64_t v = index.find(id);
+			if (v >= 0)
+				return v;
+			auto [slot, fresh] = live->added_ids.emplace(id, vid_t(n + added));
+			added += fresh;
+			return slot->second;
+		}
+		std::string bytes = dictionary_bytes(kind, source ? row.source_key : row.target_key);
+		int64_t v = index.keys().find(bytes.data(), bytes.size());
+		if (v >= 0)
+			return v;
+		auto [slot, fresh] = live->added_keys.emplace(std::move(bytes), vid_t(n + added));
+		added += fresh;
+		return slot->second;
+	};
+	std::unordered_map<uint64_t, int64_t> net; // (u << 32 | v) -> rows written less rows removed
+	for (const PendingRow &row : rows) {
+		if (!row.has_source || !row.has_target)
+			return live; // a NULL endpoint: the rebuild reads the row as create_graph would
+		int64_t u = vertex_of(row, true), v = vertex_of(row, false);
+		if (n + added >= size_t(UINT32_MAX))
+			return live;
+		if (u != v)
+			net[uint64_t(u) << 32 | uint64_t(v)] += row.change;
+	}
+	grail::ReachabilityOverlay::Edges inserted, deleted;
+	for (const auto &[edge, change] : net) {
+		vid_t u = vid_t(edge >> 32), v = vid_t(edge);
+		int64_t built = u < n && v < n ? index.graph().rows_of(u, v) : 0;
+		if (built < 0 || built + change < 0)
+			return live; // an image that does not count rows, or more rows removed than it held
+		if (built == 0 && change > 0)
+			inserted.emplace_back(u, v);
+		else if (built > 0 && built + change == 0)
+			deleted.emplace_back(u, v);
+	}
+	live->overlay = grail::ReachabilityOverlay::build(index, added, inserted, deleted);
+	return live;
+}
+
+static std::shared_ptr<LiveOverlay>
+live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
+             std::optional<grail::KeyKind> keys) {
+	auto &cache = overlay_cache();
+	auto found = cache.find(row.id);
+	if (found != cache.end() && found->second.build_uuid == row.build_uuid &&
+	    found->second.pending.rows == pending.rows && found->second.pending.fingerprint == pending.fingerprint)
+		return found->second.overlay;
+	if (found != cache.end())
+		cache.erase(found);
+	std::shared_ptr<LiveOverlay> live = make_overlay(load_build(name, row, keys), visible_pending_rows(row.id));
+	if (!live->overlay)
+		live->base.reset();
+	cache[row.id] = OverlayEntry{row.build_uuid, pending, live};
+	return live;
+}
+
+// What a call opens: the graph, and for reachable() the overlay of a live graph's pending changes.
+struct Opened {
+	std::shared_ptr<LoadedGraph> graph;
+	std::shared_ptr<LiveOverlay> overlay;
+};
+
+/*
+ * The graph checked (exists, readable, not stale) and opened in the active snapshot. A live graph
+ * whose snapshot sees pending changes opens as the overlay of those changes over its build when
+ * the caller can use one (with_overlay) and the overlay takes them, else as the snapshot's rebuild.
+ */
+static Opened
+open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_overlay) {
 	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
@@ -219,50 +364,37 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys) {
 
 	if (row.live) {
 		PendingChanges pending = visible_pending_changes(row.id);
-		if (pending.rows > 0)
-			return live_graph(name, row, pending, keys);
+		if (pending.rows > 0) {
+			if (with_overlay) {
+				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
+				if (live->overlay)
+					return Opened{live->base, live};
+			}
+			return Opened{live_graph(name, row, pending, keys), nullptr};
+		}
 	}
-
-	auto &cache = backend_cache();
-	auto found = cache.find(row.id);
-	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
-	    still_cached(found->second->image_path)) {
-		check_keys(*found->second, name, keys);
-		return found->second;
-	}
-	if (found != cache.end())
-		cache.erase(found); // free the old build before loading the new one
-	std::shared_ptr<LoadedGraph> graph;
-	try {
-		OpenedIndex opened = open_index(row, name.display.c_str());
-		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.path));
-	} catch (const Error &e) {
-		if (e.kind() != ErrorKind::corrupt_index)
-			throw;
-		throw Error(ErrorKind::corrupt_index,
-		            "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
-		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
-	}
-	cache[row.id] = graph;
-	check_keys(*graph, name, keys);
-	return graph;
+	return Opened{load_build(name, row, keys), nullptr};
 }
 
 void
 forget_graph(int64_t graph_id) {
 	backend_cache().erase(graph_id);
 	live_cache().erase(graph_id);
+	overlay_cache().erase(graph_id);
 }
 
-LoadedGraph &
-open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys) {
+/*
+ * The call site's graph (and overlay), opened again only when the name or the snapshot changed.
+ */
+static CallSite &
+open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, bool with_overlay) {
 	text *name = text_arg(fcinfo, arg);
 	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
 	if (site != nullptr && site->graph != nullptr && same_snapshot(site->snapshot) && same_name(site->name, name))
-		return **site->graph;
+		return *site;
 
 	char *cname = guard([&] { return text_to_cstring(name); });
-	std::shared_ptr<LoadedGraph> graph = open_checked(cname, keys);
+	Opened opened = open_checked(cname, keys, with_overlay);
 
 	if (site == nullptr) {
 		site = guard([&] {
@@ -284,15 +416,30 @@ open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys)
 	});
 	guard([&] { remember_snapshot(&site->snapshot, fcinfo->flinfo->fn_mcxt); });
 	if (site->graph == nullptr)
-		site->graph = new std::shared_ptr<LoadedGraph>(std::move(graph));
+		site->graph = new std::shared_ptr<LoadedGraph>(std::move(opened.graph));
 	else
-		*site->graph = std::move(graph);
-	return **site->graph;
+		*site->graph = std::move(opened.graph);
+	if (site->overlay == nullptr)
+		site->overlay = new std::shared_ptr<LiveOverlay>(std::move(opened.overlay));
+	else
+		*site->overlay = std::move(opened.overlay);
+	return *site;
+}
+
+LoadedGraph &
+open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys) {
+	return **open_site(fcinfo, arg, keys, false).graph;
+}
+
+ReachabilityView
+open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys) {
+	CallSite &site = open_site(fcinfo, arg, keys, true);
+	return ReachabilityView{**site.graph, site.overlay->get()};
 }
 
 std::shared_ptr<LoadedGraph>
 open_graph_named(const char *name, std::optional<grail::KeyKind> keys) {
-	return open_checked(name, keys);
+	return open_checked(name, keys, false).graph;
 }
 
 } // namespace grail::pg

@@ -4,10 +4,13 @@
 
 #include "gpu.hpp"
 #include "index.hpp"
+#include "overlay.hpp"
 
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "guard.hpp"
 
@@ -26,6 +29,43 @@ struct LoadedGraph {
 	// with this build (device memory included) while the backend caches it.
 	std::unique_ptr<GpuReachability> gpu;
 };
+
+// A live graph's build and the pending changes a query's snapshot sees, which reachable() answers
+// from without a rebuild (src/core/overlay.hpp). Vertices the build lacks are numbered from the
+// build's vertex count on.
+struct LiveOverlay {
+	std::shared_ptr<LoadedGraph> base;
+	std::unique_ptr<ReachabilityOverlay> overlay;
+	std::unordered_map<int64_t, vid_t> added_ids;      // integer keys
+	std::unordered_map<std::string, vid_t> added_keys; // text or uuid keys, by their bytes
+
+	// The overlay vertex of an integer id, or -1 when neither the build nor a change has it.
+	int64_t
+	vertex(int64_t id) const {
+		int64_t v = base->index.find(id);
+		if (v >= 0)
+			return v;
+		auto found = added_ids.find(id);
+		return found == added_ids.end() ? -1 : int64_t(found->second);
+	}
+	// The overlay vertex of a text or uuid key whose build vertex is base_vertex (-1: none).
+	int64_t
+	vertex(std::string_view key, int64_t base_vertex) const {
+		if (base_vertex >= 0 || added_keys.empty())
+			return base_vertex;
+		auto found = added_keys.find(std::string(key));
+		return found == added_keys.end() ? -1 : int64_t(found->second);
+	}
+};
+
+// What reachable() answers from: the loaded build, and the overlay of the pending changes the
+// statement's snapshot sees when the graph is live and has some (else overlay is null, and graph
+// is the build, or for changes the overlay declines, the snapshot's own rebuild).
+struct ReachabilityView {
+	LoadedGraph &graph;
+	LiveOverlay *overlay;
+};
+ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys);
 
 // The graph named by argument `arg` of the current call. The first call of a statement checks
 // the graph (exists, edge table readable by the current user, not stale, keyed by `keys` unless

@@ -25,9 +25,50 @@ using namespace grail::pg;
 // searches (40-130 us each for negative pairs on the benchmark's DAGs) take well before 256.
 static constexpr size_t kGpuMinSearches = 256;
 
+/*
+ * Integer ids through a live graph's overlay: an id neither the build nor a change has reaches
+ * only itself.
+ */
+static bool
+overlay_reachable(const LiveOverlay &live, int64_t a, int64_t b) {
+	if (a == b)
+		return true;
+	int64_t va = live.vertex(a), vb = live.vertex(b);
+	return va >= 0 && vb >= 0 && live.overlay->reachable(grail::vid_t(va), grail::vid_t(vb));
+}
+
 GRAIL_FUNCTION(grail_reachable) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, grail::KeyKind::integer);
-	return BoolGetDatum(graph.query.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+	ReachabilityView view = open_reachability(fcinfo, 0, grail::KeyKind::integer);
+	int64_t a = PG_GETARG_INT64(1), b = PG_GETARG_INT64(2);
+	if (view.overlay != nullptr)
+		return BoolGetDatum(overlay_reachable(*view.overlay, a, b));
+	return BoolGetDatum(view.graph.query.reachable(a, b));
+}
+
+/*
+ * The vertices of a pair of text or uuid keys (-1 for a key the graph lacks): the build's, and
+ * through a live graph's overlay those of keys that only the changes have.
+ */
+static void
+pair_vertices(const ReachabilityView &view, Datum a, Datum b, int64_t vertices[2]) {
+	key_vertices(view.graph.index, a, b, vertices);
+	if (view.overlay == nullptr)
+		return;
+	grail::KeyKind kind = view.graph.index.keys().kind();
+	const Datum keys[2] = {a, b};
+	for (int i = 0; i < 2; i++)
+		if (vertices[i] < 0 && !view.overlay->added_keys.empty())
+			vertices[i] = view.overlay->vertex(key_string(kind, keys[i]), -1);
+}
+
+/*
+ * A pair of known vertices, through the overlay when there is one.
+ */
+static bool
+vertices_reachable(const ReachabilityView &view, int64_t a, int64_t b) {
+	if (view.overlay != nullptr)
+		return view.overlay->overlay->reachable(grail::vid_t(a), grail::vid_t(b));
+	return view.graph.query.reachable(a, b);
 }
 
 /*
@@ -36,13 +77,13 @@ GRAIL_FUNCTION(grail_reachable) {
  */
 static Datum
 reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	ReachabilityView view = open_reachability(fcinfo, 0, kind);
 	Datum a = PG_GETARG_DATUM(1), b = PG_GETARG_DATUM(2);
 	int64_t vertices[2];
-	key_vertices(graph.index, a, b, vertices);
+	pair_vertices(view, a, b, vertices);
 	if (vertices[0] < 0 || vertices[1] < 0)
-		return BoolGetDatum(same_key(graph.index, a, b));
-	return BoolGetDatum(graph.query.reachable(vertices[0], vertices[1]));
+		return BoolGetDatum(same_key(view.graph.index, a, b));
+	return BoolGetDatum(vertices_reachable(view, vertices[0], vertices[1]));
 }
 
 GRAIL_FUNCTION(grail_reachable_text) {
@@ -92,7 +133,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			                       targets.count),
 			                errhint("Pair each source with its target: sources[i] is tested against targets[i].")));
 		});
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	ReachabilityView view = open_reachability(fcinfo, 0, kind);
+	LoadedGraph &graph = view.graph;
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });
 	bool *nulls = guard([&] { return static_cast<bool *>(palloc(sizeof(bool) * size_t(Max(n, 1)))); });
@@ -109,13 +151,21 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		if (kind == grail::KeyKind::integer) {
 			a = DatumGetInt64(sources.values[i]);
 			b = DatumGetInt64(targets.values[i]);
+			if (view.overlay != nullptr) {
+				answers[i] = BoolGetDatum(overlay_reachable(*view.overlay, a, b));
+				continue;
+			}
 		} else {
 			int64_t vertices[2];
-			key_vertices(graph.index, sources.values[i], targets.values[i], vertices);
+			pair_vertices(view, sources.values[i], targets.values[i], vertices);
 			a = vertices[0];
 			b = vertices[1];
 			if (a < 0 || b < 0) {
 				answers[i] = BoolGetDatum(same_key(graph.index, sources.values[i], targets.values[i]));
+				continue;
+			}
+			if (view.overlay != nullptr) {
+				answers[i] = BoolGetDatum(view.overlay->overlay->reachable(grail::vid_t(a), grail::vid_t(b)));
 				continue;
 			}
 		}

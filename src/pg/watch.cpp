@@ -29,21 +29,29 @@ extern "C" {
 namespace grail::pg {
 
 // tgtype of the triggers grail._watch makes (see TRIGGER_TYPE_* in catalog/pg_trigger.h): on the
-// edge table and its descendants, statement triggers with transition tables for each write, and a
-// BEFORE TRUNCATE one on those that hold rows; on ancestors, one statement trigger on every write.
+// edge table and its descendants, statement triggers with transition tables for each write, and on
+// those that hold rows a BEFORE TRUNCATE one and a row trigger for logical replication's apply
+// (which fires row triggers only; ENABLE REPLICA, so other writes never call it); on ancestors,
+// one statement trigger on every write.
 static constexpr int16 kAncestorType =
     TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE | TRIGGER_TYPE_TRUNCATE;
 struct ExpectedTrigger {
 	const char *suffix; // of grail_log_<id>
 	int16 type;
 	bool old_table, new_table; // transition tables
+	bool where_rows_are;       // only on tables that store rows
+	char enabled;              // pg_trigger.tgenabled
 };
 static constexpr ExpectedTrigger kLogTriggers[] = {
-    {"_insert", TRIGGER_TYPE_INSERT, false, true},
-    {"_delete", TRIGGER_TYPE_DELETE, true, false},
-    {"_update", TRIGGER_TYPE_UPDATE, true, true},
-    {"_truncate", TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, false, false},
+    {"_insert", TRIGGER_TYPE_INSERT, false, true, false, TRIGGER_FIRES_ALWAYS},
+    {"_delete", TRIGGER_TYPE_DELETE, true, false, false, TRIGGER_FIRES_ALWAYS},
+    {"_update", TRIGGER_TYPE_UPDATE, true, true, false, TRIGGER_FIRES_ALWAYS},
+    {"_truncate", TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, false, false, true, TRIGGER_FIRES_ALWAYS},
+    {"_apply", TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE, false, false,
+     true, TRIGGER_FIRES_ON_REPLICA},
 };
+// How many of them a table has: all, or all but those only where rows are.
+static constexpr int kLogTriggersWhereRowsAre = 5, kLogTriggersElsewhere = 3;
 
 /*
  * The inheritance (or partition) ancestors of relid (PostgreSQL calls: run inside guard()).
@@ -94,8 +102,7 @@ graph_triggers(Relation triggers, Oid table, bool ancestor, bool stores_rows, in
 	int found = 0;
 	while (HeapTuple tuple = systable_getnext(scan)) {
 		Form_pg_trigger t = (Form_pg_trigger)GETSTRUCT(tuple);
-		if (t->tgenabled != TRIGGER_FIRES_ALWAYS || t->tgnargs != 1 || t->tgattr.dim1 != 0 ||
-		    !heap_attisnull(tuple, Anum_pg_trigger_tgqual, desc))
+		if (t->tgnargs != 1 || t->tgattr.dim1 != 0 || !heap_attisnull(tuple, Anum_pg_trigger_tgqual, desc))
 			continue;
 		bool null;
 		Datum args = heap_getattr(tuple, Anum_pg_trigger_tgargs, desc, &null);
@@ -108,14 +115,15 @@ graph_triggers(Relation triggers, Oid table, bool ancestor, bool stores_rows, in
 		bool new_table = !heap_attisnull(tuple, Anum_pg_trigger_tgnewtable, desc);
 		if (ancestor) {
 			found += t->tgfoid == mark_stale && name == stale_name && t->tgtype == kAncestorType && !old_table &&
-			         !new_table;
+			         !new_table && t->tgenabled == TRIGGER_FIRES_ALWAYS;
 			continue;
 		}
 		if (t->tgfoid != log_changes)
 			continue;
 		for (const ExpectedTrigger &expected : kLogTriggers)
 			if (name == log_name + expected.suffix && t->tgtype == expected.type && old_table == expected.old_table &&
-			    new_table == expected.new_table && (stores_rows || !(expected.type & TRIGGER_TYPE_TRUNCATE)))
+			    new_table == expected.new_table && t->tgenabled == expected.enabled &&
+			    (stores_rows || !expected.where_rows_are))
 				found++;
 	}
 	systable_endscan(scan);
@@ -174,7 +182,8 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 		// A partitioned table stores no rows: TRUNCATE fires the triggers of its partitions.
 		for (Oid table : family.descendants) {
 			bool stores_rows = get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE;
-			watched = watched && graph_triggers(triggers, table, false, stores_rows, graph_id) == (stores_rows ? 4 : 3);
+			watched = watched && graph_triggers(triggers, table, false, stores_rows, graph_id) ==
+			                      (stores_rows ? kLogTriggersWhereRowsAre : kLogTriggersElsewhere);
 		}
 		table_close(triggers, AccessShareLock);
 		// An unlogged table is emptied by crash recovery, which fires no trigger.

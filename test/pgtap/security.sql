@@ -85,8 +85,8 @@ SET ROLE sec_attacker;
 SELECT throws_ok($$SELECT grail.create_graph('sec_attacker.over_victim', 'sec_victim.edges')$$, '42501', NULL,
                  'SELECT alone does not let a role build over another role''s table');
 RESET ROLE;
-SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'sec_victim.edges'::regclass), 4::bigint,
-          'nor a trigger on the table (only the four of the owner''s graph)');
+SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'sec_victim.edges'::regclass), 5::bigint,
+          'nor a trigger on the table (only the five of the owner''s graph)');
 SET ROLE sec_victim;
 GRANT TRIGGER, UPDATE ON sec_victim.edges TO sec_attacker;
 RESET ROLE;
@@ -212,7 +212,7 @@ DROP OWNED BY sec_leaver;
 SELECT is((SELECT array_agg(name::text ORDER BY name) FROM grail.graph WHERE name LIKE 'leaver%'), '{leaver}',
           'DROP OWNED drops the role''s graphs');
 SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'sec_victim.edges'::regclass AND tgname LIKE 'grail\_log\_%'),
-          (SELECT 4 * count(*) FROM grail.graph WHERE relid = 'sec_victim.edges'::regclass), 'and their triggers');
+          (SELECT 5 * count(*) FROM grail.graph WHERE relid = 'sec_victim.edges'::regclass), 'and their triggers');
 SELECT lives_ok($$DROP ROLE sec_leaver$$, 'then the role can be dropped');
 
 -- 4c. The extension installs only into a grail schema of its own: a schema that another role

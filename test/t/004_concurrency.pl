@@ -72,8 +72,8 @@ $a->query_safe('ROLLBACK');
 is($rc, 0, 'after a rollback of the first, the second creates the graph');
 like($out, qr/^graph "c2": 100 vertices/, 'summary of the second');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.graph WHERE name = 'c2';
-	SELECT count(*) FROM pg_trigger WHERE tgrelid = 'e'::regclass AND NOT tgisinternal}), "1\n4",
-	'one catalog row for c2, two triggers per graph');
+	SELECT count(*) FROM pg_trigger WHERE tgrelid = 'e'::regclass AND NOT tgisinternal}), "1\n10",
+	'one catalog row for c2, five triggers per graph (insert, delete, update, truncate; apply)');
 $node->safe_psql('postgres', q{SELECT grail.drop_graph('c2')});
 
 # 2. Two refreshes at once: one waits, both succeed, the final index is right.

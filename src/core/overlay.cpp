@@ -1,0 +1,458 @@
+// Reachability over an index and the changes since its build (see overlay.hpp).
+#include "overlay.hpp"
+#include "error.hpp"
+#include "pruning.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+namespace grail {
+
+namespace {
+
+uint64_t
+edge_key(vid_t u, vid_t v) noexcept {
+	return uint64_t(u) << 32 | v;
+}
+
+// The range of sorted (first, second) pairs whose first is `first`.
+std::pair<ReachabilityOverlay::Edges::const_iterator, ReachabilityOverlay::Edges::const_iterator>
+pairs_from(const ReachabilityOverlay::Edges &edges, uint32_t first) {
+	auto begin = std::lower_bound(edges.begin(), edges.end(), std::make_pair(vid_t(first), vid_t(0)));
+	auto end = begin;
+	while (end != edges.end() && end->first == first)
+		++end;
+	return {begin, end};
+}
+
+void
+sort_unique(ReachabilityOverlay::Edges &edges) {
+	std::sort(edges.begin(), edges.end());
+	edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+}
+
+} // namespace
+
+ReachabilityOverlay::ReachabilityOverlay(const Index &base, size_t added)
+    : base_(base), base_query_(base), vertices_(base.graph().vertex_count()), components_(base.components().count()),
+      added_(added), labels_(base.labels().label_count()) {
+}
+
+std::unique_ptr<ReachabilityOverlay>
+ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserted, const Edges &deleted) {
+	std::unique_ptr<ReachabilityOverlay> overlay(new ReachabilityOverlay(base, added));
+	ReachabilityOverlay &o = *overlay;
+	if (o.components_ + added >= size_t(UINT32_MAX))
+		return nullptr;
+	for (const auto &[u, v] : inserted)
+		if (u == v || u >= o.vertices_ + added || v >= o.vertices_ + added)
+			throw Error(ErrorKind::internal, "an inserted edge of a graph overlay is a self-loop or out of range");
+	for (const auto &[u, v] : deleted)
+		if (u == v || u >= o.vertices_ || v >= o.vertices_)
+			throw Error(ErrorKind::internal, "a deleted edge of a graph overlay is a self-loop or out of range");
+	// Added vertices' label intervals lie past every rank of the base labels.
+	const GrailLabels &labels = base.labels();
+	uint64_t max_rank = 0;
+	for (size_t c = 0; c < o.components_; c++) {
+		const uint32_t *r = labels.record(vid_t(c));
+		max_rank = std::max<uint64_t>(max_rank, r[0]);
+		for (unsigned i = 0; i < o.labels_; i++)
+			max_rank = std::max<uint64_t>(max_rank, r[4 + 2 * i]);
+	}
+	if (max_rank + 1 + added >= UINT32_MAX)
+		return nullptr;
+	o.first_added_rank_ = uint32_t(max_rank + 1);
+	o.flags_.assign(o.components_ + added, 0);
+	if (!o.remove(deleted, inserted))
+		return nullptr;
+	o.insert(inserted);
+	o.mark_ancestors();
+	o.widen();
+	o.visited_.assign(o.components_ + added, 0);
+	return overlay;
+}
+
+/*
+ * The deleted edges' effect on the DAG: refuses (false) when a component loses its strong
+ * connectivity, else records the DAG edges that no remaining edge between their components holds.
+ */
+bool
+ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
+	if (deleted.empty())
+		return true;
+	const Csr &out = base_.graph().out;
+	const auto &of = base_.components().of_vertex;
+	std::unordered_set<uint64_t> gone;
+	gone.reserve(deleted.size() * 2);
+	for (const auto &[u, v] : deleted)
+		gone.insert(edge_key(u, v));
+	auto kept = [&](vid_t u, vid_t v) { return gone.count(edge_key(u, v)) == 0; };
+
+	// Components an edge left inside (they may split) or left from (they may lose a DAG edge).
+	enum : uint8_t { kInside = 1, kFrom = 2 };
+	std::vector<uint8_t> examined(components_, 0);
+	Edges candidates; // DAG edges that may vanish
+	for (const auto &[u, v] : deleted) {
+		uint32_t cu = of[u], cv = of[v];
+		if (cu == cv) {
+			examined[cu] |= kInside;
+		} else {
+			examined[cu] |= kFrom;
+			candidates.emplace_back(cu, cv);
+		}
+	}
+	sort_unique(candidates);
+	std::vector<std::pair<uint32_t, vid_t>> members; // (component, vertex), grouped by component
+	for (size_t v = 0; v < vertices_; v++)
+		if (examined[of[v]])
+			members.emplace_back(of[v], vid_t(v));
+	std::stable_sort(members.begin(), members.end(),
+	                 [](const auto &a, const auto &b) { return a.first < b.first; });
+
+	std::vector<uint8_t> supported(candidates.size(), 0);
+	std::vector<uint32_t> local; // a member's position in its component, during the check
+	for (size_t begin = 0, end; begin < members.size(); begin = end) {
+		uint32_t c = members[begin].first;
+		for (end = begin; end < members.size() && members[end].first == c; end++) {
+		}
+		if (examined[c] & kFrom) {
+			auto [first, last] = pairs_from(candidates, c);
+			for (size_t m = begin; m < end; m++) {
+				vid_t w = members[m].second;
+				for (const vid_t *x = out.begin(w); x != out.end(w); x++) {
+					if (of[*x] == c || !kept(w, *x))
+						continue;
+					auto hit = std::lower_bound(first, last, std::make_pair(vid_t(c), vid_t(of[*x])));
+					if (hit != last && hit->second == of[*x])
+						supported[size_t(hit - candidates.begin())] = 1;
+				}
+			}
+		}
+		if (!(examined[c] & kInside))
+			continue;
+		// Strongly connected still: the first member reaches every member and every member reaches
+		// it, over the edges left inside (and those inserted inside, which the writes also made).
+		size_t k = end - begin;
+		if (local.empty())
+			local.assign(vertices_, UINT32_MAX);
+		for (size_t m = begin; m < end; m++)
+			local[members[m].second] = uint32_t(m - begin);
+		Edges inside; // (local tail, local head)
+		for (size_t m = begin; m < end; m++) {
+			vid_t w = members[m].second;
+			for (const vid_t *x = out.begin(w); x != out.end(w); x++)
+				if (of[*x] == c && kept(w, *x))
+					inside.emplace_back(local[w], local[*x]);
+		}
+		for (const auto &[u, v] : inserted)
+			if (u < vertices_ && v < vertices_ && of[u] == c && of[v] == c)
+				inside.emplace_back(local[u], local[v]);
+		auto covers_all = [&](Edges &edges) {
+			sort_unique(edges);
+			std::vector<uint8_t> seen(k, 0);
+			std::vector<uint32_t> stack{0};
+			seen[0] = 1;
+			size_t reached = 1;
+			while (!stack.empty()) {
+				uint32_t u = stack.back();
+				stack.pop_back();
+				for (auto [e, e_end] = pairs_from(edges, u); e != e_end; ++e)
+					if (!seen[e->second]) {
+						seen[e->second] = 1;
+						reached++;
+						stack.push_back(e->second);
+					}
+			}
+			return reached == k;
+		};
+		bool forward = covers_all(inside);
+		for (auto &e : inside)
+			std::swap(e.first, e.second);
+		bool strongly_connected = forward && covers_all(inside);
+		for (size_t m = begin; m < end; m++)
+			local[members[m].second] = UINT32_MAX;
+		if (!strongly_connected)
+			return false;
+		poll_cancel();
+	}
+	for (size_t i = 0; i < candidates.size(); i++)
+		if (!supported[i]) {
+			vanished_.push_back(candidates[i]);
+			flags_[candidates[i].first] |= kVanishedOut;
+		}
+	return true;
+}
+
+bool
+ReachabilityOverlay::vanished(uint32_t from, uint32_t to) const noexcept {
+	return std::binary_search(vanished_.begin(), vanished_.end(), std::make_pair(vid_t(from), vid_t(to)));
+}
+
+// The inserted edges between components, less those the DAG still has.
+void
+ReachabilityOverlay::insert(const Edges &inserted) {
+	const Csr &dag = base_.dag();
+	for (const auto &[u, v] : inserted) {
+		uint32_t cu = component(u), cv = component(v);
+		if (cu == cv)
+			continue;
+		if (cu < components_ && cv < components_ && std::binary_search(dag.begin(cu), dag.end(cu), vid_t(cv)) &&
+		    !((flags_[cu] & kVanishedOut) && vanished(cu, cv)))
+			continue;
+		inserted_.emplace_back(cu, cv);
+		flags_[cu] |= kInsertedOut;
+	}
+	sort_unique(inserted_);
+	for (const auto &[cu, cv] : inserted_)
+		inserted_reversed_.emplace_back(cv, cu);
+	sort_unique(inserted_reversed_);
+}
+
+template <typename Visit>
+void
+ReachabilityOverlay::for_each_successor(uint32_t c, Visit &&visit) const {
+	if (c < components_) {
+		const Csr &dag = base_.dag();
+		bool check = flags_[c] & kVanishedOut;
+		for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
+			if (!check || !vanished(c, *w))
+				visit(uint32_t(*w));
+	}
+	if (flags_[c] & kInsertedOut)
+		for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
+			visit(uint32_t(e->second));
+}
+
+template <typename Visit>
+void
+ReachabilityOverlay::for_each_predecessor(uint32_t c, Visit &&visit) const {
+	if (c < components_)
+		for (const vid_t *p = reversed_dag_.begin(c); p != reversed_dag_.end(c); p++)
+			if (!(flags_[*p] & kVanishedOut) || !vanished(*p, c))
+				visit(uint32_t(*p));
+	for (auto [e, end] = pairs_from(inserted_reversed_, c); e != end; ++e)
+		visit(uint32_t(e->second));
+}
+
+// A_D over G (the base DAG, vanished edges included) and A_I over G'.
+void
+ReachabilityOverlay::mark_ancestors() {
+	if (vanished_.empty() && inserted_.empty())
+		return;
+	reversed_dag_ = base_.dag().reversed();
+	std::vector<uint32_t> stack;
+	for (const auto &[from, to] : vanished_)
+		if (!(flags_[from] & kReachesDeletion)) {
+			flags_[from] |= kReachesDeletion;
+			stack.push_back(from);
+		}
+	while (!stack.empty()) {
+		uint32_t c = stack.back();
+		stack.pop_back();
+		for (const vid_t *p = reversed_dag_.begin(c); p != reversed_dag_.end(c); p++)
+			if (!(flags_[*p] & kReachesDeletion)) {
+				flags_[*p] |= kReachesDeletion;
+				stack.push_back(*p);
+			}
+	}
+	for (const auto &[from, to] : inserted_)
+		if (!(flags_[from] & kReachesInsertion)) {
+			flags_[from] |= kReachesInsertion;
+			stack.push_back(from);
+		}
+	while (!stack.empty()) {
+		uint32_t c = stack.back();
+		stack.pop_back();
+		for_each_predecessor(c, [&](uint32_t p) {
+			if (!(flags_[p] & kReachesInsertion)) {
+				flags_[p] |= kReachesInsertion;
+				stack.push_back(p);
+			}
+		});
+	}
+}
+
+void
+ReachabilityOverlay::own_record(uint32_t c, uint32_t *iv, uint64_t *bloom) const {
+	if (c < components_) {
+		const uint32_t *r = base_.labels().record(c);
+		std::copy_n(r + 3, 2 * labels_, iv);
+		std::copy_n(base_.bloom().record(c).out, kBloomWords, bloom);
+		return;
+	}
+	uint32_t rank = first_added_rank_ + uint32_t(c - components_);
+	for (unsigned i = 0; i < labels_; i++)
+		iv[2 * i] = iv[2 * i + 1] = rank;
+	std::fill_n(bloom, kBloomWords, 0);
+	unsigned bit = unsigned((uint32_t(c - components_) * 0x9E3779B1u) >> (32 - kBloomShift));
+	bloom[bit / 64] |= uint64_t(1) << (bit % 64);
+}
+
+void
+ReachabilityOverlay::contribution(uint32_t c, uint32_t *iv, uint64_t *bloom) const {
+	if (slot_[c] == kNoSlot) {
+		own_record(c, iv, bloom);
+		return;
+	}
+	std::copy_n(intervals_.data() + size_t(slot_[c]) * 2 * labels_, 2 * labels_, iv);
+	std::copy_n(bloom_out_.data() + size_t(slot_[c]) * kBloomWords, kBloomWords, bloom);
+}
+
+bool
+ReachabilityOverlay::widen_into(uint32_t slot, const uint32_t *iv, const uint64_t *bloom) noexcept {
+	uint32_t *mine = intervals(slot);
+	uint64_t *bits = bloom_out(slot);
+	bool changed = false;
+	for (unsigned i = 0; i < labels_; i++) {
+		if (iv[2 * i] < mine[2 * i]) {
+			mine[2 * i] = iv[2 * i];
+			changed = true;
+		}
+		if (iv[2 * i + 1] > mine[2 * i + 1]) {
+			mine[2 * i + 1] = iv[2 * i + 1];
+			changed = true;
+		}
+	}
+	for (unsigned k = 0; k < kBloomWords; k++)
+		if (bloom[k] & ~bits[k]) {
+			bits[k] |= bloom[k];
+			changed = true;
+		}
+	return changed;
+}
+
+// The labels of A_I widened to a fixpoint over G': each component's hull covers its successors'.
+// Passes over A_I from the last component to the first, each pulling its successors' records: the
+// base DAG's edges go from lower to higher numbers, so one pass settles every path of base edges,
+// and each further pass one more inserted edge that goes back (to a lower number); it stops when
+// a pass changes nothing.
+void
+ReachabilityOverlay::widen() {
+	size_t total = components_ + added_;
+	slot_.assign(total, kNoSlot);
+	std::vector<uint32_t> members; // A_I, descending
+	for (size_t c = total; c-- > 0;)
+		if (flags_[c] & kReachesInsertion) {
+			slot_[c] = slots_++;
+			members.push_back(uint32_t(c));
+		}
+	intervals_.resize(size_t(slots_) * 2 * labels_);
+	bloom_out_.resize(size_t(slots_) * kBloomWords);
+	for (uint32_t c : members)
+		own_record(c, intervals(slot_[c]), bloom_out(slot_[c]));
+	std::vector<uint32_t> iv(2 * labels_);
+	uint64_t bloom[kBloomWords];
+	for (bool changed = !members.empty(); changed;) {
+		changed = false;
+		poll_cancel();
+		for (uint32_t c : members) {
+			auto pull = [&](uint32_t w) {
+				contribution(w, iv.data(), bloom);
+				changed |= widen_into(slot_[c], iv.data(), bloom);
+			};
+			// A base successor outside A_I adds nothing: the base labels hold it already.
+			if (c < components_) {
+				const Csr &dag = base_.dag();
+				bool check = flags_[c] & kVanishedOut;
+				for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
+					if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
+						pull(*w);
+			}
+			if (flags_[c] & kInsertedOut)
+				for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
+					pull(e->second);
+		}
+		passes_++;
+	}
+}
+
+size_t
+ReachabilityOverlay::ancestors_of_deletions() const noexcept {
+	return size_t(std::count_if(flags_.begin(), flags_.end(), [](uint8_t f) { return f & kReachesDeletion; }));
+}
+
+ReachabilityOverlay::Step
+ReachabilityOverlay::step(uint32_t c, uint32_t target) noexcept {
+	bool tree_sound = !(flags_[c] & kReachesDeletion) && c < components_ && target < components_;
+	if (slot_[c] != kNoSlot) {
+		const uint32_t *mine = intervals(slot_[c]);
+		for (unsigned i = 0; i < labels_; i++)
+			if (target_intervals_[2 * i] < mine[2 * i] || target_intervals_[2 * i + 1] > mine[2 * i + 1])
+				return Step::prune;
+		const uint64_t *bits = bloom_out(slot_[c]);
+		for (unsigned k = 0; k < kBloomWords; k++)
+			if (target_bloom_[k] & ~bits[k])
+				return Step::prune;
+		if (tree_sound && pruning::tree_holds(base_.labels().record(c), base_.labels().record(target)))
+			return Step::reached;
+		return Step::expand;
+	}
+	// Outside A_I, c reaches in G' at most what it reaches in G, which holds no added vertex.
+	if (c >= components_ || target >= components_ || c > target)
+		return Step::prune;
+	const GrailLabels &labels = base_.labels();
+	const BloomLabels &bloom = base_.bloom();
+	switch (pruning::step(bloom.record(c), labels.record(c), bloom.record(target), labels.record(target), labels_)) {
+	case pruning::Step::prune:
+		return Step::prune;
+	case pruning::Step::reached:
+		return tree_sound ? Step::reached : Step::expand;
+	case pruning::Step::expand:
+		break;
+	}
+	return Step::expand;
+}
+
+bool
+ReachabilityOverlay::reachable(vid_t a, vid_t b) {
+	if (a == b)
+		return true;
+	uint32_t ca = component(a), cb = component(b);
+	if (ca == cb)
+		return true;
+	if (!(flags_[ca] & (kReachesInsertion | kReachesDeletion)))
+		return ca < components_ && cb < components_ && base_query_.reachable_components(ca, cb);
+	// The target's own record, not its widened one: a component that reaches cb in G' has cb's
+	// record within its own (widened, or the base's where G' adds nothing to what it reaches).
+	target_intervals_.resize(2 * labels_);
+	own_record(cb, target_intervals_.data(), target_bloom_);
+	Step first = step(ca, cb);
+	if (first != Step::expand)
+		return first == Step::reached;
+	if (++epoch_ == 0) {
+		std::fill(visited_.begin(), visited_.end(), 0);
+		epoch_ = 1;
+	}
+	visited_[ca] = epoch_;
+	stack_.clear();
+	stack_.push_back(ca);
+	size_t steps = 0;
+	while (!stack_.empty()) {
+		uint32_t u = stack_.back();
+		stack_.pop_back();
+		bool found = false;
+		for_each_successor(u, [&](uint32_t w) {
+			if (found)
+				return;
+			if ((++steps & 0xFFFF) == 0)
+				poll_cancel();
+			if (w == cb) {
+				found = true;
+				return;
+			}
+			if (visited_[w] == epoch_)
+				return;
+			visited_[w] = epoch_;
+			Step s = step(w, cb);
+			if (s == Step::reached)
+				found = true;
+			else if (s == Step::expand)
+				stack_.push_back(w);
+		});
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+} // namespace grail

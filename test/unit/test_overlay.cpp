@@ -1,0 +1,237 @@
+// ReachabilityOverlay: an index plus rows inserted and deleted since its build, against the
+// brute-force closure of the rows as they are after the changes.
+#include "error.hpp"
+#include "generate.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+#include "overlay.hpp"
+#include "rng.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <unordered_map>
+
+using namespace grail;
+
+namespace {
+
+using Rows = std::vector<std::pair<int64_t, int64_t>>;
+
+EdgeList
+edge_list(const Rows &rows) {
+	EdgeList e;
+	for (const auto &[s, t] : rows)
+		e.append(s, t);
+	return e;
+}
+
+Rows
+rows_of(const EdgeList &e) {
+	Rows rows;
+	for (size_t i = 0; i < e.size(); i++)
+		rows.emplace_back(e.source[i], e.target[i]);
+	return rows;
+}
+
+// What the glue hands the overlay: the vertices of ids (base, then added ones numbered from n), the
+// edges some row now holds and none held at the build, and those no row holds any more.
+struct Changes {
+	std::unordered_map<int64_t, vid_t> vertex;
+	size_t added = 0;
+	ReachabilityOverlay::Edges inserted, deleted;
+};
+
+Changes
+changes(const Index &index, const Rows &before, const Rows &after) {
+	Changes c;
+	size_t n = index.graph().vertex_count();
+	auto vertex_of = [&](int64_t id) {
+		auto found = c.vertex.find(id);
+		if (found != c.vertex.end())
+			return found->second;
+		int64_t v = index.find(id);
+		vid_t dense = v >= 0 ? vid_t(v) : vid_t(n + c.added++);
+		c.vertex[id] = dense;
+		return dense;
+	};
+	std::map<std::pair<int64_t, int64_t>, std::pair<int, int>> count; // rows before, rows after
+	for (const auto &row : before)
+		count[row].first++;
+	for (const auto &row : after)
+		count[row].second++;
+	for (const auto &[pair, n_rows] : count) {
+		vid_t u = vertex_of(pair.first), v = vertex_of(pair.second);
+		if (u == v)
+			continue;
+		if (n_rows.first == 0 && n_rows.second > 0)
+			c.inserted.emplace_back(u, v);
+		if (n_rows.first > 0 && n_rows.second == 0)
+			c.deleted.emplace_back(u, v);
+	}
+	return c;
+}
+
+// Some rows deleted, some added (between old ids and new ones, duplicates and self-loops included).
+Rows
+changed_rows(const Rows &before, const std::vector<int64_t> &ids, Rng &rng, size_t deletions, size_t insertions) {
+	Rows after = before;
+	for (size_t k = 0; k < deletions && !after.empty(); k++)
+		after.erase(after.begin() + long(rng.below(after.size())));
+	auto some_id = [&]() -> int64_t {
+		if (ids.empty() || rng.below(5) == 0)
+			return 1000000 + int64_t(rng.below(6)); // an id the build may not have had
+		return ids[rng.below(ids.size())];
+	};
+	for (size_t k = 0; k < insertions; k++) {
+		int64_t s = some_id(), t = rng.below(8) == 0 ? s : some_id();
+		after.emplace_back(s, t);
+		if (rng.below(6) == 0)
+			after.emplace_back(s, t);
+	}
+	return after;
+}
+
+} // namespace
+
+// Every pair of vertices of random graphs after random writes; when the overlay declines, a
+// component of the build must really have split.
+TEST(Overlay, RandomWritesMatchOracle) {
+	size_t answered = 0, declined = 0, with_both = 0;
+	for (uint64_t seed = 0; seed < 1500; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 5 == 0 ? 80 : 30);
+		Rows before = rows_of(t.edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 4);
+		options.seed = seed;
+		Index index = Index::build(edge_list(before), options);
+		Rng rng(seed * 7919 + 1);
+		Rows after = changed_rows(before, t.query_ids, rng, rng.below(6), rng.below(6));
+		Changes c = changes(index, before, after);
+		std::unique_ptr<ReachabilityOverlay> overlay =
+		    ReachabilityOverlay::build(index, c.added, c.inserted, c.deleted);
+		grail_test::Oracle oracle(edge_list(after));
+		if (!overlay) {
+			// Declined: some component of the build is not strongly connected over the edges that
+			// now lie inside it (the overlay does not look for paths through other components).
+			bool split = false;
+			for (const auto &[a, va] : c.vertex)
+				for (const auto &[b, vb] : c.vertex) {
+					if (va >= index.graph().vertex_count() || vb >= index.graph().vertex_count() ||
+					    index.component_id(a) != index.component_id(b))
+						continue;
+					Rows inside;
+					for (const auto &row : after)
+						if (c.vertex[row.first] < index.graph().vertex_count() &&
+						    c.vertex[row.second] < index.graph().vertex_count() &&
+						    index.component_id(row.first) == index.component_id(a) &&
+						    index.component_id(row.second) == index.component_id(a))
+							inside.push_back(row);
+					grail_test::Oracle component(edge_list(inside));
+					split |= !component.reachable(a, b);
+				}
+			ASSERT_TRUE(split) << "seed " << seed << ": the overlay declined, yet no component split";
+			declined++;
+			continue;
+		}
+		answered++;
+		with_both += overlay->widened_components() > 0 && overlay->ancestors_of_deletions() > 0;
+		for (const auto &[a, va] : c.vertex)
+			for (const auto &[b, vb] : c.vertex)
+				ASSERT_EQ(overlay->reachable(va, vb), oracle.reachable(a, b))
+				    << "seed " << seed << " (" << t.shape << ") " << a << " -> " << b;
+	}
+	// The test must reach both outcomes and overlays that widen labels and disable tree answers.
+	EXPECT_GT(answered, 500u);
+	EXPECT_GT(declined, 10u);
+	EXPECT_GT(with_both, 50u);
+}
+
+// A DAG large enough that Bloom bits saturate, so that the widened intervals prune too: 200
+// inserted and 200 deleted edges, 20,000 random pairs against a BFS of the changed graph.
+TEST(Overlay, LargeDagWithWrites) {
+	EdgeList edges = generate_random_dag(20000, 4, 5);
+	Rows before = rows_of(edges);
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	Rng rng(17);
+	std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+	Rows after = changed_rows(before, ids, rng, 200, 200);
+	Changes c = changes(index, before, after);
+	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, c.added, c.inserted, c.deleted);
+	ASSERT_TRUE(overlay) << "a DAG has no component to split";
+	EXPECT_GT(overlay->widened_components(), 0u);
+	EXPECT_GT(overlay->ancestors_of_deletions(), 0u);
+
+	// A BFS over the changed graph per pair, on the overlay's own vertex numbers.
+	size_t total = index.graph().vertex_count() + c.added;
+	std::vector<std::vector<vid_t>> out(total);
+	for (const auto &[s, t] : after)
+		out[c.vertex.at(s)].push_back(c.vertex.at(t));
+	std::vector<std::pair<int64_t, vid_t>> vertices(c.vertex.begin(), c.vertex.end());
+	std::sort(vertices.begin(), vertices.end());
+	std::vector<uint32_t> seen(total, 0);
+	size_t reachable = 0;
+	for (uint32_t q = 1; q <= 20000; q++) {
+		auto [a, va] = vertices[rng.below(vertices.size())];
+		auto [b, vb] = vertices[rng.below(vertices.size())];
+		std::vector<vid_t> stack{va};
+		seen[va] = q;
+		bool expected = va == vb;
+		while (!stack.empty() && !expected) {
+			vid_t u = stack.back();
+			stack.pop_back();
+			for (vid_t w : out[u])
+				if (seen[w] != q) {
+					seen[w] = q;
+					expected |= w == vb;
+					stack.push_back(w);
+				}
+		}
+		reachable += expected;
+		ASSERT_EQ(overlay->reachable(va, vb), expected) << a << " -> " << b;
+	}
+	EXPECT_GT(reachable, 500u);
+}
+
+// Nothing changed: the overlay answers as the index does.
+TEST(Overlay, NoChangesAnswerAsTheIndex) {
+	grail_test::TestGraph t = grail_test::random_graph(3, 60);
+	Index index = Index::build(t.edges, BuildOptions{});
+	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, {}, {});
+	ASSERT_TRUE(overlay);
+	ReachabilityQuery q(index);
+	for (size_t a = 0; a < index.graph().vertex_count(); a++)
+		for (size_t b = 0; b < index.graph().vertex_count(); b++)
+			ASSERT_EQ(overlay->reachable(vid_t(a), vid_t(b)),
+			          q.reachable(index.graph().ids[a], index.graph().ids[b]));
+}
+
+// The rows each edge was read from, as the overlay's caller needs them, survive the image: for
+// random graphs with duplicate rows, Graph::rows_of equals the count of rows u -> v (u != v) of
+// the build and of the image read back; an image of format 3 says it does not know.
+TEST(Overlay, RowsOfCountsRowsThroughTheImage) {
+	size_t repeated = 0;
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 30);
+		Index built = Index::build(t.edges, BuildOptions{});
+		std::vector<uint8_t> image = built.serialize();
+		Index read = Index::deserialize(image.data(), image.size());
+		std::map<std::pair<int64_t, int64_t>, int64_t> rows;
+		for (size_t i = 0; i < t.edges.size(); i++)
+			if (t.edges.source[i] != t.edges.target[i])
+				rows[{t.edges.source[i], t.edges.target[i]}]++;
+		for (const Index *index : {&built, &read}) {
+			const Graph &g = index->graph();
+			for (size_t u = 0; u < g.vertex_count(); u++)
+				for (size_t v = 0; v < g.vertex_count(); v++) {
+					if (u == v)
+						continue;
+					auto found = rows.find({g.ids[u], g.ids[v]});
+					ASSERT_EQ(g.rows_of(vid_t(u), vid_t(v)), found == rows.end() ? 0 : found->second)
+					    << "seed " << seed << " " << g.ids[u] << " -> " << g.ids[v];
+				}
+		}
+		repeated += read.graph().repeated.size();
+	}
+	EXPECT_GT(repeated, 100u) << "the random graphs must repeat edges";
+}
