@@ -5,6 +5,7 @@ EXTVERSION = 0.5.0
 MODULE_big = pg_grail
 
 OBJS = \
+	src/pg/activity.o \
 	src/pg/bfs.o \
 	src/pg/catalog.o \
 	src/pg/change_log.o \
@@ -18,6 +19,7 @@ OBJS = \
 	src/pg/image_stats.o \
 	src/pg/key_args.o \
 	src/pg/loaded_graph.o \
+	src/pg/merge_worker.o \
 	src/pg/pending.o \
 	src/pg/owner_hooks.o \
 	src/pg/pg_grail.o \
@@ -29,7 +31,7 @@ OBJS = \
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel cycles upgrade
+REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel cycles activity upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

@@ -1,6 +1,8 @@
 -- pg_grail 0.4.0 -> 0.5.0: live graphs (grail.alter_graph(name, live => true)): writes to the edge
 -- table are logged to grail.pending_change and queries answer for the rows their snapshot sees;
--- grail.merge_graph() folds the changes into a new build without blocking writers. Every graph's
+-- grail.merge_graph() folds the changes into a new build without blocking writers, and so does a
+-- background worker once a graph's changes pass grail.merge_threshold; grail.activity shows builds and
+-- merges in progress and each graph's pending changes. Every graph's
 -- triggers are replaced by the new kind (grail._log_changes), which also marks a graph that is not
 -- live stale only when an UPDATE changes an edge.
 \echo Use "ALTER EXTENSION pg_grail UPDATE TO '0.5.0'" to load this file. \quit
@@ -61,6 +63,58 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
 
 GRANT SELECT ON grail.graphs TO PUBLIC;
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its changes not yet merged (rows of grail.pending_change)';
+
+-- Builds and merges in progress (src/pg/activity.cpp: shared memory, with pg_grail preloaded) and
+-- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
+-- read, as grail.graphs does, or all of them to members of pg_read_all_stats.
+CREATE FUNCTION grail._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
+                                OUT relation regclass, OUT command text, OUT phase text, OUT done bigint,
+                                OUT total bigint, OUT unit text, OUT started timestamptz,
+                                OUT phase_started timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'grail_activity'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION grail._activity() IS
+'The builds and merges in progress in this database that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
+
+CREATE VIEW grail.activity AS
+SELECT COALESCE(g.schema, p.schema) AS schema,
+       COALESCE(g.name, p.graph) AS graph,
+       COALESCE(g.relation, p.relation) AS relation,
+       g.live,
+       g.pending_changes,
+       p.pid,
+       p.command,
+       p.phase,
+       p.done,
+       p.total,
+       p.unit,
+       p.started,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) p.started AS elapsed,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) p.phase_started AS phase_elapsed
+FROM (SELECT g.id,
+             n.nspname::pg_catalog.text AS schema,
+             g.name,
+             g.relid::pg_catalog.regclass AS relation,
+             g.live,
+             (SELECT pg_catalog.count(*) FROM grail.pending_change pc
+              WHERE pc.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+      FROM grail.graph g
+      JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) g.namespace
+      JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.relid
+      JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid
+                                    AND s.attname OPERATOR(pg_catalog.=) g.source_column AND NOT s.attisdropped
+      JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid
+                                    AND t.attname OPERATOR(pg_catalog.=) g.target_column AND NOT t.attisdropped
+      WHERE pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+         OR (pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+             AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+             AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+             AND NOT pg_catalog.row_security_active(c.oid))) g
+FULL JOIN grail._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
+
+GRANT SELECT ON grail.activity TO PUBLIC;
+COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
 
 CREATE FUNCTION grail.alter_graph(name text, live boolean)
 RETURNS void

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 
+#include "activity.hpp"
 #include "catalog.hpp"
 
 extern "C" {
@@ -448,6 +449,50 @@ set_graph_live(int64_t graph_id, bool live) {
 	});
 }
 
+bool
+graph_identity(int64_t id, GraphIdentity *graph) {
+	return with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(id)};
+		if (execute("SELECT g.namespace::pg_catalog.oid, g.name, g.owner::pg_catalog.oid, g.live, g.stale "
+		            "FROM grail.graph g WHERE g.id OPERATOR(pg_catalog.=) $1",
+		            1, types, values, SPI_OK_SELECT, true) == 0)
+			return false;
+		guard([&] {
+			HeapTuple tuple = SPI_tuptable->vals[0];
+			TupleDesc desc = SPI_tuptable->tupdesc;
+			bool null;
+			graph->schema = DatumGetObjectId(SPI_getbinval(tuple, desc, 1, &null));
+			graph->name = TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &null));
+			graph->owner = DatumGetObjectId(SPI_getbinval(tuple, desc, 3, &null));
+			graph->live = DatumGetBool(SPI_getbinval(tuple, desc, 4, &null));
+			graph->stale = DatumGetBool(SPI_getbinval(tuple, desc, 5, &null));
+		});
+		return true;
+	});
+}
+
+std::vector<int64_t>
+graphs_to_merge(int64_t threshold) {
+	return with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(threshold)};
+		// Counts at most threshold rows of each graph.
+		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
+		                "AND (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM grail.pending_change p "
+		                "WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) OPERATOR(pg_catalog.>=) $1 "
+		                "ORDER BY g.id",
+		                1, types, values, SPI_OK_SELECT);
+		std::vector<int64_t> ids;
+		for (int i = 0; i < n; i++)
+			ids.push_back(guard([&] {
+				bool null;
+				return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+			}));
+		return ids;
+	});
+}
+
 void
 lock_graph_name(Oid schema, const char *name) {
 	with_spi([&] {
@@ -516,6 +561,8 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 			if (plan == NULL)
 				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 			bytea *chunk = (bytea *)palloc(VARHDRSZ + kChunkBytes);
+			progress_phase(BuildPhase::storing, int64_t(bytes.size()));
+			progress_done(0);
 			for (size_t offset = 0, seq = 0; offset < bytes.size(); offset += kChunkBytes, seq++) {
 				size_t n = std::min(kChunkBytes, bytes.size() - offset);
 				SET_VARSIZE(chunk, VARHDRSZ + n);
@@ -523,6 +570,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 				Datum values[] = {Int64GetDatum(id), Int32GetDatum(int32(seq)), PointerGetDatum(chunk)};
 				if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
 					elog(ERROR, "pg_grail could not store index chunk %zu", seq);
+				progress_done(int64_t(offset + n));
 				CHECK_FOR_INTERRUPTS();
 			}
 			pfree(chunk);

@@ -136,6 +136,19 @@ void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
 // Sets grail.graph.live.
 void set_graph_live(int64_t graph_id, bool live);
 
+// What a background merge needs to know of a graph before it looks it up by name as its owner.
+struct GraphIdentity {
+	Oid schema = InvalidOid;
+	std::string name;
+	Oid owner = InvalidOid;
+	bool live = false;
+	bool stale = false;
+};
+bool graph_identity(int64_t id, GraphIdentity *graph);
+// The live graphs that are not stale and have at least threshold rows in grail.pending_change (in a
+// new snapshot), by id.
+std::vector<int64_t> graphs_to_merge(int64_t threshold);
+
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).
 bool extension_in_step();

@@ -10,6 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "activity.hpp"
 #include "catalog.hpp"
 #include "key_args.hpp"
 
@@ -228,9 +229,15 @@ public:
 			pfree(source_null);
 			pfree(target_null);
 		});
+		written_ += changes_.size();
 		changes_.clear();
 		sources_.clear();
 		targets_.clear();
+	}
+
+	uint64_t
+	written() const {
+		return written_;
 	}
 
 private:
@@ -244,6 +251,7 @@ private:
 	bool integer_;
 	std::vector<int> changes_;
 	std::vector<Endpoint> sources_, targets_;
+	uint64_t written_ = 0;
 };
 
 // An edge (NULLs included) as one string, for netting an UPDATE's old rows against its new ones.
@@ -399,6 +407,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			log.add(0, Endpoint{}, Endpoint{});
 		}
 		log.flush();
+		note_pending_changes(log.written());
 	}
 	guard([] { SPI_finish(); });
 	return PointerGetDatum(nullptr);

@@ -2,6 +2,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include "activity.hpp"
 #include "edges.hpp"
 #include "key_args.hpp"
 
@@ -213,8 +214,10 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 	if (batch)
 		batch->rows = batch->used = 0;
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
-		if ((++counts->rows & 0xffff) == 0)
+		if ((++counts->rows & 0xffff) == 0) {
+			progress_done(int64_t(counts->rows));
 			CHECK_FOR_INTERRUPTS();
+		}
 		if (counts->rows > max_rows && max_rows != 0)
 			ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
@@ -263,6 +266,17 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, E
 		// every committed write, including one that committed while this statement waited for a lock.
 		Snapshot snapshot = RegisterSnapshot(in_snapshot ? in_snapshot : GetLatestSnapshot());
 		ListCell *cell;
+		// grail.activity's total: the planner's row estimate of the tables, when each has one.
+		double estimate = 0;
+		foreach (cell, tables) {
+			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)
+				continue;
+			Relation rel = table_open(lfirst_oid(cell), NoLock);
+			estimate = rel->rd_rel->reltuples < 0 || estimate < 0 ? -1 : estimate + rel->rd_rel->reltuples;
+			table_close(rel, NoLock);
+		}
+		progress_phase(BuildPhase::reading_rows, int64_t(estimate));
+		progress_done(0);
 		foreach (cell, tables) {
 			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)
 				continue; // its rows are in its partitions

@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "activity.hpp"
 #include "catalog.hpp"
 #include "edges.hpp"
 #include "gpu_choice.hpp"
@@ -27,6 +28,8 @@ extern "C" {
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 }
 
@@ -69,6 +72,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	stored.read_ms = ms_since(start);
 	stored.input_rows = int64_t(scan.rows);
 	stored.null_rows = int64_t(scan.rows - edges.size());
+	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
 	if (stored.null_rows > 0 && !row.skip_nulls)
 		guard([&] {
 			ereport(ERROR,
@@ -85,11 +89,13 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.components = [](const grail::Csr &graph) {
+		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
 		return on_chosen_device(
 		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
 		    [&] { return grail::strongly_connected_components(graph); });
 	};
 	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
 		return on_chosen_device(
 		    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
 		    [&] { return grail::GrailLabels::build(dag, labels, seed); });
@@ -125,8 +131,9 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
  * changes that snapshot sees, which the build has read, are deleted with it.
  */
 static std::string
-build_graph(const char *name, const GraphRow &row) {
+build_graph(const char *name, const GraphRow &row, BuildCommand command) {
 	auto start = std::chrono::steady_clock::now();
+	BuildProgress progress(command, row.id, row.schema, name, row.relid, row.source_attnum, row.target_attnum);
 	// A READ COMMITTED merge reads the latest snapshot, taken after the graph row's lock, so that it
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
@@ -137,6 +144,7 @@ build_graph(const char *name, const GraphRow &row) {
 	                             : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
+	progress_phase(BuildPhase::deleting_changes);
 	delete_pending_changes(row.id, snapshot);
 	if (snapshot != nullptr)
 		guard([&] { UnregisterSnapshot(snapshot); });
@@ -340,7 +348,7 @@ GRAIL_FUNCTION(grail_create_graph) {
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
 	watch_graph(row.id);
-	return text_result(build_graph(graph_name.display.c_str(), row));
+	return text_result(build_graph(graph_name.display.c_str(), row, BuildCommand::create_graph));
 }
 
 /*
@@ -350,10 +358,14 @@ GRAIL_FUNCTION(grail_create_graph) {
  * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
  * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
  */
-static Datum
-rebuild(FunctionCallInfo fcinfo) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+static std::string
+rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged) {
 	GraphRow row = existing_graph(name, false);
+	// A background merge never blocks writers: it leaves a graph alone that would need the SHARE
+	// lock (no longer live, stale, triggers gone), or that is not the one it was asked to merge.
+	bool background = background_id != 0;
+	if (background && (row.id != background_id || !row.live || row.stale || !row.watched))
+		return std::string();
 	check_buildable(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
@@ -362,24 +374,99 @@ rebuild(FunctionCallInfo fcinfo) {
 	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
 		guard([&] { LockRelationOid(row.relid, ShareLock); });
-	row = existing_graph(name, true);
+	// A graph dropped or given away meanwhile (the row lock waited for that) is no error for a
+	// background merge, which leaves it.
+	if (background && (!find_graph(name, &row, true) || row.id != background_id || !row.live || row.stale ||
+	                   !row.watched || !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
+		return std::string();
+	if (!background)
+		row = existing_graph(name, true);
 	if (row.live && (row.stale || !row.watched) && !blocking) {
 		guard([&] { LockRelationOid(row.relid, ShareLock); });
 		blocking = true;
 	}
-	watch_graph(row.id);
+	// Re-making the triggers (CREATE OR REPLACE TRIGGER) takes a SHARE ROW EXCLUSIVE lock on the
+	// tables, held to the commit: a merge of a live graph whose triggers are all in place (what
+	// it checked) leaves them, so that writers are not blocked during its build.
+	if (blocking)
+		watch_graph(row.id);
 	GraphRow building = row;
 	building.live = row.live && !blocking;
-	return text_result(build_graph(name.display.c_str(), building));
+	std::string summary = build_graph(name.display.c_str(), building, command);
+	if (merged != nullptr)
+		*merged = true;
+	return summary;
 }
 
 GRAIL_FUNCTION(grail_refresh_graph) {
-	return rebuild(fcinfo);
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	return text_result(rebuild_graph(name, BuildCommand::refresh_graph, 0, nullptr));
 }
 
 GRAIL_FUNCTION(grail_merge_graph) {
-	return rebuild(fcinfo);
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	return text_result(rebuild_graph(name, BuildCommand::merge_graph, 0, nullptr));
 }
+
+namespace {
+
+// Runs the enclosing scope as role, as a security-restricted operation with search_path =
+// pg_catalog, pg_temp (what VACUUM and REFRESH MATERIALIZED VIEW do for a table's owner). A
+// transaction abort restores the caller's too.
+class RunAsRole {
+public:
+	explicit RunAsRole(Oid role) {
+		GetUserIdAndSecContext(&saved_user_, &saved_context_);
+		guard([&] {
+			SetUserIdAndSecContext(role, saved_context_ | SECURITY_RESTRICTED_OPERATION);
+			guc_level_ = NewGUCNestLevel();
+			(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+			                        true, 0, false);
+		});
+	}
+	~RunAsRole() {
+		AtEOXact_GUC(false, guc_level_);
+		SetUserIdAndSecContext(saved_user_, saved_context_);
+	}
+	RunAsRole(const RunAsRole &) = delete;
+	RunAsRole &operator=(const RunAsRole &) = delete;
+
+private:
+	Oid saved_user_;
+	int saved_context_;
+	int guc_level_ = 0;
+};
+
+} // namespace
+
+namespace grail::pg {
+
+/*
+ * A background merge of graph id (src/pg/merge_worker.cpp): what its owner's merge_graph() would
+ * do, run as the owner, so that it can do nothing the owner could not; skipped (false) unless the
+ * graph is live, answering and still has its owner.
+ */
+bool
+background_merge(int64_t id, std::string *summary) {
+	GraphIdentity graph;
+	if (!graph_identity(id, &graph) || !graph.live || graph.stale)
+		return false;
+	bool owner_exists = guard([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(graph.owner)); });
+	const char *schema = guard([&] { return get_namespace_name(graph.schema); });
+	if (!owner_exists || schema == nullptr)
+		return false;
+	GraphName name;
+	name.schema = schema;
+	name.name = graph.name;
+	name.display = name.schema + "." + name.name;
+	name.quoted = name.display;
+	RunAsRole owner(graph.owner);
+	bool merged = false;
+	*summary = rebuild_graph(name, BuildCommand::background_merge, id, &merged);
+	return merged;
+}
+
+} // namespace grail::pg
 
 /*
  * alter_graph(name, live): under a SHARE lock on the edge table, so that every writer's trigger

@@ -4,6 +4,7 @@
 #include "index.hpp"
 
 #include <cstdint>
+#include <string>
 
 #include "catalog.hpp"
 
@@ -17,6 +18,11 @@ void drop_graph(int64_t id);
 // without one under SHARE locks in the latest snapshot (read_edges). Raises the build's errors
 // (NULL endpoints unless skip_nulls, memory limit) as create_graph does; fills stats but
 // persist_ms and index_bytes.
+// Merges live graph id in the background (src/pg/merge_worker.cpp) as grail.merge_graph() by its
+// owner would, running as the owner; false, doing nothing, where that would block writers (the
+// graph is no longer live, is stale, or lost a trigger) or the graph or its owner is gone.
+bool background_merge(int64_t id, std::string *summary);
+
 grail::Index build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats);
 
 } // namespace grail::pg

@@ -2,7 +2,9 @@
 // fork(), so the engine initialises the GPU lazily in the backend that uses it.
 #include "error.hpp"
 
+#include "activity.hpp"
 #include "image_stats.hpp"
+#include "merge_worker.hpp"
 #include "owner_hooks.hpp"
 #include "settings.hpp"
 #include "guard.hpp"
@@ -30,6 +32,9 @@ _PG_init(void) {
 	grail::set_cancel_hook(interrupt_pending);
 	grail::pg::define_settings();
 	grail::pg::install_owner_hooks();
-	if (process_shared_preload_libraries_in_progress)
+	if (process_shared_preload_libraries_in_progress) {
 		grail::pg::request_image_stats();
+		grail::pg::request_activity_shmem();
+		grail::pg::register_merge_launcher();
+	}
 }

@@ -43,6 +43,18 @@ define_settings() {
 	                        "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",
 	                        &settings.shared_cache_size_mb, 1024, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL,
 	                        NULL);
+	DefineCustomIntVariable("grail.merge_threshold",
+	                        "Pending changes (rows of grail.pending_change) of a live graph at which a background "
+	                        "worker merges it.",
+	                        "Needs pg_grail in shared_preload_libraries; 0 never merges in the background.",
+	                        &settings.merge_threshold, 10000, 0, INT_MAX, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("grail.merge_naptime",
+	                        "How often the merge launcher looks for databases with new pending changes.",
+	                        "A database that passes grail.merge_threshold wakes it at once.", &settings.merge_naptime_s,
+	                        10, 1, 86400, PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomIntVariable("grail.max_merge_workers", "Background merge workers that may run at once.",
+	                        "Each takes one of max_worker_processes while it runs; 0 starts none.",
+	                        &settings.max_merge_workers, 1, 0, 64, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("grail");
 }
 

@@ -14,6 +14,9 @@ struct Settings {
 	int stale_policy = STALE_ERROR;
 	int build_memory_limit_mb = 4096;
 	int shared_cache_size_mb = 1024;
+	int merge_threshold = 10000; // pending rows of a live graph that start a background merge; 0: never
+	int merge_naptime_s = 10;    // how often the merge launcher looks for databases with new changes
+	int max_merge_workers = 1;   // merge workers running at once, server-wide
 };
 
 extern Settings settings;

@@ -3,7 +3,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(51);
+SELECT plan(60);
 
 CREATE ROLE sec_attacker LOGIN;
 CREATE ROLE sec_victim LOGIN;
@@ -54,6 +54,11 @@ SELECT is((SELECT count(*) FROM grail.chordless_cycles('g')), 1::bigint, 'attack
 SELECT is((SELECT count(*) FROM grail.chordless_cycle_counts('g')), 1::bigint, 'attacker: chordless_cycle_counts');
 SELECT is(grail.save_chordless_cycles('g', 'sec_attacker.saved'), 1::bigint, 'attacker: save_chordless_cycles');
 SELECT is((SELECT count(*) FROM grail.graphs WHERE name = 'g'), 1::bigint, 'attacker: the graphs view');
+SELECT lives_ok($$SELECT grail.alter_graph('g', true)$$, 'attacker: alter_graph');
+INSERT INTO sec_attacker.edges VALUES (5, 6);  -- logged as a pending change
+SELECT is((SELECT pending_changes FROM grail.activity WHERE graph = 'g'), 1::bigint, 'attacker: the activity view');
+SELECT lives_ok($$SELECT grail.merge_graph('g')$$, 'attacker: merge_graph');
+SELECT lives_ok($$SELECT grail.alter_graph('g', false)$$, 'attacker: alter_graph back');
 INSERT INTO sec_attacker.edges VALUES (4, 5);  -- fires the staleness trigger
 SELECT throws_ok($$SELECT grail.reachable('g', 1, 5)$$, '55000', NULL, 'attacker: a stale graph');
 SELECT lives_ok($$SELECT grail.refresh_graph('g')$$, 'attacker: refresh_graph');
@@ -122,13 +127,23 @@ SELECT throws_like(pg_catalog.format('SELECT grail.create_graph(%L, %s::oid::reg
                                      (SELECT oid FROM pg_class WHERE relname = 'edges' AND relnamespace = 'sec_victim'::regnamespace)),
                    'permission denied for schema sec_victim', 'no USAGE: no build, even by oid');
 SELECT is((SELECT count(*) FROM grail.graphs), 0::bigint, 'no USAGE: the graphs view shows none of them');
+SELECT is((SELECT count(*) FROM grail.activity), 0::bigint, 'no USAGE: nor the activity view');
 RESET ROLE;
 GRANT USAGE ON SCHEMA sec_victim TO PUBLIC;
 
 -- 3c. The graphs view shows a role only the graphs over edge columns it may read.
 SET ROLE sec_tenant_a;
 SELECT is((SELECT count(*) FROM grail.graphs), 0::bigint, 'no SELECT on the tables: no graphs listed');
+SELECT is((SELECT count(*) FROM grail.activity), 0::bigint, 'no SELECT on the tables: no activity listed');
 RESET ROLE;
+-- pg_read_all_stats sees every graph's activity, as it sees every session's in pg_stat_activity.
+GRANT pg_read_all_stats TO sec_tenant_a;
+SELECT count(*) AS graph_count FROM grail.graph \gset
+SET ROLE sec_tenant_a;
+SELECT is((SELECT count(*) FROM grail.activity), :graph_count::bigint, 'pg_read_all_stats: all graphs in the activity view');
+SELECT ok(:graph_count > 0, 'there are graphs to see');
+RESET ROLE;
+REVOKE pg_read_all_stats FROM sec_tenant_a;
 
 -- 3d. Row-level security: no role learns through a graph a row its policies hide.
 SET ROLE sec_victim;
@@ -153,6 +168,7 @@ SET ROLE sec_tenant_b;
 SELECT throws_ok($$SELECT grail.reachable('sec_victim.tenants', 1, 2)$$, '42501', NULL,
                  'a role under the policies cannot query it');
 SELECT is((SELECT count(*) FROM grail.graphs WHERE name = 'tenants'), 0::bigint, 'nor see it listed');
+SELECT is((SELECT count(*) FROM grail.activity WHERE graph = 'tenants'), 0::bigint, 'nor in the activity view');
 RESET ROLE;
 SET ROLE sec_victim;
 CREATE TABLE sec_victim.later (source bigint, target bigint);

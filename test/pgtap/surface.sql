@@ -2,7 +2,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(33);
+SELECT plan(38);
 
 SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean']);
 SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean'], 'text');
@@ -41,6 +41,16 @@ SELECT columns_are('grail', 'graphs', ARRAY['schema', 'name', 'relation', 'sourc
        'components', 'dag_vertices', 'dag_edges', 'labels', 'built_at', 'build_ms', 'read_ms', 'scc_ms', 'label_ms',
        'persist_ms', 'index_bytes', 'stale', 'owner', 'live', 'pending_changes']);
 SELECT table_privs_are('grail', 'graphs', 'public', ARRAY['SELECT']);
+SELECT has_view('grail', 'activity', 'the activity view exists');
+SELECT columns_are('grail', 'activity', ARRAY['schema', 'graph', 'relation', 'live', 'pending_changes', 'pid', 'command',
+       'phase', 'done', 'total', 'unit', 'started', 'elapsed', 'phase_elapsed']);
+SELECT table_privs_are('grail', 'activity', 'public', ARRAY['SELECT']);
+-- Called by the view with the caller's rights: it filters by them itself.
+SELECT function_privs_are('grail', '_activity', ARRAY[]::text[], 'public', ARRAY['EXECUTE']);
+SELECT is((SELECT array_agg(format_type(t, NULL) ORDER BY o)
+           FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY a(t, o) WHERE p.oid = 'grail._activity()'::regprocedure),
+          ARRAY['integer', 'bigint', 'text', 'text', 'regclass', 'text', 'text', 'bigint', 'bigint', 'text',
+                'timestamp with time zone', 'timestamp with time zone'], '_activity() columns');
 SELECT table_privs_are('grail', 'graph', 'public', ARRAY[]::text[]);
 SELECT table_privs_are('grail', 'index_chunk', 'public', ARRAY[]::text[]);
 SELECT function_privs_are('grail', '_mark_stale', ARRAY[]::text[], 'public', ARRAY[]::text[]);
