@@ -16,6 +16,7 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "commands/trigger.h"
 #include "storage/proc.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -173,6 +174,17 @@ live_cache() {
 	return *cache;
 }
 
+// The index of the rows the active snapshot sees.
+static std::shared_ptr<LoadedGraph>
+snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
+	StoredBuild stats;
+	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
+	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), std::string());
+	check_keys(*graph, name, keys);
+	return graph;
+}
+
 static std::shared_ptr<LoadedGraph>
 live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
            std::optional<grail::KeyKind> keys) {
@@ -185,13 +197,27 @@ live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pen
 	}
 	if (found != cache.end())
 		cache.erase(found); // free the old one before building the new one
-	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
-	StoredBuild stats;
-	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
-	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), std::string());
+	auto graph = snapshot_build(name, row, keys);
 	cache[row.id] = LiveBuild{row.build_uuid, pending, graph};
-	check_keys(*graph, name, keys);
 	return graph;
+}
+
+/*
+ * Whether a write statement on a table of the graph's family has run without its changes logged
+ * yet: this backend holds AFTER trigger events on such a table that have not fired, the graph's
+ * statement trigger among them, as while a user's AFTER ROW trigger (or an AFTER STATEMENT one that
+ * fires first) queries the graph. Its rows are in the table, not yet in the log. (Also true while
+ * other AFTER triggers of those tables wait, deferred ones until commit: then the rows are read, a
+ * slower way to the same answer.)
+ */
+static bool
+unlogged_writes(const GraphRow &row) {
+	return guard([&] {
+		for (Oid table : table_family(row.relid).descendants)
+			if (AfterTriggerPendingOnRel(table))
+				return true;
+		return false;
+	});
 }
 
 static std::shared_ptr<LoadedGraph>
@@ -363,6 +389,9 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 		});
 
 	if (row.live) {
+		// Read the rows (and keep no copy: the next statement's writes are not logged either).
+		if (unlogged_writes(row))
+			return Opened{snapshot_build(name, row, keys), nullptr};
 		PendingChanges pending = visible_pending_changes(row.id);
 		if (pending.rows > 0) {
 			if (with_overlay) {
