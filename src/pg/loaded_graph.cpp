@@ -2,7 +2,6 @@
 #include "index.hpp"
 #include "keys.hpp"
 
-#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 
@@ -249,8 +248,9 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 
 // The pending changes a snapshot sees over a live graph's build, for reachable(), kept for the next
 // statement that sees the same build and the same changes. overlay->overlay is null where the
-// overlay declined them (a component of the build split, or an edge's row count is unknown): then
-// reachable() uses the snapshot's own rebuild as the other functions do.
+// overlay declined them (components of the build split or joined, a TRUNCATE, a NULL endpoint, an
+// image that does not count the rows of an edge): then reachable() uses the snapshot's own
+// rebuild as the other functions do.
 struct OverlayEntry {
 	std::string build_uuid;
 	PendingChanges pending;
