@@ -477,10 +477,13 @@ graphs_to_merge(int64_t threshold) {
 	return with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(threshold)};
-		// Counts at most threshold rows of each graph.
+		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
+		// row holds at least one: the sum passes the threshold iff the graph's total does).
 		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
-		                "AND (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM grail.pending_change p "
-		                "WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) OPERATOR(pg_catalog.>=) $1 "
+		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
+		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
+		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
+		                "OPERATOR(pg_catalog.>=) $1 "
 		                "ORDER BY g.id",
 		                1, types, values, SPI_OK_SELECT);
 		std::vector<int64_t> ids;

@@ -6,6 +6,7 @@
 #include "index.hpp"
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -37,7 +38,7 @@ using namespace grail::pg;
 
 namespace {
 
-// Rows per INSERT into grail.pending_change.
+// Edges per row of grail.pending_change (per element of its arrays).
 constexpr int kBatchRows = 8192;
 
 // What the trigger needs of the graph's row, read in the latest snapshot: a change of `live` by
@@ -170,77 +171,99 @@ private:
 	bool integer_ = true;
 };
 
-// Collects change rows and writes them to grail.pending_change kBatchRows at a time.
+// Collects edge changes and writes them to grail.pending_change, one row per kBatchRows edges of
+// one change value (its arrays hold the edges), and a TRUNCATE's marker as a row of NULL arrays.
 class ChangeWriter {
 public:
 	ChangeWriter(int64_t graph_id, bool integer) : graph_id_(graph_id), integer_(integer) {
 	}
 	void
 	add(int change, const Endpoint &source, const Endpoint &target) {
-		changes_.push_back(change);
-		sources_.push_back(source);
-		targets_.push_back(target);
-		if (changes_.size() == size_t(kBatchRows))
-			flush();
+		Batch &batch = batches_[change];
+		batch.sources.push_back(source);
+		batch.targets.push_back(target);
+		if (batch.sources.size() == size_t(kBatchRows))
+			write(change, &batch);
+	}
+	// The TRUNCATE marker: change 0, no endpoints.
+	void
+	add_marker() {
+		marker_ = true;
 	}
 	void
 	flush() {
-		if (changes_.empty())
-			return;
-		guard([&] {
-			int n = int(changes_.size());
-			Datum *change = static_cast<Datum *>(palloc(sizeof(Datum) * n));
-			Datum *source = static_cast<Datum *>(palloc(sizeof(Datum) * n));
-			Datum *target = static_cast<Datum *>(palloc(sizeof(Datum) * n));
-			bool *source_null = static_cast<bool *>(palloc(sizeof(bool) * n));
-			bool *target_null = static_cast<bool *>(palloc(sizeof(bool) * n));
-			for (int i = 0; i < n; i++) {
-				change[i] = Int32GetDatum(changes_[i]);
-				source_null[i] = !sources_[i].has;
-				target_null[i] = !targets_[i].has;
-				source[i] = value(sources_[i]);
-				target[i] = value(targets_[i]);
-			}
-			int dims[] = {n}, lbs[] = {1};
-			Oid element = integer_ ? INT8OID : TEXTOID;
-			int16 length = integer_ ? 8 : -1;
-			char align = integer_ ? TYPALIGN_DOUBLE : TYPALIGN_INT;
-			Datum values[] = {
-			    Int64GetDatum(graph_id_),
-			    PointerGetDatum(construct_array(change, n, INT4OID, 4, true, TYPALIGN_INT)),
-			    PointerGetDatum(construct_md_array(source, source_null, 1, dims, lbs, element, length, integer_, align)),
-			    PointerGetDatum(construct_md_array(target, target_null, 1, dims, lbs, element, length, integer_, align))};
-			Oid keys = integer_ ? Oid(INT8ARRAYOID) : Oid(TEXTARRAYOID);
-			Oid types[] = {INT8OID, INT4ARRAYOID, keys, keys};
-			SPIPlanPtr plan =
-			    integer_ ? kept_plan(&insert_integer_plan,
-			                         "INSERT INTO grail.pending_change (graph_id, change, source, target) "
-			                         "SELECT $1, u.c, u.s, u.t FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(c, s, t)",
-			                         4, types)
-			             : kept_plan(&insert_key_plan,
-			                         "INSERT INTO grail.pending_change (graph_id, change, source_key, target_key) "
-			                         "SELECT $1, u.c, u.s, u.t FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(c, s, t)",
-			                         4, types);
-			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "pg_grail could not log the changes of graph %lld", (long long)graph_id_);
-			pfree(change);
-			pfree(source);
-			pfree(target);
-			pfree(source_null);
-			pfree(target_null);
-		});
-		written_ += changes_.size();
-		changes_.clear();
-		sources_.clear();
-		targets_.clear();
+		for (auto &entry : batches_)
+			write(entry.first, &entry.second);
+		if (marker_) {
+			Batch none;
+			write(0, &none, true);
+			marker_ = false;
+		}
 	}
 
+	// Edge changes written (the marker counts as one, as the counts of grail.graphs do).
 	uint64_t
 	written() const {
 		return written_;
 	}
 
 private:
+	struct Batch {
+		std::vector<Endpoint> sources, targets;
+	};
+	void
+	write(int change, Batch *batch, bool marker = false) {
+		if (batch->sources.empty() && !marker)
+			return;
+		guard([&] {
+			int n = int(batch->sources.size());
+			Datum arrays[2] = {0, 0};
+			if (!marker) {
+				Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * n));
+				bool *nulls = static_cast<bool *>(palloc(sizeof(bool) * n));
+				int dims[] = {n}, lbs[] = {1};
+				Oid element = integer_ ? INT8OID : TEXTOID;
+				int16 length = integer_ ? 8 : -1;
+				char align = integer_ ? TYPALIGN_DOUBLE : TYPALIGN_INT;
+				for (int side = 0; side < 2; side++) {
+					const std::vector<Endpoint> &ends = side == 0 ? batch->sources : batch->targets;
+					for (int i = 0; i < n; i++) {
+						nulls[i] = !ends[i].has;
+						values[i] = value(ends[i]);
+					}
+					arrays[side] =
+					    PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs, element, length, integer_, align));
+					if (!integer_)
+						for (int i = 0; i < n; i++)
+							if (!nulls[i])
+								pfree(DatumGetPointer(values[i]));
+				}
+				pfree(values);
+				pfree(nulls);
+			}
+			Datum values[] = {Int64GetDatum(graph_id_), Int32GetDatum(change), arrays[0], arrays[1]};
+			char nulls[] = {' ', ' ', marker ? 'n' : ' ', marker ? 'n' : ' '};
+			Oid keys = integer_ ? Oid(INT8ARRAYOID) : Oid(TEXTARRAYOID);
+			Oid types[] = {INT8OID, INT4OID, keys, keys};
+			SPIPlanPtr plan = integer_ ? kept_plan(&insert_integer_plan,
+			                                       "INSERT INTO grail.pending_change (graph_id, change, source, target) "
+			                                       "VALUES ($1, $2, $3, $4)",
+			                                       4, types)
+			                           : kept_plan(&insert_key_plan,
+			                                       "INSERT INTO grail.pending_change (graph_id, change, source_key, target_key) "
+			                                       "VALUES ($1, $2, $3, $4)",
+			                                       4, types);
+			if (SPI_execute_plan(plan, values, nulls, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "pg_grail could not log the changes of graph %lld", (long long)graph_id_);
+			if (!marker) {
+				pfree(DatumGetPointer(arrays[0]));
+				pfree(DatumGetPointer(arrays[1]));
+			}
+		});
+		written_ += marker ? 1 : batch->sources.size();
+		batch->sources.clear();
+		batch->targets.clear();
+	}
 	Datum
 	value(const Endpoint &e) const {
 		if (!e.has)
@@ -249,8 +272,8 @@ private:
 	}
 	int64_t graph_id_;
 	bool integer_;
-	std::vector<int> changes_;
-	std::vector<Endpoint> sources_, targets_;
+	std::map<int, Batch> batches_;
+	bool marker_ = false;
 	uint64_t written_ = 0;
 };
 
@@ -404,7 +427,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			// although it may not see other sessions' deletions of rows the latest snapshot lacks (and
 			// so logs no -1 for): the marker (change 0, no endpoints) makes a query that sees it read
 			// the rows instead of netting the log.
-			log.add(0, Endpoint{}, Endpoint{});
+			log.add_marker();
 		}
 		log.flush();
 		note_pending_changes(log.written());
