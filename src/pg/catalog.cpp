@@ -51,14 +51,13 @@ struct ExtensionRow {
 static ExtensionRow
 extension_row() {
 	return guard([] {
+		// One scan by name (not get_extension_oid's, then another by oid): every write statement on
+		// a live graph's table comes here.
 		ExtensionRow row;
-		Oid extension = get_extension_oid("pg_grail", true);
-		if (!OidIsValid(extension))
-			return row;
 		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
 		ScanKeyData key;
-		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(extension));
-		SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+		ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ, CStringGetDatum("pg_grail"));
+		SysScanDesc scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
 		HeapTuple tuple = systable_getnext(scan);
 		if (HeapTupleIsValid(tuple)) {
 			bool null;

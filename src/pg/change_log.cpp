@@ -16,7 +16,12 @@
 #include "key_args.hpp"
 
 extern "C" {
+#include "access/genam.h"
 #include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_index.h"
 #include "access/tableam.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -27,6 +32,8 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -51,7 +58,7 @@ struct GraphState {
 };
 
 // Plans kept for the backend's life (SPI_keepplan): a trigger fires for every write statement.
-SPIPlanPtr state_plan, stale_plan, insert_integer_plan, insert_key_plan;
+SPIPlanPtr stale_plan, insert_integer_plan, insert_key_plan;
 
 SPIPlanPtr
 kept_plan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types) {
@@ -65,28 +72,59 @@ kept_plan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types) {
 	return *plan;
 }
 
+// grail.graph's index on id (its primary key), found by its column rather than its name.
+Oid
+id_index(Relation rel, AttrNumber id_att) {
+	List *indexes = RelationGetIndexList(rel);
+	ListCell *cell;
+	foreach (cell, indexes) {
+		Oid index = lfirst_oid(cell);
+		HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+		if (!HeapTupleIsValid(tuple))
+			continue;
+		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
+		bool fits = form->indnkeyatts == 1 && form->indkey.values[0] == id_att && form->indisvalid;
+		ReleaseSysCache(tuple);
+		if (fits)
+			return index;
+	}
+	elog(ERROR, "pg_grail catalog table grail.graph has no index on id");
+}
+
+AttrNumber
+column_of(TupleDesc desc, const char *name) {
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+			return AttrNumber(i + 1);
+	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
+}
+
+// An index scan of grail.graph in the latest snapshot, as find_graph_in reads it: no SQL to run
+// for every write statement.
 GraphState
 graph_state(int64_t graph_id) {
 	GraphState state;
 	guard([&] {
-		Oid types[] = {INT8OID};
-		Datum values[] = {Int64GetDatum(graph_id)};
-		SPIPlanPtr plan = kept_plan(&state_plan,
-		                            "SELECT g.live, g.source_column::pg_catalog.text, g.target_column::pg_catalog.text "
-		                            "FROM grail.graph g WHERE g.id OPERATOR(pg_catalog.=) $1",
-		                            1, types);
-		if (SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) !=
-		    SPI_OK_SELECT)
-			elog(ERROR, "pg_grail could not read graph %lld", (long long)graph_id);
-		if (SPI_processed == 0)
-			return;
-		bool null;
-		HeapTuple tuple = SPI_tuptable->vals[0];
-		TupleDesc desc = SPI_tuptable->tupdesc;
-		state.exists = true;
-		state.live = DatumGetBool(SPI_getbinval(tuple, desc, 1, &null));
-		state.source_column = TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &null));
-		state.target_column = TextDatumGetCString(SPI_getbinval(tuple, desc, 3, &null));
+		Oid relid = get_relname_relid("graph", get_namespace_oid("grail", false));
+		if (!OidIsValid(relid))
+			elog(ERROR, "pg_grail catalog table grail.graph is missing");
+		Relation rel = table_open(relid, AccessShareLock);
+		TupleDesc desc = RelationGetDescr(rel);
+		AttrNumber id_att = column_of(desc, "id");
+		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+		ScanKeyData key;
+		ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
+		SysScanDesc scan = systable_beginscan(rel, id_index(rel, id_att), true, snapshot, 1, &key);
+		if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+			bool null;
+			state.exists = true;
+			state.live = DatumGetBool(heap_getattr(tuple, column_of(desc, "live"), desc, &null));
+			state.source_column = NameStr(*DatumGetName(heap_getattr(tuple, column_of(desc, "source_column"), desc, &null)));
+			state.target_column = NameStr(*DatumGetName(heap_getattr(tuple, column_of(desc, "target_column"), desc, &null)));
+		}
+		systable_endscan(scan);
+		UnregisterSnapshot(snapshot);
+		table_close(rel, AccessShareLock);
 	});
 	return state;
 }
