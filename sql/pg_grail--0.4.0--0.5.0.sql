@@ -8,20 +8,27 @@
 \echo Use "ALTER EXTENSION pg_grail UPDATE TO '0.5.0'" to load this file. \quit
 
 ALTER TABLE grail.graph ADD COLUMN live boolean NOT NULL DEFAULT false;
--- The changes to a live graph's edge table that its build did not read: one row per edge row written
--- (change +1) or removed (change -1), or per edge whose count an UPDATE changed (+n or -n), written
--- by grail._log_changes in the writer's transaction, so a query sees exactly the changes its
--- snapshot sees; a build deletes the rows its own snapshot sees, which are the changes it read.
--- Keys: source/target for integer keys, source_key/target_key (text, uuid as text) otherwise.
+-- The changes to a live graph's edge table that its build did not read, written by
+-- grail._log_changes in the writer's transaction, so a query sees exactly the changes its snapshot
+-- sees; a build deletes the rows its own snapshot sees, which are the changes it read. A row holds
+-- up to 8192 edges of one statement (element i of the source and target arrays is one edge, a NULL
+-- element a NULL endpoint) whose count of rows changed by `change`: +1 for each edge row written,
+-- -1 for each removed, +n or -n for an edge whose count an UPDATE changed. A row whose arrays are
+-- NULL (change 0) is a TRUNCATE's marker. One row per batch rather than per edge: a bulk write
+-- logs a few wide rows and index entries. Keys: source/target for integer keys,
+-- source_key/target_key (text, uuid as text) otherwise. The arrays are stored uncompressed
+-- (EXTERNAL): compressing them costs the writer more than it saves.
 -- No foreign key: a bulk write would check one per row; drops delete a graph's rows themselves.
 CREATE TABLE grail.pending_change (
 	graph_id   bigint NOT NULL,
 	change     int NOT NULL,
-	source     bigint,
-	target     bigint,
-	source_key text,
-	target_key text
+	source     bigint[],
+	target     bigint[],
+	source_key text[],
+	target_key text[]
 );
+ALTER TABLE grail.pending_change ALTER COLUMN source SET STORAGE EXTERNAL, ALTER COLUMN target SET STORAGE EXTERNAL,
+	ALTER COLUMN source_key SET STORAGE EXTERNAL, ALTER COLUMN target_key SET STORAGE EXTERNAL;
 CREATE INDEX pending_change_graph ON grail.pending_change (graph_id);
 SELECT pg_catalog.pg_extension_config_dump('grail.pending_change', '');
 REVOKE ALL ON grail.pending_change FROM PUBLIC;
@@ -49,8 +56,8 @@ SELECT n.nspname AS schema,
        g.stale,
        g.owner,
        g.live,
-       (SELECT pg_catalog.count(*) FROM grail.pending_change p
-        WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
+        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
 FROM grail.graph g
 JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
 JOIN pg_catalog.pg_class c ON c.oid = g.relid
@@ -62,7 +69,7 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 GRANT SELECT ON grail.graphs TO PUBLIC;
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its changes not yet merged (rows of grail.pending_change)';
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change)';
 
 -- Builds and merges in progress (src/pg/activity.cpp: shared memory, with pg_grail preloaded) and
 -- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
@@ -97,8 +104,9 @@ FROM (SELECT g.id,
              g.name,
              g.relid::pg_catalog.regclass AS relation,
              g.live,
-             (SELECT pg_catalog.count(*) FROM grail.pending_change pc
-              WHERE pc.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+             (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(pc.source),
+                                                      pg_catalog.cardinality(pc.source_key), 1)), 0)
+              FROM grail.pending_change pc WHERE pc.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
       FROM grail.graph g
       JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) g.namespace
       JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.relid

@@ -268,7 +268,8 @@ progress_done(int64_t done) {
 	SpinLockRelease(&current->mutex);
 }
 
-// Rows logged by this transaction, counted at its commit: a merge worker started before would not
+// Edge changes (not rows of grail.pending_change, which hold a batch each) logged by this
+// transaction, counted at its commit: a merge worker started before would not
 // see them, and a rolled-back change is never merged.
 uint64_t uncommitted_rows = 0;
 

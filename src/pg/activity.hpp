@@ -54,9 +54,9 @@ private:
 void progress_phase(BuildPhase phase, int64_t total = -1);
 void progress_done(int64_t done);
 
-// Counts rows that a change_log trigger wrote to grail.pending_change in this database, and wakes
+// Counts edge changes that a change_log trigger wrote to grail.pending_change in this database, and wakes
 // the merge launcher when they pass a multiple of grail.merge_threshold.
-void note_pending_changes(uint64_t rows);
+void note_pending_changes(uint64_t edges);
 
 // For the launcher (src/pg/merge_worker.cpp), under no lock of its own.
 struct DatabaseChanges {

@@ -51,14 +51,13 @@ struct ExtensionRow {
 static ExtensionRow
 extension_row() {
 	return guard([] {
+		// One scan by name (not get_extension_oid's, then another by oid): every write statement on
+		// a live graph's table comes here.
 		ExtensionRow row;
-		Oid extension = get_extension_oid("pg_grail", true);
-		if (!OidIsValid(extension))
-			return row;
 		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
 		ScanKeyData key;
-		ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(extension));
-		SysScanDesc scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+		ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ, CStringGetDatum("pg_grail"));
+		SysScanDesc scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
 		HeapTuple tuple = systable_getnext(scan);
 		if (HeapTupleIsValid(tuple)) {
 			bool null;
@@ -477,10 +476,13 @@ graphs_to_merge(int64_t threshold) {
 	return with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(threshold)};
-		// Counts at most threshold rows of each graph.
+		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
+		// row holds at least one: the sum passes the threshold iff the graph's total does).
 		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
-		                "AND (SELECT pg_catalog.count(*) FROM (SELECT 1 FROM grail.pending_change p "
-		                "WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) OPERATOR(pg_catalog.>=) $1 "
+		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
+		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
+		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
+		                "OPERATOR(pg_catalog.>=) $1 "
 		                "ORDER BY g.id",
 		                1, types, values, SPI_OK_SELECT);
 		std::vector<int64_t> ids;

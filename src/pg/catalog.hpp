@@ -145,7 +145,7 @@ struct GraphIdentity {
 	bool stale = false;
 };
 bool graph_identity(int64_t id, GraphIdentity *graph);
-// The live graphs that are not stale and have at least threshold rows in grail.pending_change (in a
+// The live graphs that are not stale and have at least threshold edge changes in grail.pending_change (in a
 // new snapshot), by id.
 std::vector<int64_t> graphs_to_merge(int64_t threshold);
 

@@ -6,6 +6,7 @@
 #include "index.hpp"
 
 #include <cstring>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -15,7 +16,12 @@
 #include "key_args.hpp"
 
 extern "C" {
+#include "access/genam.h"
 #include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_index.h"
 #include "access/tableam.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -26,6 +32,8 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -37,7 +45,7 @@ using namespace grail::pg;
 
 namespace {
 
-// Rows per INSERT into grail.pending_change.
+// Edges per row of grail.pending_change (per element of its arrays).
 constexpr int kBatchRows = 8192;
 
 // What the trigger needs of the graph's row, read in the latest snapshot: a change of `live` by
@@ -50,7 +58,7 @@ struct GraphState {
 };
 
 // Plans kept for the backend's life (SPI_keepplan): a trigger fires for every write statement.
-SPIPlanPtr state_plan, stale_plan, insert_integer_plan, insert_key_plan;
+SPIPlanPtr stale_plan, insert_integer_plan, insert_key_plan;
 
 SPIPlanPtr
 kept_plan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types) {
@@ -64,28 +72,59 @@ kept_plan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types) {
 	return *plan;
 }
 
+// grail.graph's index on id (its primary key), found by its column rather than its name.
+Oid
+id_index(Relation rel, AttrNumber id_att) {
+	List *indexes = RelationGetIndexList(rel);
+	ListCell *cell;
+	foreach (cell, indexes) {
+		Oid index = lfirst_oid(cell);
+		HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+		if (!HeapTupleIsValid(tuple))
+			continue;
+		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
+		bool fits = form->indnkeyatts == 1 && form->indkey.values[0] == id_att && form->indisvalid;
+		ReleaseSysCache(tuple);
+		if (fits)
+			return index;
+	}
+	elog(ERROR, "pg_grail catalog table grail.graph has no index on id");
+}
+
+AttrNumber
+column_of(TupleDesc desc, const char *name) {
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+			return AttrNumber(i + 1);
+	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
+}
+
+// An index scan of grail.graph in the latest snapshot, as find_graph_in reads it: no SQL to run
+// for every write statement.
 GraphState
 graph_state(int64_t graph_id) {
 	GraphState state;
 	guard([&] {
-		Oid types[] = {INT8OID};
-		Datum values[] = {Int64GetDatum(graph_id)};
-		SPIPlanPtr plan = kept_plan(&state_plan,
-		                            "SELECT g.live, g.source_column::pg_catalog.text, g.target_column::pg_catalog.text "
-		                            "FROM grail.graph g WHERE g.id OPERATOR(pg_catalog.=) $1",
-		                            1, types);
-		if (SPI_execute_snapshot(plan, values, NULL, GetLatestSnapshot(), InvalidSnapshot, true, false, 1) !=
-		    SPI_OK_SELECT)
-			elog(ERROR, "pg_grail could not read graph %lld", (long long)graph_id);
-		if (SPI_processed == 0)
-			return;
-		bool null;
-		HeapTuple tuple = SPI_tuptable->vals[0];
-		TupleDesc desc = SPI_tuptable->tupdesc;
-		state.exists = true;
-		state.live = DatumGetBool(SPI_getbinval(tuple, desc, 1, &null));
-		state.source_column = TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &null));
-		state.target_column = TextDatumGetCString(SPI_getbinval(tuple, desc, 3, &null));
+		Oid relid = get_relname_relid("graph", get_namespace_oid("grail", false));
+		if (!OidIsValid(relid))
+			elog(ERROR, "pg_grail catalog table grail.graph is missing");
+		Relation rel = table_open(relid, AccessShareLock);
+		TupleDesc desc = RelationGetDescr(rel);
+		AttrNumber id_att = column_of(desc, "id");
+		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+		ScanKeyData key;
+		ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
+		SysScanDesc scan = systable_beginscan(rel, id_index(rel, id_att), true, snapshot, 1, &key);
+		if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+			bool null;
+			state.exists = true;
+			state.live = DatumGetBool(heap_getattr(tuple, column_of(desc, "live"), desc, &null));
+			state.source_column = NameStr(*DatumGetName(heap_getattr(tuple, column_of(desc, "source_column"), desc, &null)));
+			state.target_column = NameStr(*DatumGetName(heap_getattr(tuple, column_of(desc, "target_column"), desc, &null)));
+		}
+		systable_endscan(scan);
+		UnregisterSnapshot(snapshot);
+		table_close(rel, AccessShareLock);
 	});
 	return state;
 }
@@ -170,77 +209,99 @@ private:
 	bool integer_ = true;
 };
 
-// Collects change rows and writes them to grail.pending_change kBatchRows at a time.
+// Collects edge changes and writes them to grail.pending_change, one row per kBatchRows edges of
+// one change value (its arrays hold the edges), and a TRUNCATE's marker as a row of NULL arrays.
 class ChangeWriter {
 public:
 	ChangeWriter(int64_t graph_id, bool integer) : graph_id_(graph_id), integer_(integer) {
 	}
 	void
 	add(int change, const Endpoint &source, const Endpoint &target) {
-		changes_.push_back(change);
-		sources_.push_back(source);
-		targets_.push_back(target);
-		if (changes_.size() == size_t(kBatchRows))
-			flush();
+		Batch &batch = batches_[change];
+		batch.sources.push_back(source);
+		batch.targets.push_back(target);
+		if (batch.sources.size() == size_t(kBatchRows))
+			write(change, &batch);
+	}
+	// The TRUNCATE marker: change 0, no endpoints.
+	void
+	add_marker() {
+		marker_ = true;
 	}
 	void
 	flush() {
-		if (changes_.empty())
-			return;
-		guard([&] {
-			int n = int(changes_.size());
-			Datum *change = static_cast<Datum *>(palloc(sizeof(Datum) * n));
-			Datum *source = static_cast<Datum *>(palloc(sizeof(Datum) * n));
-			Datum *target = static_cast<Datum *>(palloc(sizeof(Datum) * n));
-			bool *source_null = static_cast<bool *>(palloc(sizeof(bool) * n));
-			bool *target_null = static_cast<bool *>(palloc(sizeof(bool) * n));
-			for (int i = 0; i < n; i++) {
-				change[i] = Int32GetDatum(changes_[i]);
-				source_null[i] = !sources_[i].has;
-				target_null[i] = !targets_[i].has;
-				source[i] = value(sources_[i]);
-				target[i] = value(targets_[i]);
-			}
-			int dims[] = {n}, lbs[] = {1};
-			Oid element = integer_ ? INT8OID : TEXTOID;
-			int16 length = integer_ ? 8 : -1;
-			char align = integer_ ? TYPALIGN_DOUBLE : TYPALIGN_INT;
-			Datum values[] = {
-			    Int64GetDatum(graph_id_),
-			    PointerGetDatum(construct_array(change, n, INT4OID, 4, true, TYPALIGN_INT)),
-			    PointerGetDatum(construct_md_array(source, source_null, 1, dims, lbs, element, length, integer_, align)),
-			    PointerGetDatum(construct_md_array(target, target_null, 1, dims, lbs, element, length, integer_, align))};
-			Oid keys = integer_ ? Oid(INT8ARRAYOID) : Oid(TEXTARRAYOID);
-			Oid types[] = {INT8OID, INT4ARRAYOID, keys, keys};
-			SPIPlanPtr plan =
-			    integer_ ? kept_plan(&insert_integer_plan,
-			                         "INSERT INTO grail.pending_change (graph_id, change, source, target) "
-			                         "SELECT $1, u.c, u.s, u.t FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(c, s, t)",
-			                         4, types)
-			             : kept_plan(&insert_key_plan,
-			                         "INSERT INTO grail.pending_change (graph_id, change, source_key, target_key) "
-			                         "SELECT $1, u.c, u.s, u.t FROM ROWS FROM (pg_catalog.unnest($2), pg_catalog.unnest($3), pg_catalog.unnest($4)) AS u(c, s, t)",
-			                         4, types);
-			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "pg_grail could not log the changes of graph %lld", (long long)graph_id_);
-			pfree(change);
-			pfree(source);
-			pfree(target);
-			pfree(source_null);
-			pfree(target_null);
-		});
-		written_ += changes_.size();
-		changes_.clear();
-		sources_.clear();
-		targets_.clear();
+		for (auto &entry : batches_)
+			write(entry.first, &entry.second);
+		if (marker_) {
+			Batch none;
+			write(0, &none, true);
+			marker_ = false;
+		}
 	}
 
+	// Edge changes written (the marker counts as one, as the counts of grail.graphs do).
 	uint64_t
 	written() const {
 		return written_;
 	}
 
 private:
+	struct Batch {
+		std::vector<Endpoint> sources, targets;
+	};
+	void
+	write(int change, Batch *batch, bool marker = false) {
+		if (batch->sources.empty() && !marker)
+			return;
+		guard([&] {
+			int n = int(batch->sources.size());
+			Datum arrays[2] = {0, 0};
+			if (!marker) {
+				Datum *values = static_cast<Datum *>(palloc(sizeof(Datum) * n));
+				bool *nulls = static_cast<bool *>(palloc(sizeof(bool) * n));
+				int dims[] = {n}, lbs[] = {1};
+				Oid element = integer_ ? INT8OID : TEXTOID;
+				int16 length = integer_ ? 8 : -1;
+				char align = integer_ ? TYPALIGN_DOUBLE : TYPALIGN_INT;
+				for (int side = 0; side < 2; side++) {
+					const std::vector<Endpoint> &ends = side == 0 ? batch->sources : batch->targets;
+					for (int i = 0; i < n; i++) {
+						nulls[i] = !ends[i].has;
+						values[i] = value(ends[i]);
+					}
+					arrays[side] =
+					    PointerGetDatum(construct_md_array(values, nulls, 1, dims, lbs, element, length, integer_, align));
+					if (!integer_)
+						for (int i = 0; i < n; i++)
+							if (!nulls[i])
+								pfree(DatumGetPointer(values[i]));
+				}
+				pfree(values);
+				pfree(nulls);
+			}
+			Datum values[] = {Int64GetDatum(graph_id_), Int32GetDatum(change), arrays[0], arrays[1]};
+			char nulls[] = {' ', ' ', marker ? 'n' : ' ', marker ? 'n' : ' '};
+			Oid keys = integer_ ? Oid(INT8ARRAYOID) : Oid(TEXTARRAYOID);
+			Oid types[] = {INT8OID, INT4OID, keys, keys};
+			SPIPlanPtr plan = integer_ ? kept_plan(&insert_integer_plan,
+			                                       "INSERT INTO grail.pending_change (graph_id, change, source, target) "
+			                                       "VALUES ($1, $2, $3, $4)",
+			                                       4, types)
+			                           : kept_plan(&insert_key_plan,
+			                                       "INSERT INTO grail.pending_change (graph_id, change, source_key, target_key) "
+			                                       "VALUES ($1, $2, $3, $4)",
+			                                       4, types);
+			if (SPI_execute_plan(plan, values, nulls, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "pg_grail could not log the changes of graph %lld", (long long)graph_id_);
+			if (!marker) {
+				pfree(DatumGetPointer(arrays[0]));
+				pfree(DatumGetPointer(arrays[1]));
+			}
+		});
+		written_ += marker ? 1 : batch->sources.size();
+		batch->sources.clear();
+		batch->targets.clear();
+	}
 	Datum
 	value(const Endpoint &e) const {
 		if (!e.has)
@@ -249,8 +310,8 @@ private:
 	}
 	int64_t graph_id_;
 	bool integer_;
-	std::vector<int> changes_;
-	std::vector<Endpoint> sources_, targets_;
+	std::map<int, Batch> batches_;
+	bool marker_ = false;
 	uint64_t written_ = 0;
 };
 
@@ -404,7 +465,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			// although it may not see other sessions' deletions of rows the latest snapshot lacks (and
 			// so logs no -1 for): the marker (change 0, no endpoints) makes a query that sees it read
 			// the rows instead of netting the log.
-			log.add(0, Endpoint{}, Endpoint{});
+			log.add_marker();
 		}
 		log.flush();
 		note_pending_changes(log.written());

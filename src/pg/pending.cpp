@@ -12,7 +12,9 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "catalog/pg_type.h"
 #include "utils/syscache.h"
 }
 
@@ -86,21 +88,61 @@ visible_pending_rows(int64_t graph_id) {
 	std::vector<PendingRow> rows;
 	guard([&] {
 		scan_visible_pending(graph_id, [&](HeapTuple tuple, TupleDesc descriptor) {
-			// grail.pending_change (graph_id, change, source, target, source_key, target_key)
+			// grail.pending_change (graph_id, change, source[], target[], source_key[], target_key[]):
+			// each edge of the arrays changed by change; arrays NULL: a TRUNCATE's marker.
 			Datum values[6];
 			bool nulls[6];
 			heap_deform_tuple(tuple, descriptor, values, nulls);
-			PendingRow row;
-			row.change = DatumGetInt32(values[1]);
-			row.has_source = !nulls[2] || !nulls[4];
-			row.has_target = !nulls[3] || !nulls[5];
-			row.source = nulls[2] ? 0 : DatumGetInt64(values[2]);
-			row.target = nulls[3] ? 0 : DatumGetInt64(values[3]);
-			if (!nulls[4])
-				row.source_key = TextDatumGetCString(values[4]);
-			if (!nulls[5])
-				row.target_key = TextDatumGetCString(values[5]);
-			rows.push_back(std::move(row));
+			int change = DatumGetInt32(values[1]);
+			bool integer = !nulls[2];
+			int s = integer ? 2 : 4, t = integer ? 3 : 5;
+			if (nulls[s] || nulls[t]) {
+				PendingRow marker;
+				marker.change = change;
+				rows.push_back(std::move(marker));
+				return;
+			}
+			Oid element = integer ? INT8OID : TEXTOID;
+			int16 length = integer ? 8 : -1;
+			char align = integer ? TYPALIGN_DOUBLE : TYPALIGN_INT;
+			Datum *sources, *targets;
+			bool *source_nulls, *target_nulls;
+			int ns, nt;
+			ArrayType *source_array = DatumGetArrayTypeP(values[s]), *target_array = DatumGetArrayTypeP(values[t]);
+			deconstruct_array(source_array, element, length, integer, align, &sources, &source_nulls, &ns);
+			deconstruct_array(target_array, element, length, integer, align, &targets, &target_nulls, &nt);
+			if (ns != nt)
+				elog(ERROR, "pg_grail: a row of grail.pending_change of graph %lld has %d sources and %d targets",
+				     (long long)graph_id, ns, nt);
+			rows.reserve(rows.size() + size_t(ns));
+			for (int i = 0; i < ns; i++) {
+				PendingRow row;
+				row.change = change;
+				row.has_source = !source_nulls[i];
+				row.has_target = !target_nulls[i];
+				if (integer) {
+					row.source = source_nulls[i] ? 0 : DatumGetInt64(sources[i]);
+					row.target = target_nulls[i] ? 0 : DatumGetInt64(targets[i]);
+				} else {
+					if (!source_nulls[i]) {
+						text *key = DatumGetTextPP(sources[i]);
+						row.source_key.assign(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+					}
+					if (!target_nulls[i]) {
+						text *key = DatumGetTextPP(targets[i]);
+						row.target_key.assign(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+					}
+				}
+				rows.push_back(std::move(row));
+			}
+			pfree(sources);
+			pfree(targets);
+			pfree(source_nulls);
+			pfree(target_nulls);
+			if (DatumGetPointer(values[s]) != reinterpret_cast<Pointer>(source_array))
+				pfree(source_array);
+			if (DatumGetPointer(values[t]) != reinterpret_cast<Pointer>(target_array))
+				pfree(target_array);
 		});
 	});
 	return rows;

@@ -44,7 +44,7 @@ define_settings() {
 	                        &settings.shared_cache_size_mb, 1024, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL,
 	                        NULL);
 	DefineCustomIntVariable("grail.merge_threshold",
-	                        "Pending changes (rows of grail.pending_change) of a live graph at which a background "
+	                        "Pending edge changes (edges in grail.pending_change) of a live graph at which a background "
 	                        "worker merges it.",
 	                        "Needs pg_grail in shared_preload_libraries; 0 never merges in the background.",
 	                        &settings.merge_threshold, 10000, 0, INT_MAX, PGC_SIGHUP, 0, NULL, NULL, NULL);

@@ -34,7 +34,7 @@ EXCEPTION WHEN object_not_in_prerequisite_state THEN
 	RETURN 'stale';
 END $$;
 CREATE FUNCTION pg_temp.pending(g text) RETURNS bigint LANGUAGE sql AS $$
-	SELECT count(*) FROM grail.pending_change WHERE graph_id = pg_temp.live_gid(g)
+	SELECT coalesce(sum(coalesce(cardinality(source), cardinality(source_key), 1)), 0)::bigint FROM grail.pending_change WHERE graph_id = pg_temp.live_gid(g)
 $$;
 
 SELECT setseed(0.2718);

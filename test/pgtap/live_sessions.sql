@@ -223,8 +223,9 @@ SELECT is(pg_temp.remote('r', 'SELECT live_sessions.check()'), '0', 'after COMMI
 -- which stays pending.
 SELECT pg_temp.live_base('live_sessions.g', 'live_sessions.e');
 DELETE FROM pg_temp.lo_base WHERE g = 'live_sessions.g' AND s = '20' AND t = '21';
-SELECT is((SELECT count(*) FROM grail.pending_change p JOIN grail.graph x ON x.id = p.graph_id
-           WHERE x.name = 'g' AND p.source = 20 AND p.target = 21), 1::bigint,
+SELECT is((SELECT count(*) FROM grail.pending_change p JOIN grail.graph x ON x.id = p.graph_id,
+                  unnest(p.source, p.target) u(s, t)
+           WHERE x.name = 'g' AND u.s = 20 AND u.t = 21), 1::bigint,
           'the edge committed after the reader''s snapshot is still pending after its merge');
 SELECT is(pg_temp.bad(), 'none', 'and this session too');
 

@@ -54,7 +54,7 @@ $node->safe_psql('postgres', q{
 	-- The build's rows plus the net pending changes must be the table's rows: nothing lost or
 	-- merged twice.
 	CREATE FUNCTION in_step() RETURNS boolean LANGUAGE sql AS $$
-		SELECT g.input_rows + COALESCE((SELECT sum(p.change) FROM grail.pending_change p WHERE p.graph_id = g.id), 0)
+		SELECT g.input_rows + COALESCE((SELECT sum(p.change * cardinality(p.source)) FROM grail.pending_change p WHERE p.graph_id = g.id), 0)
 		       = (SELECT count(*) FROM e)
 		FROM grail.graph g WHERE g.name = 'g'
 	$$;
