@@ -289,12 +289,8 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	out->watched_tables = PointerGetDatum(copy);
 }
 
-/*
- * The index of grail.graph on (namespace, name), found by its columns rather than its name,
- * which a restore or an upgrade may have chosen.
- */
-static Oid
-name_index(Relation rel, AttrNumber namespace_att, AttrNumber name_att) {
+Oid
+index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what) {
 	List *indexes = RelationGetIndexList(rel);
 	ListCell *cell;
 	foreach (cell, indexes) {
@@ -303,13 +299,13 @@ name_index(Relation rel, AttrNumber namespace_att, AttrNumber name_att) {
 		if (!HeapTupleIsValid(tuple))
 			continue;
 		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
-		bool fits = form->indnkeyatts == 2 && form->indkey.values[0] == namespace_att &&
-		            form->indkey.values[1] == name_att && form->indisvalid;
+		bool fits = form->indnkeyatts == int(columns.size()) && form->indisvalid &&
+		            std::equal(columns.begin(), columns.end(), form->indkey.values);
 		ReleaseSysCache(tuple);
 		if (fits)
 			return index;
 	}
-	elog(ERROR, "pg_grail catalog table grail.graph has no index on (namespace, name)");
+	elog(ERROR, "pg_grail catalog table %s has no index on %s", RelationGetRelationName(rel), what);
 }
 
 bool
@@ -341,7 +337,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 			Relation rel = table_open(relid, AccessShareLock);
 			TupleDesc desc = RelationGetDescr(rel);
 			AttrNumber namespace_att = attnum_of(desc, "namespace"), name_att = attnum_of(desc, "name");
-			Oid index = name_index(rel, namespace_att, name_att);
+			Oid index = index_on(rel, {namespace_att, name_att}, "(namespace, name)");
 			Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 			Datum key_name = CStringGetTextDatum(name);
 			bool any = false;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 
 extern "C" {
 #include "access/attnum.h"
+#include "utils/relcache.h"
 #include "utils/snapshot.h"
 }
 
@@ -110,6 +112,11 @@ int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *
 void check_index_size(const GraphRow &row);
 // The graph's index image, read from its chunks into image (row.index_bytes bytes).
 void load_index(const GraphRow &row, uint8_t *image);
+
+// The valid index of one of pg_grail's catalog tables whose key columns are exactly `columns`, found
+// by its columns rather than its name, which a restore or an upgrade may have chosen; an error
+// naming the columns (`what`) without one. PostgreSQL calls: inside guard().
+Oid index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what);
 
 // The changes to a live graph's edge table that the active snapshot sees in grail.pending_change
 // (src/pg/pending.cpp): how many rows, and a fingerprint of which (their row versions), which

@@ -21,7 +21,6 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_index.h"
 #include "access/tableam.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
@@ -33,7 +32,6 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/syscache.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -72,25 +70,6 @@ kept_plan(SPIPlanPtr *plan, const char *sql, int nargs, Oid *types) {
 	return *plan;
 }
 
-// grail.graph's index on id (its primary key), found by its column rather than its name.
-Oid
-id_index(Relation rel, AttrNumber id_att) {
-	List *indexes = RelationGetIndexList(rel);
-	ListCell *cell;
-	foreach (cell, indexes) {
-		Oid index = lfirst_oid(cell);
-		HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
-		if (!HeapTupleIsValid(tuple))
-			continue;
-		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
-		bool fits = form->indnkeyatts == 1 && form->indkey.values[0] == id_att && form->indisvalid;
-		ReleaseSysCache(tuple);
-		if (fits)
-			return index;
-	}
-	elog(ERROR, "pg_grail catalog table grail.graph has no index on id");
-}
-
 AttrNumber
 column_of(TupleDesc desc, const char *name) {
 	for (int i = 0; i < desc->natts; i++)
@@ -114,7 +93,7 @@ graph_state(int64_t graph_id) {
 		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
 		ScanKeyData key;
 		ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-		SysScanDesc scan = systable_beginscan(rel, id_index(rel, id_att), true, snapshot, 1, &key);
+		SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "id"), true, snapshot, 1, &key);
 		if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
 			bool null;
 			state.exists = true;

@@ -7,7 +7,6 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_index.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -15,32 +14,9 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "catalog/pg_type.h"
-#include "utils/syscache.h"
 }
 
 namespace grail::pg {
-
-/*
- * The index of grail.pending_change on graph_id, found by its column rather than its name
- * (PostgreSQL calls: inside guard()).
- */
-static Oid
-graph_id_index(Relation rel) {
-	List *indexes = RelationGetIndexList(rel);
-	ListCell *cell;
-	foreach (cell, indexes) {
-		Oid index = lfirst_oid(cell);
-		HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
-		if (!HeapTupleIsValid(tuple))
-			continue;
-		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
-		bool fits = form->indnkeyatts == 1 && form->indkey.values[0] == 1 && form->indisvalid;
-		ReleaseSysCache(tuple);
-		if (fits)
-			return index;
-	}
-	elog(ERROR, "pg_grail catalog table grail.pending_change has no index on graph_id");
-}
 
 /*
  * Calls visit(tuple, descriptor) for each row of grail.pending_change of the graph that the active
@@ -56,7 +32,7 @@ scan_visible_pending(int64_t graph_id, Visit &&visit) {
 	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 	ScanKeyData key;
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-	SysScanDesc scan = systable_beginscan(rel, graph_id_index(rel), true, snapshot, 1, &key);
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {1}, "graph_id"), true, snapshot, 1, &key);
 	while (HeapTuple tuple = systable_getnext(scan))
 		visit(tuple, RelationGetDescr(rel));
 	systable_endscan(scan);
