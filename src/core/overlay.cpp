@@ -115,8 +115,7 @@ ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
 	for (size_t v = 0; v < vertices_; v++)
 		if (examined[of[v]])
 			members.emplace_back(of[v], vid_t(v));
-	std::stable_sort(members.begin(), members.end(),
-	                 [](const auto &a, const auto &b) { return a.first < b.first; });
+	std::stable_sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
 
 	std::vector<uint8_t> supported(candidates.size(), 0);
 	std::vector<uint32_t> local; // a member's position in its component, during the check
@@ -243,42 +242,37 @@ ReachabilityOverlay::for_each_predecessor(uint32_t c, Visit &&visit) const {
 		visit(uint32_t(e->second));
 }
 
-// A_D over G (the base DAG, vanished edges included) and A_I over G'.
+// A_D over G (the base DAG, vanished edges included) and A_I over G': flag on every component
+// from which an edge of `tails` starts, and on every predecessor of a flagged one.
+template <typename Predecessors>
+void
+ReachabilityOverlay::flag_ancestors(const Edges &tails, Flag flag, Predecessors &&for_each_predecessor_of) {
+	std::vector<uint32_t> stack;
+	auto reach = [&](uint32_t c) {
+		if (!(flags_[c] & flag)) {
+			flags_[c] |= flag;
+			stack.push_back(c);
+		}
+	};
+	for (const auto &edge : tails)
+		reach(edge.first);
+	while (!stack.empty()) {
+		uint32_t c = stack.back();
+		stack.pop_back();
+		for_each_predecessor_of(c, reach);
+	}
+}
+
 void
 ReachabilityOverlay::mark_ancestors() {
 	if (vanished_.empty() && inserted_.empty())
 		return;
 	reversed_dag_ = base_.dag().reversed();
-	std::vector<uint32_t> stack;
-	for (const auto &[from, to] : vanished_)
-		if (!(flags_[from] & kReachesDeletion)) {
-			flags_[from] |= kReachesDeletion;
-			stack.push_back(from);
-		}
-	while (!stack.empty()) {
-		uint32_t c = stack.back();
-		stack.pop_back();
+	flag_ancestors(vanished_, kReachesDeletion, [&](uint32_t c, auto &&reach) {
 		for (const vid_t *p = reversed_dag_.begin(c); p != reversed_dag_.end(c); p++)
-			if (!(flags_[*p] & kReachesDeletion)) {
-				flags_[*p] |= kReachesDeletion;
-				stack.push_back(*p);
-			}
-	}
-	for (const auto &[from, to] : inserted_)
-		if (!(flags_[from] & kReachesInsertion)) {
-			flags_[from] |= kReachesInsertion;
-			stack.push_back(from);
-		}
-	while (!stack.empty()) {
-		uint32_t c = stack.back();
-		stack.pop_back();
-		for_each_predecessor(c, [&](uint32_t p) {
-			if (!(flags_[p] & kReachesInsertion)) {
-				flags_[p] |= kReachesInsertion;
-				stack.push_back(p);
-			}
-		});
-	}
+			reach(*p);
+	});
+	flag_ancestors(inserted_, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
 }
 
 /*

@@ -66,6 +66,8 @@ private:
 	bool remove(const Edges &deleted, const Edges &inserted);
 	void insert(const Edges &inserted);
 	void mark_ancestors();
+	template <typename Predecessors>
+	void flag_ancestors(const Edges &tails, Flag flag, Predecessors &&for_each_predecessor_of);
 	bool acyclic();
 	void widen();
 	bool vanished(uint32_t from, uint32_t to) const noexcept;
@@ -101,12 +103,12 @@ private:
 	std::vector<uint64_t> added_bloom_;
 	bool order_kept_ = true;      // every inserted DAG edge goes from a lower number to a higher
 	std::vector<uint32_t> order_; // else a topological order of G' (Kahn's), by component
-	std::vector<uint8_t> flags_;    // per component, base then added
-	Edges inserted_;                // DAG edges G' has and G has not, sorted (from, to)
-	Edges inserted_reversed_;       // the same as (to, from), sorted
-	Edges vanished_;                // DAG edges of G that G' lacks, sorted (from, to)
+	std::vector<uint8_t> flags_;  // per component, base then added
+	Edges inserted_;              // DAG edges G' has and G has not, sorted (from, to)
+	Edges inserted_reversed_;     // the same as (to, from), sorted
+	Edges vanished_;              // DAG edges of G that G' lacks, sorted (from, to)
 	Csr reversed_dag_;
-	std::vector<uint32_t> slot_;   // widened record of each component of A_I, else kNoSlot
+	std::vector<uint32_t> slot_; // widened record of each component of A_I, else kNoSlot
 	uint32_t slots_ = 0;
 	std::vector<uint32_t> intervals_;
 	std::vector<uint64_t> bloom_out_;

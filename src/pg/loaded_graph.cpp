@@ -49,7 +49,7 @@ struct CheckedSnapshot {
 	TransactionId xmin;
 	TransactionId xmax;
 	uint32 xcnt;
-	uint32 capacity;   // of xip
+	uint32 capacity;    // of xip
 	TransactionId *xip; // palloc'd in the call site's fn_mcxt
 };
 
@@ -159,17 +159,35 @@ check_keys(const LoadedGraph &graph, const GraphName &name, std::optional<grail:
 		});
 }
 
-// A live graph as a snapshot sees it while changes are pending: its index built from the rows
-// the snapshot sees, kept for the next statement that sees the same build and the same changes.
-struct LiveBuild {
+// What this backend keeps of a live graph for one build and one set of pending changes (the
+// rows' fingerprint), for the next statement that sees the same: graph id -> entry.
+template <typename T> struct PendingKeyed {
 	std::string build_uuid;
 	PendingChanges pending;
-	std::shared_ptr<LoadedGraph> graph;
+	std::shared_ptr<T> value;
 };
+template <typename T> using PendingCache = std::unordered_map<int64_t, PendingKeyed<T>>;
 
-static std::unordered_map<int64_t, LiveBuild> &
+// The kept value for this build and these changes, or null; an entry for others is freed first,
+// so that a new value is never built beside an old one.
+template <typename T>
+static std::shared_ptr<T>
+kept_for(PendingCache<T> &cache, const GraphRow &row, const PendingChanges &pending) {
+	auto found = cache.find(row.id);
+	if (found == cache.end())
+		return nullptr;
+	if (found->second.build_uuid == row.build_uuid && found->second.pending.rows == pending.rows &&
+	    found->second.pending.fingerprint == pending.fingerprint)
+		return found->second.value;
+	cache.erase(found);
+	return nullptr;
+}
+
+// A live graph as a snapshot sees it while changes are pending: its index built from the rows the
+// snapshot sees.
+static PendingCache<LoadedGraph> &
 live_cache() {
-	static auto *cache = new std::unordered_map<int64_t, LiveBuild>();
+	static auto *cache = new PendingCache<LoadedGraph>();
 	return *cache;
 }
 
@@ -188,16 +206,12 @@ static std::shared_ptr<LoadedGraph>
 live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
            std::optional<grail::KeyKind> keys) {
 	auto &cache = live_cache();
-	auto found = cache.find(row.id);
-	if (found != cache.end() && found->second.build_uuid == row.build_uuid &&
-	    found->second.pending.rows == pending.rows && found->second.pending.fingerprint == pending.fingerprint) {
-		check_keys(*found->second.graph, name, keys);
-		return found->second.graph;
+	if (std::shared_ptr<LoadedGraph> kept = kept_for(cache, row, pending)) {
+		check_keys(*kept, name, keys);
+		return kept;
 	}
-	if (found != cache.end())
-		cache.erase(found); // free the old one before building the new one
 	auto graph = snapshot_build(name, row, keys);
-	cache[row.id] = LiveBuild{row.build_uuid, pending, graph};
+	cache[row.id] = PendingKeyed<LoadedGraph>{row.build_uuid, pending, graph};
 	return graph;
 }
 
@@ -237,8 +251,7 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
-		throw Error(ErrorKind::corrupt_index,
-		            "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
+		throw Error(ErrorKind::corrupt_index, "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
 		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
 	}
 	cache[row.id] = graph;
@@ -246,20 +259,13 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	return graph;
 }
 
-// The pending changes a snapshot sees over a live graph's build, for reachable(), kept for the next
-// statement that sees the same build and the same changes. overlay->overlay is null where the
-// overlay declined them (components of the build split or joined, a TRUNCATE, a NULL endpoint, an
-// image that does not count the rows of an edge): then reachable() uses the snapshot's own
-// rebuild as the other functions do.
-struct OverlayEntry {
-	std::string build_uuid;
-	PendingChanges pending;
-	std::shared_ptr<LiveOverlay> overlay;
-};
-
-static std::unordered_map<int64_t, OverlayEntry> &
+// The pending changes a snapshot sees over a live graph's build, for reachable(). overlay is null
+// where the overlay declined them (components of the build split or joined, a TRUNCATE, a NULL
+// endpoint, an image that does not count the rows of an edge): then reachable() uses the
+// snapshot's own rebuild as the other functions do.
+static PendingCache<LiveOverlay> &
 overlay_cache() {
-	static auto *cache = new std::unordered_map<int64_t, OverlayEntry>();
+	static auto *cache = new PendingCache<LiveOverlay>();
 	return *cache;
 }
 
@@ -336,16 +342,12 @@ static std::shared_ptr<LiveOverlay>
 live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
              std::optional<grail::KeyKind> keys) {
 	auto &cache = overlay_cache();
-	auto found = cache.find(row.id);
-	if (found != cache.end() && found->second.build_uuid == row.build_uuid &&
-	    found->second.pending.rows == pending.rows && found->second.pending.fingerprint == pending.fingerprint)
-		return found->second.overlay;
-	if (found != cache.end())
-		cache.erase(found);
+	if (std::shared_ptr<LiveOverlay> kept = kept_for(cache, row, pending))
+		return kept;
 	std::shared_ptr<LiveOverlay> live = make_overlay(load_build(name, row, keys), visible_pending_rows(row.id));
 	if (!live->overlay)
 		live->base.reset();
-	cache[row.id] = OverlayEntry{row.build_uuid, pending, live};
+	cache[row.id] = PendingKeyed<LiveOverlay>{row.build_uuid, pending, live};
 	return live;
 }
 
