@@ -216,12 +216,12 @@ COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or
 
 CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
                                    target_column name DEFAULT 'target', labels int DEFAULT 5,
-                                   skip_nulls boolean DEFAULT false)
+                                   skip_nulls boolean DEFAULT false, live boolean DEFAULT true)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_create_graph'
 LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean) IS
-'Reads the edge table (two integer columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls.';
+COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean) IS
+'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph.';
 
 CREATE FUNCTION grail.refresh_graph(name text)
 RETURNS text

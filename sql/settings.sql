@@ -1,7 +1,7 @@
 -- grail.stale_policy and grail.build_memory_limit.
 CREATE TABLE settings_edges (source int, target int);
 INSERT INTO settings_edges SELECT i, i + 1 FROM generate_series(1, 10) i;
-SELECT regexp_replace(grail.create_graph('settings', 'settings_edges'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
+SELECT regexp_replace(grail.create_graph('settings', 'settings_edges', live => false), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 INSERT INTO settings_edges VALUES (11, 1);
 
 -- error (the default) refuses a stale graph; warn answers from the last build and says so.

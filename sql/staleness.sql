@@ -1,7 +1,8 @@
--- Any change to an edge table's rows makes queries on its graphs fail until a refresh.
+-- A graph that is not live (live => false): any change to its edge table's rows makes queries on it
+-- fail until a refresh.
 CREATE TABLE live (source int, target int, note text);
 INSERT INTO live VALUES (1, 2), (2, 3);
-SELECT regexp_replace(grail.create_graph('live', 'live'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
+SELECT regexp_replace(grail.create_graph('live', 'live', live => false), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT grail.reachable('live', 1, 3);
 
 INSERT INTO live VALUES (3, 4);

@@ -108,8 +108,8 @@ CatalogRights::CatalogRights() {
 	guard([&] {
 		SetUserIdAndSecContext(owner, saved_context_ | SECURITY_LOCAL_USERID_CHANGE);
 		guc_level_ = NewGUCNestLevel();
-		(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-		                        true, 0, false);
+		(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
+		                        0, false);
 	});
 }
 
@@ -184,8 +184,7 @@ parse_graph_name(const char *text) {
 			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
 			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
 		if (list_length(parts) == 0)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("a pg_grail graph name cannot be empty")));
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
 		parsed.name = static_cast<const char *>(llast(parts));
 		parsed.display = parsed.name;
 		parsed.quoted = quote_identifier(parsed.name.c_str());
@@ -379,7 +378,7 @@ column_name(Oid relid, AttrNumber attnum) {
 int64_t
 insert_graph(const char *name, const GraphRow &row) {
 	return with_spi([&] {
-		Oid types[] = {TEXTOID, OIDOID, NAMEOID, NAMEOID, OIDOID, INT4OID, BOOLOID, OIDOID};
+		Oid types[] = {TEXTOID, OIDOID, NAMEOID, NAMEOID, OIDOID, INT4OID, BOOLOID, OIDOID, BOOLOID};
 		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }),
 		                  ObjectIdGetDatum(row.relid),
 		                  column_name(row.relid, row.source_attnum),
@@ -387,10 +386,11 @@ insert_graph(const char *name, const GraphRow &row) {
 		                  ObjectIdGetDatum(row.owner),
 		                  Int32GetDatum(row.labels),
 		                  BoolGetDatum(row.skip_nulls),
-		                  ObjectIdGetDatum(row.schema)};
+		                  ObjectIdGetDatum(row.schema),
+		                  BoolGetDatum(row.live)};
 		execute("INSERT INTO grail.graph (name, relid, source_column, target_column, owner, labels, skip_nulls, "
-		        "namespace) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
-		        8, types, values, SPI_OK_INSERT_RETURNING);
+		        "namespace, live) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+		        9, types, values, SPI_OK_INSERT_RETURNING);
 		return get_int64(1);
 	});
 }
@@ -507,10 +507,11 @@ graphs_owned_by(const std::vector<Oid> &roles) {
 	return with_spi([&] {
 		Oid types[] = {OIDARRAYOID};
 		Datum values[] = {oid_array(roles.data(), int(roles.size()))};
-		int n = execute("SELECT g.id, (g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
-		                "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
-		                "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
-		                1, types, values, SPI_OK_SELECT);
+		int n =
+		    execute("SELECT g.id, (g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+		            "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
+		            "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
+		            1, types, values, SPI_OK_SELECT);
 		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
 		for (int i = 0; i < n; i++) {
 			HeapTuple tuple = SPI_tuptable->vals[i];
@@ -550,7 +551,8 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 	return with_spi([&] {
 		Oid id_type[] = {INT8OID};
 		Datum id_value[] = {Int64GetDatum(id)};
-		execute("DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, id_type, id_value, SPI_OK_DELETE);
+		execute("DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, id_type, id_value,
+		        SPI_OK_DELETE);
 
 		guard([&] {
 			Oid types[] = {INT8OID, INT4OID, BYTEAOID};
@@ -622,8 +624,8 @@ load_index(const GraphRow &row, uint8_t *image) {
 		Datum values[] = {Int64GetDatum(row.id)};
 		guard([&] {
 			Portal portal = SPI_cursor_open_with_args(
-			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 ORDER BY seq", 1,
-			    types, values, NULL, true, 0);
+			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 ORDER BY seq",
+			    1, types, values, NULL, true, 0);
 			size_t offset = 0;
 			int expected_seq = 0;
 			for (;;) {

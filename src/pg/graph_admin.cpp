@@ -249,10 +249,11 @@ check_storage(Oid table, Oid edge_table) {
 		const char *name = get_rel_name(table);
 		const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
 		if (persistence == RELPERSISTENCE_TEMP)
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
-			                errdetail("A graph is a permanent catalog object; a temporary table ends with its session."),
-			                errhint("Build the graph over a permanent table.")));
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			         errmsg("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
+			         errdetail("A graph is a permanent catalog object; a temporary table ends with its session."),
+			         errhint("Build the graph over a permanent table.")));
 		if (persistence == RELPERSISTENCE_UNLOGGED)
 			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 			                errmsg("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
@@ -260,10 +261,10 @@ check_storage(Oid table, Oid edge_table) {
 			                          "keep a graph in step with its rows."),
 			                errhint("Make it logged first: ALTER TABLE %s SET LOGGED.", name)));
 		if (get_rel_relkind(table) == RELKIND_FOREIGN_TABLE)
-			ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			                errmsg("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what,
-			                       name),
-			                errhint("Copy its edges into a local table.")));
+			ereport(ERROR,
+			        (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			         errmsg("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what, name),
+			         errhint("Copy its edges into a local table.")));
 	});
 }
 
@@ -292,6 +293,7 @@ GRAIL_FUNCTION(grail_create_graph) {
 	const char *target = NameStr(*PG_GETARG_NAME(3));
 	row.labels = PG_GETARG_INT32(4);
 	row.skip_nulls = PG_GETARG_BOOL(5);
+	row.live = PG_GETARG_BOOL(6);
 	row.owner = GetUserId();
 
 	guard([&] {
@@ -348,7 +350,11 @@ GRAIL_FUNCTION(grail_create_graph) {
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
 	watch_graph(row.id);
-	return text_result(build_graph(graph_name.display.c_str(), row, BuildCommand::create_graph));
+	// The first build reads the table under the lock that making the triggers took (no writer can
+	// come between), like a graph that is not live; from its commit on, writes are logged.
+	GraphRow building = row;
+	building.live = false;
+	return text_result(build_graph(graph_name.display.c_str(), building, BuildCommand::create_graph));
 }
 
 /*

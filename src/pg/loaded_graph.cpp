@@ -292,6 +292,10 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 	auto live = std::make_shared<LiveOverlay>();
 	live->base = std::move(base);
 	const grail::Index &index = live->base->index;
+	// The overlay is for changes few beside the build: past a quarter of its edges, hashing and
+	// widening them costs about what a rebuild from the rows does, and the rebuild answers faster.
+	if (rows.size() > 65536 + index.graph().out.edge_count() / 4)
+		return live;
 	size_t n = index.graph().vertex_count();
 	grail::KeyKind kind = index.keys().kind();
 	size_t added = 0;

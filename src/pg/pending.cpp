@@ -33,8 +33,10 @@ scan_visible_pending(int64_t graph_id, Visit &&visit) {
 	ScanKeyData key;
 	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
 	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {1}, "graph_id"), true, snapshot, 1, &key);
-	while (HeapTuple tuple = systable_getnext(scan))
+	while (HeapTuple tuple = systable_getnext(scan)) {
+		CHECK_FOR_INTERRUPTS();
 		visit(tuple, RelationGetDescr(rel));
+	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
 }
@@ -90,7 +92,6 @@ visible_pending_rows(int64_t graph_id) {
 			if (ns != nt)
 				elog(ERROR, "pg_grail: a row of grail.pending_change of graph %lld has %d sources and %d targets",
 				     (long long)graph_id, ns, nt);
-			rows.reserve(rows.size() + size_t(ns));
 			for (int i = 0; i < ns; i++) {
 				PendingRow row;
 				row.change = change;

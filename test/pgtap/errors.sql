@@ -6,7 +6,7 @@ SELECT plan(16);
 
 CREATE TABLE err_edges (source bigint, target bigint, name text);
 INSERT INTO err_edges VALUES (1, 2, 'x');
-SELECT grail.create_graph('err', 'err_edges');
+SELECT grail.create_graph('err', 'err_edges', live => false);
 
 SELECT throws_ok($$SELECT grail.reachable('missing', 1, 2)$$, '42704', NULL, 'unknown graph: undefined_object');
 SELECT throws_ok($$SELECT grail.create_graph('err', 'err_edges')$$, '42710', NULL, 'name taken: duplicate_object');

@@ -15,7 +15,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(873);
+SELECT plan(876);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 
@@ -29,6 +29,9 @@ SELECT (SELECT k FROM live_pool ORDER BY random() + i * 0 LIMIT 1), (SELECT k FR
 FROM generate_series(1, 20) i;
 INSERT INTO live_e (source, target) VALUES (1, 2), (2, 3), (3, 1), (5, 5), (5, 5), (0, -1), (0, -1);
 SELECT grail.create_graph('live_g', 'live_e');
+SELECT is((SELECT live FROM grail.graphs WHERE name = 'live_g'), true, 'a new graph is live by default');
+SELECT lives_ok($$SELECT grail.alter_graph('live_g', false)$$, 'alter_graph(live => false)');
+SELECT is((SELECT live FROM grail.graphs WHERE name = 'live_g'), false, 'then it is not live');
 SELECT lives_ok($$SELECT grail.alter_graph('live_g', true)$$, 'alter_graph(live => true)');
 SELECT pg_temp.live_base('live_g', 'live_e');
 SELECT is((SELECT (live, stale, pending_changes)::text FROM grail.graphs WHERE name = 'live_g'), '(t,f,0)',

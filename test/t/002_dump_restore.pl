@@ -29,14 +29,15 @@ $src->safe_psql('app', q{
 	CREATE TABLE "My Schema"."Deps" ("from" bigint, "to" int);
 	INSERT INTO "My Schema"."Deps" SELECT i, i + 1 FROM generate_series(1, 49) i;
 	INSERT INTO "My Schema"."Deps" VALUES (100, 101), (101, 102), (102, 100), (50, 100);
-	SELECT grail.create_graph('deps', '"My Schema"."Deps"', 'from', 'to');
+	SELECT grail.create_graph('deps', '"My Schema"."Deps"', 'from', 'to', live => false);
 	RESET ROLE;
 	-- other: a table created before deps was dropped and re-created, so OIDs and graph ids differ
-	-- between the clusters; its graph is stale at dump time.
+	-- between the clusters; its graph is stale at dump time. (deps and other are not live, so that
+	-- writes make them stale; 013_live_dump_standby.pl dumps live graphs with pending changes.)
 	CREATE TABLE filler (a int);
 	CREATE TABLE other (source int, target int);
 	INSERT INTO other VALUES (1, 2), (2, 3);
-	SELECT grail.create_graph('other', 'other');
+	SELECT grail.create_graph('other', 'other', live => false);
 	SELECT grail.create_graph('gone', 'other');
 	SELECT grail.drop_graph('gone');
 	INSERT INTO other VALUES (3, 4);

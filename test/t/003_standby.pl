@@ -54,8 +54,13 @@ is($standby->safe_psql('postgres', $q), $after, 'standby sees the refresh');
 is($session->query_safe($q), $after, 'standby session with the old index cached sees the refresh');
 $session->quit;
 
-# A write without a refresh: the standby sees the graph stale, too.
+# A write without a refresh: the graph is live, so the standby answers for it as the primary does.
 $primary->safe_psql('postgres', q{DELETE FROM edges WHERE source = 1000});
+$primary->wait_for_catchup($standby, 'replay');
+is($standby->safe_psql('postgres', q{SELECT grail.reachable('g', 1000, 1), grail.reachable('g', 1, 2000)}), 'f|t',
+	'standby answers for a write not yet merged');
+# No longer live with that change pending: the graph is stale, on the standby too.
+$primary->safe_psql('postgres', q{SELECT grail.alter_graph('g', live => false)});
 $primary->wait_for_catchup($standby, 'replay');
 my ($ret, $out, $err) = $standby->psql('postgres', q{SELECT grail.reachable('g', 1000, 1)});
 like($err, qr/graph "g" is stale/, 'standby refuses the stale graph');

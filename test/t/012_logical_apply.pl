@@ -27,8 +27,7 @@ $subscriber->safe_psql('postgres', qq{
 	CREATE EXTENSION pg_grail;
 	$schema;
 	SELECT grail.create_graph('live_g', 'edges');
-	SELECT grail.alter_graph('live_g', live => true);
-	SELECT grail.create_graph('plain_g', 'edges');
+	SELECT grail.create_graph('plain_g', 'edges', live => false);
 });
 my $connection = $publisher->connstr . ' dbname=postgres';
 $subscriber->safe_psql('postgres', qq{CREATE SUBSCRIPTION sub CONNECTION '$connection' PUBLICATION pub});

@@ -1,0 +1,785 @@
+-- pg_grail install script of the current version (the Makefile copies it to sql/pg_grail--$(EXTVERSION).sql).
+-- Change it together with a new upgrade script sql/pg_grail--OLD--NEW.sql; released scripts are never edited.
+\echo Use "CREATE EXTENSION pg_grail" to load this file. \quit
+
+-- Every statement here and in the functions below that run with the owner's rights names its
+-- operators and functions with their schema, or runs with a fixed search_path: no object of a
+-- caller's schema may ever run with those rights (README, Security).
+
+-- The grail schema must be ours: its owner could drop or replace what this script puts in it.
+-- CREATE EXTENSION made it just now for the role running this script, or it is left, empty,
+-- by a DROP EXTENSION of that role.
+DO $$
+DECLARE
+	schema_owner oid;
+BEGIN
+	SELECT n.nspowner INTO schema_owner FROM pg_catalog.pg_namespace n
+	WHERE n.nspname OPERATOR(pg_catalog.=) 'grail'::pg_catalog.name;
+	IF schema_owner OPERATOR(pg_catalog.<>) (SELECT r.oid FROM pg_catalog.pg_roles r
+	                                         WHERE r.rolname OPERATOR(pg_catalog.=) CURRENT_USER)
+	   OR EXISTS (SELECT 1 FROM pg_catalog.pg_depend d
+	              WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+	                AND d.refobjid OPERATOR(pg_catalog.=) 'grail'::pg_catalog.regnamespace
+	                AND d.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_extension'::pg_catalog.regclass) THEN
+		RAISE EXCEPTION 'schema grail already exists and belongs to role % or holds objects',
+			schema_owner::pg_catalog.regrole
+			USING ERRCODE = 'duplicate_schema',
+			      HINT = 'pg_grail installs into a schema of its own: drop or rename the existing schema grail first.';
+	END IF;
+END
+$$;
+
+-- Catalog. Owned by the extension owner; users reach it only through the functions below,
+-- which check the caller's privileges on the edge table before they read or write it.
+
+CREATE SEQUENCE grail.build_seq;
+CREATE SEQUENCE grail.graph_id_seq;
+
+-- relid, owner and namespace are regclass, regrole and regnamespace, not oid: pg_dump writes them
+-- as names, so a restore into another cluster resolves them to that cluster's objects. A graph
+-- lives in a schema (namespace), found as a table is; the columns from namespace on come last
+-- because 0.3.0 added them.
+CREATE TABLE grail.graph (
+	id            bigint PRIMARY KEY DEFAULT nextval('grail.graph_id_seq'),
+	name          text NOT NULL CHECK (name <> ''),
+	relid         regclass NOT NULL,
+	source_column name NOT NULL,  -- by name, not number: a restore renumbers columns after dropped ones;
+	target_column name NOT NULL,  -- renames are followed (grail._on_alter_table)
+	owner         regrole NOT NULL,
+	labels        int NOT NULL,
+	skip_nulls    boolean NOT NULL,
+	build         bigint,
+	stale         boolean NOT NULL DEFAULT false,
+	built_at      timestamptz,
+	input_rows    bigint,
+	null_rows     bigint,
+	vertices      bigint,
+	edges         bigint,
+	components    bigint,
+	dag_edges     bigint,
+	index_bytes   bigint,
+	read_ms       float8,
+	graph_ms      float8,
+	scc_ms        float8,
+	label_ms      float8,
+	persist_ms    float8,
+	namespace     regnamespace NOT NULL,
+	build_uuid    uuid,  -- never reused, unlike build: backends key their cached indexes on it
+	-- The tables the last build depends on and watches: the edge table, its inheritance ancestors
+	-- and descendants (grail._watched).
+	watched_tables regclass[] NOT NULL DEFAULT '{}',
+	-- Writes to a live graph's edge table go to grail.pending_change and queries answer for the rows
+	-- their snapshot sees; writes to another graph's table make it stale (0.5.0).
+	live          boolean NOT NULL DEFAULT false,
+	UNIQUE (namespace, name)
+);
+
+-- The serialized index (src/core/index.hpp), in chunks; no compression: the data is dense
+-- binary and decompressing it would cost every cold backend.
+CREATE TABLE grail.index_chunk (
+	graph_id bigint NOT NULL REFERENCES grail.graph (id) ON DELETE CASCADE,
+	seq      int NOT NULL,
+	data     bytea NOT NULL,
+	PRIMARY KEY (graph_id, seq)
+);
+ALTER TABLE grail.index_chunk ALTER COLUMN data SET STORAGE EXTERNAL;
+ALTER SEQUENCE grail.graph_id_seq OWNED BY grail.graph.id;
+
+-- The changes to a live graph's edge table that its build did not read, written by
+-- grail._log_changes in the writer's transaction, so a query sees exactly the changes its snapshot
+-- sees; a build deletes the rows its own snapshot sees, which are the changes it read. A row holds
+-- up to 8192 edges of one statement (element i of the source and target arrays is one edge, a NULL
+-- element a NULL endpoint) whose count of rows changed by `change`: +1 for each edge row written,
+-- -1 for each removed, +n or -n for an edge whose count an UPDATE changed. A row whose arrays are
+-- NULL (change 0) is a TRUNCATE's marker. One row per batch rather than per edge: a bulk write
+-- logs a few wide rows and index entries. Keys: source/target for integer keys,
+-- source_key/target_key (text, uuid as text) otherwise. The arrays are stored uncompressed
+-- (EXTERNAL): compressing them costs the writer more than it saves.
+-- No foreign key: a bulk write would check one per row; drops delete a graph's rows themselves.
+CREATE TABLE grail.pending_change (
+	graph_id   bigint NOT NULL,
+	change     int NOT NULL,
+	source     bigint[],
+	target     bigint[],
+	source_key text[],
+	target_key text[]
+);
+ALTER TABLE grail.pending_change ALTER COLUMN source SET STORAGE EXTERNAL, ALTER COLUMN target SET STORAGE EXTERNAL,
+	ALTER COLUMN source_key SET STORAGE EXTERNAL, ALTER COLUMN target_key SET STORAGE EXTERNAL;
+CREATE INDEX pending_change_graph ON grail.pending_change (graph_id);
+
+-- pg_dump carries the graphs, their indexes and their pending changes.
+SELECT pg_catalog.pg_extension_config_dump('grail.graph', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.pending_change', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.index_chunk', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.graph_id_seq', '');
+SELECT pg_catalog.pg_extension_config_dump('grail.build_seq', '');
+
+REVOKE ALL ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq, grail.pending_change FROM PUBLIC;
+-- pg_dump reads them: the database's owner may dump the database.
+GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_seq, grail.pending_change
+	TO pg_database_owner;
+GRANT USAGE ON SCHEMA grail TO PUBLIC;
+
+-- A role sees the graphs over the edge columns it may read (as a build or query needs them).
+CREATE VIEW grail.graphs AS
+SELECT n.nspname AS schema,
+       g.name,
+       g.relid::regclass AS relation,
+       s.attname AS source_column,
+       t.attname AS target_column,
+       g.vertices,
+       g.edges,
+       g.components,
+       g.components AS dag_vertices,
+       g.dag_edges,
+       g.labels,
+       g.built_at,
+       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
+       round(g.read_ms::numeric, 1) AS read_ms,
+       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
+       round(g.label_ms::numeric, 1) AS label_ms,
+       round(g.persist_ms::numeric, 1) AS persist_ms,
+       g.index_bytes,
+       g.stale,
+       g.owner,
+       g.live,
+       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
+        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+FROM grail.graph g
+JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
+JOIN pg_catalog.pg_class c ON c.oid = g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
+WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT pg_catalog.row_security_active(c.oid);
+
+GRANT SELECT ON grail.graphs TO PUBLIC;
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change)';
+
+-- Builds and merges in progress (src/pg/activity.cpp: shared memory, with pg_grail preloaded) and
+-- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
+-- read, as grail.graphs does, or all of them to members of pg_read_all_stats.
+CREATE FUNCTION grail._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
+                                OUT relation regclass, OUT command text, OUT phase text, OUT done bigint,
+                                OUT total bigint, OUT unit text, OUT started timestamptz,
+                                OUT phase_started timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'grail_activity'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION grail._activity() IS
+'The builds and merges in progress in this database that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
+
+CREATE VIEW grail.activity AS
+SELECT COALESCE(g.schema, p.schema) AS schema,
+       COALESCE(g.name, p.graph) AS graph,
+       COALESCE(g.relation, p.relation) AS relation,
+       g.live,
+       g.pending_changes,
+       p.pid,
+       p.command,
+       p.phase,
+       p.done,
+       p.total,
+       p.unit,
+       p.started,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) p.started AS elapsed,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) p.phase_started AS phase_elapsed
+FROM (SELECT g.id,
+             n.nspname::pg_catalog.text AS schema,
+             g.name,
+             g.relid::pg_catalog.regclass AS relation,
+             g.live,
+             (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(pc.source),
+                                                      pg_catalog.cardinality(pc.source_key), 1)), 0)
+              FROM grail.pending_change pc WHERE pc.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+      FROM grail.graph g
+      JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) g.namespace
+      JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.relid
+      JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid
+                                    AND s.attname OPERATOR(pg_catalog.=) g.source_column AND NOT s.attisdropped
+      JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid
+                                    AND t.attname OPERATOR(pg_catalog.=) g.target_column AND NOT t.attisdropped
+      WHERE pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+         OR (pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+             AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+             AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+             AND NOT pg_catalog.row_security_active(c.oid))) g
+FULL JOIN grail._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
+
+GRANT SELECT ON grail.activity TO PUBLIC;
+COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
+
+-- Graph lifecycle
+
+CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
+                                   target_column name DEFAULT 'target', labels int DEFAULT 5,
+                                   skip_nulls boolean DEFAULT false)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_create_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean) IS
+'Reads the edge table (two integer columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls.';
+
+CREATE FUNCTION grail.refresh_graph(name text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_refresh_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.refresh_graph(text) IS
+'Rebuilds the index of a graph from the current contents of its edge table; returns a one-line summary.';
+
+CREATE FUNCTION grail.alter_graph(name text, live boolean)
+RETURNS void
+AS 'MODULE_PATHNAME', 'grail_alter_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.alter_graph(text, boolean) IS
+'live => true: writes to the edge table no longer make the graph stale; each query answers for the rows its snapshot sees (the last build and the changes since, read from the table while changes are pending), and grail.merge_graph() folds the changes into a new build. live => false: writes make the graph stale again (and pending changes do now). Needs ownership of the graph; waits for writers of the edge table.';
+
+CREATE FUNCTION grail.merge_graph(name text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_merge_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.merge_graph(text) IS
+'Folds the pending changes of a live graph into a new build, reading the edge table in one snapshot without blocking its writers (changes committed meanwhile stay pending); returns a one-line summary. For a graph that is not live, the same as refresh_graph().';
+
+CREATE FUNCTION grail.drop_graph(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'grail_drop_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION grail.drop_graph(text) IS 'Drops a graph and its index; the edge table is not touched.';
+
+-- Queries
+
+CREATE FUNCTION grail.reachable(graph text, source bigint, target bigint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, bigint, bigint) IS
+'True if a directed path leads from source to target. Every vertex reaches itself; an id that is not in the graph reaches only itself.';
+
+CREATE FUNCTION grail.reachable(graph text, sources bigint[], targets bigint[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, bigint[], bigint[]) IS
+'reachable() for each pair (sources[i], targets[i]); the arrays must have equal length; a NULL element gives NULL.';
+
+CREATE FUNCTION grail.scc_components(graph text)
+RETURNS TABLE (vertex bigint, component bigint)
+AS 'MODULE_PATHNAME', 'grail_scc_components'
+LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.scc_components(text) IS
+'Every vertex with its strongly connected component, identified by the smallest vertex id in it; ordered by vertex.';
+
+CREATE FUNCTION grail.scc_component(graph text, vertex bigint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'grail_scc_component'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.scc_component(text, bigint) IS
+'The strongly connected component of one vertex (its smallest vertex id); an id that is not in the graph is its own component.';
+
+CREATE FUNCTION grail.bfs(graph text, source bigint, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int, parent bigint)
+AS 'MODULE_PATHNAME', 'grail_bfs'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.bfs(text, bigint, int) IS
+'Breadth-first search from source along edge direction: each reached vertex, its depth, and its parent (the smallest vertex one level up with an edge to it; NULL for the source). Ordered by depth, then vertex. max_depth NULL means no limit.';
+
+-- Text (text, varchar) and uuid keys: the same functions, taking and returning keys of the graph's
+-- type. A graph keyed by one kind refuses keys of another. Functions whose arguments cannot say the
+-- key type take key_type, a NULL of it: grail.scc_components('deps', NULL::text).
+CREATE FUNCTION grail.reachable(graph text, source text, target text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, text, text) IS
+'reachable() over a graph with text keys; a key that is not in the graph reaches only itself.';
+
+CREATE FUNCTION grail.reachable(graph text, source uuid, target uuid)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, uuid, uuid) IS
+'reachable() over a graph with uuid keys; a key that is not in the graph reaches only itself.';
+
+CREATE FUNCTION grail.reachable(graph text, sources text[], targets text[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, text[], text[]) IS
+'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL.';
+
+CREATE FUNCTION grail.reachable(graph text, sources uuid[], targets uuid[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.reachable(text, uuid[], uuid[]) IS
+'reachable() for each pair (sources[i], targets[i]) of uuid keys; a NULL element gives NULL.';
+
+CREATE FUNCTION grail.scc_components(graph text, key_type anyelement)
+RETURNS TABLE (vertex anyelement, component anyelement)
+AS 'MODULE_PATHNAME', 'grail_scc_components_keyed'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
+'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid); ordered by key.';
+
+CREATE FUNCTION grail.scc_component(graph text, vertex text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_scc_component_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.scc_component(text, text) IS
+'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component.';
+
+CREATE FUNCTION grail.scc_component(graph text, vertex uuid)
+RETURNS uuid
+AS 'MODULE_PATHNAME', 'grail_scc_component_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION grail.scc_component(text, uuid) IS
+'The strongly connected component of one uuid key: its smallest key; a key that is not in the graph is its own component.';
+
+CREATE FUNCTION grail.bfs(graph text, source text, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex text, depth int, parent text)
+AS 'MODULE_PATHNAME', 'grail_bfs_text'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.bfs(text, text, int) IS
+'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it).';
+
+CREATE FUNCTION grail.bfs(graph text, source uuid, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex uuid, depth int, parent uuid)
+AS 'MODULE_PATHNAME', 'grail_bfs_uuid'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.bfs(text, uuid, int) IS
+'bfs() from a uuid key: each reached key, its depth and its parent (the smallest key one level up with an edge to it).';
+
+-- The type of a graph's keys (bigint, text or uuid), for SQL that must name it.
+CREATE FUNCTION grail._key_type(graph text)
+RETURNS regtype
+AS 'MODULE_PATHNAME', 'grail_key_type'
+LANGUAGE C STABLE STRICT;
+
+CREATE FUNCTION grail.device_info()
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_device_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION grail.device_info() IS
+'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
+
+-- The shared cache of index images (src/pg/image_cache.hpp): what it holds, what it did for this session.
+CREATE FUNCTION grail.cache_info()
+RETURNS TABLE (build uuid, bytes bigint, last_used timestamptz, backends integer, hits bigint, loads bigint)
+AS 'MODULE_PATHNAME', 'grail_cache_info'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 10;
+COMMENT ON FUNCTION grail.cache_info() IS
+'The index images of this database in the server''s shared image cache: the build (grail.graph.build_uuid), its bytes, when a backend last opened it; and, when pg_grail is preloaded, how many backends map it now and how many times one opened it from the cache (hits) or wrote it from the catalog (loads) since the server started.';
+REVOKE ALL ON FUNCTION grail.cache_info() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.cache_info() TO pg_monitor;
+
+CREATE FUNCTION grail.cache_counters(OUT cache_limit bigint, OUT cached_bytes bigint, OUT cached_images bigint,
+                                     OUT hits bigint, OUT loads bigint, OUT private_copies bigint,
+                                     OUT mode text, OUT mode_reason text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'grail_cache_counters'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION grail.cache_counters() IS
+'The shared image cache: its limit (grail.shared_cache_size), the bytes and images it holds (all databases); this session''s images opened from it (hits), read from the catalog (loads), and kept private (cache off or too small); the mode (shared or private) and why.';
+REVOKE ALL ON FUNCTION grail.cache_counters() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.cache_counters() TO pg_monitor;
+
+-- Staleness: any change to the rows a graph was built from marks it stale, so that no query answers
+-- from an index that no longer matches them: triggers (grail._watch) call _mark_stale; a query
+-- checks that they are in place (grail._watched); event triggers catch what triggers cannot.
+CREATE FUNCTION grail._mark_stale()
+RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8 AND NOT stale;
+	RETURN NULL;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
+
+-- The triggers of a live graph's edge table and its descendants (grail._watch) log each statement's
+-- changes to grail.pending_change (a live graph), or mark the graph stale (another), in C
+-- (src/pg/change_log.cpp): an UPDATE that changes no edge does neither.
+CREATE FUNCTION grail._log_changes()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'grail_log_changes'
+LANGUAGE C;
+REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
+
+-- The tables a graph over edge_table depends on besides it: its inheritance (or partition)
+-- ancestors, whose writes can reach its rows, and its descendants (the table itself first), whose
+-- rows SELECT reads with its own. In C (src/pg/watch.cpp), as grail._watched reads them.
+CREATE FUNCTION grail._ancestors(edge_table oid)
+RETURNS oid[]
+AS 'MODULE_PATHNAME', 'grail_ancestors'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._ancestors(oid) FROM PUBLIC;
+
+CREATE FUNCTION grail._descendants(edge_table oid)
+RETURNS oid[]
+AS 'MODULE_PATHNAME', 'grail_descendants'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._descendants(oid) FROM PUBLIC;
+
+-- Whether a graph's triggers are all in place as grail._watch made them, on the tables its build
+-- recorded (grail.graph.watched_tables), which must still be the edge table's ancestors and
+-- descendants; checked by what the triggers are (function, events, level, argument, no column
+-- list, enabled always), not by their names alone: a table's owner can drop them and create
+-- look-alikes (though not ones calling _mark_stale, which needs EXECUTE). In C
+-- (src/pg/watch.cpp): every statement of a query checks it.
+CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[])
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_watched'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
+
+-- The names of a graph's triggers (grail._watch), and of those 0.4.0 put where they are now.
+CREATE FUNCTION grail._trigger_names(graph_id bigint)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT ARRAY['grail_stale_' OPERATOR(pg_catalog.||) graph_id,
+	             'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_insert',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_delete',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_truncate',
+	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_apply']
+$$;
+REVOKE ALL ON FUNCTION grail._trigger_names(bigint) FROM PUBLIC;
+
+-- Drops a graph's triggers from those of tables that still exist; keep: the names to leave.
+CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	t pg_catalog.oid;
+	trigger_name pg_catalog.name;
+BEGIN
+	FOR t IN SELECT r FROM pg_catalog.unnest(tables::pg_catalog.oid[]) r
+	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
+		FOR trigger_name IN SELECT tg.tgname FROM pg_catalog.pg_trigger tg
+		                    WHERE tg.tgrelid OPERATOR(pg_catalog.=) t
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail._trigger_names(graph_id))
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL (keep) LOOP
+			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', trigger_name, t::pg_catalog.regclass);
+		END LOOP;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUBLIC;
+
+-- Puts a graph's triggers on the tables its build depends on, removing them first from the tables
+-- of its last build, and records the tables (what grail._watched checks): on the edge table and
+-- each descendant, grail_log_<id>_insert, _delete and _update (AFTER, FOR EACH STATEMENT, with the
+-- statement's transition tables) and, on those that hold rows, grail_log_<id>_truncate (BEFORE
+-- TRUNCATE, FOR EACH STATEMENT) and grail_log_<id>_apply (AFTER each row, ENABLE REPLICA: logical
+-- replication's apply fires row triggers only; the function ignores other writes, which the
+-- statement triggers log), all calling grail._log_changes; a statement fires the triggers of
+-- the table it names, whose transition tables hold the rows of its descendants too (a write to a
+-- partitioned table, an UPDATE that moves a row to another partition). On each ancestor,
+-- grail_stale_<id> on every write FOR EACH STATEMENT, marking the graph stale: a write through a
+-- parent reaches rows of tables outside the family too, which its transition tables do not tell
+-- apart. All but the apply trigger ENABLE ALWAYS, so that they fire under session_replication_role =
+-- replica (restores) too. New triggers are made before old ones go: a graph missing one would be marked stale
+-- (grail._on_drop).
+CREATE FUNCTION grail._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail._ancestors(g.relid::pg_catalog.oid);
+	down := grail._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._watch(bigint) FROM PUBLIC;
+
+
+-- Whether the table has a live column of that name.
+CREATE FUNCTION grail._has_column(edge_table oid, column_name name)
+RETURNS boolean
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+	               WHERE a.attrelid OPERATOR(pg_catalog.=) edge_table AND a.attname OPERATOR(pg_catalog.=) column_name
+	                 AND NOT a.attisdropped)
+$$;
+REVOKE ALL ON FUNCTION grail._has_column(oid, name) FROM PUBLIC;
+
+-- A graph goes with its edge table, its edge columns and its schema: DROP TABLE, DROP COLUMN ...
+-- CASCADE and DROP SCHEMA drop the graphs (and the staleness triggers a graph keeps on a table that
+-- stays). A dropped staleness trigger leaves its graph stale: writes can have come in meanwhile.
+CREATE FUNCTION grail._on_drop()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	dropped record;
+BEGIN
+	FOR dropped IN
+		DELETE FROM grail.graph g
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
+		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
+		RETURNING g.id, g.watched_tables
+	LOOP
+		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
+		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
+	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true
+		WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_drop() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail._on_drop();
+
+-- Whether an ALTER TABLE opened a window in which writes can go unseen: a trigger set to a state
+-- other than ENABLE ALWAYS, or the table made unlogged (src/pg/ddl_commands.cpp).
+CREATE FUNCTION grail._changes_trigger_state(pg_ddl_command)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_changes_trigger_state'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
+
+-- Whether an ALTER TABLE changed the type of a column of that name (src/pg/ddl_commands.cpp).
+CREATE FUNCTION grail._alters_column_type(pg_ddl_command, source_column name, target_column name)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_alters_column_type'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._alters_column_type(pg_ddl_command, name, name) FROM PUBLIC;
+
+-- ALTER TABLE ... RENAME COLUMN of an edge column: the graph follows (its column name no longer
+-- exists; the renamed column's number comes with the command).
+-- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER,
+-- SET UNLOGGED: from then on writes can go unseen, so the graph is stale even once the trigger is
+-- back or the table logged again. (Not
+-- ENABLE ALWAYS: a restore creates a graph's triggers one by one and enables each always, with
+-- the graph's rows and index already in step with the table's.)
+-- ALTER COLUMN ... TYPE of an edge column rewrites its rows without firing triggers: the graph is
+-- stale.
+CREATE FUNCTION grail._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION grail._on_alter_table();
+
+-- Whether a CREATE TABLE or ALTER TABLE changed a table's inheritance family: 'rows' when a table
+-- joined or left one with its rows, 'empty' when a new table joined one (src/pg/ddl_commands.cpp).
+CREATE FUNCTION grail._family_change(pg_ddl_command)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_family_change'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._family_change(pg_ddl_command) FROM PUBLIC;
+
+-- A table joined or left the family of a graph's edge table (a partition created, attached or
+-- detached; a child that inherits or stops): the graph's triggers move to its new family at once,
+-- so that no write to a new member goes unseen, and the graph is stale if rows came or went with
+-- the change. A new, empty partition leaves the graph answering: the routine monthly partition of a
+-- lineage table must not stop its queries.
+CREATE FUNCTION grail._on_family_change()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	change pg_catalog.text;
+	tables pg_catalog.oid[];
+	g record;
+BEGIN
+	-- 'rows' sorts after 'empty': the stronger change wins.
+	SELECT pg_catalog.max(grail._family_change(c.command)),
+	       pg_catalog.array_agg(c.objid) FILTER (WHERE grail._family_change(c.command) IS NOT NULL)
+	INTO change, tables
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass;
+	IF change IS NULL THEN
+		RETURN;
+	END IF;
+	FOR g IN
+		SELECT id FROM grail.graph
+		WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(tables) t
+		              WHERE t OPERATOR(pg_catalog.=) ANY (watched_tables::pg_catalog.oid[])
+		                 OR relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._ancestors(t)))
+		  AND NOT grail._watched(id, relid::pg_catalog.oid, watched_tables)
+	LOOP
+		PERFORM grail._watch(g.id);
+		IF change OPERATOR(pg_catalog.=) 'rows' THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id;
+		END IF;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_family_change() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+	EXECUTE FUNCTION grail._on_family_change();
+
+-- Event triggers, like triggers, skip sessions with session_replication_role = replica unless
+-- enabled always.
+ALTER EVENT TRIGGER grail_on_drop ENABLE ALWAYS;
+ALTER EVENT TRIGGER grail_on_alter_table ENABLE ALWAYS;
+ALTER EVENT TRIGGER grail_on_family_change ENABLE ALWAYS;
+
+-- Chordless cycles (papers/gpu-chordless-cycles.txt), over the undirected simple view of a graph.
+
+CREATE FUNCTION grail.chordless_cycles(graph text, min_length int DEFAULT 3, max_length int DEFAULT NULL)
+RETURNS SETOF bigint[]
+AS 'MODULE_PATHNAME', 'grail_chordless_cycles'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.chordless_cycles(text, int, int) IS
+'Every chordless (induced) cycle of the graph seen as undirected and simple (direction, self-loops and duplicate edges ignored), once, as its vertex ids in cycle order from the smallest id towards its smaller neighbour. Lengths min_length (at least 3) to max_length (NULL: no limit). Rows are produced as they are asked for: called in the select list, LIMIT stops the search early. A NULL graph or min_length gives no rows.';
+
+CREATE FUNCTION grail.chordless_cycle_counts(graph text, max_length int DEFAULT NULL)
+RETURNS TABLE (length int, cycles bigint)
+AS 'MODULE_PATHNAME', 'grail_chordless_cycle_counts'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 10;
+COMMENT ON FUNCTION grail.chordless_cycle_counts(text, int) IS
+'The number of chordless cycles of each length up to max_length (NULL: no limit), counted without materialising them; lengths without cycles are left out. A NULL graph gives no rows.';
+
+CREATE FUNCTION grail.chordless_cycles(graph text, key_type anyelement, min_length int DEFAULT 3,
+                                       max_length int DEFAULT NULL)
+RETURNS SETOF anyarray
+AS 'MODULE_PATHNAME', 'grail_chordless_cycles_keyed'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
+'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
+
+CREATE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length int DEFAULT 3,
+                                            max_length int DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+AS $$
+DECLARE
+	parts text[];
+	target text;
+	key_type pg_catalog.text; -- the graph's key type, schema-qualified: pg_catalog.int8, .text or .uuid
+	saved bigint;
+BEGIN
+	IF graph IS NULL OR into_table IS NULL OR min_length IS NULL THEN
+		RAISE EXCEPTION 'graph, into_table and min_length must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	-- The name as the SQL parser reads it (quotes, case folding, schema), then quoted part by part.
+	parts := pg_catalog.parse_ident(into_table);
+	IF pg_catalog.cardinality(parts) > 2 THEN
+		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
+			USING ERRCODE = 'invalid_name';
+	END IF;
+	-- Qualified once, so that CREATE TABLE and INSERT mean the same table (an unqualified name
+	-- would create in the first schema of the search_path but insert into a temporary table of
+	-- that name first).
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.=) 1 THEN
+		IF pg_catalog.current_schema() IS NULL THEN
+			RAISE EXCEPTION 'no schema has been selected to create table % in', pg_catalog.quote_ident(parts[1])
+				USING ERRCODE = 'invalid_schema_name', HINT = 'Qualify into_table with a schema.';
+		END IF;
+		parts := ARRAY[pg_catalog.current_schema()::pg_catalog.text] OPERATOR(pg_catalog.||) parts;
+	END IF;
+	target := pg_catalog.quote_ident(parts[1]) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(parts[2]);
+	SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.typname)
+	INTO key_type
+	FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+	WHERE t.oid OPERATOR(pg_catalog.=) grail._key_type(graph);
+	BEGIN
+		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices %s[] NOT NULL)',
+		                          target, key_type);
+	EXCEPTION WHEN duplicate_table THEN
+		RAISE EXCEPTION 'table % already exists', target
+			USING ERRCODE = 'duplicate_table',
+			      HINT = 'save_chordless_cycles() creates its table: drop the old one or choose another name.';
+	END;
+	EXECUTE pg_catalog.format('INSERT INTO %s (id, length, vertices) '
+	                          'SELECT c.id, pg_catalog.cardinality(c.vertices), c.vertices '
+	                          'FROM grail.chordless_cycles($1, NULL::%s, $2, $3) WITH ORDINALITY AS c(vertices, id)',
+	                          target, key_type)
+		USING graph, min_length, max_length;
+	GET DIAGNOSTICS saved = ROW_COUNT;
+	RETURN saved;
+END
+$$;
+COMMENT ON FUNCTION grail.save_chordless_cycles(text, text, int, int) IS
+'Creates the table into_table (id bigint, length int, vertices bigint[]) and fills it with chordless_cycles(graph, min_length, max_length), id numbering the cycles from 1; returns the number of cycles. An existing table of that name is an error. into_table is read like an SQL name: unquoted parts fold to lower case, "schema.table" is qualified, an unqualified name is created in the current schema (the first of the search_path, as CREATE TABLE picks it).';
