@@ -7,8 +7,6 @@ namespace grail::cuda::bfs {
 
 namespace {
 
-using frontier_detail::kFullWarp;
-
 // Walks a chain from u at level: while the frontier is one vertex with one out-edge to an
 // unvisited vertex, that vertex is the next frontier. One thread, the rest of the block waiting:
 // its plain stores to the bitmap are safe, and the whole level costs a few cached loads.
@@ -157,7 +155,7 @@ pull_kernel(BfsArrays a, const uint32_t *frontier_bits, uint32_t *next_bits, uin
 				}
 			}
 		}
-		unsigned mask = __ballot_sync(kFullWarp, hit);
+		unsigned mask = __ballot_sync(kFullMask, hit);
 		if (lane == 0) {
 			next_bits[word] = mask;
 			if (mask)

@@ -1,5 +1,6 @@
 #include "bfs_rows.cuh"
 #include "launch.cuh"
+#include "primitives.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
@@ -52,21 +53,6 @@ struct IsReached {
 	}
 };
 
-__global__ void
-gather(const vid_t *index, vid_t count, const uint32_t *from, uint32_t *to) {
-	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (i < count)
-		to[i] = from[index[i]];
-}
-
-unsigned
-bits_for(uint32_t levels) {
-	unsigned bits = 1;
-	while (bits < 32 && (uint64_t(1) << bits) < levels)
-		bits++;
-	return bits;
-}
-
 } // namespace
 
 void
@@ -97,16 +83,16 @@ order_rows(const BfsArrays &a, uint32_t levels, vid_t *buffer[4], TempStorage &t
 	vid_t rows = vid_t(reached);
 	if (rows == 0)
 		return {0, buffer[0], buffer[2], buffer[1]};
-	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(buffer[0], rows, a.depth, buffer[2]);
+	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(buffer[0], size_t(rows), a.depth, buffer[2]);
 	CUDA_CHECK_LAUNCH();
 	cub::DoubleBuffer<uint32_t> depth(buffer[2], buffer[3]);
 	cub::DoubleBuffer<vid_t> vertex(buffer[0], buffer[1]);
-	unsigned end_bit = bits_for(levels);
+	unsigned end_bit = bits_for(levels - 1);
 	cub_call(temp, [&](void *t, size_t &bytes) {
 		return cub::DeviceRadixSort::SortPairs(t, bytes, depth, vertex, int64_t(rows), 0, end_bit, stream);
 	});
 	vid_t *parent = vertex.Alternate();
-	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(vertex.Current(), rows, a.parent, parent);
+	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(vertex.Current(), size_t(rows), a.parent, parent);
 	CUDA_CHECK_LAUNCH();
 	return {rows, vertex.Current(), depth.Current(), parent};
 }

@@ -2,18 +2,13 @@
 // .cu files that run steps (and instantiate push() with their operation).
 #pragma once
 #include "frontier.cuh"
+#include "primitives.cuh"
 
 #include <cooperative_groups.h>
 
 #include <algorithm>
 
 namespace grail::cuda {
-
-namespace frontier_detail {
-
-constexpr unsigned kFullWarp = 0xFFFFFFFFu;
-
-} // namespace frontier_detail
 
 // A slot in queue for each calling thread, the slots in one run from *tail: one atomic per group
 // of threads that arrive together, not one per thread.
@@ -35,10 +30,9 @@ degree(CsrView g, vid_t v) {
 // Adds each warp's sums to the counters, one atomic per warp; every lane of the warp calls it.
 __device__ __forceinline__ void
 add_counts(LevelCounters *counters, unsigned long long edges, uint32_t count) {
-	using frontier_detail::kFullWarp;
 	for (int shift = 16; shift > 0; shift >>= 1) {
-		edges += __shfl_down_sync(kFullWarp, edges, shift);
-		count += __shfl_down_sync(kFullWarp, count, shift);
+		edges += __shfl_down_sync(kFullMask, edges, shift);
+		count += __shfl_down_sync(kFullMask, count, shift);
 	}
 	if (threadIdx.x % 32 == 0) {
 		if (edges)
@@ -102,12 +96,12 @@ __launch_bounds__(kBlockThreads)
 		}
 		// Rows of a warp's width or more: the whole warp.
 		for (;;) {
-			unsigned want = __ballot_sync(kFullWarp, end - begin >= 32);
+			unsigned want = __ballot_sync(kFullMask, end - begin >= 32);
 			if (!want)
 				break;
 			int leader = __ffs(want) - 1;
-			vid_t row = __shfl_sync(kFullWarp, u, leader);
-			eid_t b = __shfl_sync(kFullWarp, begin, leader), e_end = __shfl_sync(kFullWarp, end, leader);
+			vid_t row = __shfl_sync(kFullMask, u, leader);
+			eid_t b = __shfl_sync(kFullMask, begin, leader), e_end = __shfl_sync(kFullMask, end, leader);
 			if (int(lane) == leader)
 				begin = end;
 			for (eid_t e = b + lane; e < e_end; e += 32)
