@@ -5,12 +5,17 @@
 // parents and the rows' order ("kernel"), and of everything with the copies ("with copies").
 // The in-edges, built on the device before a dense graph's traversal, are graph preparation like
 // the upload: outside "traversal" and "kernel", inside "with copies".
-//   bfs_bench rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS | path N  [--sources K] [--runs R]
+// --steps prints the level loop's steps (kind, level, frontier, device ms) of each source's first
+// run; "shuffled-path" numbers a path's vertices at random, so that a chain's vertices lie far
+// apart in memory.
+//   bfs_bench rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS | path N | shuffled-path N
+//             [--sources K] [--runs R] [--steps]
 #include "bfs.hpp"
 #include "device.hpp"
 #include "error.hpp"
 #include "generate.hpp"
 #include "gpu.hpp"
+#include "rng.hpp"
 
 #include "bench_util.hpp"
 
@@ -35,7 +40,8 @@ arg(const char *text) {
 
 int
 usage() {
-	std::fputs("usage: bfs_bench rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS | path N [--sources K] [--runs R]\n",
+	std::fputs("usage: bfs_bench rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS | path N | shuffled-path N\n"
+	           "                 [--sources K] [--runs R] [--steps]\n",
 	           stderr);
 	return 2;
 }
@@ -49,6 +55,7 @@ main(int argc, char **argv) {
 	std::string kind = argv[1];
 	int next = 0;
 	EdgeList edges;
+	int64_t head = 0; // the source of grids and paths
 	std::string name;
 	if (kind == "rmat" && argc >= 5) {
 		edges = generate_rmat(unsigned(arg(argv[2])), unsigned(arg(argv[3])), arg(argv[4]));
@@ -58,24 +65,36 @@ main(int argc, char **argv) {
 		edges = generate_grid(arg(argv[2]), arg(argv[3]), false);
 		name = std::string("grid-") + argv[2] + "x" + argv[3];
 		next = 4;
-	} else if (kind == "path" && argc >= 3) {
+	} else if ((kind == "path" || kind == "shuffled-path") && argc >= 3) {
 		uint64_t n = arg(argv[2]);
+		std::vector<int64_t> order(n);
+		for (uint64_t v = 0; v < n; v++)
+			order[v] = int64_t(v);
+		if (kind == "shuffled-path") {
+			Rng rng(7);
+			for (uint64_t v = n; v > 1; v--)
+				std::swap(order[v - 1], order[rng.below(v)]);
+		}
 		edges.reserve(n);
 		for (uint64_t v = 0; v + 1 < n; v++)
-			edges.append(int64_t(v), int64_t(v + 1));
-		name = std::string("path-") + argv[2];
+			edges.append(order[v], order[v + 1]);
+		head = n > 0 ? order[0] : 0;
+		name = kind + "-" + argv[2];
 		next = 3;
 	} else {
 		return usage();
 	}
-	// R-MAT sources are random vertices with edges (Graph500's rule); grid and path start at 0.
+	// R-MAT sources are random vertices with edges (Graph500's rule); grids and paths start at their head.
 	uint64_t sources = kind == "rmat" ? 4 : 1, runs = 5;
+	bool steps = false;
 	for (int k = next; k < argc; k++) {
 		std::string opt = argv[k];
 		if (opt == "--sources" && k + 1 < argc)
 			sources = arg(argv[++k]);
 		else if (opt == "--runs" && k + 1 < argc)
 			runs = arg(argv[++k]);
+		else if (opt == "--steps")
+			steps = true;
 		else
 			return usage();
 	}
@@ -95,6 +114,8 @@ main(int argc, char **argv) {
 				do
 					s = vid_t(rng.below(csr.vertex_count()));
 				while (csr.offsets[s] == csr.offsets[s + 1]);
+			else
+				s = vid_t(g.find(head));
 			double t0 = now_ms();
 			BfsResult cpu = bfs(csr, s);
 			double cpu_time = now_ms() - t0;
@@ -120,11 +141,17 @@ main(int argc, char **argv) {
 				kernel_rate.push_back(double(traversed) / t.compute_ms / 1e6);
 				copies_rate.push_back(double(traversed) / all / 1e6);
 				if (r == 0)
-					std::printf("source %u: reached %zu vertices, %llu edges, %u levels (%u bottom-up); cpu %.1f ms, "
-					            "gpu traversal %.3f ms + rows %.3f ms, upload %.2f ms, in-edges %.2f ms, download "
-					            "%.2f ms\n",
-					            s, cpu.vertex.size(), (unsigned long long)traversed, t.levels, t.bottom_up_levels,
-					            cpu_time, t.traverse_ms, t.rows_ms, t.upload_ms, t.in_edges_ms, t.download_ms);
+					std::printf(
+					    "source %u: reached %zu vertices, %llu edges, %u levels (%u bottom-up, %u chain "
+					    "vertices); cpu %.1f ms, gpu traversal %.3f ms + rows %.3f ms, upload %.2f ms, in-edges "
+					    "%.2f ms, download %.2f ms\n",
+					    s, cpu.vertex.size(), (unsigned long long)traversed, t.levels, t.bottom_up_levels,
+					    t.chain_vertices, cpu_time, t.traverse_ms, t.rows_ms, t.upload_ms, t.in_edges_ms,
+					    t.download_ms);
+				if (r == 0 && steps)
+					for (const GpuBfsStep &step : t.steps)
+						std::printf("  step %-8s level %8u frontier %9u vertices %11llu edges %9.3f ms\n", step.kind,
+						            step.level, step.vertices, (unsigned long long)step.edges, step.ms);
 			}
 		}
 		std::printf("RESULT %-16s identical=yes cpu %.3f GTEPS (%.1f ms) | gpu traversal %.1f GTEPS (%.3f ms) | gpu "

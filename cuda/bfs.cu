@@ -5,8 +5,13 @@
 //     one single-block launch (bfs_levels.cu), so long thin graphs pay no launch per level;
 //   - wide frontiers go top-down (push) while their out-edges are a small share of the edges not
 //     yet explored, bottom-up (pull) over the in-edges from then on, and top-down again once the
-//     frontier is small and shrinking.
-// Then the parents the bottom-up levels did not give and the row order (bfs_rows.cu).
+//     frontier is small and shrinking;
+//   - where the narrow kernel has run many levels and most vertices lie on chains (one in-edge,
+//     one out-edge: paths), a chain index lets it cross each chain in one step (bfs_chains.cuh);
+//     the chains' depths are filled in after the levels.
+// Then the parents the bottom-up levels and the chains did not give, and the row order
+// (bfs_rows.cu).
+#include "bfs_chains.cuh"
 #include "bfs_levels.cuh"
 #include "bfs_rows.cuh"
 #include "frontier_push.cuh"
@@ -16,6 +21,7 @@
 #include "probe.cuh"
 
 #include <algorithm>
+#include <optional>
 #include <utility>
 
 namespace grail {
@@ -86,46 +92,81 @@ struct VisitOp {
 	}
 };
 
+// The narrow kernel's levels before the chain index is considered, and the share of chain
+// vertices (1/kChainShare of all) that makes it worth building: the count costs one pass over the
+// edges; the index, about log2(longest chain) passes over the chain vertices.
+constexpr uint32_t kChainProbeLevels = 4096;
+constexpr vid_t kChainShare = 4;
+
 struct LevelLoop {
 	uint32_t level = 0;
 	uint32_t bottom_up_levels = 0;
+	uint32_t deepest = 0; // the deepest depth reached, chains included
+	uint32_t chain_vertices = 0;
+	std::vector<GpuBfsStep> steps;
 };
 
 // Runs the levels from source; returns how deep they went.
 LevelLoop
-traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool may_pull, cudaStream_t s) {
+traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool may_pull, StepProbe &probe,
+         cudaStream_t s) {
 	const vid_t n = vid_t(graph.vertex_count());
 	const eid_t m = graph.edge_count();
 	Frontier &f = d.frontier;
 	LevelLoop loop;
 	eid_t explored = 0; // out-edges of the vertices whose level has run
 	bool pulling = false, narrow_refused = false;
+	std::optional<ChainIndex> chains;
+	bool chains_considered = false;
+	uint32_t narrow_run = 0; // levels the narrow kernel has run
+	auto step = [&](const char *kind) {
+		probe.mark();
+		if (probe.enabled())
+			loop.steps.push_back({kind, loop.level, f.size(), f.edges()});
+	};
 	CUDA_CHECK(cudaMemcpyAsync(f.current(), &source, sizeof source, cudaMemcpyHostToDevice, s));
 	f.set(1, graph.offsets[source + 1] - graph.offsets[source]);
 	while (f.size() > 0 && loop.level < max_depth) {
 		poll_cancel();
 		if (!pulling && !narrow_refused && f.size() <= kNarrowCapacity && f.edges() <= kNarrowEdges) {
-			narrow_levels(d.arrays(), f.current(), f.size(), loop.level, max_depth, f.counters(), s);
+			step("narrow");
+			uint32_t budget = chains_considered ? kNarrowBudget : kChainProbeLevels - narrow_run;
+			narrow_levels(d.arrays(), chains ? chains->view() : ChainView{}, f.current(), f.size(), loop.level,
+			              max_depth, budget, f.counters(), s);
 			LevelCounters c = f.read_counters(s);
+			narrow_run += c.level - loop.level;
 			loop.level = c.level;
 			f.set(c.count, c.edges);
 			narrow_refused = c.exit == narrow_too_wide;
+			// Many narrow levels: a long thin graph, where chains may pay.
+			if (!chains_considered && c.exit == narrow_budget) {
+				chains_considered = true;
+				step("chains");
+				chains.emplace(d.out.view(), source, kChainShare, d.temp, s);
+				if (chains->active())
+					loop.chain_vertices = chains->chain_vertices();
+				else
+					chains.reset();
+			}
 			continue;
 		}
 		narrow_refused = false;
 		if (!pulling) {
 			if (may_pull && f.edges() > (m - explored) / kAlpha) {
+				step("to bits");
 				if (!d.in.view().offsets)
 					d.build_in_edges(s);
 				queue_to_bits(f.current(), f.size(), d.bits[0].data(), n, s);
 				pulling = true;
 				continue;
 			}
+			step("push");
 			explored += f.edges();
 			f.push(d.out.view(), VisitOp{Bitmap{d.visited.data()}, d.depth.data(), loop.level + 1}, s);
 			loop.level++;
 			continue;
 		}
+		step("pull");
 		f.clear_counters(s);
 		pull_level(d.arrays(), d.bits[0].data(), d.bits[1].data(), loop.level, f.counters(), s);
 		LevelCounters c = f.read_counters(s);
@@ -137,11 +178,18 @@ traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool 
 		f.set(c.count, c.edges);
 		// A small, shrinking frontier: the tail of the traversal is cheaper top-down.
 		if (c.count > 0 && c.count < n / kBeta && shrinking) {
+			step("to queue");
 			f.clear_counters(s);
 			bits_to_queue(d.bits[0].data(), n, f.current(), &f.counters()->count, s);
 			pulling = false;
 		}
 	}
+	loop.deepest = loop.level;
+	if (chains) {
+		step("chains");
+		loop.deepest = chains->fill_depths(d.arrays(), max_depth, loop.level, s);
+	}
+	probe.mark();
 	return loop;
 }
 
@@ -160,6 +208,7 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	Stream stream;
 	cudaStream_t s = stream.get();
 	TimingProbe probe(timings != nullptr, mark_count, s);
+	StepProbe steps(timings != nullptr, s);
 	probe.mark(mark_begin);
 	BfsDevice d(graph, s);
 	probe.mark(mark_uploaded);
@@ -176,12 +225,12 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	uint32_t source_bit = 1u << (source & 31);
 	CUDA_CHECK(
 	    cudaMemcpyAsync(d.visited.data() + (source >> 5), &source_bit, sizeof source_bit, cudaMemcpyHostToDevice, s));
-	LevelLoop loop = traverse(d, graph, source, max_depth, may_pull, s);
+	LevelLoop loop = traverse(d, graph, source, max_depth, may_pull, steps, s);
 	probe.mark(mark_traversed);
 
 	complete_parents(d.arrays(), s);
 	vid_t *buffers[4] = {d.frontier.queue(0), d.frontier.queue(1), d.spare[0].data(), d.spare[1].data()};
-	Rows rows = order_rows(d.arrays(), loop.level + 1, buffers, d.temp, d.row_count.data(), s);
+	Rows rows = order_rows(d.arrays(), loop.deepest + 1, buffers, d.temp, d.row_count.data(), s);
 	probe.mark(mark_ordered);
 
 	BfsResult result;
@@ -203,6 +252,10 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 		timings->download_ms = cuda_host::now_ms() - download_start;
 		timings->levels = loop.level;
 		timings->bottom_up_levels = loop.bottom_up_levels;
+		timings->chain_vertices = loop.chain_vertices;
+		for (size_t k = 0; k < loop.steps.size(); k++)
+			loop.steps[k].ms = steps.step(k);
+		timings->steps = std::move(loop.steps);
 	}
 	return result;
 }

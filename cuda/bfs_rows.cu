@@ -1,9 +1,12 @@
 #include "bfs_rows.cuh"
 #include "launch.cuh"
+#include "primitives.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+
+#include <algorithm>
 
 namespace grail::cuda::bfs {
 
@@ -27,21 +30,18 @@ parents_from_in_edges(BfsArrays a) {
 	}
 }
 
-// A warp per vertex, so that a hub's row is spread over 32 threads.
+// Edge-parallel, so that a hub's row is spread over many warps and the one-edge rows of a path
+// keep every lane busy (a warp per vertex left 31 lanes idle there). The plain read of a parent
+// spares the atomic where a smaller one is already known: parents only decrease.
 __global__ void
 parents_from_out_edges(BfsArrays a) {
-	size_t warp = (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
-	if (warp >= a.out.vertices)
-		return;
-	vid_t u = vid_t(warp);
-	uint32_t d = a.depth[u];
-	if (d == kUnreached)
-		return;
-	for (eid_t e = a.out.offsets[u] + threadIdx.x % 32; e < a.out.offsets[u + 1]; e += 32) {
-		vid_t w = a.out.targets[e];
-		if (a.depth[w] == d + 1)
+	for_each_edge(a.out, grid_warp(), grid_warps(), [&](vid_t u, vid_t w, bool valid, eid_t) {
+		if (!valid)
+			return;
+		uint32_t d = a.depth[u];
+		if (d != kUnreached && a.depth[w] == d + 1 && a.parent[w] > u)
 			atomicMin(&a.parent[w], u);
-	}
+	});
 }
 
 struct IsReached {
@@ -52,21 +52,6 @@ struct IsReached {
 	}
 };
 
-__global__ void
-gather(const vid_t *index, vid_t count, const uint32_t *from, uint32_t *to) {
-	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (i < count)
-		to[i] = from[index[i]];
-}
-
-unsigned
-bits_for(uint32_t levels) {
-	unsigned bits = 1;
-	while (bits < 32 && (uint64_t(1) << bits) < levels)
-		bits++;
-	return bits;
-}
-
 } // namespace
 
 void
@@ -74,10 +59,14 @@ complete_parents(const BfsArrays &a, cudaStream_t stream) {
 	vid_t n = a.out.vertices;
 	if (n == 0)
 		return;
-	if (a.in.offsets)
+	if (a.in.offsets) {
 		parents_from_in_edges<<<blocks_for(n), kBlockThreads, 0, stream>>>(a);
-	else
-		parents_from_out_edges<<<blocks_for(size_t(n) * 32), kBlockThreads, 0, stream>>>(a);
+	} else {
+		static const unsigned most =
+		    resident_blocks(reinterpret_cast<const void *>(parents_from_out_edges), kBlockThreads);
+		size_t walkers = (a.out.edges + 32 * kWalkSteps - 1) / (32 * kWalkSteps);
+		parents_from_out_edges<<<std::min(blocks_for(walkers * 32), most), kBlockThreads, 0, stream>>>(a);
+	}
 	CUDA_CHECK_LAUNCH();
 }
 
@@ -97,16 +86,16 @@ order_rows(const BfsArrays &a, uint32_t levels, vid_t *buffer[4], TempStorage &t
 	vid_t rows = vid_t(reached);
 	if (rows == 0)
 		return {0, buffer[0], buffer[2], buffer[1]};
-	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(buffer[0], rows, a.depth, buffer[2]);
+	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(buffer[0], size_t(rows), a.depth, buffer[2]);
 	CUDA_CHECK_LAUNCH();
 	cub::DoubleBuffer<uint32_t> depth(buffer[2], buffer[3]);
 	cub::DoubleBuffer<vid_t> vertex(buffer[0], buffer[1]);
-	unsigned end_bit = bits_for(levels);
+	unsigned end_bit = bits_for(levels - 1);
 	cub_call(temp, [&](void *t, size_t &bytes) {
 		return cub::DeviceRadixSort::SortPairs(t, bytes, depth, vertex, int64_t(rows), 0, end_bit, stream);
 	});
 	vid_t *parent = vertex.Alternate();
-	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(vertex.Current(), rows, a.parent, parent);
+	gather<<<blocks_for(rows), kBlockThreads, 0, stream>>>(vertex.Current(), size_t(rows), a.parent, parent);
 	CUDA_CHECK_LAUNCH();
 	return {rows, vertex.Current(), depth.Current(), parent};
 }

@@ -38,6 +38,7 @@
 #include "gpu.hpp"
 #include "host_util.hpp"
 #include "launch.cuh"
+#include "primitives.cuh"
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/scan.h>
@@ -158,19 +159,6 @@ struct SearchArgs {
 	uint2 *closed; // an expansion's closed cycles to emit: (path in the chunk, closing vertex)
 	unsigned long long closed_capacity;
 };
-
-__device__ __forceinline__ uint64_t
-now_ns() {
-	uint64_t t;
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
-template <class T>
-__device__ __forceinline__ T
-fresh(const T *p) {
-	return __ldcg(p);
-}
 
 // Whether x - y is an edge: binary search of x's sorted row.
 __device__ bool

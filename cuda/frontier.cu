@@ -1,6 +1,9 @@
 #include "frontier_push.cuh"
 
 #include <cooperative_groups.h>
+#include <cub/device/device_scan.cuh>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
 
 #include <cstdint>
 
@@ -64,6 +67,17 @@ kahn_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint32_t *re
 		counters[1] = l;
 }
 
+// The length of queue[i]'s row, and 0 past the queue (the scan's last item gives the total).
+struct RowLength {
+	CsrView graph;
+	const vid_t *queue;
+	vid_t count;
+	__host__ __device__ eid_t
+	operator()(vid_t i) const {
+		return i < count ? graph.offsets[queue[i] + 1] - graph.offsets[queue[i]] : 0;
+	}
+};
+
 } // namespace
 
 Frontier::Frontier(size_t vertices)
@@ -86,6 +100,17 @@ Frontier::read_counters(cudaStream_t stream) {
 	                           stream));
 	CUDA_CHECK(cudaStreamSynchronize(stream));
 	return host_counters_[0];
+}
+
+void
+Frontier::lay_rows_end_to_end(CsrView graph, cudaStream_t stream) {
+	if (row_starts_.size() < size_t(size_) + 1)
+		row_starts_.resize(size_t(size_) + 1);
+	auto lengths =
+	    thrust::make_transform_iterator(thrust::counting_iterator<vid_t>(0), RowLength{graph, current(), size_});
+	cub_call(temp_, [&](void *t, size_t &bytes) {
+		return cub::DeviceScan::ExclusiveSum(t, bytes, lengths, row_starts_.data(), int64_t(size_) + 1, stream);
+	});
 }
 
 void

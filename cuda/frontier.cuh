@@ -99,12 +99,20 @@ public:
 	// Top-down step over graph: op(u, w) -> bool runs on the device for every edge u -> w out of
 	// current() (concurrently for one w), and w is appended to next() where it returns true, so
 	// op must return true once per w (a visited bitmap's try_set()). Rows are expanded by a block,
-	// a warp or a thread according to their length (Merrill, Garland & Grimshaw's gathering).
+	// a warp or a thread according to their length (Merrill, Garland & Grimshaw's gathering);
+	// a frontier of few, long rows (a hub among a handful of vertices), whose edges would keep a
+	// block or two busy while the others idle, is cut into equal chunks of edges instead.
 	// Waits once; then next() is current(). Definition in frontier_push.cuh.
 	template <class Op> LevelCounters push(CsrView graph, const Op &op, cudaStream_t stream);
 
 private:
+	// row_starts_[0 .. size_] = where each row of current() begins in the rows laid end to end,
+	// then their total.
+	void lay_rows_end_to_end(CsrView graph, cudaStream_t stream);
+
 	DeviceBuffer<vid_t> queue_[2];
+	DeviceBuffer<eid_t> row_starts_; // grown when a push first needs it
+	TempStorage temp_;
 	int cur_ = 0;
 	vid_t size_ = 0;
 	eid_t edges_ = 0;

@@ -21,6 +21,7 @@
 #include "rng.hpp"
 #include "gpu.hpp"
 #include "label_order.hpp"
+#include "primitives.cuh"
 #include "probe.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -194,13 +195,6 @@ sibling_sort_keys(const vid_t *up, const uint64_t *key, const uint32_t *depth, v
 	vertex[v] = vid_t(v);
 }
 
-__global__ void
-gather_sizes(const vid_t *sorted, vid_t n, const uint32_t *size, uint32_t *out) {
-	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (i < n)
-		out[i] = size[sorted[i]];
-}
-
 // before = exclusive prefix sum of the sizes in sibling order; base[parent] = its value at the
 // parent's first child (base[n] for the roots).
 __global__ void
@@ -274,14 +268,6 @@ min_post(CsrView out, const vid_t *vertices, vid_t count, unsigned labels, unsig
 		if (lane == 0)
 			r[3 + 2 * i] = lo;
 	}
-}
-
-unsigned
-bits_for(size_t value) {
-	unsigned bits = 1;
-	while (bits < 64 && (value >> bits) != 0)
-		bits++;
-	return bits;
 }
 
 // Device bytes of a labelling, the in-edges' transposition excluded: both CSRs, the level order,
@@ -406,8 +392,8 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 				return cub::DeviceRadixSort::SortPairs(t, bytes, keys, vertices, int64_t(n), 0, 64, s);
 			});
 			uint32_t *label_first = first.data() + size_t(i) * n;
-			gather_sizes<<<blocks_for(n), kBlockThreads, 0, s>>>(vertices.Current(), nv, size.data() + size_t(i) * n,
-			                                                     label_first);
+			gather<<<blocks_for(n), kBlockThreads, 0, s>>>(vertices.Current(), size_t(nv), size.data() + size_t(i) * n,
+			                                               label_first);
 			CUDA_CHECK_LAUNCH();
 			cub_call(temp, [&](void *t, size_t &bytes) {
 				return cub::DeviceScan::ExclusiveSum(t, bytes, label_first, before.data(), int64_t(n), s);

@@ -1,4 +1,4 @@
-// Launch arithmetic and CUB's two-phase calls, written once for every kernel file.
+// Launch arithmetic, bit counts and CUB's two-phase calls, written once for every kernel file.
 #pragma once
 #include "buffer.cuh"
 #include "error.hpp"
@@ -28,6 +28,16 @@ resident_blocks(const void *kernel, int threads) {
 	if (per_sm < 1)
 		throw Error(ErrorKind::internal, "a GPU kernel does not fit on a multiprocessor");
 	return unsigned(sms * per_sm);
+}
+
+// Bits that hold every value up to largest, at least one: a radix sort's end bit over keys up to
+// largest, or the doubling steps that cover a distance of largest.
+inline unsigned
+bits_for(uint64_t largest) {
+	unsigned bits = 1;
+	while (bits < 64 && (largest >> bits) != 0)
+		bits++;
+	return bits;
 }
 
 // A CUB device call asks for its temporary storage size first, then runs: call(temp, bytes) is

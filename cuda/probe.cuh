@@ -33,4 +33,36 @@ private:
 	std::vector<std::unique_ptr<Event>> events_;
 };
 
+// Device times of the steps of a loop that waits for the device after every step anyway (the BFS
+// level loop): an event recorded as each step begins, read after the caller's final wait, so it
+// adds no synchronisation. A step's time runs to the next step's start: its launches, and the
+// host's wait and choice of the next step. Does nothing when disabled.
+class StepProbe {
+public:
+	StepProbe(bool enabled, cudaStream_t stream) : enabled_(enabled), stream_(stream) {
+	}
+	bool
+	enabled() const noexcept {
+		return enabled_;
+	}
+	// A step begins, or (the last call) the last step has ended.
+	void
+	mark() {
+		if (!enabled_)
+			return;
+		events_.push_back(std::make_unique<Event>());
+		events_.back()->record(stream_);
+	}
+	// Milliseconds from mark k to mark k + 1; both recorded and completed.
+	double
+	step(size_t k) const {
+		return events_[k + 1]->since(*events_[k]);
+	}
+
+private:
+	bool enabled_;
+	cudaStream_t stream_;
+	std::vector<std::unique_ptr<Event>> events_;
+};
+
 } // namespace grail::cuda

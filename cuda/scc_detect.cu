@@ -25,8 +25,8 @@
 // round trip per sweep or round (a graph of 500,000 chained small cycles needs dozens of sweeps).
 #include "error.hpp"
 #include "launch.cuh"
+#include "primitives.cuh"
 #include "scc.cuh"
-#include "scc_warp.cuh"
 
 #include <cooperative_groups.h>
 
@@ -386,11 +386,11 @@ detect_components(SccDevice &d, cudaStream_t stream, GpuSccTimings &t) {
 	vid_t *smallest = d.level.data(); // free until the numbering
 	if (p.mixed) {
 		CUDA_CHECK(cudaMemsetAsync(smallest, 0xFF, n * sizeof(vid_t), stream));
-		smallest_members<<<(n + 255) / 256, 256, 0, stream>>>(d.signature.data(), n, smallest);
+		smallest_members<<<blocks_for(n), kBlockThreads, 0, stream>>>(d.signature.data(), n, smallest);
 		CUDA_CHECK_LAUNCH();
 	}
-	component_labels<<<(n + 255) / 256, 256, 0, stream>>>(d.signature.data(), n, smallest, p.mixed != 0,
-	                                                      d.label.data());
+	component_labels<<<blocks_for(n), kBlockThreads, 0, stream>>>(d.signature.data(), n, smallest, p.mixed != 0,
+	                                                              d.label.data());
 	CUDA_CHECK_LAUNCH();
 	t.trim_ms = p.trim_ns / 1e6;
 	t.propagate_ms = p.propagate_ns / 1e6;

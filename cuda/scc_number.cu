@@ -11,9 +11,9 @@
 // the host.
 #include "error.hpp"
 #include "launch.cuh"
+#include "primitives.cuh"
 #include "probe.cuh"
 #include "scc.cuh"
-#include "scc_warp.cuh"
 
 #include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>
@@ -244,13 +244,6 @@ struct IsComponent {
 };
 
 __global__ void
-gather_levels(const vid_t *components, uint32_t k, const uint32_t *level, uint32_t *keys) {
-	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-	if (i < k)
-		keys[i] = level[components[i]];
-}
-
-__global__ void
 set_numbers(const vid_t *ordered, uint32_t k, uint32_t *number) {
 	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 	if (i < k)
@@ -349,11 +342,9 @@ number_on_device(SccDevice &d, cudaStream_t s, TimingProbe &probe) {
 	// out-edge counts (zero since group_edges).
 	cub::DoubleBuffer<uint32_t> keys(d.big.data(), d.in_degree.data());
 	cub::DoubleBuffer<vid_t> values(components, d.frontier[1].data());
-	gather_levels<<<blocks_for(k), kBlockThreads, 0, s>>>(components, k, d.level.data(), keys.Current());
+	gather<<<blocks_for(k), kBlockThreads, 0, s>>>(components, size_t(k), d.level.data(), keys.Current());
 	CUDA_CHECK_LAUNCH();
-	int bits = 1;
-	while (bits < 32 && ((r.levels - 1) >> bits) != 0)
-		bits++;
+	int bits = int(bits_for(r.levels - 1));
 	cub_call(d.temp, [&](void *temp, size_t &bytes) {
 		return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, int64_t(k), 0, bits, s);
 	});

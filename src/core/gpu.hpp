@@ -9,20 +9,33 @@
 #include "scc.hpp"
 
 #include <memory>
+#include <vector>
 
 namespace grail {
+
+// One step of the GPU BFS's level loop, as the timings record it.
+struct GpuBfsStep {
+	const char *kind;  // "narrow", "push", "pull", "to bits", "to queue", or "chains" (the chain index
+	                   // built, or the chains' depths filled in after the levels)
+	uint32_t level;    // the level it started from
+	uint32_t vertices; // the frontier it started from
+	uint64_t edges;    // and that frontier's out-edges
+	double ms = 0;     // device time to the next step's start (launches, wait, the host's choice)
+};
 
 // Where the time of one GPU BFS went, for benchmarks (device events: a run without timings
 // records none).
 struct GpuBfsTimings {
 	double upload_ms = 0;   // host -> device copy of the graph
 	double in_edges_ms = 0; // in-edges built on the device before the traversal (dense graphs)
-	double traverse_ms = 0; // the levels: depths, and the parents of bottom-up levels
+	double traverse_ms = 0; // the levels: depths (the chains' too), and the parents of bottom-up levels
 	double rows_ms = 0;     // the other parents and the rows' order
 	double compute_ms = 0;  // traverse_ms + rows_ms
 	double download_ms = 0; // rows to the host
-	uint32_t levels = 0;
+	uint32_t levels = 0;    // the level the traversal ended at
 	uint32_t bottom_up_levels = 0;
+	uint32_t chain_vertices = 0; // chain vertices of the chain index, when the traversal built one
+	std::vector<GpuBfsStep> steps;
 };
 
 // Same rows as bfs() (same order, depths and smallest parents). Throws Error(limit_exceeded)

@@ -1,11 +1,11 @@
-// Device helpers of the SCC kernels (scc_detect.cu, scc_number.cu): warp-aggregated atomics and an
-// edge-parallel walk over a CSR. Only .cu files include this.
+// Device helpers that the kernel files share: warp-aggregated atomics, the edge-parallel walk over
+// a CSR, a gather, the device clock and reads that bypass L1. Only .cu files include this.
 #pragma once
 #include "device_csr.cuh"
 
 #include <cstdint>
 
-namespace grail::cuda::scc {
+namespace grail::cuda {
 
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr uint32_t kNone = 0xFFFFFFFFu; // a key no valid lane uses in the warp-wide matches below
@@ -20,6 +20,17 @@ lanes_below() {
 	return (1u << lane_id()) - 1u;
 }
 
+// This warp's index in the grid, and the grid's number of warps.
+__device__ __forceinline__ size_t
+grid_warp() {
+	return (size_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+}
+
+__device__ __forceinline__ size_t
+grid_warps() {
+	return size_t(gridDim.x) * blockDim.x / 32;
+}
+
 // The device's nanosecond clock, for the timings of benchmarks (read by one thread per phase).
 __device__ __forceinline__ uint64_t
 now_ns() {
@@ -28,8 +39,8 @@ now_ns() {
 	return t;
 }
 
-// Reads that bypass L1: these kernels read data that other blocks wrote earlier in the same
-// launch (behind a grid barrier), and an L1 line kept from an earlier round would be stale.
+// Reads that bypass L1, for data that other blocks wrote earlier in the same launch (behind a grid
+// barrier): an L1 line kept from an earlier round would be stale.
 template <class T>
 __device__ __forceinline__ T
 fresh(const T *p) {
@@ -205,4 +216,13 @@ block_append(Count *count, bool keep, Count *scratch) {
 	return slot;
 }
 
-} // namespace grail::cuda::scc
+// to[i] = from[index[i]] for i < count, a thread each.
+template <class T>
+__global__ void
+gather(const vid_t *index, size_t count, const T *from, T *to) {
+	size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+	if (i < count)
+		to[i] = from[index[i]];
+}
+
+} // namespace grail::cuda
