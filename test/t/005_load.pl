@@ -1,9 +1,9 @@
 # Load, in two parts.
 # 1. N clients ask reachable() on random pairs for a bounded time while another client refreshes
 #    the graph in a loop, alternating the edge table between the chain 1 -> 2 -> ... -> n and the
-#    reversed chain (DELETE + INSERT + refresh_graph in one transaction). Each query asks a pair
-#    and its reverse in one statement: (t,f) is one version, (f,t) the other; (t,t) or (f,f) for
-#    distinct ids would be a mixed or wrong index.
+#    reversed chain (DELETE + INSERT + refresh_graph in one transaction; the graph is not live, so
+#    the writes are not logged). Each query asks a pair and its reverse in one statement: (t,f) is
+#    one version, (f,t) the other; (t,t) or (f,f) for distinct ids would be a mixed or wrong index.
 # 2. A live graph under writes: writers insert and delete edges (some rolled back) while readers
 #    ask reachable() (both forms) and scc_component() and check each answer against a recursive
 #    query over the rows in the same statement (so the same snapshot), and merges run, by hand
@@ -30,7 +30,7 @@ $node->safe_psql('postgres', qq{
 	CREATE EXTENSION pg_grail;
 	CREATE TABLE chain (source int, target int);
 	INSERT INTO chain SELECT i, i + 1 FROM generate_series(1, $n - 1) i;
-	SELECT grail.create_graph('load', 'chain');
+	SELECT grail.create_graph('load', 'chain', live => false);
 	CREATE UNLOGGED TABLE wrong (a bigint, b bigint, f int, r int, form text, at timestamptz DEFAULT clock_timestamp());
 });
 
@@ -122,7 +122,7 @@ is($wrong, '0', 'no wrong answer (never a mixed index)');
 is($errors, 0, 'no client error');
 is($refresh_errors, 0, 'no refresh error');
 cmp_ok($queries, '>', 1000, 'clients made queries');
-cmp_ok($refreshes, '>=', 10, 'the graph was refreshed many times meanwhile');
+cmp_ok($refreshes, '>=', 5, 'the graph was refreshed many times meanwhile');
 ok(!$node->log_contains('terminated by signal|PANIC|TRAP'), 'no crash in the server log');
 
 # The final index matches the last version.
