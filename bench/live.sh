@@ -10,11 +10,14 @@
 # The graph: a random DAG of VERTICES vertices and EDGES edges (each edge from a smaller id to a
 # larger one); the writes: random edges from a smaller id to a larger one (the graph stays a DAG;
 # with --cyclic, in random directions, which closes cycles) and random rows deleted. Medians of RUNS.
+# Each bulk INSERT goes into a new one-row table (with a new live graph), the two kinds of table
+# taking turns, and starts once no background merge runs: the merge that a 1M-row INSERT sets off
+# would otherwise run beside the next one. --writes-only measures the INSERTs alone.
 #   bench/live.sh [--vertices N] [--edges M] [--pending K] [--pairs P] [--bulk B] [--runs R]
-#                 [--client-seconds S] [--cyclic]
+#                 [--client-seconds S] [--cyclic] [--writes-only]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vertices=1000000 edges=5000000 pending=1000 pairs=1000000 bulk=1000000 runs=5 client_seconds=10 cyclic=0
+vertices=1000000 edges=5000000 pending=1000 pairs=1000000 bulk=1000000 runs=5 client_seconds=10 cyclic=0 writes_only=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--vertices) vertices=$2; shift 2 ;;
@@ -25,7 +28,8 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift 2 ;;
 	--client-seconds) client_seconds=$2; shift 2 ;;
 	--cyclic) cyclic=1; shift ;;
-	*) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
+	--writes-only) writes_only=1; shift ;;
+	*) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
 eval "$(scripts/cluster.sh start)"
@@ -36,7 +40,9 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] :
 ms() { P -c '\timing on' "$@" | awk '/^Time:/ { print $2 }' | tail -1; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 
-P -c "CREATE EXTENSION pg_grail" -c "SELECT setseed(0.17)" \
+P -c "CREATE EXTENSION pg_grail"
+if [ "$writes_only" = 0 ]; then
+P -c "SELECT setseed(0.17)" \
   -c "CREATE TABLE base_edges AS SELECT s AS source, s + 1 + (random() * ($vertices - s - 1))::bigint AS target
       FROM (SELECT 1 + (random() * ($vertices - 2))::bigint AS s FROM generate_series(1, $edges)) x" \
   -c "CREATE TABLE pairs AS SELECT (1 + random() * ($vertices - 1))::bigint AS a, (1 + random() * ($vertices - 1))::bigint AS b FROM generate_series(1, $pairs)" \
@@ -65,23 +71,44 @@ answers[rebuilt]=$(P -c "SELECT count(*) FROM pairs WHERE grail.reachable('rebui
 wrong=$(P -c "SET max_parallel_workers_per_gather = 0" \
 	-c "SELECT count(*) FROM pairs WHERE grail.reachable('live_g', a, b) IS DISTINCT FROM grail.reachable('rebuilt_g', a, b)")
 pending_rows=$(P -c "SELECT pending_changes FROM grail.graphs WHERE name = 'live_g'")
+fi
 
 # Writes: bulk INSERT and single-row INSERT with and without a live graph over the table.
-P -c "CREATE TABLE plain_w (source bigint, target bigint)" -c "CREATE TABLE live_w (source bigint, target bigint)" \
-  -c "INSERT INTO plain_w VALUES (1, 2)" -c "INSERT INTO live_w VALUES (1, 2)" \
-  -c "SELECT grail.create_graph('live_w_g', 'live_w')" >/dev/null
+new_tables() {
+	P -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS plain_w, live_w" \
+	  -c "CREATE TABLE plain_w (source bigint, target bigint)" -c "CREATE TABLE live_w (source bigint, target bigint)" \
+	  -c "INSERT INTO plain_w VALUES (1, 2)" -c "INSERT INTO live_w VALUES (1, 2)" \
+	  -c "SELECT grail.create_graph('live_w_g', 'live_w')" >/dev/null
+	until [ "$(P -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker'")" = 0 ]; do
+		sleep 0.2
+	done
+}
 declare -A bulk_ms tps
-for t in plain live; do
-	bulk_ms[$t]=$(for _ in $(seq "$runs"); do
-		ms -c "INSERT INTO ${t}_w SELECT i, i + 1 FROM generate_series(1, $bulk) i"
-		P -c "DELETE FROM ${t}_w WHERE source > 1" -c "DELETE FROM grail.pending_change" 2>/dev/null || true
-	done | median)
+for _ in $(seq "$runs"); do
+	for t in plain live; do
+		new_tables
+		bulk_ms[$t]+="$(ms -c "INSERT INTO ${t}_w SELECT i, i + 1 FROM generate_series(1, $bulk) i") "
+	done
 done
+for t in plain live; do
+	bulk_ms[$t]=$(echo "${bulk_ms[$t]}" | tr ' ' '\n' | grep . | median)
+done
+new_tables
 for t in plain live; do
 	echo "INSERT INTO ${t}_w VALUES (random() * 1000000, random() * 1000000);" >/tmp/grail_live_bench_$t.sql
 	tps[$t]=$(pgbench -n -c 1 -T "$client_seconds" -f /tmp/grail_live_bench_$t.sql "$db" 2>/dev/null |
 		awk -F'= ' '/^latency average/ { split($2, x, " "); print x[1] }')
 done
+
+if [ "$writes_only" = 1 ]; then
+	echo
+	echo "bulk: $bulk rows into a new one-row table; median of $runs"
+	printf '| %-58s | %10s | %10s | %7s |\n' "measure" "baseline" "live" "ratio"
+	printf '|%s|%s|%s|%s|\n' "------------------------------------------------------------" "------------" "------------" "---------"
+	printf '| %-58s | %10s | %10s | %7s |\n' "bulk INSERT of $bulk rows, ms (no graph)" "${bulk_ms[plain]}" "${bulk_ms[live]}" "$(ratio "${bulk_ms[plain]}" "${bulk_ms[live]}")"
+	printf '| %-58s | %10s | %10s | %7s |\n' "single-row INSERT latency, ms (pgbench, 1 client)" "${tps[plain]}" "${tps[live]}" "$(ratio "${tps[plain]}" "${tps[live]}")"
+	exit 0
+fi
 
 # A merge of the pending changes against create_graph over the same rows.
 merge=$(ms -c "SELECT grail.merge_graph('live_g')")

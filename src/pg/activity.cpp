@@ -7,6 +7,7 @@
 #include "settings.hpp"
 
 extern "C" {
+#include "access/twophase.h"
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "funcapi.h"
@@ -56,11 +57,21 @@ struct DatabaseSlot {
 	pg_atomic_uint32 failed;
 };
 
+// A prepared transaction (PREPARE TRANSACTION) that logged changes: they are counted when it is
+// committed (COMMIT PREPARED, in any backend of its database), and forgotten if it is rolled back.
+struct PreparedSlot {
+	Oid database; // InvalidOid: free (under the lock)
+	uint64_t logged;
+	char gid[GIDSIZE];
+};
+
 struct Shared {
-	LWLock *lock; // assigns database slots
+	LWLock *lock; // assigns database slots and prepared transaction slots
 	Latch *launcher_latch;
 	pg_atomic_uint32 rescan;
 	DatabaseSlot databases[kDatabaseSlots];
+	int prepared_slots; // max_prepared_transactions
+	PreparedSlot *prepared;
 	int progress_slots;
 	ProgressSlot progress[FLEXIBLE_ARRAY_MEMBER];
 };
@@ -74,8 +85,13 @@ ProgressSlot *current = nullptr;
 int my_database_slot = -1;
 
 Size
+progress_size() {
+	return MAXALIGN(add_size(offsetof(Shared, progress), mul_size(sizeof(ProgressSlot), Size(MaxBackends))));
+}
+
+Size
 shared_size() {
-	return add_size(offsetof(Shared, progress), mul_size(sizeof(ProgressSlot), Size(MaxBackends)));
+	return add_size(progress_size(), mul_size(sizeof(PreparedSlot), Size(max_prepared_xacts)));
 }
 
 void
@@ -107,6 +123,10 @@ startup_shmem() {
 		shared->progress_slots = MaxBackends;
 		for (int i = 0; i < MaxBackends; i++)
 			SpinLockInit(&shared->progress[i].mutex);
+		shared->prepared_slots = max_prepared_xacts;
+		shared->prepared = reinterpret_cast<PreparedSlot *>(reinterpret_cast<char *>(shared) + progress_size());
+		for (int i = 0; i < max_prepared_xacts; i++)
+			shared->prepared[i].database = InvalidOid;
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -272,16 +292,13 @@ progress_done(int64_t done) {
 // transaction, counted at its commit: a merge worker started before would not
 // see them, and a rolled-back change is never merged.
 uint64_t uncommitted_rows = 0;
+// The name of the transaction that PREPARE TRANSACTION is preparing, until it is prepared.
+char preparing_gid[GIDSIZE];
 
+// Adds committed edge changes to this database's counter, waking the launcher if they pass a
+// multiple of the threshold.
 static void
-count_at_commit(XactEvent event, void *) {
-	uint64_t rows = uncommitted_rows;
-	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT && event != XACT_EVENT_PREPARE &&
-	    event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
-		return;
-	uncommitted_rows = 0;
-	if (event != XACT_EVENT_COMMIT || rows == 0 || shared == nullptr)
-		return;
+count_committed(uint64_t rows) {
 	int i = database_slot();
 	if (i < 0) {
 		// Counted nowhere: the launcher looks at every database instead.
@@ -300,6 +317,49 @@ count_at_commit(XactEvent event, void *) {
 	}
 }
 
+// A prepared transaction's changes wait for its COMMIT PREPARED, which another backend may run:
+// they are kept in shared memory under its name (a slot left by one of that name that was never
+// finished here is reused). There is a slot for each transaction that may be prepared at once.
+// The slots do not outlive a restart: the launcher then looks at every database, but the changes
+// of a transaction prepared before the restart and committed after it wait for the next changes
+// counted in its database.
+static void
+keep_prepared(uint64_t rows) {
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	PreparedSlot *slot = nullptr;
+	for (int i = 0; i < shared->prepared_slots; i++) {
+		PreparedSlot &p = shared->prepared[i];
+		if (p.database == MyDatabaseId && strcmp(p.gid, preparing_gid) == 0) {
+			slot = &p;
+			break;
+		}
+		if (p.database == InvalidOid && slot == nullptr)
+			slot = &p;
+	}
+	if (slot != nullptr) {
+		slot->database = MyDatabaseId;
+		slot->logged = rows;
+		strlcpy(slot->gid, preparing_gid, GIDSIZE);
+	}
+	LWLockRelease(shared->lock);
+}
+
+static void
+count_at_commit(XactEvent event, void *) {
+	uint64_t rows = uncommitted_rows;
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT && event != XACT_EVENT_PREPARE &&
+	    event != XACT_EVENT_PARALLEL_COMMIT && event != XACT_EVENT_PARALLEL_ABORT)
+		return;
+	uncommitted_rows = 0;
+	if (rows > 0 && shared != nullptr) {
+		if (event == XACT_EVENT_COMMIT)
+			count_committed(rows);
+		else if (event == XACT_EVENT_PREPARE && preparing_gid[0] != '\0')
+			keep_prepared(rows);
+	}
+	preparing_gid[0] = '\0';
+}
+
 void
 note_pending_changes(uint64_t rows) {
 	if (shared == nullptr || rows == 0 || !OidIsValid(MyDatabaseId))
@@ -310,6 +370,30 @@ note_pending_changes(uint64_t rows) {
 		registered = true;
 	}
 	uncommitted_rows += rows;
+}
+
+void
+note_prepare_transaction(const char *gid) {
+	strlcpy(preparing_gid, gid, GIDSIZE);
+}
+
+void
+note_prepared_finished(const char *gid, bool committed) {
+	if (shared == nullptr || shared->prepared_slots == 0)
+		return;
+	uint64_t rows = 0;
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < shared->prepared_slots; i++) {
+		PreparedSlot &p = shared->prepared[i];
+		if (p.database == MyDatabaseId && strcmp(p.gid, gid) == 0) {
+			rows = p.logged;
+			p.database = InvalidOid;
+			break;
+		}
+	}
+	LWLockRelease(shared->lock);
+	if (committed && rows > 0)
+		count_committed(rows);
 }
 
 void

@@ -58,6 +58,13 @@ void progress_done(int64_t done);
 // the merge launcher when they pass a multiple of grail.merge_threshold.
 void note_pending_changes(uint64_t edges);
 
+// Two-phase commit, from the ProcessUtility hook (src/pg/owner_hooks.cpp): the name of the
+// transaction that PREPARE TRANSACTION is about to prepare (its changes are kept under it), and a
+// COMMIT PREPARED (committed) or ROLLBACK PREPARED that has finished it (its changes are counted,
+// or forgotten).
+void note_prepare_transaction(const char *gid);
+void note_prepared_finished(const char *gid, bool committed);
+
 // For the launcher (src/pg/merge_worker.cpp), under no lock of its own.
 struct DatabaseChanges {
 	Oid database;

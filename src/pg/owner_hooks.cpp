@@ -4,11 +4,15 @@
 // over, DROP OWNED drops them. Like DROP OWNED and REASSIGN OWNED themselves, it sees the current
 // database only, and only backends that have loaded pg_grail run it (every backend, with
 // shared_preload_libraries = 'pg_grail'; see README, Security).
+//
+// The same hook follows two-phase commits for the merge launcher: the changes that a prepared
+// transaction logged are counted when COMMIT PREPARED commits them (src/pg/activity.cpp).
 #include "index.hpp"
 
 #include <string>
 #include <vector>
 
+#include "activity.hpp"
 #include "catalog.hpp"
 #include "graph_admin.hpp"
 #include "owner_hooks.hpp"
@@ -65,13 +69,20 @@ static void
 process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
                 ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
 	Node *stmt = pstmt->utilityStmt;
+	TransactionStmt *transaction = IsA(stmt, TransactionStmt) ? castNode(TransactionStmt, stmt) : nullptr;
 	if (IsA(stmt, DropRoleStmt)) {
 		call_and_raise([](void *s) { refuse_dropping_owners(static_cast<DropRoleStmt *>(s)); }, stmt);
+	} else if (transaction != nullptr && transaction->kind == TRANS_STMT_PREPARE) {
+		note_prepare_transaction(transaction->gid);
 	}
 	if (previous_hook)
 		previous_hook(pstmt, query, read_only_tree, context, params, env, dest, qc);
 	else
 		standard_ProcessUtility(pstmt, query, read_only_tree, context, params, env, dest, qc);
+	// COMMIT PREPARED has committed the prepared transaction by now; ROLLBACK PREPARED rolled it back.
+	if (transaction != nullptr &&
+	    (transaction->kind == TRANS_STMT_COMMIT_PREPARED || transaction->kind == TRANS_STMT_ROLLBACK_PREPARED))
+		note_prepared_finished(transaction->gid, transaction->kind == TRANS_STMT_COMMIT_PREPARED);
 	// After the command itself, which checked the caller's right to act for these roles.
 	if (IsA(stmt, ReassignOwnedStmt)) {
 		call_and_raise(

@@ -4,7 +4,8 @@
 # to see it; a merge that fails, is cancelled, is terminated or is killed (kill -9, crash recovery)
 # leaves the previous build and every pending change; nothing merges
 # with the threshold at 0; a restart finds the graphs that passed it; a server without a free
-# background worker slot says so and keeps the changes pending.
+# background worker slot says so and keeps the changes pending; changes of a prepared transaction
+# count once COMMIT PREPARED commits them.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -19,6 +20,7 @@ shared_preload_libraries = 'pg_grail'
 grail.merge_threshold = 1000
 grail.merge_naptime = 1
 max_connections = 30
+max_prepared_transactions = 2
 restart_after_crash = on
 });
 $node->start;
@@ -264,11 +266,32 @@ ok($node->wait_for_log(qr/could not start a merge worker: no background worker s
 is(pending(), 1200, 'and the changes stay pending');
 is($node->safe_psql('postgres', 'SELECT mismatches(200)'), 0, 'answering right');
 
-# 8. A graph dropped while a merge waits for it: the merge leaves it, with no error.
+# 8. Two-phase commit: the changes count when COMMIT PREPARED commits them, in whichever session.
 $node->append_conf('postgresql.conf', "max_worker_processes = 8\n");
 $node->restart;
 ok($node->poll_query_until('postgres', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'g'}),
 	'with worker slots again, the graph is merged');
+$node->safe_psql('postgres', q{
+	BEGIN;
+	INSERT INTO e SELECT (random() * 300)::int, (random() * 300)::int FROM generate_series(1, 1200);
+	PREPARE TRANSACTION 'rolled_back';
+	BEGIN;
+	INSERT INTO e SELECT (random() * 300)::int, (random() * 300)::int FROM generate_series(1, 1200);
+	PREPARE TRANSACTION 'committed';
+	ROLLBACK PREPARED 'rolled_back';
+});
+# (Changes counted at PREPARE would wake a worker that finds nothing it can see: it has ended by
+# the time the changes are committed, and nothing else looks at the database.)
+sleep 2;
+is(pending(), 0, 'prepared changes are not pending before their commit');
+my $build4 = build();
+$node->safe_psql('postgres', q{COMMIT PREPARED 'committed'});
+ok($node->poll_query_until('postgres', qq{SELECT build_uuid <> '$build4' FROM grail.graph WHERE name = 'g'}),
+	'COMMIT PREPARED counts the changes: past the threshold, the graph is merged');
+is(pending(), 0, 'and the merge took them in');
+is($node->safe_psql('postgres', 'SELECT in_step()'), 't', 'in step with the table');
+
+# 9. A graph dropped while a merge waits for it: the merge leaves it, with no error.
 $node->safe_psql('postgres', 'ALTER SYSTEM SET grail.merge_threshold = 0; SELECT pg_reload_conf()');
 write_rows(1100);
 my $dropper = $node->background_psql('postgres');
