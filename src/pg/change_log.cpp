@@ -251,6 +251,7 @@ private:
 };
 
 // An edge (NULLs included) as one string, for netting an UPDATE's old rows against its new ones.
+// Plain reads of the datums, which EdgeReader made (text with a 4-byte header, not toasted).
 std::string
 edge_key(const Edge &edge, bool integer) {
 	std::string key;
@@ -259,7 +260,7 @@ edge_key(const Edge &edge, bool integer) {
 		if (edge.nulls[i])
 			continue;
 		int64_t id = integer ? DatumGetInt64(edge.ends[i]) : 0;
-		text *t = integer ? nullptr : DatumGetTextP(edge.ends[i]);
+		auto *t = integer ? nullptr : reinterpret_cast<const text *>(DatumGetPointer(edge.ends[i]));
 		const char *bytes = integer ? reinterpret_cast<const char *>(&id) : VARDATA(t);
 		uint32_t length = integer ? sizeof id : uint32_t(VARSIZE(t) - VARHDRSZ);
 		key.append(reinterpret_cast<const char *>(&length), sizeof length);
