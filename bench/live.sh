@@ -11,8 +11,9 @@
 # larger one); the writes: random edges from a smaller id to a larger one (the graph stays a DAG;
 # with --cyclic, in random directions, which closes cycles) and random rows deleted. Medians of RUNS.
 # Each bulk INSERT goes into a new one-row table (with a new live graph), the two kinds of table
-# taking turns, and starts once no background merge runs: the merge that a 1M-row INSERT sets off
-# would otherwise run beside the next one. --writes-only measures the INSERTs alone.
+# taking turns, once no background merge runs (the merge that a 1M-row INSERT sets off would
+# otherwise run beside the next one), after a checkpoint (no dirty buffers of the last one left to
+# write out). --writes-only measures the INSERTs alone.
 #   bench/live.sh [--vertices N] [--edges M] [--pending K] [--pairs P] [--bulk B] [--runs R]
 #                 [--client-seconds S] [--cyclic] [--writes-only]
 set -euo pipefail
@@ -82,6 +83,7 @@ new_tables() {
 	until [ "$(P -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker'")" = 0 ]; do
 		sleep 0.2
 	done
+	P -c "CHECKPOINT"
 }
 declare -A bulk_ms tps
 for _ in $(seq "$runs"); do
