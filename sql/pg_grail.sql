@@ -93,8 +93,9 @@ ALTER SEQUENCE grail.graph_id_seq OWNED BY grail.graph.id;
 -- -1 for each removed, +n or -n for an edge whose count an UPDATE changed. A row whose arrays are
 -- NULL (change 0) is a TRUNCATE's marker. One row per batch rather than per edge: a bulk write
 -- logs a few wide rows and index entries. Keys: source/target for integer keys,
--- source_key/target_key (text, uuid as text) otherwise. The arrays are stored uncompressed
--- (EXTERNAL): compressing them costs the writer more than it saves.
+-- source_key/target_key (text, uuid as text) otherwise. STORAGE EXTERNAL: the toaster does not
+-- compress them (pglz costs the writer more than it saves); the trigger lz4-compresses a full
+-- batch's arrays itself where the server has lz4.
 -- No foreign key: a bulk write would check one per row; drops delete a graph's rows themselves.
 CREATE TABLE grail.pending_change (
 	graph_id   bigint NOT NULL,
