@@ -26,11 +26,9 @@ while [ $# -gt 0 ]; do
 done
 eval "$(scripts/cluster.sh start)"
 db=grail_merge_bench
-P() { psql -XAtq -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+# shellcheck source=bench/common.sh
+source bench/common.sh
 psql -XAtq -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-ms() { P -c '\timing on' "$@" | awk '/^Time:/ { print $2 }' | tail -1; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

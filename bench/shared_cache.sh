@@ -23,7 +23,9 @@ while [ $# -gt 0 ]; do
 done
 eval "$(scripts/cluster.sh start)"
 data=$(psql -XAtq -c 'SHOW data_directory')
-P() { psql -XAtq -v ON_ERROR_STOP=1 -d grail_cache_bench "$@"; }
+db=grail_cache_bench
+# shellcheck source=bench/common.sh
+source bench/common.sh
 psql -XAtq -c 'DROP DATABASE IF EXISTS grail_cache_bench' -c 'CREATE DATABASE grail_cache_bench'
 P -c "CREATE EXTENSION pg_grail" \
   -c "SELECT setseed(0.42)" \
@@ -51,7 +53,6 @@ SELECT round(extract(epoch FROM clock_timestamp() - :'t0'::timestamptz) * 1000, 
 \echo :ms
 SQL
 }
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 count_ms() { # $1: max_parallel_workers_per_gather; median of 3
 	for _ in 1 2 3; do
 		P -c "SET max_parallel_workers_per_gather = $1" -c '\timing on' \

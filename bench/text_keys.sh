@@ -19,7 +19,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 eval "$(scripts/cluster.sh start)"
-P() { psql -XAtq -v ON_ERROR_STOP=1 -d grail_keys_bench "$@"; }
+db=grail_keys_bench
+# shellcheck source=bench/common.sh
+source bench/common.sh
 psql -XAtq -c 'DROP DATABASE IF EXISTS grail_keys_bench' -c 'CREATE DATABASE grail_keys_bench'
 P -c "CREATE EXTENSION pg_grail" \
   -c "SELECT setseed(0.42)" \
@@ -31,8 +33,6 @@ P -c "CREATE EXTENSION pg_grail" \
   -c "VACUUM ANALYZE int_edges, text_edges, int_pairs, text_pairs" >/dev/null
 P -c "SELECT grail.create_graph('int_g', 'int_edges')" -c "SELECT grail.create_graph('text_g', 'text_edges')" >/dev/null
 
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
-ms() { P -c '\timing on' "$@" | awk '/^Time:/ { print $2 }' | tail -1; }
 declare -A build count answers
 for kind in int text; do
 	build[$kind]=$(for _ in $(seq "$runs"); do ms -c "SELECT grail.refresh_graph('${kind}_g')"; done | median)
@@ -49,7 +49,6 @@ echo
 echo "graph: $vertices vertices, $edges random edges; $pairs pairs (${answers[int]} reachable, same for both); median of $runs"
 printf '| %-44s | %10s | %10s | %7s |\n' "measure" "bigint" "text" "ratio"
 printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "------------" "------------" "---------"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b / a }'; }
 printf '| %-44s | %10s | %10s | %7s |\n' "create_graph (refresh_graph), ms" "${build[int]}" "${build[text]}" "$(ratio "${build[int]}" "${build[text]}")"
 printf '| %-44s | %10s | %10s | %7s |\n' "count over the pairs, per-row reachable, ms" "${count[int]}" "${count[text]}" "$(ratio "${count[int]}" "${count[text]}")"
 printf '| %-44s | %10s | %10s | %7s |\n' "index image, MB" "$image_int" "$image_text" "$(ratio "$image_int" "$image_text")"
