@@ -1,14 +1,11 @@
-// The primitives of the level-synchronous traversals (BFS, GRAIL queries, GRAIL labelling's Kahn
-// levels): visited status as a bitmap, the frontier object with its top-down step, and Kahn's
-// levels in one cooperative launch. push() is a template over the per-edge operation; its
-// definition is in frontier_push.cuh, which only the .cu files that instantiate it include, to
-// keep build time down.
+// The primitives of the level-synchronous traversals (BFS, GRAIL queries): visited status as a
+// bitmap and the frontier object with its top-down step (Kahn's levels are in kahn.cuh). push()
+// is a template over the per-edge operation; its definition is in frontier_push.cuh, which only
+// the .cu files that instantiate it include, to keep build time down.
 #pragma once
 #include "buffer.cuh"
 #include "device_csr.cuh"
 #include "launch.cuh"
-
-#include <vector>
 
 namespace grail::cuda {
 
@@ -119,15 +116,5 @@ private:
 	DeviceBuffer<LevelCounters> counters_;
 	PinnedBuffer<LevelCounters> host_counters_;
 };
-
-// Kahn's algorithm by levels: order receives the vertices with no in-edge (level 0), then those
-// whose in-neighbours all lie on earlier levels (level 1), and so on, in any order within a level;
-// level[v] receives v's level (the longest path to v from a source); level_start[l] is where level
-// l begins in order, level_start.back() == the vertices placed. All levels run in one cooperative
-// launch with a grid barrier between them, no host round trip: DAGs thousands of levels deep
-// would otherwise spend more time in round trips than in work. Returns the number of vertices
-// placed, fewer than all when the graph has a cycle. remaining: n words of scratch.
-vid_t topological_levels(CsrView out, CsrView in, vid_t *order, uint32_t *level, uint32_t *remaining,
-                         std::vector<size_t> &level_start, cudaStream_t stream);
 
 } // namespace grail::cuda

@@ -1,5 +1,5 @@
 // GPU GRAIL labelling by breadth-first passes (papers/gpu-grail-reachability.txt section 4, after
-// Naumov et al.'s parallel DFS for DAGs). One Kahn pass (the shared topological_levels()) lists the
+// Naumov et al.'s parallel DFS for DAGs). One Kahn pass (topological_levels(), kahn.cuh) lists the
 // DAG's vertices by topological level; every later pass walks those levels, top-down or bottom-up,
 // one launch per level for all labels at once (a launch per level and label would cost more than
 // the work on DAGs hundreds of levels deep):
@@ -18,6 +18,7 @@
 // post(v) > post(u), a containment failure and so a wrong "no".
 #include "error.hpp"
 #include "frontier.cuh"
+#include "kahn.cuh"
 #include "rng.hpp"
 #include "gpu.hpp"
 #include "label_order.hpp"

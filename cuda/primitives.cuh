@@ -102,8 +102,8 @@ row_of(const eid_t *offsets, vid_t lo, vid_t hi, eid_t e) {
 	return lo;
 }
 
-// The rows of the first and last edges of a chunk, found by two lanes over all rows, and the row
-// of this lane's first edge e, searched between them.
+// The rows of the first and last edges of a chunk, found by two lanes over all rows (lo the
+// first's, hi one past the last's).
 struct ChunkRows {
 	vid_t lo, hi;
 };
@@ -116,25 +116,39 @@ chunk_rows(CsrView g, eid_t first, eid_t last) {
 	return {__shfl_sync(kFullMask, bound, 0), vid_t(__shfl_sync(kFullMask, bound, 1) + 1)};
 }
 
+// Calls f(u, w, valid, e, step) for this lane's edges of the chunk [first, last]: e = first +
+// lane + 32 x step for step < Steps, valid false past last (w then 0). u starts at the row of the
+// lane's first edge and steps along the offsets.
+template <unsigned Steps, class F>
+__device__ __forceinline__ void
+walk_chunk(CsrView g, eid_t first, eid_t last, vid_t u, F &&f) {
+	eid_t e = first + lane_id();
+	for (unsigned step = 0; step < Steps; step++, e += 32) {
+		bool valid = e <= last;
+		vid_t w = 0;
+		if (valid) {
+			while (g.offsets[u + 1] <= e)
+				u++;
+			w = g.targets[e];
+		}
+		f(u, w, valid, e, step);
+	}
+}
+
+// The row of this lane's first edge in the chunk [first, last] (rows.lo past last).
+__device__ __forceinline__ vid_t
+lane_start_row(CsrView g, eid_t first, eid_t last, ChunkRows rows) {
+	return first + lane_id() <= last ? row_of(g.offsets, rows.lo, rows.hi, first + lane_id()) : rows.lo;
+}
+
 template <class F>
 __device__ __forceinline__ void
 for_each_edge(CsrView g, size_t warp, size_t warps, F &&f) {
 	const eid_t chunk = 32ull * kWalkSteps;
 	for (eid_t first = eid_t(warp) * chunk; first < g.edges; first += eid_t(warps) * chunk) {
 		const eid_t last = min(first + chunk, g.edges) - 1;
-		const ChunkRows rows = chunk_rows(g, first, last);
-		eid_t e = first + lane_id();
-		vid_t u = e <= last ? row_of(g.offsets, rows.lo, rows.hi, e) : rows.lo;
-		for (unsigned step = 0; step < kWalkSteps; step++, e += 32) {
-			bool valid = e <= last;
-			vid_t w = 0;
-			if (valid) {
-				while (g.offsets[u + 1] <= e)
-					u++;
-				w = g.targets[e];
-			}
-			f(u, w, valid, e);
-		}
+		walk_chunk<kWalkSteps>(g, first, last, lane_start_row(g, first, last, chunk_rows(g, first, last)),
+		                       [&](vid_t u, vid_t w, bool valid, eid_t e, unsigned) { f(u, w, valid, e); });
 	}
 }
 
@@ -150,23 +164,12 @@ compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, ui
 	static_assert(Steps <= 32, "one bit per step");
 	for (eid_t first = eid_t(warp) * chunk; first < g.edges; first += eid_t(warps) * chunk) {
 		const eid_t last = min(first + chunk, g.edges) - 1;
-		const ChunkRows rows = chunk_rows(g, first, last);
-		const vid_t start =
-		    first + lane_id() <= last ? row_of(g.offsets, rows.lo, rows.hi, first + lane_id()) : rows.lo;
+		const vid_t start = lane_start_row(g, first, last, chunk_rows(g, first, last));
 		uint32_t mask = 0;
-		vid_t u = start;
-		eid_t e = first + lane_id();
-		for (unsigned step = 0; step < Steps; step++, e += 32) {
-			bool valid = e <= last;
-			vid_t w = 0;
-			if (valid) {
-				while (g.offsets[u + 1] <= e)
-					u++;
-				w = g.targets[e];
-			}
+		walk_chunk<Steps>(g, first, last, start, [&](vid_t u, vid_t w, bool valid, eid_t, unsigned step) {
 			if (keep(u, w, valid) && valid)
 				mask |= 1u << step;
-		}
+		});
 		unsigned long long total = __popc(mask);
 		for (unsigned o = 16; o > 0; o >>= 1)
 			total += __shfl_xor_sync(kFullMask, total, o);
@@ -176,8 +179,8 @@ compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, ui
 		base = __shfl_sync(kFullMask, base, 0);
 		if (total == 0)
 			continue;
-		u = start;
-		e = first + lane_id();
+		vid_t u = start;
+		eid_t e = first + lane_id();
 		for (unsigned step = 0; step < Steps; step++, e += 32) {
 			const bool bit = (mask >> step) & 1u;
 			const unsigned ballot = __ballot_sync(kFullMask, bit);

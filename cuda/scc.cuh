@@ -9,6 +9,7 @@
 #include "buffer.cuh"
 #include "device_csr.cuh"
 #include "gpu.hpp"
+#include "kahn.cuh"
 #include "probe.cuh"
 
 #include <cstdint>
@@ -30,16 +31,11 @@ struct Progress {
 	uint32_t last_change;       // the last epoch in which a sweep lowered a signature
 	uint32_t trim_passes;
 	uint32_t finished;                                 // every vertex has its component
-	unsigned long long trim_ns, propagate_ns, kahn_ns; // device clock, for benchmarks
-	unsigned long long cross;                          // edges between components
+	unsigned long long trim_ns, propagate_ns; // device clock, for benchmarks
+	unsigned long long cross;                 // edges between components
 	// Numbering.
-	uint32_t components;
-	uint32_t levels;      // Kahn levels numbered
-	uint32_t too_deep;    // the level budget ran out: the host numbers instead
-	uint32_t placed;      // components given a level
-	uint32_t selected;    // components listed for the sort
-	uint32_t frontier[3]; // frontier sizes, by level modulo 3
-	uint32_t big[3];      // components of the level with many out-edges, by level modulo 3
+	uint32_t selected; // components listed for the sort
+	KahnCounters kahn; // the condensation's Kahn levels
 };
 
 // Everything one run holds on the device, freed together on every path out.
@@ -58,7 +54,8 @@ struct SccDevice {
 	DeviceBuffer<uint8_t> has; // Trim's flags, two per vertex
 	DeviceBuffer<vid_t> label; // the smallest vertex of each vertex's component
 	// Numbering, indexed by component (its smallest vertex): the out-edges between components as
-	// a CSR (n + 1 words each for counts and starts), in-degrees, Kahn levels; frontiers.
+	// a CSR (n + 1 words each for counts and starts), in-degrees, Kahn levels; Kahn's order and
+	// its list of big components, then the sort's buffers.
 	DeviceBuffer<uint32_t> out_count, cross_start, in_degree, level;
 	DeviceBuffer<vid_t> frontier[2], big;
 	DeviceBuffer<Progress> progress;

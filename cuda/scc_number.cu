@@ -2,20 +2,18 @@
 // vertex of v's component, which names the component). One walk over the input's edges lists the
 // edges between components, a pass over that list counts each component's in- and out-edges among
 // them (duplicates counted and released alike), and a counting scatter groups them by source
-// component, a CSR of the condensation with repeated edges. Kahn's algorithm then runs level by
-// level over it in one cooperative launch: a warp takes 32 of the level's components and spreads
-// their out-edges over its lanes; a component with more out-edges than that (a giant one) is
-// walked by the whole grid behind one more barrier. The components are numbered by (level,
-// smallest vertex), deterministic and topological. A condensation deeper than the level budget (a
-// long chain of small components, where a level is a barrier for a handful of edges) is left to
-// the host.
+// component, a CSR of the condensation with repeated edges. Kahn's levels over it come from the
+// engine's one device Kahn (kahn.cu), the components named by their smallest vertex. The
+// components are numbered by (level, smallest vertex), deterministic and topological. A
+// condensation deeper than the level budget (a long chain of small components, where a level is a
+// barrier for a handful of edges) is left to the host.
 #include "error.hpp"
+#include "kahn.cuh"
 #include "launch.cuh"
 #include "primitives.cuh"
 #include "probe.cuh"
 #include "scc.cuh"
 
-#include <cooperative_groups.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -25,15 +23,8 @@
 
 namespace grail::cuda::scc {
 
-namespace cg = cooperative_groups;
-
 namespace {
 
-constexpr int kThreads = 512;
-constexpr int kWarps = kThreads / 32;
-// A component with more out-edges than this is walked by every warp of the grid rather than by
-// one warp's lanes (which would keep the others waiting at the barrier).
-constexpr uint32_t kBigComponent = 4096;
 // A device level costs one or two grid barriers, a few microseconds; the host's Kahn about a
 // nanosecond per vertex or edge. Past this many levels the host is cheaper, so the device gives up.
 constexpr size_t kMinDeviceLevels = 256;
@@ -93,145 +84,6 @@ group_edges(const uint2 *list, const unsigned long long *count, const uint32_t *
 		left = __shfl_sync(kFullMask, left, leader);
 		if (valid)
 			targets[start[e.x] + left - group + uint32_t(__popc(peers & lanes_below()))] = e.y;
-	}
-}
-
-struct KahnArgs {
-	const vid_t *label;
-	const uint32_t *start; // cross-edge CSR by component
-	const vid_t *targets;
-	uint32_t *in_degree, *level;
-	vid_t *frontier[2], *big;
-	Progress *p;
-	vid_t n;
-	uint32_t max_levels;
-};
-
-// Per warp: the inclusive sums of its 32 components' out-degrees and where their edges start, so
-// that a lane finds which component an edge position belongs to.
-struct WarpItems {
-	uint32_t incl[kWarps][32];
-	uint32_t start[kWarps][32];
-};
-
-// The item (lane) whose range holds position j: the first with incl > j.
-__device__ __forceinline__ unsigned
-owner_of(const uint32_t *incl, uint32_t j) {
-	unsigned lo = 0, hi = 31;
-	while (lo < hi) {
-		unsigned mid = (lo + hi) / 2;
-		if (incl[mid] > j)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return lo;
-}
-
-__device__ __forceinline__ uint32_t
-warp_inclusive_sum(uint32_t x) {
-	for (unsigned o = 1; o < 32; o <<= 1) {
-		uint32_t y = __shfl_up_sync(kFullMask, x, o);
-		if (lane_id() >= o)
-			x += y;
-	}
-	return x;
-}
-
-// Lowers the in-degree of the target of each edge in targets[0 .. count) (lane by lane, the whole
-// warp calling); a component brought to zero joins the next level.
-__device__ __forceinline__ void
-release_edge(const KahnArgs &a, const vid_t *targets, bool valid, uint32_t level, vid_t *next, uint32_t *next_count) {
-	vid_t d = valid ? __ldg(targets) : 0;
-	bool ready = warp_release(a.in_degree, d, valid);
-	uint32_t slot = warp_append(next_count, ready);
-	if (ready) {
-		next[slot] = d;
-		a.level[d] = level;
-	}
-}
-
-__global__ void
-__launch_bounds__(kThreads) kahn_kernel(KahnArgs a) {
-	__shared__ WarpItems items;
-	cg::grid_group grid = cg::this_grid();
-	Progress *p = a.p;
-	const vid_t n = a.n;
-	const size_t thread = size_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = size_t(gridDim.x) * blockDim.x;
-	const size_t warp = thread / 32, warps = threads / 32;
-	const unsigned w = threadIdx.x / 32;
-	const uint64_t clock = now_ns();
-	for (size_t first = warp * 32; first < n; first += warps * 32) {
-		size_t v = first + lane_id();
-		bool source = v < n && __ldg(a.label + v) == v && fresh(a.in_degree + v) == 0;
-		uint32_t slot = warp_append(&p->frontier[0], source);
-		if (source) {
-			a.frontier[0][slot] = vid_t(v);
-			a.level[v] = 0;
-		}
-	}
-	grid.sync();
-	uint32_t placed = 0;
-	// Level l reads frontier[l % 3] and big[l % 3] and adds to frontier[(l + 1) % 3]; the counters
-	// it clears were last read a level or two ago, behind barriers since.
-	for (uint32_t l = 0;; l++) {
-		const uint32_t count = fresh(&p->frontier[l % 3]);
-		if (count == 0 || l >= a.max_levels) {
-			if (thread == 0) {
-				p->levels = l;
-				p->placed = placed;
-				p->too_deep = count != 0;
-				p->kahn_ns = now_ns() - clock;
-			}
-			return;
-		}
-		placed += count;
-		const vid_t *components = a.frontier[l % 2];
-		vid_t *next = a.frontier[(l + 1) % 2];
-		uint32_t *next_count = &p->frontier[(l + 1) % 3];
-		for (size_t first = warp * 32; first < count; first += warps * 32) {
-			size_t i = first + lane_id();
-			uint32_t degree = 0, start = 0;
-			if (i < count) {
-				vid_t c = fresh(components + i);
-				start = a.start[c];
-				degree = a.start[c + 1] - start;
-				if (degree > kBigComponent) {
-					a.big[atomicAdd(&p->big[l % 3], 1u)] = c;
-					degree = 0;
-				}
-			}
-			uint32_t incl = warp_inclusive_sum(degree);
-			uint32_t total = __shfl_sync(kFullMask, incl, 31);
-			items.incl[w][lane_id()] = incl;
-			items.start[w][lane_id()] = start;
-			__syncwarp();
-			for (uint32_t base = 0; base < total; base += 32) {
-				uint32_t j = base + lane_id();
-				const vid_t *edge = a.targets;
-				if (j < total) {
-					unsigned k = owner_of(items.incl[w], j);
-					edge += items.start[w][k] + (j - (k ? items.incl[w][k - 1] : 0));
-				}
-				release_edge(a, edge, j < total, l + 1, next, next_count);
-			}
-			__syncwarp();
-		}
-		if (thread == 0) {
-			p->frontier[(l + 2) % 3] = 0;
-			p->big[(l + 1) % 3] = 0;
-		}
-		grid.sync();
-		const uint32_t bigs = fresh(&p->big[l % 3]);
-		if (bigs == 0)
-			continue;
-		for (uint32_t b = 0; b < bigs; b++) {
-			const vid_t c = fresh(a.big + b);
-			const uint32_t begin = a.start[c], end = a.start[c + 1];
-			for (uint32_t first = begin + uint32_t(warp) * 32; first < end; first += uint32_t(warps) * 32)
-				release_edge(a, a.targets + first + lane_id(), first + lane_id() < end, l + 1, next, next_count);
-		}
-		grid.sync();
 	}
 }
 
@@ -305,19 +157,10 @@ number_on_device(SccDevice &d, cudaStream_t s, TimingProbe &probe) {
 	}
 	probe.mark(1);
 
-	KahnArgs a{label,
-	           d.cross_start.data(),
-	           targets,
-	           d.in_degree.data(),
-	           d.level.data(),
-	           {d.frontier[0].data(), d.frontier[1].data()},
-	           d.big.data(),
-	           p,
-	           n,
-	           uint32_t(std::min<size_t>(kMinDeviceLevels + (size_t(n) + m) / kItemsPerDeviceLevel, UINT32_MAX))};
-	const void *kernel = reinterpret_cast<const void *>(kahn_kernel);
-	void *args[] = {&a};
-	CUDA_CHECK(cudaLaunchCooperativeKernel(kernel, resident_blocks(kernel, kThreads), kThreads, args, 0, s));
+	// Kahn's order goes to frontier[1], free again once the levels are known.
+	launch_kahn(KahnDag<uint32_t>{d.cross_start.data(), targets, n, label},
+	            KahnBuffers{d.in_degree.data(), d.level.data(), d.frontier[1].data(), nullptr, d.big.data(), &p->kahn},
+	            uint32_t(std::min<size_t>(kMinDeviceLevels + (size_t(n) + m) / kItemsPerDeviceLevel, UINT32_MAX)), s);
 	probe.mark(2);
 	// The components in ascending order (their smallest vertices), for the stable sort by level.
 	vid_t *components = d.frontier[0].data();
@@ -329,13 +172,13 @@ number_on_device(SccDevice &d, cudaStream_t s, TimingProbe &probe) {
 	CUDA_CHECK(cudaStreamSynchronize(s));
 	const Progress &r = d.host_progress[0];
 	DeviceNumbering result;
-	result.levels = r.levels;
-	result.kahn_ms = r.kahn_ns / 1e6;
-	if (r.too_deep)
+	result.levels = r.kahn.levels;
+	result.kahn_ms = r.kahn.ns / 1e6;
+	if (r.kahn.too_deep)
 		return result;
 	probe.mark(3);
 	const uint32_t k = r.selected;
-	if (r.placed != k)
+	if (r.kahn.placed != k)
 		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
 
 	// Free since Kahn ended: the second frontier, the in-degrees (all zero), the big list, the
@@ -344,7 +187,7 @@ number_on_device(SccDevice &d, cudaStream_t s, TimingProbe &probe) {
 	cub::DoubleBuffer<vid_t> values(components, d.frontier[1].data());
 	gather<<<blocks_for(k), kBlockThreads, 0, s>>>(components, size_t(k), d.level.data(), keys.Current());
 	CUDA_CHECK_LAUNCH();
-	int bits = int(bits_for(r.levels - 1));
+	int bits = int(bits_for(r.kahn.levels - 1));
 	cub_call(d.temp, [&](void *temp, size_t &bytes) {
 		return cub::DeviceRadixSort::SortPairs(temp, bytes, keys, values, int64_t(k), 0, bits, s);
 	});
