@@ -1,7 +1,7 @@
 // Kahn's algorithm by levels in one cooperative launch, with a grid barrier between levels and no
 // host round trip: DAGs thousands of levels deep would otherwise spend more time in round trips
-// than in work. Level l's nodes lie in order[] after level l - 1's; a warp takes 32 of them and
-// spreads their out-edges over its lanes (each lane finds its node by a binary search over the
+// than in work. Level l's nodes lie in order[] after level l - 1's; a warp takes up to 32 of them
+// (fewer when the level is narrow) and spreads their out-edges over its lanes (each lane finds its node by a binary search over the
 // warp's inclusive sums of out-degrees), so that a level of many low-degree nodes keeps every lane
 // busy; a node with more out-edges than a warp should walk (a giant component, a hub) is set
 // aside and walked by the whole grid behind one more barrier. An edge lowers its target's
@@ -112,11 +112,17 @@ __launch_bounds__(kThreads) kahn_kernel(KahnDag<Offset> g, KahnBuffers b, uint32
 		const vid_t *nodes = b.order + begin;
 		vid_t *next = b.order + begin + count;
 		uint32_t *next_count = &c->count[(l + 1) % 3];
-		for (size_t first = warp * 32; first < count; first += warps * 32) {
+		// Nodes per warp: as few as keep every warp busy, at most one per lane. A level narrower
+		// than the grid's lanes goes a node or two to a warp, so that no warp walks many nodes'
+		// edges in turn while others idle (dependent loads and atomics, level after level).
+		uint32_t per_warp = 1;
+		while (per_warp < 32 && size_t(per_warp) * warps < count)
+			per_warp <<= 1;
+		for (size_t first = warp * per_warp; first < count; first += warps * per_warp) {
 			size_t i = first + lane_id();
 			uint32_t degree = 0;
 			Offset start = 0;
-			if (i < count) {
+			if (lane_id() < per_warp && i < count) {
 				vid_t u = fresh(nodes + i);
 				start = g.offsets[u];
 				Offset out = g.offsets[u + 1] - start;

@@ -399,6 +399,22 @@ TEST_F(GpuBfs, ChainsMeetWideLevels) {
 		expect_same(g, 0, max_depth, "chains and a hub");
 }
 
+// The chain index at the smallest size that builds one, so that compute-sanitizer's racecheck (which
+// serialises the narrow kernel's barriers) gets through it: scripts/gpu-sanitize.sh --filter
+// '*SmallEnoughForRacecheck'. A spine past the probe's levels, a side chain that takes off from a
+// chain vertex in flight, a self-loop that cuts the spine's chain in two, a depth limit mid-flight.
+TEST_F(GpuBfs, ChainsSmallEnoughForRacecheck) {
+	Pairs edges;
+	const vid_t spine = 6'000, side = 700;
+	add_chain(edges, 0, 1, spine - 1);
+	add_chain(edges, 4'500, spine, side);
+	edges.push_back({5'000, 5'000});
+	Csr g = shapes::csr_of(spine + side, edges);
+	EXPECT_GT(timings_of(g, 0).chain_vertices, 0u);
+	for (uint32_t max_depth : {4'800u, UINT32_MAX})
+		expect_same(g, 0, max_depth, "small spine with a side chain");
+}
+
 TEST_F(GpuBfs, DeepGridsBuildNoChainIndex) {
 	// Thousands of narrow levels, but no vertex with one in-edge and one out-edge (a grid's
 	// interior has two of each): the count is made, the index is not built.
