@@ -172,3 +172,41 @@ TEST_F(GpuGrail, BatchedSearchEqualsCpuOnLargeDags) {
 		EXPECT_GE(yes, 5000u) << n;
 	}
 }
+
+// Small enough for compute-sanitizer's racecheck (scripts/gpu-sanitize.sh --filter
+// '*SmallEnoughForRacecheck'): labelling (Kahn's levels with a node past the kernel's big-node
+// bound) and a batched search whose frontier holds a hub of 5,000 out-edges, which the push step
+// walks with the whole block, against the keyed DFS and the CPU's answers.
+TEST_F(GpuGrail, SmallEnoughForRacecheck) {
+	EdgeList edges = generate_random_dag(3000, 3, 17);
+	const int64_t hub = 3000, fan = 3001;
+	for (int64_t v = 0; v < 5000; v++) {
+		edges.append(hub, fan + v);
+		edges.append(fan + v, v % 3000);
+	}
+	for (int64_t v = 0; v < 3000; v += 300)
+		edges.append(fan + 5000 + v, hub); // a few parents of the hub
+	Index index = Index::build(edges, gpu_labels(2, 5));
+	expect_keyed_labels(index.dag(), 2, 5, "hub DAG");
+	if (HasFatalFailure())
+		return;
+	const Array<int64_t> &ids = index.graph().ids;
+	Rng rng(3);
+	std::vector<int64_t> a, b;
+	for (int k = 0; k < 3000; k++) {
+		a.push_back(k % 3 == 0 ? hub : k % 3 == 1 ? fan + 5000 + 300 * (k % 10) : ids[rng.below(ids.size())]);
+		b.push_back(ids[rng.below(ids.size())]);
+	}
+	GpuReachability gpu(index);
+	ReachabilityQuery q(index);
+	std::unique_ptr<bool[]> answers(new bool[a.size()]);
+	size_t searched = q.reachable_many(
+	    a.data(), b.data(), a.size(), answers.get(),
+	    [&](const std::vector<vid_t> &from, const std::vector<vid_t> &to, std::vector<uint8_t> &reached) {
+		    gpu.search(from, to, reached);
+		    return true;
+	    });
+	EXPECT_GT(searched, 0u);
+	for (size_t i = 0; i < a.size(); i++)
+		ASSERT_EQ(answers[i], q.reachable(a[i], b[i])) << a[i] << " -> " << b[i];
+}
