@@ -39,9 +39,14 @@ ReachabilityOverlay::ReachabilityOverlay(const Index &base, size_t added)
 }
 
 std::unique_ptr<ReachabilityOverlay>
-ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserted, const Edges &deleted) {
+ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserted, const Edges &deleted,
+                           std::shared_ptr<const Csr> reversed_dag) {
 	std::unique_ptr<ReachabilityOverlay> overlay(new ReachabilityOverlay(base, added));
 	ReachabilityOverlay &o = *overlay;
+	if (reversed_dag && (reversed_dag->vertex_count() != base.dag().vertex_count() ||
+	                     reversed_dag->edge_count() != base.dag().edge_count()))
+		throw Error(ErrorKind::internal, "a graph overlay was given the transpose of another DAG");
+	o.reversed_dag_ = std::move(reversed_dag);
 	if (o.components_ + added >= size_t(UINT32_MAX))
 		return nullptr;
 	for (const auto &[u, v] : inserted)
@@ -235,7 +240,7 @@ template <typename Visit>
 void
 ReachabilityOverlay::for_each_predecessor(uint32_t c, Visit &&visit) const {
 	if (c < components_)
-		for (const vid_t *p = reversed_dag_.begin(c); p != reversed_dag_.end(c); p++)
+		for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++)
 			if (!(flags_[*p] & kVanishedOut) || !vanished(*p, c))
 				visit(uint32_t(*p));
 	for (auto [e, end] = pairs_from(inserted_reversed_, c); e != end; ++e)
@@ -267,9 +272,10 @@ void
 ReachabilityOverlay::mark_ancestors() {
 	if (vanished_.empty() && inserted_.empty())
 		return;
-	reversed_dag_ = base_.dag().reversed();
+	if (!reversed_dag_)
+		reversed_dag_ = std::make_shared<const Csr>(base_.dag().reversed());
 	flag_ancestors(vanished_, kReachesDeletion, [&](uint32_t c, auto &&reach) {
-		for (const vid_t *p = reversed_dag_.begin(c); p != reversed_dag_.end(c); p++)
+		for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++)
 			reach(*p);
 	});
 	flag_ancestors(inserted_, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });

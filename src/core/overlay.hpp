@@ -38,8 +38,20 @@ public:
 	// any more (u != v, both base vertices). Returns nullptr when the changes split a strongly connected
 	// component of the base or join components into a new one (the overlay keeps the base's components,
 	// and a search through a new cycle would find no label to stop it): the caller rebuilds.
+	// reversed_dag: the base DAG's transpose that an earlier overlay of the same base used
+	// (reversed_dag()), or null: then it is built when the changes need it. It is the one O(edges)
+	// piece of an overlay that does not depend on the changes: a statement that sees a few changes
+	// more than the last need not transpose the DAG again.
 	static std::unique_ptr<ReachabilityOverlay> build(const Index &base, size_t added, const Edges &inserted,
-	                                                  const Edges &deleted);
+	                                                  const Edges &deleted,
+	                                                  std::shared_ptr<const Csr> reversed_dag = nullptr);
+
+	// The base DAG's transpose this overlay used, for the next overlay of the same base; null when
+	// the changes did not need it (and none was given).
+	std::shared_ptr<const Csr>
+	reversed_dag() const noexcept {
+		return reversed_dag_;
+	}
 
 	// Whether a reaches b in G' (a == b: yes). Vertices as in build().
 	bool reachable(vid_t a, vid_t b);
@@ -107,7 +119,7 @@ private:
 	Edges inserted_;              // DAG edges G' has and G has not, sorted (from, to)
 	Edges inserted_reversed_;     // the same as (to, from), sorted
 	Edges vanished_;              // DAG edges of G that G' lacks, sorted (from, to)
-	Csr reversed_dag_;
+	std::shared_ptr<const Csr> reversed_dag_;
 	std::vector<uint32_t> slot_; // widened record of each component of A_I, else kNoSlot
 	uint32_t slots_ = 0;
 	std::vector<uint32_t> intervals_;

@@ -288,7 +288,8 @@ dictionary_bytes(grail::KeyKind kind, const std::string &key) {
  * rows the build read of it (Graph::rows_of), says whether the edge appears or vanishes.
  */
 static std::shared_ptr<LiveOverlay>
-make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows) {
+make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows,
+             std::shared_ptr<const grail::Csr> reversed_dag) {
 	auto live = std::make_shared<LiveOverlay>();
 	live->base = std::move(base);
 	const grail::Index &index = live->base->index;
@@ -338,7 +339,7 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 		else if (built > 0 && built + change == 0)
 			deleted.emplace_back(u, v);
 	}
-	live->overlay = grail::ReachabilityOverlay::build(index, added, inserted, deleted);
+	live->overlay = grail::ReachabilityOverlay::build(index, added, inserted, deleted, std::move(reversed_dag));
 	return live;
 }
 
@@ -346,9 +347,16 @@ static std::shared_ptr<LiveOverlay>
 live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
              std::optional<grail::KeyKind> keys) {
 	auto &cache = overlay_cache();
+	// The last overlay of the same build lends the new one its transpose of the build's DAG (kept
+	// beyond the old overlay, which kept_for frees).
+	std::shared_ptr<const grail::Csr> reversed_dag;
+	auto last = cache.find(row.id);
+	if (last != cache.end() && last->second.build_uuid == row.build_uuid && last->second.value->overlay)
+		reversed_dag = last->second.value->overlay->reversed_dag();
 	if (std::shared_ptr<LiveOverlay> kept = kept_for(cache, row, pending))
 		return kept;
-	std::shared_ptr<LiveOverlay> live = make_overlay(load_build(name, row, keys), visible_pending_rows(row.id));
+	std::shared_ptr<LiveOverlay> live =
+	    make_overlay(load_build(name, row, keys), visible_pending_rows(row.id), std::move(reversed_dag));
 	if (!live->overlay)
 		live->base.reset();
 	cache[row.id] = PendingKeyed<LiveOverlay>{row.build_uuid, pending, live};

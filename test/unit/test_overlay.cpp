@@ -210,6 +210,48 @@ TEST(Overlay, LargeDagWithWrites) {
 	EXPECT_GT(reachable, 500u);
 }
 
+// Statements that see more and more changes over one build, each overlay given the transpose of
+// the build's DAG that the last one used (as the glue does): every answer equals the oracle's over
+// the rows the statement sees, and the transpose is the one given, not a new one. A transpose of
+// another DAG is refused.
+TEST(Overlay, TransposeLentFromTheLastOverlay) {
+	size_t lent = 0;
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 3 == 0 ? 80 : 30);
+		Rows before = rows_of(t.edges);
+		Index index = Index::build(edge_list(before), BuildOptions{});
+		std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+		Rng rng(seed + 11);
+		Rows after = before;
+		std::shared_ptr<const Csr> transpose;
+		for (int statement = 0; statement < 4; statement++) {
+			after = changed_rows(after, ids, rng, rng.below(3), rng.below(3), ids.empty() ? nullptr : &index);
+			Changes c = changes(index, before, after);
+			std::unique_ptr<ReachabilityOverlay> overlay =
+			    ReachabilityOverlay::build(index, c.added, c.inserted, c.deleted, transpose);
+			if (!overlay)
+				continue;
+			if (transpose) {
+				ASSERT_EQ(overlay->reversed_dag(), transpose) << "seed " << seed;
+				lent++;
+			}
+			grail_test::Oracle oracle(edge_list(after));
+			for (const auto &[a, va] : c.vertex)
+				for (const auto &[b, vb] : c.vertex)
+					ASSERT_EQ(overlay->reachable(va, vb), oracle.reachable(a, b))
+					    << "seed " << seed << " statement " << statement << ": " << a << " -> " << b;
+			if (overlay->reversed_dag())
+				transpose = overlay->reversed_dag();
+		}
+	}
+	EXPECT_GT(lent, 200u);
+
+	Index small = Index::build(generate_random_dag(50, 2, 1), BuildOptions{});
+	Index other = Index::build(generate_random_dag(60, 2, 2), BuildOptions{});
+	auto wrong = std::make_shared<const Csr>(other.dag().reversed());
+	EXPECT_THROW(ReachabilityOverlay::build(small, 0, {{0, 1}}, {}, wrong), Error);
+}
+
 // Nothing changed: the overlay answers as the index does.
 TEST(Overlay, NoChangesAnswerAsTheIndex) {
 	grail_test::TestGraph t = grail_test::random_graph(3, 60);
