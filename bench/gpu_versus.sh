@@ -5,7 +5,8 @@
 #
 #   bench/gpu_versus.sh --base DIR [--rounds R] [--runs R] [--logs DIR] [--scc "GRAPH" ...] [--grail "GRAPH" ...]
 #
-#   --base DIR    the baseline's source tree, e.g. made by `git archive COMMIT | tar -x -C DIR`
+#   --base DIR    the baseline's source tree, e.g. made by `git archive COMMIT | tar -x -C DIR`; for a
+#                 COMMIT before 465a731 copy this tree's bench/grail_bench.cpp over its own (--queries 0)
 #   --rounds R    alternations per graph (default 3); --runs R: runs inside each bench (default 3)
 #   --scc G       scc_bench graphs (default: the four of issue 15); compared: numbering and device ms
 #   --grail G     grail_bench graphs (default: dag 1000000 8 1, dag 250000 50 1); compared: the
@@ -30,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--logs) logs=$2; shift 2 ;;
 	--scc) scc+=("$2"); shift 2 ;;
 	--grail) grail+=("$2"); shift 2 ;;
-	-h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gpu_versus: unknown argument $1 (--help)" >&2; exit 2 ;;
 	esac
 done
