@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
 	--logs) logs=$2; shift 2 ;;
 	--scc) scc+=("$2"); shift 2 ;;
 	--grail) grail+=("$2"); shift 2 ;;
-	-h | --help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) echo "gpu_versus: unknown argument $1 (--help)" >&2; exit 2 ;;
 	esac
 done
