@@ -1,9 +1,9 @@
 // Kahn's algorithm by levels in one cooperative launch, with a grid barrier between levels and no
 // host round trip: DAGs thousands of levels deep would otherwise spend more time in round trips
 // than in work. Level l's nodes lie in order[] after level l - 1's; a warp takes up to 32 of them
-// (fewer when the level is narrow) and spreads their out-edges over its lanes (each lane finds its node by a binary search over the
-// warp's inclusive sums of out-degrees), so that a level of many low-degree nodes keeps every lane
-// busy; a node with more out-edges than a warp should walk (a giant component, a hub) is set
+// (fewer when the level is narrow) and spreads their out-edges over its lanes (each lane finds its
+// node by a binary search over the warp's inclusive sums of out-degrees), so that a level of many
+// low-degree nodes keeps every lane busy; a node with more out-edges than a warp should walk (a giant component, a hub) is set
 // aside and walked by the whole grid behind one more barrier. An edge lowers its target's
 // in-degree (one atomic per distinct target in the warp); the lane that brings it to zero appends
 // the target to the next level.
