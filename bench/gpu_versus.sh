@@ -49,14 +49,14 @@ for tree in base this; do
 done
 
 status=0
-median() { sort -g | awk '{a[NR] = $1} END {if (NR == 0) print "nan"; else print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "-"}'; }
+# shellcheck source=bench/common.sh
+source "$here/common.sh"
 rows=()
 table_row() { # label base_values this_values
 	local b t
 	b=$(echo "$2" | tr ' ' '\n' | grep . | median)
 	t=$(echo "$3" | tr ' ' '\n' | grep . | median)
-	rows+=("| $1 | $b | $t | $(ratio "$t" "$b") |")
+	rows+=("| $1 | $b | $t | $(ratio "$b" "$t") |")
 	echo "${rows[-1]}" # as it comes, for a run cut short
 }
 values() { # name tree sed-expression

@@ -13,7 +13,6 @@
 
 #include <cooperative_groups.h>
 
-#include <algorithm>
 
 namespace grail::cuda {
 
