@@ -1,7 +1,7 @@
 # PGXS build of the pg_grail module. The engine (src/core, and cuda/ when nvcc is found) is
 # built by CMake into build/ and linked in, the way pg_duckdb builds its library.
 EXTENSION = pg_grail
-EXTVERSION = 0.6.0
+EXTVERSION = 0.7.0
 MODULE_big = pg_grail
 
 OBJS = \
