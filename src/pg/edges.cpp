@@ -7,6 +7,7 @@
 #include "key_args.hpp"
 
 extern "C" {
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_inherits.h"
@@ -165,6 +166,13 @@ EdgeColumns::bytes(int end, Datum d, struct varlena **copy) const {
 	return {VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)};
 }
 
+uint64_t
+EdgeColumns::length(int end, Datum d) const {
+	if (types_[end] == UUIDOID)
+		return UUID_LEN;
+	return toast_raw_datum_size(d) - VARHDRSZ;
+}
+
 Datum
 EdgeColumns::text(int end, Datum d) const {
 	if (types_[end] == UUIDOID) {
@@ -260,7 +268,8 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
  */
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
-              uint64_t max_rows, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+              uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
 	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
 	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.
 	EdgeColumns columns;
@@ -301,8 +310,23 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 			appended = edges->append(columns.integer(0, slot->tts_values[source - 1]),
 			                         columns.integer(1, slot->tts_values[target - 1]));
 		} else {
-			appended = add_key_row(batch, keys, edges, columns, slot->tts_values[source - 1],
-			                       slot->tts_values[target - 1]);
+			Datum source_key = slot->tts_values[source - 1], target_key = slot->tts_values[target - 1];
+			// The row's keys counted before they are copied (a key stored compressed or out of line
+			// may be far larger than the table), as if both were new: the memory the dictionary
+			// would hold with them, against the limit. The batch's keys count as new too.
+			uint64_t key_bytes = keys->key_bytes() + batch->used + columns.length(0, source_key) +
+			                     columns.length(1, target_key);
+			uint64_t needed = grail::estimate_build_bytes(counts->rows, 0, 0, keys->size() + 2 * batch->rows + 2,
+			                                              key_bytes);
+			if (needed > memory_limit && memory_limit != 0)
+				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+				                       "allows: after %llu rows its keys need about %llu MB, more than the limit of "
+				                       "%llu MB",
+				                       RelationGetRelationName(rel), (unsigned long long)counts->rows,
+				                       (unsigned long long)(needed >> 20), (unsigned long long)(memory_limit >> 20)),
+				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+			appended = add_key_row(batch, keys, edges, columns, source_key, target_key);
 		}
 		if (!appended)
 			out_of_memory_reading(rel, counts->rows);
@@ -317,7 +341,7 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 }
 
 EdgeScan
-read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t max_rows,
+read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
            EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
 	EdgeScan counts;
 	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
@@ -352,7 +376,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 			AttrNumber child_target = get_attnum(RelationGetRelid(rel), target_name);
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
-			scan_relation(rel, child_source, child_target, kind, snapshot, max_rows, &counts, edges, keys);
+			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, &counts, edges, keys);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);

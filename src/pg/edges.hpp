@@ -62,6 +62,9 @@ public:
 	// copy unless the datum is compressed or stored out of line (then *copy is the palloc'd copy,
 	// to be freed).
 	grail::KeyDictionaryBuilder::KeyRef bytes(int end, Datum d, struct varlena **copy) const;
+	// The length of a text or uuid key's bytes, read from the datum's header: nothing is copied
+	// or decompressed.
+	uint64_t length(int end, Datum d) const;
 	// A text or uuid key as a text datum with a 4-byte header (a uuid in its text form), palloc'd.
 	Datum text(int end, Datum d) const;
 
@@ -83,12 +86,14 @@ struct EdgeScan {
 // snapshot. With one: reads what it sees, under ACCESS SHARE locks, as a query does (a live
 // graph's queries and merges, whose pending changes account for the writes it does not see).
 // Rows with a NULL endpoint are counted and skipped; the caller decides whether that is an error.
-// More than max_rows rows (0: any number) is an error naming grail.build_memory_limit.
+// memory_limit (bytes, 0: none): more rows than the build's estimate allows, or text or uuid keys
+// whose bytes would take the dictionary past it, are an error naming grail.build_memory_limit,
+// raised before the keys are copied or decompressed.
 // kind: the kind of key the build is of; the columns are checked under the locks
 // (check_edge_columns, and each table's own columns) and must hold keys of that kind.
 // keys: for text or uuid edge columns, collects the keys, and edges receives its provisional ids;
 // nullptr for integer columns, whose values are the ids.
-EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t max_rows,
+EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
                     EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr);
 
 } // namespace grail::pg

@@ -65,8 +65,8 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
 	if (kind != grail::KeyKind::integer)
 		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind);
-	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind,
-	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges, keys.get(), snapshot);
+	EdgeScan scan =
+	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = ms_since(start);
