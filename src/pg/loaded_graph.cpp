@@ -322,6 +322,8 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 	for (const PendingRow &row : rows) {
 		if (!row.has_source || !row.has_target)
 			return live; // a NULL endpoint (or a TRUNCATE's marker): the rebuild reads the rows
+		if (row.integer != (kind == grail::KeyKind::integer))
+			return live; // keys of another kind, logged after the columns changed type: the same
 		int64_t u = vertex_of(row, true), v = vertex_of(row, false);
 		if (n + added >= size_t(UINT32_MAX))
 			return live;

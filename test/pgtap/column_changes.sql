@@ -12,7 +12,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(143);
+SELECT plan(146);
 SET client_min_messages = error;
 
 -- One edge column changed to text: live or not, which column, and what the graph has pending.
@@ -66,6 +66,22 @@ SELECT * FROM pg_temp.type_change(true, 's');
 SELECT * FROM pg_temp.type_change(true, 't');
 SELECT * FROM pg_temp.type_change(false, 's');
 SELECT * FROM pg_temp.type_change(false, 't');
+
+-- Both columns changed to text in one command: the trigger logs text keys over an integer build.
+-- Under stale_policy = warn, reachable() reads no text key of the log as an integer (it would
+-- have found no edge for them): it rebuilds from the rows, which hold text keys now.
+CREATE TABLE both_text(s bigint, t bigint);
+INSERT INTO both_text VALUES (1, 2);
+SELECT grail.create_graph('both_text', 'both_text', 's', 't');
+INSERT INTO both_text VALUES (2, 3);
+ALTER TABLE both_text ALTER COLUMN s TYPE text, ALTER COLUMN t TYPE text;
+INSERT INTO both_text VALUES ('5', '6');
+SET grail.stale_policy = warn;
+SELECT throws_like($$SELECT grail.reachable('both_text', 5, 6)$$, '%has text keys, not integer keys%',
+                   'both columns text: reachable(bigint) under warn refuses, rather than read text keys as integers');
+RESET grail.stale_policy;
+SELECT lives_ok($$SELECT grail.refresh_graph('both_text')$$, 'refresh_graph builds over the text columns');
+SELECT is(grail.reachable('both_text', '1'::text, '3'::text), true, 'and the graph answers for text keys');
 
 -- The crash repros of the review, as written there.
 CREATE TABLE xt(s bigint, t bigint);
