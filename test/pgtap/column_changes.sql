@@ -1,18 +1,19 @@
 -- Changes to a graph's edge columns: every datum of an edge column is read as the type its column
 -- has where it is read, so no change of the columns can make pg_grail read one type as another.
 -- ALTER COLUMN ... TYPE of one column (the two then hold keys of different kinds), on a live graph
--- and on one that is not: INSERT, UPDATE and DELETE on the table go on and leave the graph stale
--- (its triggers read no datum), refresh_graph and merge_graph refuse with the error create_graph
--- gives, and queries raise the stale error, or under grail.stale_policy = warn refuse as well: the
--- columns hold keys of neither one kind nor the build's. Column renames through every command that renames one
--- (ALTER TABLE, VIEW, MATERIALIZED VIEW, FOREIGN TABLE ... RENAME COLUMN, ALTER TYPE ... RENAME
--- ATTRIBUTE) are followed; and with the event trigger that follows them disabled, a text column
--- renamed into an edge column's name is caught where the columns are used. Each step is followed by
--- a plain query in the same session: a crash of the backend would lose the connection.
+-- and on one that is not: INSERT, UPDATE, DELETE and TRUNCATE on the table go on and leave the
+-- graph stale (its triggers read no datum), refresh_graph and merge_graph refuse with the error
+-- create_graph gives, and queries raise the stale error, or under grail.stale_policy = warn refuse
+-- as well: the columns hold keys of neither one kind nor the build's. Column renames through every
+-- command that renames one (ALTER TABLE, VIEW, MATERIALIZED VIEW, FOREIGN TABLE ... RENAME COLUMN,
+-- ALTER TYPE ... RENAME ATTRIBUTE) are followed; and with the event trigger that follows them
+-- disabled, a text column renamed into an edge column's name is caught where the columns are used.
+-- Each step is followed by a plain query in the same session: a crash of the backend would lose
+-- the connection.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(146);
+SELECT plan(154);
 SET client_min_messages = error;
 
 -- One edge column changed to text: live or not, which column, and what the graph has pending.
@@ -89,6 +90,7 @@ INSERT INTO xt VALUES (1, 2);
 SELECT grail.create_graph('xtg', 'xt', 's', 't');
 ALTER TABLE xt ALTER COLUMN s TYPE text;
 SELECT lives_ok($$INSERT INTO xt VALUES ('5', 6)$$, 'a live graph: INSERT after one column changed type');
+SELECT lives_ok($$TRUNCATE xt$$, 'a live graph: TRUNCATE after one column changed type');
 CREATE TABLE xn(s bigint, t bigint);
 INSERT INTO xn VALUES (1, 2);
 SELECT grail.create_graph('xng', 'xn', 's', 't', live => false);
@@ -127,6 +129,14 @@ BEGIN
 	RETURN NEXT lives_ok(format('SELECT grail.merge_graph(%L)', tbl), what || 'merge_graph');
 	RETURN NEXT is(grail.reachable(tbl, 3, 2), true, what || 'builds from the edge columns');
 	RETURN NEXT is((SELECT stale FROM grail.graphs WHERE name = tbl), false, what || 'and the graph is not stale');
+	-- Edges 1 -> 2 -> 3 -> 1; the column now named s (100, 200, 50) is no edge column.
+	EXECUTE format('UPDATE %I SET t_new = 4 WHERE s_old = 3', tbl);
+	EXECUTE format('DELETE FROM %I WHERE s = 100', tbl);
+	IF NOT live THEN
+		PERFORM grail.refresh_graph(tbl);
+	END IF;
+	RETURN NEXT is((SELECT array_agg(vertex ORDER BY vertex) FROM grail.bfs(tbl, 2)), ARRAY[2, 3, 4]::bigint[],
+	               what || 'UPDATE and DELETE are read from the edge columns');
 END
 $f$;
 
