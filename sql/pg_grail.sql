@@ -608,8 +608,12 @@ AS 'MODULE_PATHNAME', 'grail_alters_column_type'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._alters_column_type(pg_ddl_command, name, name) FROM PUBLIC;
 
--- ALTER TABLE ... RENAME COLUMN of an edge column: the graph follows (its column name no longer
--- exists; the renamed column's number comes with the command).
+-- RENAME COLUMN of an edge column: the graph follows (its column name no longer exists; the
+-- renamed column's number comes with the command). PostgreSQL renames a table's column through
+-- ALTER VIEW, ALTER MATERIALIZED VIEW and ALTER FOREIGN TABLE ... RENAME COLUMN and ALTER TYPE ...
+-- RENAME ATTRIBUTE as well (their other subcommands refuse a table), so the event trigger fires on
+-- all of these tags. (Where a rename goes unseen all the same, the columns are checked where they
+-- are read: src/pg/edges.cpp.)
 -- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER,
 -- SET UNLOGGED: from then on writes can go unseen, so the graph is stale even once the trigger is
 -- back or the table logged again. (Not
@@ -648,7 +652,8 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;
-CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE', 'ALTER TYPE')
 	EXECUTE FUNCTION grail._on_alter_table();
 
 -- Whether a CREATE TABLE or ALTER TABLE changed a table's inheritance family: 'rows' when a table

@@ -8,6 +8,9 @@ CREATE TABLE upgrade_functions AS
 SELECT p.oid::regprocedure::text AS function, pg_get_functiondef(p.oid) AS definition,
        obj_description(p.oid, 'pg_proc') AS comment
 FROM pg_proc p WHERE p.pronamespace = 'grail'::regnamespace;
+CREATE TABLE upgrade_event_triggers AS
+SELECT evtname, evtevent, evtenabled, evttags::text AS tags, evtfoid::regprocedure::text AS function
+FROM pg_event_trigger WHERE evtname LIKE 'grail\_%';
 
 -- Indexes as 0.1.0 and 0.2.0 stored them (the format has not changed since): built here and kept
 -- aside, since this library cannot run on an older catalog.
@@ -60,6 +63,14 @@ SELECT f.function AS differs_after_update FROM upgrade_functions f
 JOIN pg_proc p ON p.oid::regprocedure::text = f.function
 WHERE pg_get_functiondef(p.oid) IS DISTINCT FROM f.definition
    OR obj_description(p.oid, 'pg_proc') IS DISTINCT FROM f.comment;
+SELECT evtname AS event_trigger_differs_after_update FROM (
+	(SELECT * FROM upgrade_event_triggers
+	 EXCEPT SELECT evtname, evtevent, evtenabled, evttags::text, evtfoid::regprocedure::text
+	 FROM pg_event_trigger WHERE evtname LIKE 'grail\_%')
+	UNION
+	(SELECT evtname, evtevent, evtenabled, evttags::text, evtfoid::regprocedure::text
+	 FROM pg_event_trigger WHERE evtname LIKE 'grail\_%'
+	 EXCEPT SELECT * FROM upgrade_event_triggers)) d;
 
 -- Each graph went into the schema of its edge table, under its old name; the indexes are reused.
 SELECT schema, name, relation FROM grail.graphs ORDER BY name;
@@ -85,5 +96,5 @@ SELECT regexp_replace(grail.refresh_graph('upgrade'), 'index [0-9.]+ .B, built i
 SELECT grail.reachable('upgrade', 1, 4);
 
 SELECT grail.drop_graph('upgrade');
-DROP TABLE upgrade_edges, upgrade_objects, upgrade_functions, upgrade_builds;
+DROP TABLE upgrade_edges, upgrade_objects, upgrade_functions, upgrade_event_triggers, upgrade_builds;
 DROP SCHEMA upgrade_other CASCADE;

@@ -128,9 +128,11 @@ struct PendingChanges {
 PendingChanges visible_pending_changes(int64_t graph_id);
 // One of those rows: an edge row written (change > 0) or removed (change < 0), |change| times; the
 // endpoints as integers or as text (uuid in its text form), by the graph's kind of key; has_source
-// or has_target false for a NULL endpoint.
+// or has_target false for a NULL endpoint; integer: the row holds integer keys (once the edge
+// columns changed type, rows hold keys of another kind than the graph's build).
 struct PendingRow {
 	int change = 0;
+	bool integer = false;
 	bool has_source = false, has_target = false;
 	int64_t source = 0, target = 0;
 	std::string source_key, target_key;

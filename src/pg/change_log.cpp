@@ -19,6 +19,7 @@
 
 #include "activity.hpp"
 #include "catalog.hpp"
+#include "edges.hpp"
 #include "key_args.hpp"
 
 extern "C" {
@@ -189,65 +190,36 @@ struct Edge {
 // Reads the edge columns of rows of the trigger's relation (PostgreSQL calls: inside guard()).
 class EdgeReader {
 public:
-	void
+	// False when the relation's columns of the graph's column names cannot be read as the graph's
+	// keys (gone, of a type that is no key, of two kinds: an ALTER COLUMN ... TYPE of one of them,
+	// a rename the event triggers did not see): then no datum may be read.
+	bool
 	open(Relation rel, const GraphState &graph) {
 		Oid relid = RelationGetRelid(rel);
-		columns_[0] = get_attnum(relid, NameStr(graph.source_column));
-		columns_[1] = get_attnum(relid, NameStr(graph.target_column));
-		if (columns_[0] == InvalidAttrNumber || columns_[1] == InvalidAttrNumber)
-			elog(ERROR, "pg_grail: table \"%s\" has no column \"%s\" or \"%s\"", RelationGetRelationName(rel),
-			     NameStr(graph.source_column), NameStr(graph.target_column));
-		last_ = Max(columns_[0], columns_[1]);
-		type_ = TupleDescAttr(RelationGetDescr(rel), columns_[0] - 1)->atttypid;
-		grail::KeyKind kind = grail::KeyKind::integer;
-		key_kind_of(type_, &kind);
-		integer_ = kind == grail::KeyKind::integer;
+		return columns_.open(RelationGetDescr(rel), get_attnum(relid, NameStr(graph.source_column)),
+		                     get_attnum(relid, NameStr(graph.target_column)));
 	}
 	bool
 	integer() const {
-		return integer_;
+		return columns_.kind() == grail::KeyKind::integer;
 	}
-	// The slot's edge; text datums are allocated in CurrentMemoryContext.
+	// The slot's edge as the log stores it: int8 datums for integer keys, text datums otherwise
+	// (uuid in its text form), allocated in CurrentMemoryContext.
 	void
 	read(TupleTableSlot *slot, Edge *edge) const {
-		slot_getsomeattrs(slot, last_);
+		slot_getsomeattrs(slot, columns_.last());
 		for (int i = 0; i < 2; i++) {
-			edge->nulls[i] = slot->tts_isnull[columns_[i] - 1];
-			if (!edge->nulls[i])
-				edge->ends[i] = log_datum(slot->tts_values[columns_[i] - 1]);
+			AttrNumber column = columns_.attnum(i);
+			edge->nulls[i] = slot->tts_isnull[column - 1];
+			if (edge->nulls[i])
+				continue;
+			Datum d = slot->tts_values[column - 1];
+			edge->ends[i] = integer() ? Int64GetDatum(columns_.integer(i, d)) : columns_.text(i, d);
 		}
 	}
 
 private:
-	Datum
-	log_datum(Datum d) const {
-		switch (type_) {
-		case INT2OID:
-			return Int64GetDatum(DatumGetInt16(d));
-		case INT4OID:
-			return Int64GetDatum(DatumGetInt32(d));
-		case INT8OID:
-			return Int64GetDatum(DatumGetInt64(d));
-		case UUIDOID: {
-			char *s = DatumGetCString(DirectFunctionCall1(uuid_out, d));
-			Datum t = PointerGetDatum(cstring_to_text(s));
-			pfree(s);
-			return t;
-		}
-		default: {
-			// A copy with a 4-byte header, as an array's elements have.
-			text *t = DatumGetTextPP(d);
-			Datum copy = PointerGetDatum(cstring_to_text_with_len(VARDATA_ANY(t), int(VARSIZE_ANY_EXHDR(t))));
-			if (PointerGetDatum(t) != d)
-				pfree(t);
-			return copy;
-		}
-		}
-	}
-	AttrNumber columns_[2] = {0, 0};
-	AttrNumber last_ = 0;
-	Oid type_ = InvalidOid;
-	bool integer_ = true;
+	EdgeColumns columns_;
 };
 
 // An edge (NULLs included) as one string, for netting an UPDATE's old rows against its new ones.
@@ -595,8 +567,15 @@ GRAIL_FUNCTION(grail_log_changes) {
 	GraphState graph = graph_state(graph_id);
 	if (!graph.exists)
 		return PointerGetDatum(nullptr);
+	// The columns, checked against the table's descriptor before any datum is read. Where they
+	// cannot be read as keys of one kind the graph cannot follow the write: it is stale, and a
+	// rebuild says why. The write goes on: refusing it would make the table unwritable for as long
+	// as a graph over it lags a change of its columns.
 	EdgeReader reader;
-	guard([&] { reader.open(rel, graph); });
+	if (!guard([&] { return reader.open(rel, graph); })) {
+		mark_stale(graph_id);
+		return PointerGetDatum(nullptr);
+	}
 	bool integer = reader.integer();
 	if (row) {
 		bool update = TRIGGER_FIRED_BY_UPDATE(event);

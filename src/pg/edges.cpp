@@ -7,6 +7,7 @@
 #include "key_args.hpp"
 
 extern "C" {
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_inherits.h"
@@ -98,9 +99,53 @@ check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
 	});
 }
 
-static inline int64_t
-integer_value(Datum d, Oid type) {
-	switch (type) {
+/*
+ * The "keys of one kind" error of two edge columns (PostgreSQL calls: inside guard()).
+ */
+static void
+mixed_kinds_error(Oid relid, AttrNumber source, AttrNumber target) {
+	ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+	                errmsg("the source column \"%s\" (%s) and the target column \"%s\" (%s) of a graph must hold keys "
+	                       "of one kind",
+	                       get_attname(relid, source, false), format_type_be(get_atttype(relid, source)),
+	                       get_attname(relid, target, false), format_type_be(get_atttype(relid, target))),
+	                errhint("Use integer columns (smallint, integer, bigint), text columns (text, varchar) or uuid "
+	                        "columns for both.")));
+}
+
+void
+check_edge_columns(Oid relid, AttrNumber source, AttrNumber target) {
+	check_edge_column(relid, source, "source");
+	check_edge_column(relid, target, "target");
+	guard([&] {
+		grail::KeyKind kinds[2];
+		key_kind_of(get_atttype(relid, source), &kinds[0]);
+		key_kind_of(get_atttype(relid, target), &kinds[1]);
+		if (kinds[0] != kinds[1])
+			mixed_kinds_error(relid, source, target);
+	});
+}
+
+bool
+EdgeColumns::open(TupleDesc desc, AttrNumber source, AttrNumber target) {
+	AttrNumber attnums[2] = {source, target};
+	grail::KeyKind kinds[2];
+	for (int end = 0; end < 2; end++) {
+		if (attnums[end] < 1 || attnums[end] > desc->natts)
+			return false;
+		Form_pg_attribute attribute = TupleDescAttr(desc, attnums[end] - 1);
+		if (attribute->attisdropped || !key_kind_of(attribute->atttypid, &kinds[end]))
+			return false;
+		attnums_[end] = attnums[end];
+		types_[end] = attribute->atttypid;
+	}
+	kind_ = kinds[0];
+	return kinds[0] == kinds[1];
+}
+
+int64_t
+EdgeColumns::integer(int end, Datum d) const {
+	switch (types_[end]) {
 	case INT2OID:
 		return DatumGetInt16(d);
 	case INT4OID:
@@ -108,6 +153,40 @@ integer_value(Datum d, Oid type) {
 	default:
 		return DatumGetInt64(d);
 	}
+}
+
+grail::KeyDictionaryBuilder::KeyRef
+EdgeColumns::bytes(int end, Datum d, struct varlena **copy) const {
+	*copy = nullptr;
+	if (types_[end] == UUIDOID)
+		return {DatumGetUUIDP(d)->data, UUID_LEN};
+	struct varlena *key = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+	if (VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key))
+		key = *copy = pg_detoast_datum_packed(key);
+	return {VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)};
+}
+
+uint64_t
+EdgeColumns::length(int end, Datum d) const {
+	if (types_[end] == UUIDOID)
+		return UUID_LEN;
+	return toast_raw_datum_size(d) - VARHDRSZ;
+}
+
+Datum
+EdgeColumns::text(int end, Datum d) const {
+	if (types_[end] == UUIDOID) {
+		char *s = DatumGetCString(DirectFunctionCall1(uuid_out, d));
+		Datum t = PointerGetDatum(cstring_to_text(s));
+		pfree(s);
+		return t;
+	}
+	struct varlena *copy;
+	grail::KeyDictionaryBuilder::KeyRef key = bytes(end, d, &copy);
+	Datum t = PointerGetDatum(cstring_to_text_with_len(static_cast<const char *>(key.bytes), int(key.length)));
+	if (copy != nullptr)
+		pfree(copy);
+	return t;
 }
 
 /*
@@ -125,21 +204,6 @@ struct KeyBatch {
 	size_t rows;
 	size_t used;
 };
-
-/*
- * A text or uuid key datum's bytes, without a copy unless it is compressed or stored out of line
- * (then *copy is the palloc'd copy, to be freed). PostgreSQL calls: run inside guard().
- */
-static inline grail::KeyDictionaryBuilder::KeyRef
-key_bytes(Datum d, Oid type, struct varlena **copy) {
-	*copy = nullptr;
-	if (type == UUIDOID)
-		return {DatumGetUUIDP(d)->data, UUID_LEN};
-	struct varlena *key = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
-	if (VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key))
-		key = *copy = pg_detoast_datum_packed(key);
-	return {VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)};
-}
 
 static void
 out_of_memory_reading(Relation rel, uint64_t rows) {
@@ -170,11 +234,11 @@ flush_keys(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges) 
  * PostgreSQL calls: run inside guard().
  */
 static bool
-add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges, Datum source, Oid source_type,
-            Datum target, Oid target_type) {
+add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges, const EdgeColumns &columns,
+            Datum source, Datum target) {
 	struct varlena *copies[2];
-	grail::KeyDictionaryBuilder::KeyRef row[2] = {key_bytes(source, source_type, &copies[0]),
-	                                              key_bytes(target, target_type, &copies[1])};
+	grail::KeyDictionaryBuilder::KeyRef row[2] = {columns.bytes(0, source, &copies[0]),
+	                                              columns.bytes(1, target, &copies[1])};
 	bool ok = true;
 	size_t length = row[0].length + row[1].length;
 	if (length > kBatchBytes - batch->used || batch->rows == kBatchRows)
@@ -203,13 +267,21 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
  * text or uuid keys (PostgreSQL calls: run inside guard()).
  */
 static void
-scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snapshot, uint64_t max_rows,
-              EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
-	Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
-	Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
+scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
+              uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
+	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
+	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.
+	EdgeColumns columns;
+	if (!columns.open(RelationGetDescr(rel), source, target) || columns.kind() != kind)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("the edge columns of table \"%s\" do not hold %s keys, as the graph's edge table "
+		                       "does",
+		                       RelationGetRelationName(rel), key_kind_name(kind)),
+		                errhint("Give the table's edge columns the types of the edge table's, or drop the graph.")));
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
-	AttrNumber last = Max(source, target);
+	AttrNumber last = columns.last();
 	KeyBatch *batch = keys ? static_cast<KeyBatch *>(palloc(sizeof(KeyBatch))) : nullptr;
 	if (batch)
 		batch->rows = batch->used = 0;
@@ -234,12 +306,27 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 			continue;
 		}
 		bool appended;
-		if (keys == nullptr) {
-			appended = edges->append(integer_value(slot->tts_values[source - 1], source_type),
-			                         integer_value(slot->tts_values[target - 1], target_type));
+		if (kind == grail::KeyKind::integer) {
+			appended = edges->append(columns.integer(0, slot->tts_values[source - 1]),
+			                         columns.integer(1, slot->tts_values[target - 1]));
 		} else {
-			appended = add_key_row(batch, keys, edges, slot->tts_values[source - 1], source_type,
-			                       slot->tts_values[target - 1], target_type);
+			Datum source_key = slot->tts_values[source - 1], target_key = slot->tts_values[target - 1];
+			// The row's keys counted before they are copied (a key stored compressed or out of line
+			// may be far larger than the table), as if both were new: the memory the dictionary
+			// would hold with them, against the limit. The batch's keys count as new too.
+			uint64_t key_bytes = keys->key_bytes() + batch->used + columns.length(0, source_key) +
+			                     columns.length(1, target_key);
+			uint64_t needed = grail::estimate_build_bytes(counts->rows, 0, 0, keys->size() + 2 * batch->rows + 2,
+			                                              key_bytes);
+			if (needed > memory_limit && memory_limit != 0)
+				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+				                       "allows: after %llu rows its keys need about %llu MB, more than the limit of "
+				                       "%llu MB",
+				                       RelationGetRelationName(rel), (unsigned long long)counts->rows,
+				                       (unsigned long long)(needed >> 20), (unsigned long long)(memory_limit >> 20)),
+				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+			appended = add_key_row(batch, keys, edges, columns, source_key, target_key);
 		}
 		if (!appended)
 			out_of_memory_reading(rel, counts->rows);
@@ -254,12 +341,15 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snaps
 }
 
 EdgeScan
-read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, EdgeList *edges,
-           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
+read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
+           EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
 	EdgeScan counts;
+	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
+	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });
+	// The columns as they are under the locks, which keep them so: a change of type or a rename
+	// committed after the caller looked them up comes before the read, not during it.
+	check_edge_columns(relid, source, target);
 	guard([&] {
-		// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
-		List *tables = find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL);
 		const char *source_name = get_attname(relid, source, false);
 		const char *target_name = get_attname(relid, target, false);
 		// Without a snapshot given, the latest, not the statement's: with the SHARE locks held it sees
@@ -286,7 +376,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, uint64_t max_rows, E
 			AttrNumber child_target = get_attnum(RelationGetRelid(rel), target_name);
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
-			scan_relation(rel, child_source, child_target, snapshot, max_rows, &counts, edges, keys);
+			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, &counts, edges, keys);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);

@@ -41,7 +41,7 @@ ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 /*
- * The kind of key of an edge column (check_edge_column has checked its type).
+ * The kind of key of an edge column (of no kind: integer; read_edges checks the columns).
  */
 static grail::KeyKind
 edge_key_kind(Oid relid, AttrNumber attnum) {
@@ -65,8 +65,8 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
 	if (kind != grail::KeyKind::integer)
 		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind);
-	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum,
-	                           memory_limit / grail::estimate_build_bytes(1, 0, 0), &edges, keys.get(), snapshot);
+	EdgeScan scan =
+	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = ms_since(start);
@@ -325,18 +325,7 @@ GRAIL_FUNCTION(grail_create_graph) {
 			                errhint("Name the edge table's two columns: grail.create_graph(name, table, "
 			                        "source_column, target_column).")));
 		});
-	check_edge_column(row.relid, row.source_attnum, "source");
-	check_edge_column(row.relid, row.target_attnum, "target");
-	if (edge_key_kind(row.relid, row.source_attnum) != edge_key_kind(row.relid, row.target_attnum))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-			                errmsg("the source column \"%s\" (%s) and the target column \"%s\" (%s) of a graph must "
-			                       "hold keys of one kind",
-			                       source, format_type_be(get_atttype(row.relid, row.source_attnum)), target,
-			                       format_type_be(get_atttype(row.relid, row.target_attnum))),
-			                errhint("Use integer columns (smallint, integer, bigint), text columns (text, varchar) or "
-			                        "uuid columns for both.")));
-		});
+	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 
 	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;
@@ -373,8 +362,7 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	if (background && (row.id != background_id || !row.live || row.stale || !row.watched))
 		return std::string();
 	check_buildable(row.relid);
-	check_edge_column(row.relid, row.source_attnum, "source");
-	check_edge_column(row.relid, row.target_attnum, "target");
+	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
 	bool blocking = !row.live || row.stale || !row.watched;

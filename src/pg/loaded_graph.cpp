@@ -322,6 +322,8 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 	for (const PendingRow &row : rows) {
 		if (!row.has_source || !row.has_target)
 			return live; // a NULL endpoint (or a TRUNCATE's marker): the rebuild reads the rows
+		if (row.integer != (kind == grail::KeyKind::integer))
+			return live; // keys of another kind, logged after the columns changed type: the same
 		int64_t u = vertex_of(row, true), v = vertex_of(row, false);
 		if (n + added >= size_t(UINT32_MAX))
 			return live;
@@ -401,6 +403,9 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);",
 			                 quote_literal_cstr(name.quoted.c_str()))));
 		});
+	// After the stale error: a graph whose columns no longer hold keys of one kind is stale too, and
+	// under stale_policy = warn it answers nothing rather than read its rows as the wrong kind.
+	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 
 	if (row.live) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).

@@ -95,6 +95,7 @@ visible_pending_rows(int64_t graph_id) {
 			for (int i = 0; i < ns; i++) {
 				PendingRow row;
 				row.change = change;
+				row.integer = integer;
 				row.has_source = !source_nulls[i];
 				row.has_target = !target_nulls[i];
 				if (integer) {
