@@ -98,6 +98,10 @@ struct TableFamily {
 	std::vector<Oid> descendants;
 };
 TableFamily table_family(Oid relid);
+// Whether the table that a log trigger of graph graph_id (graph_name, over edge_table) fired on is
+// the edge table or one of its descendants; otherwise a WARNING that names the trigger, the table
+// and the graph, so that its writes are ignored rather than logged into an unrelated graph.
+bool log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table);
 // The oids as an oid[] datum, palloc'd in the current memory context.
 Datum oid_array(const Oid *oids, int count);
 
