@@ -522,6 +522,9 @@ BEGIN
 	up := grail._ancestors(g.relid::pg_catalog.oid);
 	down := grail._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) 'f';
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
 			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
@@ -715,7 +718,8 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION grail._on_family_change() FROM PUBLIC;
-CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end
+	WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE FOREIGN TABLE', 'ALTER FOREIGN TABLE')
 	EXECUTE FUNCTION grail._on_family_change();
 
 -- Event triggers, like triggers, skip sessions with session_replication_role = replica unless

@@ -205,6 +205,16 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, Snapshot snapshot, uint64_t max_rows,
               EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+	// The family can have changed since a build checked it (a foreign table created or attached as
+	// a partition): only a table with a table access method keeps its rows here to scan.
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+		                errmsg("pg_grail cannot read the edges of \"%s\", a table of the edge table's inheritance "
+		                       "family: it is %s",
+		                       RelationGetRelationName(rel),
+		                       rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE ? "a foreign table, whose rows are elsewhere"
+		                                                                     : "not a table that stores rows"),
+		                errhint("Detach it from the family, or copy its edges into a local table.")));
 	Oid source_type = TupleDescAttr(RelationGetDescr(rel), source - 1)->atttypid;
 	Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);

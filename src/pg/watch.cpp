@@ -211,9 +211,12 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 			                      (stores_rows ? kLogTriggersWhereRowsAre : kLogTriggersElsewhere);
 		}
 		table_close(triggers, AccessShareLock);
-		// An unlogged table is emptied by crash recovery, which fires no trigger.
+		// An unlogged table is emptied by crash recovery, which fires no trigger; a foreign table's
+		// rows change elsewhere.
 		for (Oid table : members)
 			watched = watched && get_rel_persistence(table) == RELPERSISTENCE_PERMANENT;
+		for (Oid table : family.descendants)
+			watched = watched && get_rel_relkind(table) != RELKIND_FOREIGN_TABLE;
 		return watched;
 	});
 }

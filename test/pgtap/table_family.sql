@@ -1,11 +1,13 @@
 -- A graph's table family as its triggers and queries check it where they use it (validate at
 -- use): a graph's trigger on a table outside the graph's family (as a table-only dump restored
 -- into another database brings it) ignores the write; test/t/014_table_only_dump.pl does the real
--- dump and checks the WARNING.
+-- dump and checks the WARNING. A foreign table that joins the family (created or attached as a
+-- partition) makes the graph stale, and a query that reads the rows anyway (stale_policy = warn)
+-- refuses to scan it.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(8);
+SELECT plan(18);
 SET client_min_messages = error;
 
 -- A graph's triggers on a table of another graph, as a restore of a table-only dump makes them:
@@ -46,6 +48,42 @@ SELECT is(grail.reachable('fam_fixed', 1, 2), true, 'the graph still answers fro
 INSERT INTO fam_edges VALUES (2, 3);
 SELECT is(grail.reachable('fam_live', 1, 3), true, 'a write to the edge table is still logged');
 SELECT is((SELECT stale FROM grail.graphs WHERE name = 'fam_fixed'), true, 'and still makes the other graph stale');
+
+-- A foreign partition created after the build, with a change pending: the graph is stale, and
+-- reading the rows instead (stale_policy = warn) refuses the foreign table.
+CREATE FOREIGN DATA WRAPPER fam_dummy_fdw;
+CREATE SERVER fam_dummy_server FOREIGN DATA WRAPPER fam_dummy_fdw;
+CREATE TABLE fp (k int, s bigint, t bigint) PARTITION BY LIST (k);
+CREATE TABLE fp1 PARTITION OF fp FOR VALUES IN (1);
+INSERT INTO fp VALUES (1, 1, 2);
+SELECT grail.create_graph('fpg', 'fp', 's', 't');
+INSERT INTO fp VALUES (1, 2, 3);
+SELECT lives_ok($$CREATE FOREIGN TABLE fp9 PARTITION OF fp FOR VALUES IN (9) SERVER fam_dummy_server$$,
+                'a foreign partition can be created');
+SELECT is((SELECT stale FROM grail.graphs WHERE name = 'fpg'), true, 'which makes the graph stale');
+SELECT throws_ok($$SELECT grail.reachable('fpg', 1, 3)$$, '55000', NULL, 'a query refuses');
+SET grail.stale_policy = warn;
+SELECT throws_ok($$SELECT * FROM grail.bfs('fpg', 1)$$, '42809',
+                 'pg_grail cannot read the edges of "fp9", a table of the edge table''s inheritance family: it is a foreign table, whose rows are elsewhere',
+                 'reading the rows instead refuses the foreign table');
+RESET grail.stale_policy;
+SELECT throws_ok($$SELECT grail.refresh_graph('fpg')$$, '42809', NULL, 'so does a rebuild');
+-- Attached: the same.
+CREATE TABLE fa (k int, s bigint, t bigint) PARTITION BY LIST (k);
+CREATE TABLE fa1 PARTITION OF fa FOR VALUES IN (1);
+INSERT INTO fa VALUES (1, 1, 2);
+SELECT grail.create_graph('fag', 'fa', 's', 't');
+CREATE FOREIGN TABLE fa9 (k int, s bigint, t bigint) SERVER fam_dummy_server;
+SELECT lives_ok($$ALTER TABLE fa ATTACH PARTITION fa9 FOR VALUES IN (9)$$, 'a foreign table can be attached');
+SELECT is((SELECT stale FROM grail.graphs WHERE name = 'fag'), true, 'which makes the graph stale');
+INSERT INTO fa VALUES (1, 2, 3);
+SET grail.stale_policy = warn;
+SELECT throws_ok($$SELECT * FROM grail.bfs('fag', 1)$$, '42809', NULL, 'reading the rows instead refuses it');
+RESET grail.stale_policy;
+-- Detached again, the graph can be rebuilt and answers.
+ALTER TABLE fa DETACH PARTITION fa9;
+SELECT lives_ok($$SELECT grail.refresh_graph('fag')$$, 'detached, the graph can be rebuilt');
+SELECT is(grail.reachable('fag', 1, 3), true, 'and answers');
 
 SELECT * FROM finish();
 ROLLBACK;
