@@ -429,8 +429,9 @@ AS 'MODULE_PATHNAME', 'grail_log_changes'
 LANGUAGE C;
 REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
 
--- The tables a graph over edge_table depends on besides it: its inheritance (or partition)
--- ancestors, whose writes can reach its rows, and its descendants (the table itself first), whose
+-- The tables a graph over edge_table depends on besides it: the inheritance (or partition)
+-- ancestors of the table and of its descendants outside that family (a descendant's other
+-- parents), whose writes can reach its rows, and its descendants (the table itself first), whose
 -- rows SELECT reads with its own. In C (src/pg/watch.cpp), as grail._watched reads them.
 CREATE FUNCTION grail._ancestors(edge_table oid)
 RETURNS oid[]

@@ -91,8 +91,9 @@ void delete_graph(int64_t id);
 bool graph_watched(int64_t graph_id, Oid edge_table, Datum watched_tables);
 // Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
 void watch_graph(int64_t id);
-// The tables a graph over relid depends on (src/pg/watch.cpp): its inheritance (or partition)
-// ancestors, whose writes can reach its rows, and its descendants, relid first, which SELECT reads.
+// The tables a graph over relid depends on (src/pg/watch.cpp): its descendants, relid first, which
+// SELECT reads, and the ancestors of any of them outside that family (relid's inheritance or
+// partition ancestors, a descendant's other parents), whose writes can reach its rows.
 struct TableFamily {
 	std::vector<Oid> ancestors;
 	std::vector<Oid> descendants;

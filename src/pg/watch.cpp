@@ -158,6 +158,20 @@ table_family(Oid relid) {
 		ListCell *cell;
 		foreach (cell, descendants)
 			family.descendants.push_back(lfirst_oid(cell));
+		// A descendant can inherit from a table outside the family too, whose writes (UPDATE,
+		// DELETE, TRUNCATE of it) reach the descendant's rows and fire only that table's statement
+		// triggers: it is an ancestor as the edge table's are. (A partition has one parent, in the
+		// family.)
+		for (size_t i = 1; i < family.descendants.size(); i++)
+			if (!get_rel_relispartition(family.descendants[i]))
+				add_ancestors(family.descendants[i], &family.ancestors);
+		const std::vector<Oid> &members = family.descendants;
+		family.ancestors.erase(std::remove_if(family.ancestors.begin(), family.ancestors.end(),
+		                                      [&](Oid table) {
+			                                      return std::find(members.begin(), members.end(), table) !=
+			                                             members.end();
+		                                      }),
+		                       family.ancestors.end());
 		return family;
 	});
 }

@@ -3,11 +3,12 @@
 -- into another database brings it) ignores the write; test/t/014_table_only_dump.pl does the real
 -- dump and checks the WARNING. A foreign table that joins the family (created or attached as a
 -- partition) makes the graph stale, and a query that reads the rows anyway (stale_policy = warn)
--- refuses to scan it.
+-- refuses to scan it. A table of the family that inherits from a second parent too is written
+-- through that parent as well: the graph watches the second parent as an ancestor.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(18);
+SELECT plan(27);
 SET client_min_messages = error;
 
 -- A graph's triggers on a table of another graph, as a restore of a table-only dump makes them:
@@ -84,6 +85,30 @@ RESET grail.stale_policy;
 ALTER TABLE fa DETACH PARTITION fa9;
 SELECT lives_ok($$SELECT grail.refresh_graph('fag')$$, 'detached, the graph can be rebuilt');
 SELECT is(grail.reachable('fag', 1, 3), true, 'and answers');
+
+-- A child of the edge table gains a second parent, through which its rows are then written.
+CREATE TABLE mp (s bigint, t bigint);
+CREATE TABLE mc () INHERITS (mp);
+CREATE TABLE mq (s bigint, t bigint);
+INSERT INTO mp VALUES (1, 2);
+INSERT INTO mc VALUES (2, 3);
+SELECT grail.create_graph('mpg', 'mp', 's', 't');
+ALTER TABLE mc INHERIT mq;
+SELECT is((SELECT stale FROM grail.graphs WHERE name = 'mpg'), true, 'a child that gains a second parent makes the graph stale');
+SELECT lives_ok($$SELECT grail.refresh_graph('mpg')$$, 'the graph can be rebuilt');
+SELECT is(grail.reachable('mpg', 1, 3), true, 'and answers');
+UPDATE mq SET t = 9 WHERE s = 2;
+SELECT is((SELECT stale FROM grail.graphs WHERE name = 'mpg'), true, 'a write through the second parent makes it stale');
+SELECT throws_ok($$SELECT grail.reachable('mpg', 2, 9)$$, '55000', NULL, 'and it refuses rather than answer from the old rows');
+SELECT lives_ok($$SELECT grail.refresh_graph('mpg')$$, 'rebuilt');
+SELECT is(grail.reachable('mpg', 2, 9) AND NOT grail.reachable('mpg', 2, 3), true, 'it answers for the new rows');
+-- A new child of the edge table and another table: the graph watches the other parent at once.
+CREATE TABLE mr (s bigint, t bigint);
+CREATE TABLE mc2 () INHERITS (mp, mr);
+DELETE FROM mr;
+SELECT is((SELECT stale FROM grail.graphs WHERE name = 'mpg'), true, 'a write through a new child''s other parent makes it stale');
+SELECT ok((SELECT watched_tables FROM grail.graph WHERE name = 'mpg') @> ARRAY['mq', 'mr']::regclass[],
+          'the other parents are watched');
 
 SELECT * FROM finish();
 ROLLBACK;
