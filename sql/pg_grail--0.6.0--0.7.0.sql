@@ -13,3 +13,106 @@ CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE', 'ALTER TYPE')
 	EXECUTE FUNCTION grail._on_alter_table();
 ALTER EVENT TRIGGER grail_on_alter_table ENABLE ALWAYS;
+
+-- The staleness trigger of an ancestor checks, where it fires, that its table is an ancestor of
+-- its graph's edge table: a table-only dump (pg_dump -t) restored into another database brings the
+-- trigger along, and there it must not mark whichever graph has the same id stale; it warns
+-- instead (the log triggers' function, src/pg/change_log.cpp, does the same for its tables).
+CREATE OR REPLACE FUNCTION grail._mark_stale()
+RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+BEGIN
+	SELECT id, name, relid INTO g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	-- A trigger that came with a dump of its table alone (pg_dump -t) into a database where another
+	-- graph has its id is none of that graph's: its table is not an ancestor of the edge table.
+	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail._ancestors(g.relid::pg_catalog.oid)) THEN
+		RAISE WARNING USING ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = pg_catalog.format('pg_grail trigger "%s" on table "%s" ignores this write: the table is not in the '
+			                            'inheritance family of graph "%s" (id %s), whose edge table is "%s"',
+			                            TG_NAME, TG_TABLE_NAME, g.name, g.id, g.relid),
+			DETAIL = 'Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a database '
+			         'where another graph has that id.',
+			HINT = pg_catalog.format('Drop the trigger: DROP TRIGGER %I ON %I.%I;', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME);
+		RETURN NULL;
+	END IF;
+	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id AND NOT stale;
+	RETURN NULL;
+END
+$$;
+
+-- A foreign table created as a partition (or child) of a watched table, or attached as one, joins
+-- the family too: the family-change event trigger sees CREATE FOREIGN TABLE and ALTER FOREIGN
+-- TABLE (grail._family_change counts a new foreign member as a change with rows, so the graph goes
+-- stale), and grail._watch puts no log triggers on a foreign table, which can have no transition
+-- tables (making them failed the DDL): the graph stays unwatched and refuses until the table
+-- leaves; a build refuses it, and a scan refuses any relation that stores no rows here.
+DROP EVENT TRIGGER grail_on_family_change;
+CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end
+	WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE FOREIGN TABLE', 'ALTER FOREIGN TABLE')
+	EXECUTE FUNCTION grail._on_family_change();
+ALTER EVENT TRIGGER grail_on_family_change ENABLE ALWAYS;
+
+CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail._ancestors(g.relid::pg_catalog.oid);
+	down := grail._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) 'f';
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;

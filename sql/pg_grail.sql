@@ -395,8 +395,26 @@ CREATE FUNCTION grail._mark_stale()
 RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+	g record;
 BEGIN
-	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8 AND NOT stale;
+	SELECT id, name, relid INTO g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	-- A trigger that came with a dump of its table alone (pg_dump -t) into a database where another
+	-- graph has its id is none of that graph's: its table is not an ancestor of the edge table.
+	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail._ancestors(g.relid::pg_catalog.oid)) THEN
+		RAISE WARNING USING ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = pg_catalog.format('pg_grail trigger "%s" on table "%s" ignores this write: the table is not in the '
+			                            'inheritance family of graph "%s" (id %s), whose edge table is "%s"',
+			                            TG_NAME, TG_TABLE_NAME, g.name, g.id, g.relid),
+			DETAIL = 'Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a database '
+			         'where another graph has that id.',
+			HINT = pg_catalog.format('Drop the trigger: DROP TRIGGER %I ON %I.%I;', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME);
+		RETURN NULL;
+	END IF;
+	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id AND NOT stale;
 	RETURN NULL;
 END
 $$;
@@ -411,8 +429,9 @@ AS 'MODULE_PATHNAME', 'grail_log_changes'
 LANGUAGE C;
 REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
 
--- The tables a graph over edge_table depends on besides it: its inheritance (or partition)
--- ancestors, whose writes can reach its rows, and its descendants (the table itself first), whose
+-- The tables a graph over edge_table depends on besides it: the inheritance (or partition)
+-- ancestors of the table and of its descendants outside that family (a descendant's other
+-- parents), whose writes can reach its rows, and its descendants (the table itself first), whose
 -- rows SELECT reads with its own. In C (src/pg/watch.cpp), as grail._watched reads them.
 CREATE FUNCTION grail._ancestors(edge_table oid)
 RETURNS oid[]
@@ -504,6 +523,9 @@ BEGIN
 	up := grail._ancestors(g.relid::pg_catalog.oid);
 	down := grail._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) 'f';
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
 			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
@@ -702,7 +724,8 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION grail._on_family_change() FROM PUBLIC;
-CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
+CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end
+	WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE FOREIGN TABLE', 'ALTER FOREIGN TABLE')
 	EXECUTE FUNCTION grail._on_family_change();
 
 -- Event triggers, like triggers, skip sessions with session_replication_role = replica unless

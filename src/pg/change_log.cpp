@@ -69,7 +69,7 @@ constexpr Size kBatchBytes = Size(4) << 20;
 struct LogCatalog {
 	bool valid = false;
 	Oid graph = InvalidOid, pending = InvalidOid, graph_id_index = InvalidOid;
-	AttrNumber id = 0, live = 0, source_column = 0, target_column = 0;
+	AttrNumber id = 0, name = 0, relid = 0, live = 0, source_column = 0, target_column = 0;
 };
 LogCatalog log_catalog;
 
@@ -111,6 +111,8 @@ open_graph_table() {
 		log_catalog.valid = true; // until an invalidation that comes while the columns are read
 		TupleDesc desc = RelationGetDescr(rel);
 		log_catalog.id = column_of(desc, "id");
+		log_catalog.name = column_of(desc, "name");
+		log_catalog.relid = column_of(desc, "relid");
 		log_catalog.live = column_of(desc, "live");
 		log_catalog.source_column = column_of(desc, "source_column");
 		log_catalog.target_column = column_of(desc, "target_column");
@@ -125,6 +127,8 @@ open_graph_table() {
 struct GraphState {
 	bool exists = false;
 	bool live = false;
+	const char *name = nullptr; // palloc'd
+	Oid relid = InvalidOid;     // the edge table
 	NameData source_column, target_column;
 };
 
@@ -143,6 +147,8 @@ graph_state(int64_t graph_id) {
 			bool null;
 			state.exists = true;
 			state.live = DatumGetBool(heap_getattr(tuple, log_catalog.live, desc, &null));
+			state.name = TextDatumGetCString(heap_getattr(tuple, log_catalog.name, desc, &null));
+			state.relid = DatumGetObjectId(heap_getattr(tuple, log_catalog.relid, desc, &null));
 			state.source_column = *DatumGetName(heap_getattr(tuple, log_catalog.source_column, desc, &null));
 			state.target_column = *DatumGetName(heap_getattr(tuple, log_catalog.target_column, desc, &null));
 		}
@@ -566,6 +572,10 @@ GRAIL_FUNCTION(grail_log_changes) {
 
 	GraphState graph = graph_state(graph_id);
 	if (!graph.exists)
+		return PointerGetDatum(nullptr);
+	// The trigger may have come with a dump of its table alone into a database where another graph
+	// has its id: then the table is none of that graph's.
+	if (!log_trigger_in_family(trigger->tg_trigger->tgname, RelationGetRelid(rel), graph_id, graph.name, graph.relid))
 		return PointerGetDatum(nullptr);
 	// The columns, checked against the table's descriptor before any datum is read. Where they
 	// cannot be read as keys of one kind the graph cannot follow the write: it is stale, and a

@@ -97,17 +97,20 @@ GRAIL_FUNCTION(grail_alters_column_type) {
 
 /*
  * 'rows': a table joined or left a family with its rows (ATTACH / DETACH PARTITION, INHERIT, NO
- * INHERIT); 'empty': a new table joined one (CREATE TABLE ... PARTITION OF or INHERITS, which
- * moves no rows: PostgreSQL refuses a new partition whose rows sit in the default partition);
- * null: no change of family.
+ * INHERIT; CREATE FOREIGN TABLE ... PARTITION OF or INHERITS, whose rows are elsewhere already);
+ * 'empty': a new table joined one (CREATE TABLE ... PARTITION OF or INHERITS, which moves no rows:
+ * PostgreSQL refuses a new partition whose rows sit in the default partition); null: no change of
+ * family.
  */
 GRAIL_FUNCTION(grail_family_change) {
 	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
 	const char *change = nullptr;
-	if (command->type == SCT_Simple && command->parsetree != nullptr && IsA(command->parsetree, CreateStmt)) {
+	bool simple = command->type == SCT_Simple && command->parsetree != nullptr;
+	if (simple && (IsA(command->parsetree, CreateStmt) || IsA(command->parsetree, CreateForeignTableStmt))) {
+		// A CreateForeignTableStmt begins with its CreateStmt.
 		auto *create = reinterpret_cast<CreateStmt *>(command->parsetree);
 		if (create->partbound != nullptr || create->inhRelations != NIL)
-			change = "empty";
+			change = IsA(command->parsetree, CreateForeignTableStmt) ? "rows" : "empty";
 	} else if (any_alter_subcommand(command, [](const AlterTableCmd &alter) {
 		           AlterTableType type = alter.subtype;
 		           return type == AT_AttachPartition || type == AT_DetachPartition ||

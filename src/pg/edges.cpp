@@ -269,6 +269,16 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
               uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+	// The family can have changed since a build checked it (a foreign table created or attached as
+	// a partition): only a table with a table access method keeps its rows here to scan.
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+		                errmsg("pg_grail cannot read the edges of \"%s\", a table of the edge table's inheritance "
+		                       "family: it is %s",
+		                       RelationGetRelationName(rel),
+		                       rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE ? "a foreign table, whose rows are elsewhere"
+		                                                                     : "not a table that stores rows"),
+		                errhint("Detach it from the family, or copy its edges into a local table.")));
 	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
 	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
 	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.

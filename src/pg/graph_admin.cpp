@@ -23,6 +23,7 @@ extern "C" {
 #include "catalog/namespace.h"
 #include "utils/snapmgr.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "miscadmin.h"
 #include "nodes/value.h"
 #include "storage/lmgr.h"
@@ -463,14 +464,17 @@ background_merge(int64_t id, std::string *summary) {
 } // namespace grail::pg
 
 /*
- * alter_graph(name, live): under a SHARE lock on the edge table, so that every writer's trigger
- * reads the graph's new mode (it reads the latest row after taking its own lock) or has finished.
+ * alter_graph(name, live): under SHARE locks on the edge table and its descendants (as a build reads
+ * them), so that every writer's trigger reads the graph's new mode (it reads the latest row after
+ * taking its own lock) or has finished: a writer of a partition holds only ACCESS SHARE on the edge
+ * table, so a lock on that alone let it log, unseen, into a graph turning not live. (A write through
+ * an ancestor marks the graph stale whatever its mode.)
  */
 GRAIL_FUNCTION(grail_alter_graph) {
 	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
 	bool live = PG_GETARG_BOOL(1);
 	GraphRow row = existing_graph(name, false);
-	guard([&] { LockRelationOid(row.relid, ShareLock); });
+	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
 	row = existing_graph(name, true);
 	set_graph_live(row.id, live);
 	PG_RETURN_VOID();

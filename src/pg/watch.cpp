@@ -158,7 +158,46 @@ table_family(Oid relid) {
 		ListCell *cell;
 		foreach (cell, descendants)
 			family.descendants.push_back(lfirst_oid(cell));
+		// A descendant can inherit from a table outside the family too, whose writes (UPDATE,
+		// DELETE, TRUNCATE of it) reach the descendant's rows and fire only that table's statement
+		// triggers: it is an ancestor as the edge table's are. (A partition has one parent, in the
+		// family.)
+		for (size_t i = 1; i < family.descendants.size(); i++)
+			if (!get_rel_relispartition(family.descendants[i]))
+				add_ancestors(family.descendants[i], &family.ancestors);
+		const std::vector<Oid> &members = family.descendants;
+		family.ancestors.erase(std::remove_if(family.ancestors.begin(), family.ancestors.end(),
+		                                      [&](Oid table) {
+			                                      return std::find(members.begin(), members.end(), table) !=
+			                                             members.end();
+		                                      }),
+		                       family.ancestors.end());
 		return family;
+	});
+}
+
+bool
+log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table) {
+	if (table == edge_table)
+		return true;
+	return guard([&] {
+		std::vector<Oid> ancestors;
+		add_ancestors(table, &ancestors);
+		if (std::find(ancestors.begin(), ancestors.end(), edge_table) != ancestors.end())
+			return true;
+		const char *schema = get_namespace_name(get_rel_namespace(table));
+		const char *name = get_rel_name(table);
+		const char *edge_name = get_rel_name(edge_table);
+		ereport(WARNING,
+		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		         errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: the table is not in the "
+		                "inheritance family of graph \"%s\" (id %lld), whose edge table is \"%s\"",
+		                trigger, name, graph_name, (long long)graph_id, edge_name ? edge_name : "?"),
+		         errdetail("Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a "
+		                   "database where another graph has that id."),
+		         errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(trigger),
+		                 quote_qualified_identifier(schema, name))));
+		return false;
 	});
 }
 
@@ -186,9 +225,12 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 			                      (stores_rows ? kLogTriggersWhereRowsAre : kLogTriggersElsewhere);
 		}
 		table_close(triggers, AccessShareLock);
-		// An unlogged table is emptied by crash recovery, which fires no trigger.
+		// An unlogged table is emptied by crash recovery, which fires no trigger; a foreign table's
+		// rows change elsewhere.
 		for (Oid table : members)
 			watched = watched && get_rel_persistence(table) == RELPERSISTENCE_PERMANENT;
+		for (Oid table : family.descendants)
+			watched = watched && get_rel_relkind(table) != RELKIND_FOREIGN_TABLE;
 		return watched;
 	});
 }
