@@ -441,7 +441,7 @@ REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
 -- The names of a graph's triggers (grail._watch), and of those 0.4.0 put where they are now.
 CREATE FUNCTION grail._trigger_names(graph_id bigint)
 RETURNS text[]
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 	SELECT ARRAY['grail_stale_' OPERATOR(pg_catalog.||) graph_id,
 	             'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
@@ -456,7 +456,7 @@ REVOKE ALL ON FUNCTION grail._trigger_names(bigint) FROM PUBLIC;
 -- Drops a graph's triggers from those of tables that still exist; keep: the names to leave.
 CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
 RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	t pg_catalog.oid;
@@ -491,7 +491,7 @@ REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUB
 -- (grail._on_drop).
 CREATE FUNCTION grail._watch(graph_id bigint)
 RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	g record;
@@ -550,7 +550,7 @@ REVOKE ALL ON FUNCTION grail._watch(bigint) FROM PUBLIC;
 -- Whether the table has a live column of that name.
 CREATE FUNCTION grail._has_column(edge_table oid, column_name name)
 RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 	SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
 	               WHERE a.attrelid OPERATOR(pg_catalog.=) edge_table AND a.attname OPERATOR(pg_catalog.=) column_name

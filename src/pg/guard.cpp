@@ -5,6 +5,10 @@
 
 #include "guard.hpp"
 
+extern "C" {
+#include "nodes/execnodes.h"
+}
+
 namespace grail::pg {
 
 /*
@@ -99,6 +103,24 @@ call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
 		c->result = c->body(c->fcinfo);
 	}, &c);
 	return c.result;
+}
+
+/*
+ * Run an SQL function's C++ body through call() unless a required argument is NULL; then answer
+ * NULL, which a set-returning function's caller reads as the end of its (empty) rows.
+ */
+Datum
+call_unless_null(FunctionCallInfo fcinfo, const int *required, int count, Datum (*body)(FunctionCallInfo)) {
+	for (int i = 0; i < count; i++) {
+		if (PG_ARGISNULL(required[i])) {
+			auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+			if (rsinfo != nullptr && IsA(rsinfo, ReturnSetInfo))
+				rsinfo->isDone = ExprEndResult;
+			fcinfo->isnull = true;
+			return (Datum)0;
+		}
+	}
+	return call(fcinfo, body);
 }
 
 } // namespace grail::pg
