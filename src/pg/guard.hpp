@@ -4,9 +4,12 @@
 // every C++ exception and raises the PostgreSQL error only after the C++ frames have unwound.
 //
 // C++ -> PostgreSQL: a PostgreSQL call that can raise an error runs inside guard(), which
-// catches the error (a longjmp) and rethrows it as PgError, so destructors run. The lambda
-// given to guard() must not throw C++ exceptions itself: keep it to PostgreSQL calls and plain
-// reads of engine data.
+// catches the error (a longjmp) and rethrows it as PgError, so destructors run. guard() restores
+// PostgreSQL's error stacks (PG_exception_stack, error_context_stack) in a destructor, and a C++
+// exception thrown inside the lambda is caught there and rethrown only after the stacks are
+// restored. Still, keep the lambda to PostgreSQL calls and plain reads of engine data: a
+// PostgreSQL error longjmps over the lambda's own frames, so a C++ object built inside it (a
+// container, a string) would never be destroyed. Build those outside, before or after.
 //
 // Engine headers must come before this one (they refuse to compile after postgres.h).
 #pragma once

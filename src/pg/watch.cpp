@@ -151,15 +151,15 @@ oids_of(Datum array) {
 
 TableFamily
 table_family(Oid relid) {
-	return guard([&] {
-		TableFamily family;
+	TableFamily family; // outside the guard: a PostgreSQL error must not skip its destructor
+	guard([&] {
 		add_ancestors(relid, &family.ancestors);
 		List *descendants = find_all_inheritors(relid, NoLock, NULL); // relid first
 		ListCell *cell;
 		foreach (cell, descendants)
 			family.descendants.push_back(lfirst_oid(cell));
-		return family;
 	});
+	return family;
 }
 
 bool
