@@ -11,3 +11,8 @@ ALTER FUNCTION grail._trigger_names(bigint) STRICT;
 ALTER FUNCTION grail._drop_triggers(bigint, regclass[], text[]) STRICT;
 ALTER FUNCTION grail._watch(bigint) STRICT;
 ALTER FUNCTION grail._has_column(oid, name) STRICT;
+
+-- Publications: grail.pending_change had no replica identity, so with a publication FOR ALL TABLES
+-- every delete from it failed (merge_graph, refresh_graph, drop_graph, background merges, DROP TABLE
+-- of an edge table). No key fits: the whole row is its identity.
+ALTER TABLE grail.pending_change REPLICA IDENTITY FULL;

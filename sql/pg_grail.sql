@@ -108,6 +108,11 @@ CREATE TABLE grail.pending_change (
 ALTER TABLE grail.pending_change ALTER COLUMN source SET STORAGE EXTERNAL, ALTER COLUMN target SET STORAGE EXTERNAL,
 	ALTER COLUMN source_key SET STORAGE EXTERNAL, ALTER COLUMN target_key SET STORAGE EXTERNAL;
 CREATE INDEX pending_change_graph ON grail.pending_change (graph_id);
+-- Merges, refreshes and drops delete its rows: a publication FOR ALL TABLES, which publishes it
+-- too, refuses deletes from a table without a replica identity. No key fits (a row is one batch of
+-- one statement; no column tells two apart), so the whole row; its cost is WAL under wal_level =
+-- logical only. grail.graph and grail.index_chunk have primary keys.
+ALTER TABLE grail.pending_change REPLICA IDENTITY FULL;
 
 -- pg_dump carries the graphs, their indexes and their pending changes.
 SELECT pg_catalog.pg_extension_config_dump('grail.graph', '');
