@@ -16,3 +16,9 @@ ALTER FUNCTION grail._has_column(oid, name) STRICT;
 -- every delete from it failed (merge_graph, refresh_graph, drop_graph, background merges, DROP TABLE
 -- of an edge table). No key fits: the whole row is its identity.
 ALTER TABLE grail.pending_change REPLICA IDENTITY FULL;
+
+-- grail.graphs and grail.activity become security barriers: a leaky function in a caller's WHERE
+-- clause ran before the views' privilege checks and saw the graphs over tables the caller cannot
+-- read.
+ALTER VIEW grail.graphs SET (security_barrier = true);
+ALTER VIEW grail.activity SET (security_barrier = true);

@@ -127,8 +127,10 @@ GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_
 	TO pg_database_owner;
 GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
--- A role sees the graphs over the edge columns it may read (as a build or query needs them).
-CREATE VIEW grail.graphs AS
+-- A role sees the graphs over the edge columns it may read (as a build or query needs them). A
+-- security barrier: a function in the caller's WHERE clause must not see rows before the view's
+-- privilege checks have filtered them.
+CREATE VIEW grail.graphs WITH (security_barrier = true) AS
 SELECT n.nspname AS schema,
        g.name,
        g.relid::regclass AS relation,
@@ -167,7 +169,8 @@ COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the curre
 
 -- Builds and merges in progress (src/pg/activity.cpp: shared memory, with pg_grail preloaded) and
 -- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
--- read, as grail.graphs does, or all of them to members of pg_read_all_stats.
+-- read, as grail.graphs does, or all of them to members of pg_read_all_stats. A security barrier
+-- like grail.graphs.
 CREATE FUNCTION grail._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
                                 OUT relation regclass, OUT command text, OUT phase text, OUT done bigint,
                                 OUT total bigint, OUT unit text, OUT started timestamptz,
@@ -178,7 +181,7 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION grail._activity() IS
 'The builds and merges in progress in this database that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 
-CREATE VIEW grail.activity AS
+CREATE VIEW grail.activity WITH (security_barrier = true) AS
 SELECT COALESCE(g.schema, p.schema) AS schema,
        COALESCE(g.name, p.graph) AS graph,
        COALESCE(g.relation, p.relation) AS relation,

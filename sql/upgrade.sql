@@ -8,6 +8,9 @@ CREATE TABLE upgrade_functions AS
 SELECT p.oid::regprocedure::text AS function, pg_get_functiondef(p.oid) AS definition,
        obj_description(p.oid, 'pg_proc') AS comment
 FROM pg_proc p WHERE p.pronamespace = 'grail'::regnamespace;
+CREATE TABLE upgrade_relations AS
+SELECT c.relname, c.relreplident, c.reloptions, pg_get_viewdef(c.oid) AS view_definition
+FROM pg_class c WHERE c.relnamespace = 'grail'::regnamespace;
 
 -- Indexes as 0.1.0 and 0.2.0 stored them (the format has not changed since): built here and kept
 -- aside, since this library cannot run on an older catalog.
@@ -60,6 +63,15 @@ SELECT f.function AS differs_after_update FROM upgrade_functions f
 JOIN pg_proc p ON p.oid::regprocedure::text = f.function
 WHERE pg_get_functiondef(p.oid) IS DISTINCT FROM f.definition
    OR obj_description(p.oid, 'pg_proc') IS DISTINCT FROM f.comment;
+-- Tables and views with the same replica identity, options (security_barrier) and definitions.
+SELECT DISTINCT relname AS relation_differs_after_update FROM (
+	(TABLE upgrade_relations
+	 EXCEPT SELECT c.relname, c.relreplident, c.reloptions, pg_get_viewdef(c.oid)
+	        FROM pg_class c WHERE c.relnamespace = 'grail'::regnamespace)
+	UNION ALL
+	(SELECT c.relname, c.relreplident, c.reloptions, pg_get_viewdef(c.oid)
+	 FROM pg_class c WHERE c.relnamespace = 'grail'::regnamespace
+	 EXCEPT TABLE upgrade_relations)) d;
 
 -- Each graph went into the schema of its edge table, under its old name; the indexes are reused.
 SELECT schema, name, relation FROM grail.graphs ORDER BY name;
@@ -85,5 +97,5 @@ SELECT regexp_replace(grail.refresh_graph('upgrade'), 'index [0-9.]+ .B, built i
 SELECT grail.reachable('upgrade', 1, 4);
 
 SELECT grail.drop_graph('upgrade');
-DROP TABLE upgrade_edges, upgrade_objects, upgrade_functions, upgrade_builds;
+DROP TABLE upgrade_edges, upgrade_objects, upgrade_functions, upgrade_relations, upgrade_builds;
 DROP SCHEMA upgrade_other CASCADE;
