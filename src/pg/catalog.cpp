@@ -20,6 +20,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
+#include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -28,7 +29,6 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
-#include "utils/varlena.h"
 }
 
 namespace grail::pg {
@@ -173,6 +173,64 @@ get_int64(int column, bool *isnull = nullptr) {
 	return null ? 0 : DatumGetInt64(d);
 }
 
+/*
+ * Split a graph name into its parts (appended to *parts) as SplitIdentifierString() splits a
+ * qualified name: double quotes, "" for a quote inside them, unquoted parts in lower case,
+ * whitespace around the dots. Unlike it, a part longer than an identifier is truncated with
+ * PostgreSQL's NOTICE, as the SQL scanner truncates one, not silently. Overwrites raw; false if
+ * the name is malformed. PostgreSQL calls: run inside guard().
+ */
+static bool
+split_graph_name(char *raw, List **parts) {
+	char *next = raw;
+	while (scanner_isspace(*next))
+		next++;
+	if (*next == '\0')
+		return true; // empty
+	for (;;) {
+		char *part, *end;
+		if (*next == '"') {
+			part = next + 1;
+			for (;;) {
+				end = strchr(next + 1, '"');
+				if (end == nullptr)
+					return false; // no closing quote
+				if (end[1] != '"')
+					break;
+				memmove(end, end + 1, strlen(end)); // "" is one quote
+				next = end;
+			}
+			next = end + 1;
+		} else {
+			part = next;
+			while (*next != '\0' && *next != '.' && !scanner_isspace(*next))
+				next++;
+			end = next;
+			if (part == end)
+				return false; // an empty unquoted part
+			// Downcasing keeps the length (only single-byte characters change).
+			char *lower = downcase_identifier(part, int(end - part), false, false);
+			memcpy(part, lower, size_t(end - part));
+			pfree(lower);
+		}
+		while (scanner_isspace(*next))
+			next++;
+		bool last = *next == '\0';
+		if (!last) {
+			if (*next != '.')
+				return false;
+			next++;
+			while (scanner_isspace(*next))
+				next++;
+		}
+		*end = '\0';
+		truncate_identifier(part, int(strlen(part)), true);
+		*parts = lappend(*parts, part);
+		if (last)
+			return true;
+	}
+}
+
 GraphName
 parse_graph_name(const char *text) {
 	struct Parts {
@@ -182,7 +240,7 @@ parse_graph_name(const char *text) {
 	Parts parts = guard([&] {
 		char *raw = pstrdup(text);
 		List *list = NIL;
-		if (!SplitIdentifierString(raw, '.', &list) || list_length(list) > 2)
+		if (!split_graph_name(raw, &list) || list_length(list) > 2)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid pg_grail graph name \"%s\"", text),
 			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
 			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
