@@ -31,7 +31,7 @@ OBJS = \
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 
-REGRESS = create_graph reachable scc bfs errors staleness lifecycle settings device cancel cycles activity upgrade
+REGRESS = create_graph reachable scc bfs errors graph_names staleness lifecycle settings device cancel cycles activity upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
 
 ENGINE_BUILD = build

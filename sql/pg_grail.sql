@@ -108,6 +108,11 @@ CREATE TABLE grail.pending_change (
 ALTER TABLE grail.pending_change ALTER COLUMN source SET STORAGE EXTERNAL, ALTER COLUMN target SET STORAGE EXTERNAL,
 	ALTER COLUMN source_key SET STORAGE EXTERNAL, ALTER COLUMN target_key SET STORAGE EXTERNAL;
 CREATE INDEX pending_change_graph ON grail.pending_change (graph_id);
+-- Merges, refreshes and drops delete its rows: a publication FOR ALL TABLES, which publishes it
+-- too, refuses deletes from a table without a replica identity. No key fits (a row is one batch of
+-- one statement; no column tells two apart), so the whole row; its cost is WAL under wal_level =
+-- logical only. grail.graph and grail.index_chunk have primary keys.
+ALTER TABLE grail.pending_change REPLICA IDENTITY FULL;
 
 -- pg_dump carries the graphs, their indexes and their pending changes.
 SELECT pg_catalog.pg_extension_config_dump('grail.graph', '');
@@ -122,8 +127,10 @@ GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_
 	TO pg_database_owner;
 GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
--- A role sees the graphs over the edge columns it may read (as a build or query needs them).
-CREATE VIEW grail.graphs AS
+-- A role sees the graphs over the edge columns it may read (as a build or query needs them). A
+-- security barrier: a function in the caller's WHERE clause must not see rows before the view's
+-- privilege checks have filtered them.
+CREATE VIEW grail.graphs WITH (security_barrier = true) AS
 SELECT n.nspname AS schema,
        g.name,
        g.relid::regclass AS relation,
@@ -162,7 +169,8 @@ COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the curre
 
 -- Builds and merges in progress (src/pg/activity.cpp: shared memory, with pg_grail preloaded) and
 -- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
--- read, as grail.graphs does, or all of them to members of pg_read_all_stats.
+-- read, as grail.graphs does, or all of them to members of pg_read_all_stats. A security barrier
+-- like grail.graphs.
 CREATE FUNCTION grail._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
                                 OUT relation regclass, OUT command text, OUT phase text, OUT done bigint,
                                 OUT total bigint, OUT unit text, OUT started timestamptz,
@@ -173,7 +181,7 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION grail._activity() IS
 'The builds and merges in progress in this database that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 
-CREATE VIEW grail.activity AS
+CREATE VIEW grail.activity WITH (security_barrier = true) AS
 SELECT COALESCE(g.schema, p.schema) AS schema,
        COALESCE(g.name, p.graph) AS graph,
        COALESCE(g.relation, p.relation) AS relation,
@@ -460,7 +468,7 @@ REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
 -- The names of a graph's triggers (grail._watch), and of those 0.4.0 put where they are now.
 CREATE FUNCTION grail._trigger_names(graph_id bigint)
 RETURNS text[]
-LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 	SELECT ARRAY['grail_stale_' OPERATOR(pg_catalog.||) graph_id,
 	             'grail_stale_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_update',
@@ -475,7 +483,7 @@ REVOKE ALL ON FUNCTION grail._trigger_names(bigint) FROM PUBLIC;
 -- Drops a graph's triggers from those of tables that still exist; keep: the names to leave.
 CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
 RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	t pg_catalog.oid;
@@ -510,7 +518,7 @@ REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUB
 -- (grail._on_drop).
 CREATE FUNCTION grail._watch(graph_id bigint)
 RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	g record;
@@ -572,7 +580,7 @@ REVOKE ALL ON FUNCTION grail._watch(bigint) FROM PUBLIC;
 -- Whether the table has a live column of that name.
 CREATE FUNCTION grail._has_column(edge_table oid, column_name name)
 RETURNS boolean
-LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 	SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
 	               WHERE a.attrelid OPERATOR(pg_catalog.=) edge_table AND a.attname OPERATOR(pg_catalog.=) column_name

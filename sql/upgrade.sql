@@ -11,6 +11,9 @@ FROM pg_proc p WHERE p.pronamespace = 'grail'::regnamespace;
 CREATE TABLE upgrade_event_triggers AS
 SELECT evtname, evtevent, evtenabled, evttags::text AS tags, evtfoid::regprocedure::text AS function
 FROM pg_event_trigger WHERE evtname LIKE 'grail\_%';
+CREATE TABLE upgrade_relations AS
+SELECT c.relname, c.relreplident, c.reloptions, pg_get_viewdef(c.oid) AS view_definition
+FROM pg_class c WHERE c.relnamespace = 'grail'::regnamespace;
 
 -- Indexes as 0.1.0 and 0.2.0 stored them (the format has not changed since): built here and kept
 -- aside, since this library cannot run on an older catalog.
@@ -71,6 +74,15 @@ SELECT evtname AS event_trigger_differs_after_update FROM (
 	(SELECT evtname, evtevent, evtenabled, evttags::text, evtfoid::regprocedure::text
 	 FROM pg_event_trigger WHERE evtname LIKE 'grail\_%'
 	 EXCEPT SELECT * FROM upgrade_event_triggers)) d;
+-- Tables and views with the same replica identity, options (security_barrier) and definitions.
+SELECT DISTINCT relname AS relation_differs_after_update FROM (
+	(TABLE upgrade_relations
+	 EXCEPT SELECT c.relname, c.relreplident, c.reloptions, pg_get_viewdef(c.oid)
+	        FROM pg_class c WHERE c.relnamespace = 'grail'::regnamespace)
+	UNION ALL
+	(SELECT c.relname, c.relreplident, c.reloptions, pg_get_viewdef(c.oid)
+	 FROM pg_class c WHERE c.relnamespace = 'grail'::regnamespace
+	 EXCEPT TABLE upgrade_relations)) d;
 
 -- Each graph went into the schema of its edge table, under its old name; the indexes are reused.
 SELECT schema, name, relation FROM grail.graphs ORDER BY name;
@@ -96,5 +108,5 @@ SELECT regexp_replace(grail.refresh_graph('upgrade'), 'index [0-9.]+ .B, built i
 SELECT grail.reachable('upgrade', 1, 4);
 
 SELECT grail.drop_graph('upgrade');
-DROP TABLE upgrade_edges, upgrade_objects, upgrade_functions, upgrade_event_triggers, upgrade_builds;
+DROP TABLE upgrade_edges, upgrade_objects, upgrade_functions, upgrade_event_triggers, upgrade_relations, upgrade_builds;
 DROP SCHEMA upgrade_other CASCADE;

@@ -11,6 +11,7 @@ extern "C" {
 #include "access/xact.h"
 #include "catalog/pg_authid.h"
 #include "funcapi.h"
+#include "mb/pg_wchar.h"
 #include "port/atomics.h"
 #include "storage/backendid.h"
 #include "storage/ipc.h"
@@ -238,6 +239,9 @@ BuildProgress::BuildProgress(BuildCommand command, int64_t graph_id, Oid schema,
 		exit_callback = true;
 	}
 	ProgressSlot *slot = &shared->progress[MyBackendId - 1];
+	// Cut at a character boundary: grail._activity() returns it as text, which must be valid in
+	// the database's encoding.
+	int name_length = guard([&] { return pg_mbcliplen(name, int(strlen(name)), int(sizeof slot->name) - 1); });
 	TimestampTz now = GetCurrentTimestamp();
 	SpinLockAcquire(&slot->mutex);
 	slot->active = true;
@@ -245,7 +249,8 @@ BuildProgress::BuildProgress(BuildCommand command, int64_t graph_id, Oid schema,
 	slot->database = MyDatabaseId;
 	slot->graph_id = graph_id;
 	slot->schema = schema;
-	strlcpy(slot->name, name, sizeof slot->name);
+	memcpy(slot->name, name, name_length);
+	slot->name[name_length] = '\0';
 	slot->relid = relid;
 	slot->source = source;
 	slot->target = target;

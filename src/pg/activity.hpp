@@ -37,7 +37,8 @@ enum class BuildPhase {
 };
 
 // This backend's build or merge of one graph, shown by grail.activity while the object lives.
-// Progress is reported through the free functions below, which do nothing without one.
+// Progress is reported through the free functions below, which do nothing without one. name: the
+// graph's own name, without its schema (grail.activity shows the schema beside it).
 class BuildProgress {
 public:
 	BuildProgress(BuildCommand command, int64_t graph_id, Oid schema, const char *name, Oid relid, AttrNumber source,

@@ -17,11 +17,6 @@ using namespace grail::pg;
 
 static Datum
 bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	// CALLED ON NULL INPUT for the optional max_depth; a NULL graph or source gives no rows.
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1)) {
-		guard([&] { InitMaterializedSRF(fcinfo, 0); });
-		return (Datum)0;
-	}
 	uint32_t max_depth = UINT32_MAX;
 	if (!PG_ARGISNULL(2)) {
 		int32 depth = PG_GETARG_INT32(2);
@@ -68,14 +63,15 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	return (Datum)0;
 }
 
-GRAIL_FUNCTION(grail_bfs) {
+// CALLED ON NULL INPUT for the optional max_depth; a NULL graph or source gives no rows.
+GRAIL_FUNCTION_NULLABLE(grail_bfs, 0, 1) {
 	return bfs(fcinfo, grail::KeyKind::integer);
 }
 
-GRAIL_FUNCTION(grail_bfs_text) {
+GRAIL_FUNCTION_NULLABLE(grail_bfs_text, 0, 1) {
 	return bfs(fcinfo, grail::KeyKind::text);
 }
 
-GRAIL_FUNCTION(grail_bfs_uuid) {
+GRAIL_FUNCTION_NULLABLE(grail_bfs_uuid, 0, 1) {
 	return bfs(fcinfo, grail::KeyKind::uuid);
 }

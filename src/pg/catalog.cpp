@@ -20,6 +20,7 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
+#include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -28,7 +29,6 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
-#include "utils/varlena.h"
 }
 
 namespace grail::pg {
@@ -173,28 +173,95 @@ get_int64(int column, bool *isnull = nullptr) {
 	return null ? 0 : DatumGetInt64(d);
 }
 
+/*
+ * Split a graph name into its parts (appended to *parts) as SplitIdentifierString() splits a
+ * qualified name: double quotes, "" for a quote inside them, unquoted parts in lower case,
+ * whitespace around the dots. Unlike it, a part longer than an identifier is truncated with
+ * PostgreSQL's NOTICE, as the SQL scanner truncates one, not silently. Overwrites raw; false if
+ * the name is malformed. PostgreSQL calls: run inside guard().
+ */
+static bool
+split_graph_name(char *raw, List **parts) {
+	char *next = raw;
+	while (scanner_isspace(*next))
+		next++;
+	if (*next == '\0')
+		return true; // empty
+	for (;;) {
+		char *part, *end;
+		if (*next == '"') {
+			part = next + 1;
+			for (;;) {
+				end = strchr(next + 1, '"');
+				if (end == nullptr)
+					return false; // no closing quote
+				if (end[1] != '"')
+					break;
+				memmove(end, end + 1, strlen(end)); // "" is one quote
+				next = end;
+			}
+			next = end + 1;
+		} else {
+			part = next;
+			while (*next != '\0' && *next != '.' && !scanner_isspace(*next))
+				next++;
+			end = next;
+			if (part == end)
+				return false; // an empty unquoted part
+			// Downcasing keeps the length (only single-byte characters change).
+			char *lower = downcase_identifier(part, int(end - part), false, false);
+			memcpy(part, lower, size_t(end - part));
+			pfree(lower);
+		}
+		while (scanner_isspace(*next))
+			next++;
+		bool last = *next == '\0';
+		if (!last) {
+			if (*next != '.')
+				return false;
+			next++;
+			while (scanner_isspace(*next))
+				next++;
+		}
+		*end = '\0';
+		truncate_identifier(part, int(strlen(part)), true);
+		*parts = lappend(*parts, part);
+		if (last)
+			return true;
+	}
+}
+
 GraphName
 parse_graph_name(const char *text) {
-	return guard([&] {
-		GraphName parsed;
+	struct Parts {
+		const char *schema; // nullptr when unqualified
+		const char *name;
+	};
+	Parts parts = guard([&] {
 		char *raw = pstrdup(text);
-		List *parts = NIL;
-		if (!SplitIdentifierString(raw, '.', &parts) || list_length(parts) > 2)
+		List *list = NIL;
+		if (!split_graph_name(raw, &list) || list_length(list) > 2)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid pg_grail graph name \"%s\"", text),
 			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
 			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
-		if (list_length(parts) == 0)
+		if (list_length(list) == 0)
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
-		parsed.name = static_cast<const char *>(llast(parts));
-		parsed.display = parsed.name;
-		parsed.quoted = quote_identifier(parsed.name.c_str());
-		if (list_length(parts) == 2) {
-			parsed.schema = static_cast<const char *>(linitial(parts));
-			parsed.display = parsed.schema + "." + parsed.display;
-			parsed.quoted = std::string(quote_identifier(parsed.schema.c_str())) + "." + parsed.quoted;
-		}
-		return parsed;
+		return Parts{list_length(list) == 2 ? static_cast<const char *>(linitial(list)) : nullptr,
+		             static_cast<const char *>(llast(list))};
 	});
+	const char *quoted_name = guard([&] { return quote_identifier(parts.name); });
+	const char *quoted_schema = parts.schema ? guard([&] { return quote_identifier(parts.schema); }) : nullptr;
+
+	GraphName parsed;
+	parsed.name = parts.name;
+	parsed.display = parsed.name;
+	parsed.quoted = quoted_name;
+	if (parts.schema != nullptr) {
+		parsed.schema = parts.schema;
+		parsed.display = parsed.schema + "." + parsed.display;
+		parsed.quoted = std::string(quoted_schema) + "." + parsed.quoted;
+	}
+	return parsed;
 }
 
 /*
@@ -204,16 +271,16 @@ parse_graph_name(const char *text) {
  */
 static std::vector<Oid>
 search_path_schemas() {
-	return guard([] {
-		std::vector<Oid> schemas;
-		List *path = fetch_search_path(false);
-		ListCell *cell;
-		foreach (cell, path)
-			if (!isAnyTempNamespace(lfirst_oid(cell)))
-				schemas.push_back(lfirst_oid(cell));
-		list_free(path);
-		return schemas;
-	});
+	List *path = guard([] { return fetch_search_path(false); });
+	std::vector<Oid> schemas;
+	ListCell *cell;
+	foreach (cell, path) {
+		Oid schema = lfirst_oid(cell);
+		if (!guard([&] { return isAnyTempNamespace(schema); }))
+			schemas.push_back(schema);
+	}
+	guard([&] { list_free(path); });
+	return schemas;
 }
 
 /*
@@ -224,15 +291,18 @@ static std::vector<Oid>
 candidate_schemas(const GraphName &name) {
 	if (name.schema.empty())
 		return search_path_schemas();
-	return guard([&] {
-		Oid schema = get_namespace_oid(name.schema.c_str(), true);
-		if (!OidIsValid(schema))
-			return std::vector<Oid>();
-		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
-		if (acl != ACLCHECK_OK)
-			aclcheck_error(acl, OBJECT_SCHEMA, name.schema.c_str());
-		return std::vector<Oid>{schema};
+	Oid schema = guard([&] {
+		Oid oid = get_namespace_oid(name.schema.c_str(), true);
+		if (OidIsValid(oid)) {
+			AclResult acl = pg_namespace_aclcheck(oid, GetUserId(), ACL_USAGE);
+			if (acl != ACLCHECK_OK)
+				aclcheck_error(acl, OBJECT_SCHEMA, name.schema.c_str());
+		}
+		return oid;
 	});
+	if (!OidIsValid(schema))
+		return {};
+	return {schema};
 }
 
 bool

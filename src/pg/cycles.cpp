@@ -110,9 +110,6 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 
 	FuncCallContext *funcctx;
 	if (SRF_IS_FIRSTCALL()) {
-		// CALLED ON NULL INPUT for the optional max_length; a NULL graph or min_length gives no rows.
-		if (PG_ARGISNULL(0) || PG_ARGISNULL(min_arg))
-			return no_more_rows(fcinfo);
 		grail::KeyKind kind = key_type_arg < 0 ? grail::KeyKind::integer
 		                                       : key_type_argument(fcinfo, key_type_arg, "grail.chordless_cycles");
 		int32 min_length = PG_GETARG_INT32(min_arg);
@@ -168,21 +165,18 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 	return PointerGetDatum(cycle);
 }
 
-GRAIL_FUNCTION(grail_chordless_cycles) {
+// CALLED ON NULL INPUT for the optional max_length; a NULL graph or min_length gives no rows.
+GRAIL_FUNCTION_NULLABLE(grail_chordless_cycles, 0, 1) {
 	return chordless_cycles(fcinfo, -1);
 }
 
-// chordless_cycles(graph, key_type anyelement, ...): arrays of the type of key_type.
-GRAIL_FUNCTION(grail_chordless_cycles_keyed) {
+// chordless_cycles(graph, key_type anyelement, ...): arrays of the type of key_type, a typed NULL.
+GRAIL_FUNCTION_NULLABLE(grail_chordless_cycles_keyed, 0, 2) {
 	return chordless_cycles(fcinfo, 1);
 }
 
-GRAIL_FUNCTION(grail_chordless_cycle_counts) {
-	// CALLED ON NULL INPUT for the optional max_length; a NULL graph gives no rows.
-	if (PG_ARGISNULL(0)) {
-		guard([&] { InitMaterializedSRF(fcinfo, 0); });
-		return (Datum)0;
-	}
+// CALLED ON NULL INPUT for the optional max_length; a NULL graph gives no rows.
+GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 	uint32_t max_length = grail::kNoLengthLimit;
 	if (!PG_ARGISNULL(1)) {
 		int32 length = PG_GETARG_INT32(1);

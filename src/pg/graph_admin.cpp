@@ -132,9 +132,11 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
  * changes that snapshot sees, which the build has read, are deleted with it.
  */
 static std::string
-build_graph(const char *name, const GraphRow &row, BuildCommand command) {
+build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand command) {
 	auto start = std::chrono::steady_clock::now();
-	BuildProgress progress(command, row.id, row.schema, name, row.relid, row.source_attnum, row.target_attnum);
+	const char *name = graph_name.display.c_str();
+	BuildProgress progress(command, row.id, row.schema, graph_name.name.c_str(), row.relid, row.source_attnum,
+	                       row.target_attnum);
 	// A READ COMMITTED merge reads the latest snapshot, taken after the graph row's lock, so that it
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
@@ -344,7 +346,7 @@ GRAIL_FUNCTION(grail_create_graph) {
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
 	building.live = false;
-	return text_result(build_graph(graph_name.display.c_str(), building, BuildCommand::create_graph));
+	return text_result(build_graph(graph_name, building, BuildCommand::create_graph));
 }
 
 /*
@@ -387,7 +389,7 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 		watch_graph(row.id);
 	GraphRow building = row;
 	building.live = row.live && !blocking;
-	std::string summary = build_graph(name.display.c_str(), building, command);
+	std::string summary = build_graph(name, building, command);
 	if (merged != nullptr)
 		*merged = true;
 	return summary;

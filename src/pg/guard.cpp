@@ -1,30 +1,87 @@
 #include "error.hpp"
 
+#include <csetjmp>
 #include <cstdio>
+#include <exception>
 #include <new>
 
 #include "guard.hpp"
 
+extern "C" {
+#include "nodes/execnodes.h"
+}
+
 namespace grail::pg {
 
 /*
- * Run fn(arg), turning a PostgreSQL error into a PgError thrown after PG_TRY has ended.
+ * PostgreSQL's error stacks as they were when it was made, put back when it goes out of scope: on
+ * the normal return, after a longjmp caught, and as a C++ exception passes (pg_duckdb's
+ * PgExceptionGuard). Otherwise PG_exception_stack would be left pointing into a dead frame and the
+ * next error would jump there.
+ */
+class ErrorStacks {
+public:
+	ErrorStacks() noexcept : exception_stack_(PG_exception_stack), context_stack_(error_context_stack) {
+	}
+	~ErrorStacks() {
+		restore();
+	}
+	ErrorStacks(const ErrorStacks &) = delete;
+	ErrorStacks &operator=(const ErrorStacks &) = delete;
+
+	void
+	restore() const noexcept {
+		PG_exception_stack = exception_stack_;
+		error_context_stack = context_stack_;
+	}
+
+private:
+	sigjmp_buf *exception_stack_;
+	ErrorContextCallback *context_stack_;
+};
+
+/*
+ * Call fn(arg), catching whatever C++ exception it throws into *thrown: it is rethrown only once
+ * the guard's error stacks are restored, so that no destructor or handler runs with
+ * PG_exception_stack pointing at a jump buffer that the throw is about to leave.
+ */
+static void
+call_catching(void (*fn)(void *), void *arg, std::exception_ptr *thrown) noexcept {
+	try {
+		fn(arg);
+	} catch (...) {
+		*thrown = std::current_exception();
+	}
+}
+
+/*
+ * Run fn(arg), turning a PostgreSQL error into a PgError thrown after the error stacks are
+ * restored; a C++ exception from fn is rethrown then too. Out of line, so that no caller's locals
+ * live in the frame that sigsetjmp saves; the locals here are not changed between sigsetjmp and a
+ * longjmp back to it.
  */
 void
 guard_call(void (*fn)(void *), void *arg) {
 	MemoryContext context = CurrentMemoryContext;
 	ErrorData *volatile error = nullptr;
-	PG_TRY();
-	{ fn(arg); }
-	PG_CATCH();
+	std::exception_ptr thrown;
 	{
-		MemoryContextSwitchTo(context);
-		error = CopyErrorData();
-		FlushErrorState();
+		ErrorStacks stacks;
+		sigjmp_buf jump;
+		if (sigsetjmp(jump, 0) == 0) {
+			PG_exception_stack = &jump;
+			call_catching(fn, arg, &thrown);
+		} else {
+			stacks.restore();
+			MemoryContextSwitchTo(context);
+			error = CopyErrorData();
+			FlushErrorState();
+		}
 	}
-	PG_END_TRY();
 	if (error != nullptr)
 		throw PgError(error);
+	if (thrown)
+		std::rethrow_exception(thrown);
 }
 
 static int
@@ -99,6 +156,24 @@ call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
 		c->result = c->body(c->fcinfo);
 	}, &c);
 	return c.result;
+}
+
+/*
+ * Run an SQL function's C++ body through call() unless a required argument is NULL; then answer
+ * NULL, which a set-returning function's caller reads as the end of its (empty) rows.
+ */
+Datum
+call_unless_null(FunctionCallInfo fcinfo, const int *required, int count, Datum (*body)(FunctionCallInfo)) {
+	for (int i = 0; i < count; i++) {
+		if (PG_ARGISNULL(required[i])) {
+			auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+			if (rsinfo != nullptr && IsA(rsinfo, ReturnSetInfo))
+				rsinfo->isDone = ExprEndResult;
+			fcinfo->isnull = true;
+			return (Datum)0;
+		}
+	}
+	return call(fcinfo, body);
 }
 
 } // namespace grail::pg

@@ -4,9 +4,12 @@
 // every C++ exception and raises the PostgreSQL error only after the C++ frames have unwound.
 //
 // C++ -> PostgreSQL: a PostgreSQL call that can raise an error runs inside guard(), which
-// catches the error (a longjmp) and rethrows it as PgError, so destructors run. The lambda
-// given to guard() must not throw C++ exceptions itself: keep it to PostgreSQL calls and plain
-// reads of engine data.
+// catches the error (a longjmp) and rethrows it as PgError, so destructors run. guard() restores
+// PostgreSQL's error stacks (PG_exception_stack, error_context_stack) in a destructor, and a C++
+// exception thrown inside the lambda is caught there and rethrown only after the stacks are
+// restored. Still, keep the lambda to PostgreSQL calls and plain reads of engine data: a
+// PostgreSQL error longjmps over the lambda's own frames, so a C++ object built inside it (a
+// container, a string) would never be destroyed. Build those outside, before or after.
 //
 // Engine headers must come before this one (they refuse to compile after postgres.h).
 #pragma once
@@ -67,6 +70,11 @@ void call_and_raise(void (*body)(void *), void *arg);
 // Runs body(fcinfo) and turns any exception into a PostgreSQL error after it has unwound.
 Datum call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo));
 
+// call() for a function declared CALLED ON NULL INPUT: when any of the arguments at the positions
+// in required[0..count) is NULL, the result is NULL (no rows for a set-returning function) and body
+// does not run; body may read those arguments as values.
+Datum call_unless_null(FunctionCallInfo fcinfo, const int *required, int count, Datum (*body)(FunctionCallInfo));
+
 } // namespace grail::pg
 
 // Declares an SQL-callable function whose body is C++: GRAIL_FUNCTION(name) { ... return x; }
@@ -77,5 +85,21 @@ Datum call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo));
 	}                                                                                                                  \
 	Datum name(PG_FUNCTION_ARGS) {                                                                                     \
 		return grail::pg::call(fcinfo, name##_body);                                                                   \
+	}                                                                                                                  \
+	static Datum name##_body(FunctionCallInfo fcinfo)
+
+// Declares an SQL-callable function that takes NULLs (CALLED ON NULL INPUT: an optional argument, a
+// key_type given as a typed NULL): GRAIL_FUNCTION_NULLABLE(name, 0, 1) { ... }. The numbers are the
+// positions of the arguments that must not be NULL: a NULL there gives NULL or no rows before the
+// body runs, so the body reads them as values and checks only the others with PG_ARGISNULL. Every
+// other SQL function is STRICT (test/pgtap/null_arguments.sql holds the list of those that are not).
+#define GRAIL_FUNCTION_NULLABLE(name, ...)                                                                            \
+	static Datum name##_body(FunctionCallInfo fcinfo);                                                                 \
+	extern "C" {                                                                                                       \
+	PGDLLEXPORT PG_FUNCTION_INFO_V1(name);                                                                             \
+	}                                                                                                                  \
+	Datum name(PG_FUNCTION_ARGS) {                                                                                     \
+		static const int required[] = {__VA_ARGS__};                                                                   \
+		return grail::pg::call_unless_null(fcinfo, required, int(lengthof(required)), name##_body);                    \
 	}                                                                                                                  \
 	static Datum name##_body(FunctionCallInfo fcinfo)

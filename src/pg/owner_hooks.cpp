@@ -33,16 +33,15 @@ static ProcessUtility_hook_type previous_hook = nullptr;
  */
 static std::vector<Oid>
 role_oids(List *roles) {
-	return guard([&] {
-		std::vector<Oid> oids;
-		ListCell *cell;
-		foreach (cell, roles) {
-			Oid role = get_rolespec_oid(static_cast<RoleSpec *>(lfirst(cell)), true);
-			if (OidIsValid(role))
-				oids.push_back(role);
-		}
-		return oids;
-	});
+	std::vector<Oid> oids;
+	ListCell *cell;
+	foreach (cell, roles) {
+		auto *spec = static_cast<RoleSpec *>(lfirst(cell));
+		Oid role = guard([&] { return get_rolespec_oid(spec, true); });
+		if (OidIsValid(role))
+			oids.push_back(role);
+	}
+	return oids;
 }
 
 static void

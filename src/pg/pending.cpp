@@ -93,6 +93,9 @@ visible_pending_rows(int64_t graph_id) {
 				elog(ERROR, "pg_grail: a row of grail.pending_change of graph %lld has %d sources and %d targets",
 				     (long long)graph_id, ns, nt);
 			for (int i = 0; i < ns; i++) {
+				// Keys detoasted first: no PostgreSQL call (which may longjmp over it) once row exists.
+				text *source_key = integer || source_nulls[i] ? nullptr : DatumGetTextPP(sources[i]);
+				text *target_key = integer || target_nulls[i] ? nullptr : DatumGetTextPP(targets[i]);
 				PendingRow row;
 				row.change = change;
 				row.integer = integer;
@@ -102,14 +105,10 @@ visible_pending_rows(int64_t graph_id) {
 					row.source = source_nulls[i] ? 0 : DatumGetInt64(sources[i]);
 					row.target = target_nulls[i] ? 0 : DatumGetInt64(targets[i]);
 				} else {
-					if (!source_nulls[i]) {
-						text *key = DatumGetTextPP(sources[i]);
-						row.source_key.assign(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
-					}
-					if (!target_nulls[i]) {
-						text *key = DatumGetTextPP(targets[i]);
-						row.target_key.assign(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
-					}
+					if (source_key != nullptr)
+						row.source_key.assign(VARDATA_ANY(source_key), VARSIZE_ANY_EXHDR(source_key));
+					if (target_key != nullptr)
+						row.target_key.assign(VARDATA_ANY(target_key), VARSIZE_ANY_EXHDR(target_key));
 				}
 				rows.push_back(std::move(row));
 			}

@@ -41,8 +41,8 @@ GRAIL_FUNCTION(grail_scc_components) {
 	return scc_components(fcinfo, grail::KeyKind::integer);
 }
 
-// scc_components(graph, key_type anyelement): the rows in the type of key_type.
-GRAIL_FUNCTION(grail_scc_components_keyed) {
+// scc_components(graph, key_type anyelement): the rows in the type of key_type, a typed NULL.
+GRAIL_FUNCTION_NULLABLE(grail_scc_components_keyed, 0) {
 	return scc_components(fcinfo, key_type_argument(fcinfo, 1, "grail.scc_components"));
 }
 

@@ -151,8 +151,8 @@ oids_of(Datum array) {
 
 TableFamily
 table_family(Oid relid) {
-	return guard([&] {
-		TableFamily family;
+	TableFamily family; // outside the guard: a PostgreSQL error must not skip its destructor
+	guard([&] {
 		add_ancestors(relid, &family.ancestors);
 		List *descendants = find_all_inheritors(relid, NoLock, NULL); // relid first
 		ListCell *cell;
@@ -165,15 +165,15 @@ table_family(Oid relid) {
 		for (size_t i = 1; i < family.descendants.size(); i++)
 			if (!get_rel_relispartition(family.descendants[i]))
 				add_ancestors(family.descendants[i], &family.ancestors);
-		const std::vector<Oid> &members = family.descendants;
-		family.ancestors.erase(std::remove_if(family.ancestors.begin(), family.ancestors.end(),
-		                                      [&](Oid table) {
-			                                      return std::find(members.begin(), members.end(), table) !=
-			                                             members.end();
-		                                      }),
-		                       family.ancestors.end());
-		return family;
 	});
+	const std::vector<Oid> &members = family.descendants;
+	family.ancestors.erase(std::remove_if(family.ancestors.begin(), family.ancestors.end(),
+	                                      [&](Oid table) {
+		                                      return std::find(members.begin(), members.end(), table) !=
+		                                             members.end();
+	                                      }),
+	                       family.ancestors.end());
+	return family;
 }
 
 bool
