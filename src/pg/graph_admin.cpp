@@ -498,7 +498,7 @@ void
 drop_graph(int64_t id) {
 	delete_graph(id);
 	forget_graph(id);
-	forget_images(id, std::string());
+	forget_images(id);
 }
 
 } // namespace grail::pg
