@@ -16,6 +16,9 @@
 extern "C" {
 #include <dirent.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -409,6 +412,19 @@ remove_unused_older_images(const GraphRow &row) {
 	closedir(dir);
 }
 
+/*
+ * Reads the build's image from the catalog chunks into image, then gives the C library's free
+ * memory back to the system: detoasting a chunk allocates a few MB that glibc keeps in its heap
+ * once freed, which a backend that loaded an image would otherwise hold for the rest of its life.
+ */
+static void
+load_chunks(const GraphRow &row, uint8_t *image) {
+	load_index(row, image);
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
 OpenedIndex
 open_index(const GraphRow &row, const char *display) {
 	size_t size = size_t(row.index_bytes);
@@ -435,13 +451,18 @@ open_index(const GraphRow &row, const char *display) {
 		TempFile temp(temp_path);
 		if (std::shared_ptr<CachedFile> file = create_file(temp_path, size, limit)) {
 			std::shared_ptr<uint8_t> bytes(file, static_cast<uint8_t *>(file->bytes));
-			load_index(row, bytes.get());
+			load_chunks(row, bytes.get());
 			Index index = Index::attach(bytes, size, Index::Check::full);
 			// A version 1 image is copied out: nothing to share.
 			if (index.graph().ids.borrowed() && publish(file->path, path)) {
 				temp.published();
 				file->path = path;
 				remove_unused_older_images(row);
+				// Mapped again, read-only, as other backends map it: the writing mapping has every
+				// page of the image in this backend's page tables (its resident set, "private" while
+				// no other process maps them), where a reader has only the pages its queries read.
+				if (std::shared_ptr<CachedFile> reader = map_file(path, size))
+					file = std::move(reader);
 				return {Index::attach(image_bytes(file), size, Index::Check::header), file};
 			}
 			cache_counters.private_copies++;
@@ -451,7 +472,7 @@ open_index(const GraphRow &row, const char *display) {
 		cache_counters.loads++;
 	}
 	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
-	load_index(row, image.get());
+	load_chunks(row, image.get());
 	cache_counters.private_copies++;
 	return {Index::attach(image, size, Index::Check::full), nullptr};
 }

@@ -162,7 +162,20 @@ my $rr = $node->background_psql('postgres');
 $rr->query_safe(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT grail.reachable('big', 1, 400000)});
 $node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
 my $reader = $node->background_psql('postgres');
+# This reader writes the new build's image: it then maps the file as other readers do, with only
+# the pages its queries read in its resident set, not every page it wrote (RssFile of
+# /proc/PID/status: pages of files mapped by this process).
+sub rss_file_kb
+{
+	my ($pid) = @_;
+	return slurp_file("/proc/$pid/status") =~ /^RssFile:\s+(\d+) kB/m ? $1 : die 'no RssFile';
+}
+my $reader_pid = $reader->query_safe('SELECT pg_backend_pid()');
+my $file_kb = rss_file_kb($reader_pid);
 $reader->query_safe(q{SELECT grail.reachable('big', 1, 400000)});
+is($reader->query_safe(q{SELECT loads FROM grail.cache_counters()}), '1', 'a reader of the new build writes its image');
+cmp_ok((rss_file_kb($reader_pid) - $file_kb) * 1024, '<', $image_bytes / 4,
+	'and keeps no more of the file resident than a reader');
 my $counters = q{SELECT hits + loads FROM grail.cache_counters()};
 my ($rr_opened, $reader_opened) = ($rr->query_safe($counters), $reader->query_safe($counters));
 for (1 .. 4)
