@@ -247,12 +247,10 @@ static bool
 make_room(uint64_t limit, uint64_t size) {
 	std::vector<CacheFile> files = cache_files();
 	uint64_t total = 0;
-	for (CacheFile &f : files) {
-		if (f.being_written && !writer_alive(f.path) && unlink(f.path.c_str()) == 0) {
-			f.bytes = 0;
-			continue;
-		}
-		total += f.bytes;
+	for (const CacheFile &f : files) {
+		bool orphan = f.being_written && !writer_alive(f.path);
+		if (!orphan || unlink(f.path.c_str()) != 0)
+			total += f.bytes;
 	}
 	std::sort(files.begin(), files.end(), [](const CacheFile &a, const CacheFile &b) {
 		return a.used.tv_sec != b.used.tv_sec ? a.used.tv_sec < b.used.tv_sec : a.used.tv_nsec < b.used.tv_nsec;
@@ -260,7 +258,7 @@ make_room(uint64_t limit, uint64_t size) {
 	for (const CacheFile &f : files) {
 		if (total + size <= limit)
 			break;
-		if (!f.being_written && f.bytes > 0 && unlink(f.path.c_str()) == 0)
+		if (!f.being_written && unlink(f.path.c_str()) == 0)
 			total -= f.bytes;
 	}
 	return total + size <= limit;

@@ -4,7 +4,8 @@
 //
 // Why files rather than shared memory: they need no shared_preload_libraries and no memory set
 // aside at start; a crash of a backend can leave only a temporary file that no one trusts (an
-// image appears under its name by rename, complete and checked in full); evicting one is safe
+// image appears under its name by rename, complete and checked in full), which the next writer
+// removes once no backend has its pid; evicting one is safe
 // while backends still map it (unlink keeps mapped pages until they are unmapped); and a hot
 // standby fills its own cache from the chunks it receives by WAL. They live in
 // base/pgsql_tmp/pgsql_tmp_grail/, which PostgreSQL empties at every start and base backups
