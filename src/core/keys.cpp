@@ -508,6 +508,7 @@ KeyDictionaryBuilder::sorted_ids(void *scratch) const {
 	if (m > 1)
 		todo.push_back({0, m, 0});
 	while (!todo.empty()) {
+		poll_cancel();
 		Range r = todo.back();
 		todo.pop_back();
 		for (size_t i = r.begin; i < r.end; i++) {
@@ -563,7 +564,10 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	for (size_t i = 0; i < m; i++)
 		rank[order[i]] = uint32_t(i);
 	for (std::vector<int64_t> *ids : {&edges.source, &edges.target})
-		for (int64_t &id : *ids) {
+		for (size_t e = 0; e < ids->size(); e++) {
+			if (e % 4096 == 0)
+				poll_cancel();
+			int64_t &id = (*ids)[e];
 			if (id < 0 || uint64_t(id) >= m)
 				throw Error(ErrorKind::internal,
 				            "edge endpoint " + std::to_string(id) + " is not a key's provisional id");
@@ -583,6 +587,8 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	// Records in key order, that is at random: each prefetched a few keys ahead, its offset further.
 	constexpr size_t kAhead = 16;
 	for (size_t i = 0; i < m; i++) {
+		if (i % 4096 == 0)
+			poll_cancel();
 		if (i + 2 * kAhead < m)
 			__builtin_prefetch(records_.data() + order[i + 2 * kAhead]);
 		if (i + kAhead < m)
