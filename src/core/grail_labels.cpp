@@ -129,14 +129,20 @@ BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
 	}
 	// Components are numbered topologically (every edge goes to a larger id): one upward pass
 	// settles in(), one downward pass out().
-	for (vid_t v = 0; v < n; v++)
+	for (vid_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
 			for (unsigned k = 0; k < kBloomWords; k++)
 				data[*c].in[k] |= data[v].in[k];
-	for (vid_t v = vid_t(n); v-- > 0;)
+	}
+	for (vid_t v = vid_t(n); v-- > 0;) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
 			for (unsigned k = 0; k < kBloomWords; k++)
 				data[v].out[k] |= data[*c].out[k];
+	}
 	return labels;
 }
 
@@ -149,10 +155,13 @@ BloomLabels::from_data(Array<BloomRecord> data) {
 
 std::string
 GrailLabels::first_inconsistent_edge(const Csr &dag) const {
-	for (size_t a = 0; a < dag.vertex_count(); a++)
+	for (size_t a = 0; a < dag.vertex_count(); a++) {
+		if (a % 4096 == 0)
+			poll_cancel();
 		for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
 			if (record(vid_t(a))[2] >= record(*b)[2] || !contains(vid_t(a), *b))
 				return std::to_string(a) + "->" + std::to_string(*b);
+	}
 	return {};
 }
 

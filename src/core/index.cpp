@@ -3,6 +3,7 @@
 #include "index.hpp"
 #include "error.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 
@@ -23,6 +24,8 @@ Graph
 keyed_graph(const EdgeList &edges, size_t keys) {
 	std::vector<vid_t> source(edges.size()), target(edges.size());
 	for (size_t e = 0; e < edges.size(); e++) {
+		if (e % 4096 == 0)
+			poll_cancel();
 		if (uint64_t(edges.source[e]) >= keys || uint64_t(edges.target[e]) >= keys)
 			throw Error(ErrorKind::internal,
 			            "edge " + std::to_string(e) + " names no key of the dictionary's " + std::to_string(keys));
@@ -97,14 +100,16 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 
 	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.
 	if (index.keys_.kind() == KeyKind::integer)
-		index.build_hash();
+		index.build_hash(options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index));
 	return index;
 }
 
 void
-Index::build_hash() {
+Index::build_hash(uint64_t seed) {
 	size_t n = graph_.ids.size();
 	hash_.clear();
+	hash_seeded_ = true;
+	hash_seed_ = seed;
 	if (n == 0)
 		return;
 	unsigned bits = 1;
@@ -114,6 +119,8 @@ Index::build_hash() {
 	hash_.assign(size_t(1) << bits, HashSlot{0, kNoVertex, 0});
 	size_t mask = hash_.size() - 1;
 	for (size_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		size_t slot = hash_slot(graph_.ids[v]);
 		while (hash_[slot].vertex != kNoVertex)
 			slot = (slot + 1) & mask;
@@ -157,6 +164,18 @@ Index::find(int64_t id) const noexcept {
 	vid_t vertex;
 	uint32_t component;
 	return resolve(id, &vertex, &component) ? int64_t(vertex) : -1;
+}
+
+size_t
+Index::longest_probe() const noexcept {
+	size_t longest = 0, mask = hash_.size() - 1;
+	for (size_t slot = 0; slot < hash_.size(); slot++) {
+		if (hash_[slot].vertex == kNoVertex)
+			continue;
+		size_t walked = ((slot - hash_slot(hash_[slot].id)) & mask) + 1;
+		longest = std::max(longest, walked);
+	}
+	return longest;
 }
 
 int64_t

@@ -10,6 +10,7 @@
 #include "graph.hpp"
 #include "keys.hpp"
 #include "scc.hpp"
+#include "xxh64.hpp"
 
 #include <cstdlib>
 #include <functional>
@@ -20,6 +21,9 @@ namespace grail {
 struct BuildOptions {
 	unsigned labels = 5; // GRAIL traversals, 1..kMaxLabels
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
+	// The id hash table's seed: a random value from the host (PostgreSQL's pg_strong_random), so
+	// that no one can prepare ids that collide; 0: one drawn here from the clock.
+	uint64_t id_hash_seed = 0;
 	// Refuse, with Error(limit_exceeded), a build whose estimated peak memory is larger; 0: no limit.
 	uint64_t memory_limit_bytes = 0;
 	// Computes the components, e.g. on a GPU; empty: the CPU Tarjan. It must keep the Components
@@ -62,10 +66,10 @@ public:
 	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr,
 	                   KeyDictionary keys = {});
 
-	// The image (format version 4): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// The image (format version 5): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
-	// labels, Bloom labels, id hash table, and the key dictionary (meta {kind u32, hash shift u32,
+	// labels, Bloom labels, id hash header {shift u32, seeded u32, seed u64} and table, and the key dictionary (meta {kind u32, hash shift u32,
 	// hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three empty for
 	// integer keys), and the edges several rows held (RepeatedEdge, by ascending place).
 	std::vector<uint8_t> serialize() const;
@@ -86,7 +90,7 @@ public:
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 4;
+	static constexpr uint32_t kFormatVersion = 5;
 
 	const Graph &
 	graph() const noexcept {
@@ -123,6 +127,10 @@ public:
 	// vertex is its own component.
 	int64_t component_id(int64_t id) const noexcept;
 
+	// The most slots a lookup of a vertex id walks in the id hash table (0 without one): small
+	// whatever the ids, since the table is seeded per build.
+	size_t longest_probe() const noexcept;
+
 private:
 	friend class ReachabilityQuery;
 	friend struct ImageReader;
@@ -132,13 +140,16 @@ private:
 		vid_t vertex; // kNoVertex for an empty slot
 		uint32_t component;
 	};
-	void build_hash();
+	void build_hash(uint64_t seed);
 	const HashSlot *lookup(int64_t id) const noexcept; // integer keys; nullptr when id is not a vertex
 	// The vertex and component of a vertex id; false when id is not a vertex. The per-row path.
 	bool resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept;
+	// A seeded hash, unless the table comes from an image older than version 5: those placed ids
+	// by an unseeded Fibonacci hash, which crafted ids can make collide, and are read as written.
 	size_t
 	hash_slot(int64_t id) const noexcept {
-		return size_t((uint64_t(id) * 0x9e3779b97f4a7c15ull) >> hash_shift_);
+		uint64_t h = hash_seeded_ ? xxh64(&id, sizeof id, hash_seed_) : uint64_t(id) * 0x9e3779b97f4a7c15ull;
+		return size_t(h >> hash_shift_);
 	}
 
 	Graph graph_;
@@ -148,6 +159,8 @@ private:
 	BloomLabels bloom_;
 	Array<HashSlot> hash_;     // power-of-two capacity
 	unsigned hash_shift_ = 63; // 64 - log2(capacity)
+	bool hash_seeded_ = true;
+	uint64_t hash_seed_ = 0;
 	KeyDictionary keys_;
 };
 

@@ -1,5 +1,9 @@
 // The flat index image: format, writer, reader and validation (see index.hpp).
 //
+// Version 5 (0.7.0) is version 4 with a seeded id hash table: its header is {shift u32, seeded
+// u32, seed u64}, and ids are placed by XXH64 of the id with that seed, so that no one can
+// prepare ids that collide. Older versions placed them by an unseeded Fibonacci hash; their
+// tables are still read as they are (seeded 0).
 // Version 4 (0.5.0) is version 3 with a last section, the edges that several rows held
 // ({edge u64, rows u64}, by ascending edge; the one entry {2^64 - 1, 0} where that is unknown). Version 3 (0.4.0) is read in place: a 64-byte header, a table of
 // sections, then each section at a 64-byte-aligned offset, so that an Index can borrow its arrays
@@ -47,7 +51,7 @@ enum Tag : uint32_t {
 	kBloomMeta,
 	kBloom,
 	kTagCountV1 = kBloom,
-	kHashMeta, // version 2: {hash shift, 0}
+	kHashMeta, // version 2: {hash shift u32, 0 u32}; version 5: HashMeta
 	kHash,     // version 2: the open-addressing table of Index::HashSlot
 	kTagCountV2 = kHash,
 	kKeyMeta,    // version 3: KeyMeta
@@ -57,6 +61,12 @@ enum Tag : uint32_t {
 	kTagCountV3 = kKeyHash,
 	kRepeatedEdges, // version 4: RepeatedEdge, by ascending edge
 	kTagCount = kRepeatedEdges,
+};
+
+struct HashMeta {
+	uint32_t shift;
+	uint32_t seeded; // 1: slots by XXH64 of the id with seed; 0 (an older image's table): unseeded
+	uint64_t seed;
 };
 
 struct KeyMeta {
@@ -143,6 +153,8 @@ check_csr(const Csr &csr, size_t n, const char *what) {
 	if (csr.offsets.size() != n + 1 || csr.offsets[0] != 0 || csr.offsets[n] != csr.targets.size())
 		corrupt(std::string(what) + " offsets do not span the target array");
 	for (size_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		if (csr.offsets[v + 1] < csr.offsets[v] || csr.offsets[v + 1] > csr.targets.size())
 			corrupt(std::string(what) + " offsets decrease or leave the target array at vertex " + std::to_string(v));
 		for (eid_t e = csr.offsets[v]; e < csr.offsets[v + 1]; e++) {
@@ -262,9 +274,20 @@ struct ImageReader {
 		if (bloom_meta[0] != kBloomBits || bloom_meta[1] != 0)
 			corrupt("Bloom header is invalid (" + std::to_string(bloom_meta[0]) + " bits)");
 		index.bloom_ = BloomLabels::from_data(section_array<BloomRecord>(sections[kBloom], kBloom, c, keep));
-		if (version >= 2) {
+		if (version >= 5) {
+			HashMeta hash_meta = section_array<HashMeta>(sections[kHashMeta], kHashMeta, 1, nullptr)[0];
+			if (hash_meta.seeded > 1 || (hash_meta.seeded == 0 && hash_meta.seed != 0))
+				corrupt("id hash header is invalid (seeded " + std::to_string(hash_meta.seeded) + ")");
+			index.hash_shift_ = hash_meta.shift;
+			index.hash_seeded_ = hash_meta.seeded != 0;
+			index.hash_seed_ = hash_meta.seed;
+		} else if (version >= 2) {
 			Array<uint32_t> hash_meta = section_array<uint32_t>(sections[kHashMeta], kHashMeta, 2, nullptr);
 			index.hash_shift_ = hash_meta[0];
+			index.hash_seeded_ = false;
+			index.hash_seed_ = 0;
+		}
+		if (version >= 2) {
 			index.hash_ = section_array<Index::HashSlot>(
 			    sections[kHash], kHash, count_of(sections[kHash], sizeof(Index::HashSlot), kHash), keep);
 		}
@@ -286,7 +309,7 @@ struct ImageReader {
 			check_keys(index);
 		}
 		if (version < 2)
-			index.build_hash();
+			index.build_hash(fresh_seed(&index));
 		else if (verify)
 			check_hash(index);
 		return index;
@@ -316,19 +339,25 @@ struct ImageReader {
 			corrupt(broken);
 		if (index.keys_.kind() == KeyKind::integer)
 			return;
-		for (size_t v = 0; v < g.vertex_count(); v++)
+		for (size_t v = 0; v < g.vertex_count(); v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
 			if (g.ids[v] != int64_t(v))
 				corrupt("vertex " + std::to_string(v) + " of a graph with text or uuid keys has id " +
 				        std::to_string(g.ids[v]));
+		}
 	}
 
 	static void
 	check(const Index &index) {
 		const Graph &g = index.graph_;
 		size_t n = g.ids.size();
-		for (size_t v = 1; v < n; v++)
+		for (size_t v = 1; v < n; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
 			if (g.ids[v - 1] >= g.ids[v])
 				corrupt("vertex ids are not strictly ascending at index " + std::to_string(v));
+		}
 		check_csr(g.out, n, "graph");
 		for (size_t i = 0; i < g.repeated.size(); i++)
 			if (g.repeated[i].edge >= g.out.edge_count() || g.repeated[i].rows < 2 ||
@@ -339,6 +368,8 @@ struct ImageReader {
 		{
 			std::vector<vid_t> smallest(c, kNoVertex);
 			for (size_t v = 0; v < n; v++) {
+				if (v % 4096 == 0)
+					poll_cancel();
 				if (comp.of_vertex[v] >= c)
 					corrupt("vertex " + std::to_string(v) + " has component " + std::to_string(comp.of_vertex[v]) +
 					        " of " + std::to_string(c));
@@ -349,12 +380,17 @@ struct ImageReader {
 		}
 		const Csr &dag = index.dag_;
 		check_csr(dag, c, "DAG");
-		for (size_t a = 0; a < c; a++)
+		for (size_t a = 0; a < c; a++) {
+			if (a % 4096 == 0)
+				poll_cancel();
 			for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
 				if (*b <= a)
 					corrupt("DAG edge " + std::to_string(a) + "->" + std::to_string(*b) + " breaks topological order");
+		}
 		// Every graph edge between components must be a DAG edge, or queries would miss paths.
 		for (size_t v = 0; v < n; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
 			uint32_t cv = comp.of_vertex[v];
 			for (const vid_t *w = g.out.begin(vid_t(v)); w != g.out.end(vid_t(v)); w++) {
 				uint32_t cw = comp.of_vertex[*w];
@@ -365,6 +401,8 @@ struct ImageReader {
 		const GrailLabels &labels = index.labels_;
 		unsigned d = labels.label_count();
 		for (size_t v = 0; v < c; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
 			const uint32_t *r = labels.record(vid_t(v));
 			if (r[0] >= c || r[1] > r[0] || r[4] != r[0])
 				corrupt("label record of component " + std::to_string(v) + " has an invalid tree interval");
@@ -377,11 +415,14 @@ struct ImageReader {
 			corrupt("labels of DAG edge " + broken + " are inconsistent");
 		// Subset order along every DAG edge implies it along every path, which is all a query relies on.
 		const BloomLabels &bloom = index.bloom_;
-		for (size_t a = 0; a < c; a++)
+		for (size_t a = 0; a < c; a++) {
+			if (a % 4096 == 0)
+				poll_cancel();
 			for (const vid_t *b = dag.begin(vid_t(a)); b != dag.end(vid_t(a)); b++)
 				if (!BloomLabels::may_reach(bloom.record(vid_t(a)), bloom.record(*b)))
 					corrupt("Bloom labels of DAG edge " + std::to_string(a) + "->" + std::to_string(*b) +
 					        " are inconsistent");
+		}
 	}
 
 	// The stored hash table finds every vertex (with its component) and holds nothing else; a graph
@@ -405,7 +446,10 @@ struct ImageReader {
 			corrupt("id hash table has " + std::to_string(capacity) + " slots and shift " +
 			        std::to_string(index.hash_shift_) + " for " + std::to_string(n) + " vertices");
 		size_t used = 0;
-		for (const Index::HashSlot &slot : index.hash_) {
+		for (size_t k = 0; k < capacity; k++) {
+			if (k % 4096 == 0)
+				poll_cancel();
+			const Index::HashSlot &slot = index.hash_[k];
 			if (slot.vertex == kNoVertex)
 				continue;
 			used++;
@@ -415,7 +459,10 @@ struct ImageReader {
 		}
 		if (used != n)
 			corrupt("id hash table holds " + std::to_string(used) + " ids, expected " + std::to_string(n));
+		// Polled at every vertex: in a table of an older image, crafted ids can make each lookup
+		// walk most of the table.
 		for (size_t v = 0; v < n; v++) {
+			poll_cancel();
 			const Index::HashSlot *slot = index.lookup(index.graph_.ids[v]);
 			if (slot == nullptr || slot->vertex != v)
 				corrupt("id hash table does not find vertex " + std::to_string(v));
@@ -432,7 +479,7 @@ Index::serialize() const {
 	};
 	uint32_t label_meta[2] = {labels_.label_count(), 0};
 	uint32_t bloom_meta[2] = {kBloomBits, 0};
-	uint32_t hash_meta[2] = {hash_shift_, 0};
+	HashMeta hash_meta = {hash_shift_, hash_seeded_ ? 1u : 0u, hash_seed_};
 	KeyMeta key_meta = {uint32_t(keys_.kind()), keys_.hash_shift(), keys_.seed()};
 	const Part parts[kTagCount] = {
 	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
@@ -446,7 +493,7 @@ Index::serialize() const {
 	    {kLabels, labels_.data().data(), labels_.data().size() * sizeof(uint32_t)},
 	    {kBloomMeta, bloom_meta, sizeof bloom_meta},
 	    {kBloom, bloom_.data().data(), bloom_.data().size() * sizeof(BloomRecord)},
-	    {kHashMeta, hash_meta, sizeof hash_meta},
+	    {kHashMeta, &hash_meta, sizeof hash_meta},
 	    {kHash, hash_.data(), hash_.size() * sizeof(HashSlot)},
 	    {kKeyMeta, &key_meta, sizeof key_meta},
 	    {kKeyOffsets, keys_.offsets().data(), keys_.offsets().size() * sizeof(uint64_t)},

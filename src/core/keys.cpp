@@ -120,15 +120,14 @@ first_empty(const Slot *table, size_t capacity, uint64_t hash, unsigned shift) n
 	return slot;
 }
 
-// A seed nobody can know in advance, so that no one can fill a table with colliding keys.
+} // namespace
+
 uint64_t
 fresh_seed(const void *salt) noexcept {
 	uint64_t parts[2] = {uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()),
 	                     uint64_t(reinterpret_cast<uintptr_t>(salt))};
 	return xxh64(parts, sizeof parts, 0x6b6579736b657973ull);
 }
-
-} // namespace
 
 KeyDictionary::KeyDictionary(KeyKind kind, uint64_t seed, unsigned hash_shift, Array<uint64_t> offsets,
                              Array<uint8_t> bytes, Array<Slot> hash)
@@ -250,6 +249,8 @@ KeyDictionary::first_inconsistency(size_t vertices) const {
 	if (bytes_.size() >= kMaxKeyBytes)
 		return "key bytes are more than 2^40";
 	for (size_t v = 0; v < vertices; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		if (offsets_[v + 1] < offsets_[v] || offsets_[v + 1] > bytes_.size())
 			return "key offsets decrease or leave the key bytes at vertex " + std::to_string(v);
 		if (kind_ == KeyKind::uuid && offsets_[v + 1] - offsets_[v] != kUuidBytes)
@@ -262,9 +263,12 @@ KeyDictionary::first_inconsistency(size_t vertices) const {
 
 std::string
 KeyDictionary::first_unordered_key() const {
-	for (size_t v = 1; v < size(); v++)
+	for (size_t v = 1; v < size(); v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		if (key(v - 1) >= key(v)) // string_view compares bytes as unsigned char, shorter first: memcmp order
 			return "keys are not in strictly ascending byte order at vertex " + std::to_string(v);
+	}
 	return "";
 }
 
@@ -280,7 +284,10 @@ KeyDictionary::first_hash_inconsistency() const {
 		return "key hash table has " + std::to_string(capacity) + " slots and shift " + std::to_string(hash_shift_) +
 		       " for " + std::to_string(n) + " keys";
 	size_t used = 0;
-	for (const Slot &slot : hash_) {
+	for (size_t s = 0; s < capacity; s++) {
+		if (s % 4096 == 0)
+			poll_cancel();
+		const Slot &slot = hash_[s];
 		if (slot.vertex == kEmpty) {
 			if (slot.tag != 0 || slot.key != 0) // nothing else: an image has one form
 				return "key hash table has an empty slot that is not zero";
@@ -297,6 +304,8 @@ KeyDictionary::first_hash_inconsistency() const {
 	if (used != n)
 		return "key hash table holds " + std::to_string(used) + " keys, expected " + std::to_string(n);
 	for (size_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		std::string_view k = key(v);
 		if (find(k.data(), k.size()) != int64_t(v))
 			return "key hash table does not find the key of vertex " + std::to_string(v);
@@ -499,6 +508,7 @@ KeyDictionaryBuilder::sorted_ids(void *scratch) const {
 	if (m > 1)
 		todo.push_back({0, m, 0});
 	while (!todo.empty()) {
+		poll_cancel();
 		Range r = todo.back();
 		todo.pop_back();
 		for (size_t i = r.begin; i < r.end; i++) {
@@ -554,7 +564,10 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	for (size_t i = 0; i < m; i++)
 		rank[order[i]] = uint32_t(i);
 	for (std::vector<int64_t> *ids : {&edges.source, &edges.target})
-		for (int64_t &id : *ids) {
+		for (size_t e = 0; e < ids->size(); e++) {
+			if (e % 4096 == 0)
+				poll_cancel();
+			int64_t &id = (*ids)[e];
 			if (id < 0 || uint64_t(id) >= m)
 				throw Error(ErrorKind::internal,
 				            "edge endpoint " + std::to_string(id) + " is not a key's provisional id");
@@ -574,6 +587,8 @@ KeyDictionaryBuilder::finish(EdgeList &edges) {
 	// Records in key order, that is at random: each prefetched a few keys ahead, its offset further.
 	constexpr size_t kAhead = 16;
 	for (size_t i = 0; i < m; i++) {
+		if (i % 4096 == 0)
+			poll_cancel();
 		if (i + 2 * kAhead < m)
 			__builtin_prefetch(records_.data() + order[i + 2 * kAhead]);
 		if (i + kAhead < m)

@@ -21,6 +21,10 @@ enum class KeyKind : uint32_t { integer = 0, text = 1, uuid = 2 };
 
 constexpr size_t kUuidBytes = 16;
 
+// A hash seed nobody can know in advance (the clock and an address), so that no one can fill a
+// table with colliding keys; salt: any address of the caller's.
+uint64_t fresh_seed(const void *salt) noexcept;
+
 // The sorted dictionary of a graph's keys (text bytes, or uuid's 16 bytes). Vertex v's key is key(v), and its
 // vertex id (Graph::ids[v]) is v itself; keys are in strictly ascending byte order (memcmp; a key before its
 // extensions, "" first), so the smallest vertex of a component is the one with the smallest key. Empty for

@@ -82,6 +82,8 @@ condensation(const Csr &graph, const Components &components) {
 	size_t n = graph.vertex_count();
 	std::vector<vid_t> source, target;
 	for (size_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
 		uint32_t cv = components.of_vertex[v];
 		for (const vid_t *w = graph.begin(vid_t(v)); w != graph.end(vid_t(v)); w++) {
 			uint32_t cw = components.of_vertex[*w];

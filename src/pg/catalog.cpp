@@ -716,6 +716,10 @@ load_index(const GraphRow &row, uint8_t *image) {
 						                errhint("Rebuild it with grail.refresh_graph().")));
 					memcpy(image + offset, VARDATA_ANY(chunk), n);
 					offset += n;
+					// The copy detoasting made, freed now rather than with the SPI context: kept, the
+					// chunks of a whole image would be in this backend's memory at once.
+					if (reinterpret_cast<Pointer>(chunk) != DatumGetPointer(datum))
+						pfree(chunk);
 				}
 				SPI_freetuptable(SPI_tuptable);
 				CHECK_FOR_INTERRUPTS();

@@ -89,6 +89,10 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
+	// A seed no one can predict, so that no one can prepare integer ids that collide in the id
+	// hash table; without a strong source the engine draws one from the clock.
+	if (!pg_strong_random(&options.id_hash_seed, sizeof options.id_hash_seed))
+		options.id_hash_seed = 0;
 	options.components = [](const grail::Csr &graph) {
 		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
 		return on_chosen_device(
@@ -488,7 +492,7 @@ void
 drop_graph(int64_t id) {
 	delete_graph(id);
 	forget_graph(id);
-	forget_images(id, std::string());
+	forget_images(id);
 }
 
 } // namespace grail::pg

@@ -4,7 +4,8 @@
 //
 // Why files rather than shared memory: they need no shared_preload_libraries and no memory set
 // aside at start; a crash of a backend can leave only a temporary file that no one trusts (an
-// image appears under its name by rename, complete and checked in full); evicting one is safe
+// image appears under its name by rename, complete and checked in full), which the next writer
+// removes once no backend has its pid; evicting one is safe
 // while backends still map it (unlink keeps mapped pages until they are unmapped); and a hot
 // standby fills its own cache from the chunks it receives by WAL. They live in
 // base/pgsql_tmp/pgsql_tmp_grail/, which PostgreSQL empties at every start and base backups
@@ -16,15 +17,19 @@
 #include "index.hpp"
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "catalog.hpp"
 
 namespace grail::pg {
 
+// A cache file that an index is mapped from (image_cache.cpp).
+struct CachedFile;
+
 struct OpenedIndex {
 	Index index;
-	std::string path; // the cache file it is mapped from, or empty for a private copy
+	std::shared_ptr<const CachedFile> file; // the cache file it is mapped from, or null for a private copy
 };
 
 // The index of the build in row, attached to its image: mapped from the cache (written there
@@ -32,14 +37,15 @@ struct OpenedIndex {
 // hold it. display: the graph's name, for messages.
 OpenedIndex open_index(const GraphRow &row, const char *display);
 
-// Removes the cached images of the graph but keep (the build just written; empty for a drop).
-// Backends that map one keep it until their next statement; a transaction that still sees an old
-// build maps it again from its snapshot's chunks.
-void forget_images(int64_t graph_id, const std::string &keep);
+// Removes the cached images of a dropped graph. Backends that map one keep it until their next
+// statement. (A new build's images replace older ones by themselves: open_index.)
+void forget_images(int64_t graph_id);
 
-// Whether a cache file is still there: an evicted image is let go at the next statement, so
-// that its memory is freed once no backend maps it.
-bool still_cached(const std::string &path);
+// Whether a cache file (null: a private copy) is still there with its size, checked at each
+// statement before a query reads the mapping: an evicted image is let go, so that its memory is
+// freed once no backend maps it, and a truncated one is never read (its pages would be a SIGBUS)
+// but mapped again from a file written anew.
+bool still_cached(const CachedFile *file);
 
 // This backend's counters, for grail.cache_counters().
 struct CacheCounters {

@@ -197,7 +197,7 @@ snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::
 	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
 	StoredBuild stats;
 	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
-	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), std::string());
+	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
 	check_keys(*graph, name, keys);
 	return graph;
 }
@@ -238,7 +238,7 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	auto &cache = backend_cache();
 	auto found = cache.find(row.id);
 	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
-	    still_cached(found->second->image_path)) {
+	    still_cached(found->second->image_file.get())) {
 		check_keys(*found->second, name, keys);
 		return found->second;
 	}
@@ -247,7 +247,7 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	std::shared_ptr<LoadedGraph> graph;
 	try {
 		OpenedIndex opened = open_index(row, name.display.c_str());
-		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.path));
+		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.file));
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -355,7 +355,9 @@ live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &p
 	auto last = cache.find(row.id);
 	if (last != cache.end() && last->second.build_uuid == row.build_uuid && last->second.value->overlay)
 		reversed_dag = last->second.value->overlay->reversed_dag();
-	if (std::shared_ptr<LiveOverlay> kept = kept_for(cache, row, pending))
+	// Its build's image file is checked as load_build checks it (a truncated file is never read).
+	std::shared_ptr<LiveOverlay> kept = kept_for(cache, row, pending);
+	if (kept && (!kept->base || still_cached(kept->base->image_file.get())))
 		return kept;
 	std::shared_ptr<LiveOverlay> live =
 	    make_overlay(load_build(name, row, keys), visible_pending_rows(row.id), std::move(reversed_dag));

@@ -16,13 +16,16 @@
 
 namespace grail::pg {
 
+struct CachedFile;
+
 struct LoadedGraph {
-	LoadedGraph(std::string build_uuid_, Index &&index_, std::string image_path_)
-	    : build_uuid(std::move(build_uuid_)), image_path(std::move(image_path_)), index(std::move(index_)),
+	LoadedGraph(std::string build_uuid_, Index &&index_, std::shared_ptr<const CachedFile> image_file_)
+	    : build_uuid(std::move(build_uuid_)), image_file(std::move(image_file_)), index(std::move(index_)),
 	      query(index) {
 	}
 	std::string build_uuid; // grail.graph.build_uuid: never reused, unlike graph ids and build numbers
-	std::string image_path; // the shared image file the index is mapped from (image_cache.hpp), or empty
+	// The shared image file the index is mapped from (image_cache.hpp), or null.
+	std::shared_ptr<const CachedFile> image_file;
 	Index index;
 	ReachabilityQuery query;
 	// The index on the GPU for batched searches, made by the first batch that uses it and kept

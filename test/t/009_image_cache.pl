@@ -128,6 +128,83 @@ is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1), grai
 	'after a backend was killed while writing an image, the graph answers');
 eval { $loader->quit };
 
+# A backend terminated (FATAL, which exits without unwinding C++ frames) while it writes an
+# image leaves no temp file behind: a lock on the chunks holds the load after the temp file was
+# made, as a slow read would.
+$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
+my $blocker = $node->background_psql('postgres');
+$blocker->query_safe(q{BEGIN; LOCK TABLE grail.index_chunk IN ACCESS EXCLUSIVE MODE});
+my $victim = $node->background_psql('postgres', on_error_stop => 0);
+my $victim_pid = $victim->query_safe('SELECT pg_backend_pid()');
+$victim->query_until(qr/^$/, "SELECT grail.reachable('big', 400000, 1);\n");
+$node->poll_query_until('postgres', "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $victim_pid")
+	or die 'the load did not wait for the chunks';
+is(scalar(() = glob("$cache/*.tmp")), 1, 'a load waiting for the chunks has its temp file');
+$node->safe_psql('postgres', "SELECT pg_terminate_backend($victim_pid)");
+$node->poll_query_until('postgres', "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = $victim_pid")
+	or die 'the terminated backend did not exit';
+$blocker->query_safe('COMMIT');
+is(scalar(() = glob("$cache/*.tmp")), 0, 'a backend terminated while writing an image leaves no temp file');
+eval { $victim->quit };
+# A temp file whose writer is gone (as a crash without a restart of the backends could leave) is
+# removed by the next backend that makes room, not counted against the cache for ever.
+my $orphan = "$cache/1_1_1_00000000-0000-0000-0000-000000000000.img.2147483646.tmp";
+open my $ofh, '>', $orphan or die;
+print $ofh "x" x 65536;
+close $ofh;
+$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1)}), 't', 'the next load answers');
+ok(!-e $orphan, 'and removed the temp file of a writer that is gone');
+
+# A REPEATABLE READ reader of a build and readers of a newer one each keep their image: neither
+# removes the other's file, so no statement loads the image again.
+my $rr = $node->background_psql('postgres');
+$rr->query_safe(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT grail.reachable('big', 1, 400000)});
+$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
+my $reader = $node->background_psql('postgres');
+# This reader writes the new build's image: it then maps the file as other readers do, with only
+# the pages its queries read in its resident set, not every page it wrote (RssFile of
+# /proc/PID/status: pages of files mapped by this process).
+sub rss_file_kb
+{
+	my ($pid) = @_;
+	return slurp_file("/proc/$pid/status") =~ /^RssFile:\s+(\d+) kB/m ? $1 : die 'no RssFile';
+}
+my $reader_pid = $reader->query_safe('SELECT pg_backend_pid()');
+my $file_kb = rss_file_kb($reader_pid);
+$reader->query_safe(q{SELECT grail.reachable('big', 1, 400000)});
+is($reader->query_safe(q{SELECT loads FROM grail.cache_counters()}), '1', 'a reader of the new build writes its image');
+cmp_ok((rss_file_kb($reader_pid) - $file_kb) * 1024, '<', $image_bytes / 4,
+	'and keeps no more of the file resident than a reader');
+my $counters = q{SELECT hits + loads FROM grail.cache_counters()};
+my ($rr_opened, $reader_opened) = ($rr->query_safe($counters), $reader->query_safe($counters));
+for (1 .. 4)
+{
+	$rr->query_safe(q{SELECT grail.reachable('big', 1, 400000)});
+	$reader->query_safe(q{SELECT grail.reachable('big', 1, 400000)});
+}
+is($rr->query_safe($counters), $rr_opened, 'the reader of the older build opened no image again');
+is($reader->query_safe($counters), $reader_opened, 'the reader of the newer build opened no image again');
+is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.cache_info()}), '2', 'both images are cached');
+$rr->query_safe('COMMIT');
+$rr->query_safe(q{SELECT grail.reachable('big', 1, 400000)});
+is($node->safe_psql('postgres', q{SELECT count(*), count(g.id) FROM grail.cache_info() c LEFT JOIN grail.graph g ON g.build_uuid = c.build}),
+	'1|1', 'the older image goes once no backend maps it');
+$rr->quit;
+
+# A mapped image file truncated under a backend (by the data directory's owner): the backend's
+# next statement notices before it reads the mapping, and answers from an image written again.
+my ($mapped) = glob("$cache/*.img");
+my $mapped_bytes = -s $mapped;
+my $loads = $reader->query_safe(q{SELECT loads FROM grail.cache_counters()});
+truncate($mapped, 4096) or die "truncate: $!";
+is($reader->query_safe(q{SELECT grail.reachable('big', 1, 400000), grail.reachable('big', 400000, 1)}), 't|t',
+	'a truncated image file: the backend that mapped it answers from an image written again');
+is($reader->query_safe(q{SELECT loads FROM grail.cache_counters()}), $loads + 1, 'which it loaded');
+is(-s $mapped, $mapped_bytes, 'the image file has its size again');
+$reader->quit;
+ok(!$node->log_contains('terminated by signal (?!9:)'), 'no backend died of a signal but the SIGKILL sent');
+
 # A restart empties the cache (PostgreSQL clears base/pgsql_tmp), and the graphs answer. Now
 # preloaded: server-wide counters in shared memory.
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'pg_grail'");
@@ -142,11 +219,11 @@ is($node->safe_psql('postgres', q{SELECT backends, hits, loads FROM grail.cache_
 	'cache_info: three backends map the image, opened three times from the file after one load');
 $users[0]->quit;
 $users[1]->query_safe(q{SELECT grail.refresh_graph('big')});
-is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000); SELECT backends, hits, loads FROM grail.cache_info()}),
+is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 1, 400000); SELECT backends, hits, loads FROM grail.cache_info() c JOIN grail.graph g ON g.build_uuid = c.build}),
 	"t
 1|0|1", 'a backend that ended and the refreshed build\'s image: counted apart');
 $_->quit for @users[1, 2];
-$node->poll_query_until('postgres', q{SELECT backends = 0 FROM grail.cache_info()})
+$node->poll_query_until('postgres', q{SELECT bool_and(backends = 0) FROM grail.cache_info()})
 	or die 'the backends that ended still count';
 pass('backends that ended no longer count');
 ok(!$node->log_contains('terminated by signal (?!9:)|PANIC|TRAP'), 'no crash in the server log but the SIGKILL sent');

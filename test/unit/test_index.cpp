@@ -194,6 +194,34 @@ TEST(Index, Version1ImagesStillLoad) {
 	}
 }
 
+namespace {
+
+// Offset of a section's bytes in a serialized index (format versions 2 and 3: a 64-byte header,
+// then a table of {u32 tag, u32 reserved, u64 offset, u64 bytes}).
+size_t
+section_offset(const std::vector<uint8_t> &bytes, uint32_t tag) {
+	uint32_t count;
+	std::memcpy(&count, bytes.data() + 12, 4);
+	for (uint32_t k = 0; k < count; k++) {
+		uint32_t t;
+		uint64_t offset;
+		std::memcpy(&t, bytes.data() + 64 + 24 * k, 4);
+		std::memcpy(&offset, bytes.data() + 64 + 24 * k + 8, 8);
+		if (t == tag)
+			return offset;
+	}
+	ADD_FAILURE() << "no section " << tag;
+	return 0;
+}
+
+void
+reseal(std::vector<uint8_t> &bytes) {
+	uint64_t sum = Index::checksum(bytes.data() + 64, bytes.size() - 64);
+	std::memcpy(bytes.data() + 24, &sum, 8);
+}
+
+} // namespace
+
 // A version 2 image as 0.4.0 wrote it (serialize() at commit 6794632, before key dictionaries) of
 // the graph below with 2 labels: it still attaches in place, as integer keys, and answers.
 const char *const kVersion2Image = "5047475241494c00020000000d000000000900000000000079707126369ba4fb"
@@ -303,9 +331,99 @@ TEST(Index, Version2ImagesStillAttach) {
 	// The same sections, from the end of the section table (18 entries from byte 64, aligned to
 	// 512) on, but for the last: the repeated edges, empty for the build (no edge has two rows
 	// here), one "unknown" entry (a 64-byte aligned section) for the rewritten image.
+	// The same sections, but the id hash header and table: the rewritten image keeps the table it
+	// was given, placed by the unseeded hash of format 2, where a build seeds its own.
 	ASSERT_EQ(rewritten.size(), built.size() + 64);
-	EXPECT_TRUE(std::equal(rewritten.begin() + 512, rewritten.end() - 64, built.begin() + 512))
+	size_t hash_header = section_offset(built, 12), key_header = section_offset(built, 14);
+	EXPECT_TRUE(std::equal(rewritten.begin() + 512, rewritten.begin() + hash_header, built.begin() + 512))
 	    << "rewritten in the current format, the same image";
+	EXPECT_TRUE(std::equal(rewritten.begin() + key_header, rewritten.end() - 64, built.begin() + key_header))
+	    << "rewritten in the current format, the same image";
+	std::vector<uint8_t> v2(image.get(), image.get() + hex.size() / 2);
+	EXPECT_TRUE(std::equal(rewritten.begin() + section_offset(rewritten, 13), rewritten.begin() + key_header,
+	                       v2.begin() + section_offset(v2, 13)))
+	    << "the format 2 hash table, as it was";
+	Index again = Index::deserialize(rewritten.data(), rewritten.size());
+	EXPECT_EQ(again.serialize(), rewritten);
+	EXPECT_EQ(again.find(hi), old.find(hi));
+}
+
+// Integer ids t * 0x9e3779b97f4a7c15^-1 (mod 2^64) all had slot 0 under the unseeded Fibonacci
+// hash of formats 2 to 4, so that a build or a load took quadratic time. Under the seeded hash a
+// lookup walks a few slots whatever the ids.
+TEST(Index, CraftedIdsDoNotCollide) {
+	const uint64_t inverse = 0xf1de83e19937733dull; // of 0x9e3779b97f4a7c15, mod 2^64
+	ASSERT_EQ(inverse * 0x9e3779b97f4a7c15ull, 1u);
+	EdgeList e;
+	const int64_t n = 40000;
+	for (int64_t t = 0; t + 1 < n; t++)
+		e.append(int64_t(uint64_t(t) * inverse), int64_t(uint64_t(t + 1) * inverse));
+	Index index = Index::build(copy(e), BuildOptions{});
+	ASSERT_EQ(index.graph().vertex_count(), size_t(n));
+	EXPECT_LT(index.longest_probe(), 64u);
+	for (int64_t t = 0; t < n; t += 997)
+		EXPECT_GE(index.find(int64_t(uint64_t(t) * inverse)), 0);
+	// Each build draws its own seed (a host gives a random one): the image keeps it, so that a
+	// load finds the ids where the build put them.
+	BuildOptions seeded;
+	seeded.id_hash_seed = 0x0123456789abcdefull;
+	Index a = Index::build(copy(e), seeded), b = Index::build(copy(e), BuildOptions{});
+	EXPECT_NE(a.serialize(), b.serialize());
+	std::vector<uint8_t> bytes = a.serialize();
+	Index loaded = Index::deserialize(bytes.data(), bytes.size());
+	EXPECT_EQ(loaded.serialize(), bytes);
+	EXPECT_LT(loaded.longest_probe(), 64u);
+	ReachabilityQuery q(loaded);
+	EXPECT_TRUE(q.reachable(int64_t(3 * inverse), int64_t(30000 * inverse)));
+	EXPECT_FALSE(q.reachable(int64_t(30000 * inverse), int64_t(3 * inverse)));
+}
+
+// A format 4 image (0.5.0, 0.6.0) placed its ids by the unseeded hash: it still attaches in place
+// and finds them, and is rewritten with the table it had.
+TEST(Index, Version4ImagesStillAttach) {
+	Index built = small_index();
+	std::vector<uint8_t> v4 = built.serialize();
+	uint32_t version = 4;
+	std::memcpy(v4.data() + 8, &version, 4);
+	// The hash header of format 4: {shift u32, 0 u32}, in the same 64-byte section.
+	uint32_t shift;
+	size_t meta = section_offset(v4, 12), table = section_offset(v4, 13);
+	std::memcpy(&shift, v4.data() + meta, 4);
+	std::memset(v4.data() + meta, 0, 64);
+	std::memcpy(v4.data() + meta, &shift, 4);
+	uint64_t eight = 8;
+	std::memcpy(v4.data() + 64 + 24 * 11 + 16, &eight, 8);
+	// The table as format 4 placed it: {id i64, vertex u32, component u32} by the Fibonacci hash.
+	size_t capacity = size_t(1) << (64 - shift);
+	std::memset(v4.data() + table, 0, 16 * capacity);
+	for (size_t k = 0; k < capacity; k++)
+		std::memset(v4.data() + table + 16 * k + 8, 0xff, 4);
+	for (size_t v = 0; v < built.graph().vertex_count(); v++) {
+		int64_t id = built.graph().ids[v];
+		size_t slot = size_t((uint64_t(id) * 0x9e3779b97f4a7c15ull) >> shift);
+		uint32_t vertex;
+		for (;; slot = (slot + 1) & (capacity - 1)) {
+			std::memcpy(&vertex, v4.data() + table + 16 * slot + 8, 4);
+			if (vertex == UINT32_MAX)
+				break;
+		}
+		uint32_t component = built.components().of_vertex[v], vertex_id = uint32_t(v);
+		std::memcpy(v4.data() + table + 16 * slot, &id, 8);
+		std::memcpy(v4.data() + table + 16 * slot + 8, &vertex_id, 4);
+		std::memcpy(v4.data() + table + 16 * slot + 12, &component, 4);
+	}
+	reseal(v4);
+	Index old = Index::deserialize(v4.data(), v4.size());
+	ReachabilityQuery a(built), b(old);
+	for (int64_t s = -1; s <= 42; s++) {
+		EXPECT_EQ(old.find(s), built.find(s)) << s;
+		for (int64_t t = -1; t <= 42; t++)
+			ASSERT_EQ(a.reachable(s, t), b.reachable(s, t)) << s << "->" << t;
+	}
+	std::vector<uint8_t> rewritten = old.serialize();
+	Index again = Index::deserialize(rewritten.data(), rewritten.size());
+	EXPECT_EQ(again.serialize(), rewritten);
+	EXPECT_TRUE(std::equal(v4.begin() + table, v4.begin() + table + 16 * capacity, rewritten.begin() + table));
 }
 
 TEST(Index, WrongVersionIsRejected) {
@@ -420,33 +538,6 @@ TEST(Index, CancelHookStopsWork) {
 	poll_cancel();
 }
 
-namespace {
-
-// Offset of a section's bytes in a serialized index (format versions 2 and 3: a 64-byte header,
-// then a table of {u32 tag, u32 reserved, u64 offset, u64 bytes}).
-size_t
-section_offset(const std::vector<uint8_t> &bytes, uint32_t tag) {
-	uint32_t count;
-	std::memcpy(&count, bytes.data() + 12, 4);
-	for (uint32_t k = 0; k < count; k++) {
-		uint32_t t;
-		uint64_t offset;
-		std::memcpy(&t, bytes.data() + 64 + 24 * k, 4);
-		std::memcpy(&offset, bytes.data() + 64 + 24 * k + 8, 8);
-		if (t == tag)
-			return offset;
-	}
-	ADD_FAILURE() << "no section " << tag;
-	return 0;
-}
-
-void
-reseal(std::vector<uint8_t> &bytes) {
-	uint64_t sum = Index::checksum(bytes.data() + 64, bytes.size() - 64);
-	std::memcpy(bytes.data() + 24, &sum, 8);
-}
-
-} // namespace
 
 // Damage behind a valid checksum (a bug, or a forged index) is caught by the structural checks.
 TEST(Index, StructuralChecksBehindAValidChecksum) {
