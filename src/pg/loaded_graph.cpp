@@ -15,11 +15,15 @@
 
 extern "C" {
 #include "access/xact.h"
+#include "catalog/namespace.h"
 #include "commands/trigger.h"
+#include "miscadmin.h"
 #include "storage/proc.h"
+#include "storage/sinval.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/uuid.h"
 }
@@ -42,6 +46,15 @@ backend_cache() {
 // (xmin, xmax, xip): a transaction that completed between the two, of any session, is in the
 // first's xip or at or above its xmax, so it changes one of them (READ COMMITTED takes in other
 // sessions' commits). Equal sets in another order only cost a recheck.
+//
+// The privilege checks hold for whom they were made: plpgsql shares a call site among all the
+// callers of a function in the transaction, so an owner's SECURITY DEFINER function and another
+// role may call the same invoker function in one snapshot. They depend on the current user, the
+// security context (SECURITY_NOFORCE_RLS changes whether a policy applies to the table's owner)
+// and row_security; the graph's name is looked up in the search_path. And a catalog change that
+// this backend has taken in since (a GRANT or REVOKE, a role's membership, a policy, committed by
+// another session under REPEATABLE READ, whose snapshot does not change) shows in the count of
+// invalidation messages received.
 struct CheckedSnapshot {
 	LocalTransactionId transaction;
 	SubTransactionId subtransaction;
@@ -51,24 +64,46 @@ struct CheckedSnapshot {
 	uint32 xcnt;
 	uint32 capacity;    // of xip
 	TransactionId *xip; // palloc'd in the call site's fn_mcxt
+	Oid user;
+	int security_context;
+	bool row_security;
+	uint64 invalidations;    // SharedInvalidMessageCounter
+	char *search_path;       // palloc'd in the call site's fn_mcxt
+	size_t search_path_size; // allocated, terminating zero included
 };
 
 /*
- * Whether the active snapshot is the one checked (always false without an active snapshot).
+ * The search_path setting (never null: a GUC string without a value reads as empty).
+ */
+static const char *
+current_search_path() {
+	return namespace_search_path != nullptr ? namespace_search_path : "";
+}
+
+/*
+ * Whether the active snapshot is the one checked, for the same role in the same security context
+ * and settings (always false without an active snapshot).
  */
 static bool
 same_snapshot(const CheckedSnapshot &checked) {
 	if (!ActiveSnapshotSet() || checked.transaction == InvalidLocalTransactionId)
 		return false;
+	Oid user;
+	int security_context;
+	GetUserIdAndSecContext(&user, &security_context);
 	Snapshot now = GetActiveSnapshot();
 	return checked.transaction == MyProc->lxid && checked.command == now->curcid &&
 	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
 	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
-	       memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0;
+	       memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0 && checked.user == user &&
+	       checked.security_context == security_context && checked.row_security == row_security &&
+	       checked.invalidations == SharedInvalidMessageCounter &&
+	       strcmp(checked.search_path, current_search_path()) == 0;
 }
 
 /*
- * Record the active snapshot as the one checked (or none, so that the next call checks again).
+ * Record the active snapshot, role, security context and settings as the ones checked (or none,
+ * so that the next call checks again).
  */
 static void
 remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
@@ -82,12 +117,24 @@ remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
 		checked->xip = static_cast<TransactionId *>(MemoryContextAlloc(context, sizeof(TransactionId) * now->xcnt));
 		checked->capacity = now->xcnt;
 	}
+	const char *search_path = current_search_path();
+	size_t search_path_size = strlen(search_path) + 1;
+	if (search_path_size > checked->search_path_size) {
+		if (checked->search_path != nullptr)
+			pfree(checked->search_path);
+		checked->search_path = static_cast<char *>(MemoryContextAlloc(context, search_path_size));
+		checked->search_path_size = search_path_size;
+	}
+	memcpy(checked->search_path, search_path, search_path_size);
 	memcpy(checked->xip, now->xip, sizeof(TransactionId) * now->xcnt);
 	checked->xcnt = now->xcnt;
 	checked->xmin = now->xmin;
 	checked->xmax = now->xmax;
 	checked->command = now->curcid;
 	checked->subtransaction = GetCurrentSubTransactionId();
+	GetUserIdAndSecContext(&checked->user, &checked->security_context);
+	checked->row_security = row_security;
+	checked->invalidations = SharedInvalidMessageCounter;
 	checked->transaction = MyProc->lxid;
 }
 
