@@ -14,10 +14,13 @@
 #include "settings.hpp"
 
 extern "C" {
+#include "access/parallel.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/namespace.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
+#include "storage/lock.h"
 #include "storage/proc.h"
 #include "storage/sinval.h"
 #include "utils/builtins.h"
@@ -263,18 +266,49 @@ live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pen
 }
 
 /*
+ * In a parallel worker, whether the leader's transaction holds a lock on table that a write takes
+ * (ROW EXCLUSIVE or stronger: what conflicts with SHARE), that is, whether it may have written the
+ * table. A worker cannot see the leader's trigger queue, but it can see the leader's locks, which
+ * a write holds to the end of the transaction. PostgreSQL calls: run inside guard().
+ */
+static bool
+leader_may_have_written(Oid table) {
+	PGPROC *leader = MyProc->lockGroupLeader;
+	if (leader == nullptr || leader == MyProc)
+		return true; // no leader to ask: read the rows
+	LOCKTAG tag;
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, table);
+	VirtualTransactionId *holders = GetLockConflicts(&tag, ShareLock, NULL);
+	bool written = false;
+	for (VirtualTransactionId *holder = holders; VirtualTransactionIdIsValid(*holder); holder++)
+		written = written || (holder->backendId == leader->backendId && holder->localTransactionId == leader->lxid);
+	pfree(holders);
+	return written;
+}
+
+/*
  * Whether a write statement on a table of the graph's family has run without its changes logged
  * yet: this backend holds AFTER trigger events on such a table that have not fired, the graph's
  * statement trigger among them, as while a user's AFTER ROW trigger (or an AFTER STATEMENT one that
  * fires first) queries the graph. Its rows are in the table, not yet in the log. (Also true while
  * other AFTER triggers of those tables wait, deferred ones until commit: then the rows are read, a
  * slower way to the same answer.)
+ *
+ * The trigger queue is the leader's own: a parallel worker's is empty, and PostgreSQL gives an
+ * extension no way to pass the leader's state to the workers of a query that calls its functions.
+ * So a worker reads the rows whenever the leader's transaction may have written one of the tables
+ * (it holds a lock that a write takes): exact, and it costs a read of the table per worker only in
+ * transactions that wrote the graph's tables. The other exact choice, labelling the functions
+ * PARALLEL RESTRICTED, would keep every user's query that calls them out of parallel plans.
  */
 static bool
 unlogged_writes(const GraphRow &row) {
 	return guard([&] {
+		bool worker = IsParallelWorker();
+		if (worker && RecoveryInProgress())
+			return false; // a standby's transactions write nothing
 		for (Oid table : table_family(row.relid).descendants)
-			if (AfterTriggerPendingOnRel(table))
+			if (worker ? leader_may_have_written(table) : AfterTriggerPendingOnRel(table))
 				return true;
 		return false;
 	});
