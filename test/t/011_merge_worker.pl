@@ -13,6 +13,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('merge_worker');
 $node->init;
@@ -313,9 +314,9 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.pending_change}), 0
 
 # 10. Graphs whose row or table another transaction holds do not stall merges elsewhere: one whose
 # owner left a merge_graph() idle in its transaction, one whose table a transaction holds in ACCESS
-# EXCLUSIVE mode; a graph of another database past the threshold is merged meanwhile (one worker
-# runs at a time), and the two are merged once the locks are gone. (The changes are written with
-# merges off, so that none is merged before the locks are taken.)
+# EXCLUSIVE mode. Once this database's worker has met them, a graph of another database passes the
+# threshold and is merged (one worker runs at a time); the two are merged once the locks are gone.
+# (Their changes are written with merges off, so that none is merged before the locks are taken.)
 $node->safe_psql('postgres', 'ALTER SYSTEM SET grail.merge_threshold = 0; SELECT pg_reload_conf()');
 $node->safe_psql('postgres', q{
 	CREATE TABLE ea (source int, target int);
@@ -329,7 +330,6 @@ $node->safe_psql('other', q{
 	CREATE EXTENSION pg_grail;
 	CREATE TABLE eb (source int, target int);
 	SELECT count(*) FROM (SELECT grail.create_graph('gb', 'eb')) c;
-	INSERT INTO eb SELECT i, i + 1 FROM generate_series(1, 1100) i;
 });
 sub pending_of
 {
@@ -344,10 +344,18 @@ $table_locker->query_safe('BEGIN');
 $table_locker->query_safe('LOCK TABLE ex IN ACCESS EXCLUSIVE MODE');
 $log_offset = -s $node->logfile;
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET grail.merge_threshold; SELECT pg_reload_conf()');
+# Until this database's worker has met the locks: it left both graphs (or waits for one).
+my $skipped = qr/background merge of graph \d+ skipped: another transaction holds a lock(?:.*\n)*.*background merge of graph \d+ skipped/;
+my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+usleep(100_000)
+  until slurp_file($node->logfile, $log_offset) =~ $skipped
+  || $node->safe_psql('postgres',
+	q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker' AND wait_event_type = 'Lock'}) > 0
+  || time > $deadline;
+$node->safe_psql('other', q{INSERT INTO eb SELECT i, i + 1 FROM generate_series(1, 1100) i});
 ok($node->poll_query_until('other', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'gb'}),
 	'a graph of another database is merged while those locks are held');
-ok($node->wait_for_log(qr/background merge of graph \d+ skipped: another transaction holds a lock(?:.*\n)*.*background merge of graph \d+ skipped/, $log_offset),
-	'the merge left both graphs that other transactions hold');
+like(slurp_file($node->logfile, $log_offset), $skipped, 'the merge left both graphs that other transactions hold');
 is(pending_of('postgres', 'ga'), 1100, 'the graph whose row is held keeps its changes pending');
 is(pending_of('postgres', 'gx'), 1100, 'so does the graph whose table is held');
 is($node->safe_psql('postgres', q{SELECT grail.reachable('ga', 1, 1101)}), 't', 'and they answer with them');
