@@ -444,6 +444,26 @@ live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &p
 	return live;
 }
 
+/*
+ * Whether the graph's row that the statement's snapshot sees is still the graph's latest row. The
+ * row is read in that snapshot, but its triggers and the tables of its family in the latest
+ * catalog snapshot: a drop (and re-create) of the graph committed since the statement began leaves
+ * the row seen and takes the triggers away, which must not read as triggers dropped or disabled.
+ */
+static bool
+graph_row_current(const GraphName &name, const GraphRow &row) {
+	struct LatestSnapshot {
+		LatestSnapshot() {
+			guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
+		}
+		~LatestSnapshot() {
+			PopActiveSnapshot();
+		}
+	} latest_snapshot;
+	GraphRow latest;
+	return find_graph(name, &latest) && latest.id == row.id;
+}
+
 // What a call opens: the graph, and for reachable() the overlay of a live graph's pending changes.
 struct Opened {
 	std::shared_ptr<LoadedGraph> graph;
@@ -468,6 +488,14 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 	check_table_access(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
+	if (!row.stale && !row.watched && !graph_row_current(name, row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
+			                       name.display.c_str()),
+			                errhint("Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new "
+			                        "transaction.")));
+		});
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
 		guard([&] {
 			const char *table = get_rel_name(row.relid);
