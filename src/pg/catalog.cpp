@@ -306,9 +306,9 @@ candidate_schemas(const GraphName &name) {
 }
 
 bool
-find_graph(const GraphName &name, GraphRow *row, bool for_change) {
+find_graph(const GraphName &name, GraphRow *row, bool for_change, bool skip_locked) {
 	std::vector<Oid> schemas = candidate_schemas(name);
-	return find_graph_in(schemas.data(), int(schemas.size()), name.name.c_str(), row, for_change);
+	return find_graph_in(schemas.data(), int(schemas.size()), name.name.c_str(), row, for_change, skip_locked);
 }
 
 /*
@@ -378,7 +378,7 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
 }
 
 bool
-find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change) {
+find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change, bool skip_locked) {
 	if (count == 0)
 		return false;
 	DecodedGraphRow found;
@@ -389,10 +389,16 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 			Oid types[] = {TEXTOID, OIDARRAYOID};
 			Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
 			// The first schema of the list that has a graph of that name wins, as for tables.
-			if (execute("SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
-			            "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
-			            "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1 FOR UPDATE OF g",
-			            2, types, values, SPI_OK_SELECT) == 0)
+			const char *sql = skip_locked
+			                      ? "SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
+			                        "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
+			                        "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1 "
+			                        "FOR UPDATE OF g SKIP LOCKED"
+			                      : "SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
+			                        "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
+			                        "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1 "
+			                        "FOR UPDATE OF g";
+			if (execute(sql, 2, types, values, SPI_OK_SELECT) == 0)
 				return false;
 			guard([&] { decode_graph_row(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SPI_palloc, &found); });
 			return true;

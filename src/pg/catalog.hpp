@@ -76,10 +76,13 @@ GraphName parse_graph_name(const char *text);
 // find_graph: the graph a name means, found as PostgreSQL finds a table: in the named schema (which
 // needs USAGE) or the first schema of the search_path that has one; false if there is none. A
 // query reads the row in its statement's snapshot, so that the row and the index chunks it loads
-// next agree; for_change reads the latest committed row and locks it FOR UPDATE.
-bool find_graph(const GraphName &name, GraphRow *row, bool for_change = false);
+// next agree; for_change reads the latest committed row and locks it FOR UPDATE, and with
+// skip_locked passes over a row that another transaction has locked (false, as if there were none)
+// instead of waiting for it.
+bool find_graph(const GraphName &name, GraphRow *row, bool for_change = false, bool skip_locked = false);
 // The same in the first of the count schemas that has a graph of that name.
-bool find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change);
+bool find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change,
+                   bool skip_locked = false);
 // Serialises create_graph calls for one name until the end of the transaction, so the second of
 // two concurrent calls sees the first's graph and fails with a clear error.
 void lock_graph_name(Oid schema, const char *name);

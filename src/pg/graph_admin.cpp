@@ -360,8 +360,24 @@ GRAIL_FUNCTION(grail_create_graph) {
  * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
  * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
  */
+/*
+ * Takes the ACCESS SHARE locks that a build's read of the tables needs, on relid and its
+ * descendants, if no other transaction holds a lock that conflicts (false, holding what it took
+ * until the end of the transaction, if one does).
+ */
+static bool
+lock_tables_at_once(Oid relid) {
+	TableFamily family = table_family(relid);
+	return guard([&] {
+		for (Oid table : family.descendants)
+			if (!ConditionalLockRelationOid(table, AccessShareLock))
+				return false;
+		return true;
+	});
+}
+
 static std::string
-rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged) {
+rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
 	GraphRow row = existing_graph(name, false);
 	// A background merge never blocks writers: it leaves a graph alone that would need the SHARE
 	// lock (no longer live, stale, triggers gone), or that is not the one it was asked to merge.
@@ -375,10 +391,19 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
 		guard([&] { LockRelationOid(row.relid, ShareLock); });
-	// A graph dropped or given away meanwhile (the row lock waited for that) is no error for a
-	// background merge, which leaves it.
-	if (background && (!find_graph(name, &row, true) || row.id != background_id || !row.live || row.stale ||
-	                   !row.watched || !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
+	// A background merge waits for no lock: one worker serves every database by default, and a
+	// transaction that holds the graph's row (its owner's merge_graph(), left idle) or a lock on one
+	// of its tables that a read waits for would stall every merge. It leaves such a graph and tells
+	// its worker to come back later (busy); a graph dropped meanwhile, whose row is gone, looks the
+	// same, and the next look finds it gone.
+	if (background && (!lock_tables_at_once(row.relid) || !find_graph(name, &row, true, true))) {
+		*busy = true;
+		return std::string();
+	}
+	// A graph given away meanwhile, or no longer one it may merge, is no error for a background
+	// merge, which leaves it.
+	if (background && (row.id != background_id || !row.live || row.stale || !row.watched ||
+	                   !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
@@ -401,12 +426,12 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 
 GRAIL_FUNCTION(grail_refresh_graph) {
 	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	return text_result(rebuild_graph(name, BuildCommand::refresh_graph, 0, nullptr));
+	return text_result(rebuild_graph(name, BuildCommand::refresh_graph, 0, nullptr, nullptr));
 }
 
 GRAIL_FUNCTION(grail_merge_graph) {
 	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	return text_result(rebuild_graph(name, BuildCommand::merge_graph, 0, nullptr));
+	return text_result(rebuild_graph(name, BuildCommand::merge_graph, 0, nullptr, nullptr));
 }
 
 namespace {
@@ -445,10 +470,11 @@ namespace grail::pg {
 /*
  * A background merge of graph id (src/pg/merge_worker.cpp): what its owner's merge_graph() would
  * do, run as the owner, so that it can do nothing the owner could not; skipped (false) unless the
- * graph is live, answering and still has its owner.
+ * graph is live, answering and still has its owner, and (false, with busy set) while another
+ * transaction holds a lock that the merge would wait for.
  */
 bool
-background_merge(int64_t id, std::string *summary) {
+background_merge(int64_t id, std::string *summary, bool *busy) {
 	GraphIdentity graph;
 	if (!graph_identity(id, &graph) || !graph.live || graph.stale)
 		return false;
@@ -463,7 +489,7 @@ background_merge(int64_t id, std::string *summary) {
 	name.quoted = name.display;
 	RunAsRole owner(graph.owner);
 	bool merged = false;
-	*summary = rebuild_graph(name, BuildCommand::background_merge, id, &merged);
+	*summary = rebuild_graph(name, BuildCommand::background_merge, id, &merged, busy);
 	return merged;
 }
 

@@ -20,8 +20,10 @@ void drop_graph(int64_t id);
 // persist_ms and index_bytes.
 // Merges live graph id in the background (src/pg/merge_worker.cpp) as grail.merge_graph() by its
 // owner would, running as the owner; false, doing nothing, where that would block writers (the
-// graph is no longer live, is stale, or lost a trigger) or the graph or its owner is gone.
-bool background_merge(int64_t id, std::string *summary);
+// graph is no longer live, is stale, or lost a trigger) or the graph or its owner is gone; false
+// with busy set, doing nothing, where it would wait for another transaction's lock on the graph's
+// row or tables (the worker comes back later).
+bool background_merge(int64_t id, std::string *summary, bool *busy);
 
 grail::Index build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats);
 

@@ -14,12 +14,19 @@
 #include "settings.hpp"
 
 extern "C" {
+#include "access/parallel.h"
 #include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
 #include "commands/trigger.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
 #include "storage/proc.h"
+#include "storage/sinval.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/uuid.h"
 }
@@ -42,6 +49,15 @@ backend_cache() {
 // (xmin, xmax, xip): a transaction that completed between the two, of any session, is in the
 // first's xip or at or above its xmax, so it changes one of them (READ COMMITTED takes in other
 // sessions' commits). Equal sets in another order only cost a recheck.
+//
+// The privilege checks hold for whom they were made: plpgsql shares a call site among all the
+// callers of a function in the transaction, so an owner's SECURITY DEFINER function and another
+// role may call the same invoker function in one snapshot. They depend on the current user, the
+// security context (SECURITY_NOFORCE_RLS changes whether a policy applies to the table's owner)
+// and row_security; the graph's name is looked up in the search_path. And a catalog change that
+// this backend has taken in since (a GRANT or REVOKE, a role's membership, a policy, committed by
+// another session under REPEATABLE READ, whose snapshot does not change) shows in the count of
+// invalidation messages received.
 struct CheckedSnapshot {
 	LocalTransactionId transaction;
 	SubTransactionId subtransaction;
@@ -51,24 +67,46 @@ struct CheckedSnapshot {
 	uint32 xcnt;
 	uint32 capacity;    // of xip
 	TransactionId *xip; // palloc'd in the call site's fn_mcxt
+	Oid user;
+	int security_context;
+	bool row_security;
+	uint64 invalidations;    // SharedInvalidMessageCounter
+	char *search_path;       // palloc'd in the call site's fn_mcxt
+	size_t search_path_size; // allocated, terminating zero included
 };
 
 /*
- * Whether the active snapshot is the one checked (always false without an active snapshot).
+ * The search_path setting (never null: a GUC string without a value reads as empty).
+ */
+static const char *
+current_search_path() {
+	return namespace_search_path != nullptr ? namespace_search_path : "";
+}
+
+/*
+ * Whether the active snapshot is the one checked, for the same role in the same security context
+ * and settings (always false without an active snapshot).
  */
 static bool
 same_snapshot(const CheckedSnapshot &checked) {
 	if (!ActiveSnapshotSet() || checked.transaction == InvalidLocalTransactionId)
 		return false;
+	Oid user;
+	int security_context;
+	GetUserIdAndSecContext(&user, &security_context);
 	Snapshot now = GetActiveSnapshot();
 	return checked.transaction == MyProc->lxid && checked.command == now->curcid &&
 	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
 	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
-	       memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0;
+	       memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0 && checked.user == user &&
+	       checked.security_context == security_context && checked.row_security == row_security &&
+	       checked.invalidations == SharedInvalidMessageCounter &&
+	       strcmp(checked.search_path, current_search_path()) == 0;
 }
 
 /*
- * Record the active snapshot as the one checked (or none, so that the next call checks again).
+ * Record the active snapshot, role, security context and settings as the ones checked (or none,
+ * so that the next call checks again).
  */
 static void
 remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
@@ -82,12 +120,24 @@ remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
 		checked->xip = static_cast<TransactionId *>(MemoryContextAlloc(context, sizeof(TransactionId) * now->xcnt));
 		checked->capacity = now->xcnt;
 	}
+	const char *search_path = current_search_path();
+	size_t search_path_size = strlen(search_path) + 1;
+	if (search_path_size > checked->search_path_size) {
+		if (checked->search_path != nullptr)
+			pfree(checked->search_path);
+		checked->search_path = static_cast<char *>(MemoryContextAlloc(context, search_path_size));
+		checked->search_path_size = search_path_size;
+	}
+	memcpy(checked->search_path, search_path, search_path_size);
 	memcpy(checked->xip, now->xip, sizeof(TransactionId) * now->xcnt);
 	checked->xcnt = now->xcnt;
 	checked->xmin = now->xmin;
 	checked->xmax = now->xmax;
 	checked->command = now->curcid;
 	checked->subtransaction = GetCurrentSubTransactionId();
+	GetUserIdAndSecContext(&checked->user, &checked->security_context);
+	checked->row_security = row_security;
+	checked->invalidations = SharedInvalidMessageCounter;
 	checked->transaction = MyProc->lxid;
 }
 
@@ -216,18 +266,49 @@ live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pen
 }
 
 /*
+ * In a parallel worker, whether the leader's transaction holds a lock on table that a write takes
+ * (ROW EXCLUSIVE or stronger: what conflicts with SHARE), that is, whether it may have written the
+ * table. A worker cannot see the leader's trigger queue, but it can see the leader's locks, which
+ * a write holds to the end of the transaction. PostgreSQL calls: run inside guard().
+ */
+static bool
+leader_may_have_written(Oid table) {
+	PGPROC *leader = MyProc->lockGroupLeader;
+	if (leader == nullptr || leader == MyProc)
+		return true; // no leader to ask: read the rows
+	LOCKTAG tag;
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, table);
+	VirtualTransactionId *holders = GetLockConflicts(&tag, ShareLock, NULL);
+	bool written = false;
+	for (VirtualTransactionId *holder = holders; VirtualTransactionIdIsValid(*holder); holder++)
+		written = written || (holder->backendId == leader->backendId && holder->localTransactionId == leader->lxid);
+	pfree(holders);
+	return written;
+}
+
+/*
  * Whether a write statement on a table of the graph's family has run without its changes logged
  * yet: this backend holds AFTER trigger events on such a table that have not fired, the graph's
  * statement trigger among them, as while a user's AFTER ROW trigger (or an AFTER STATEMENT one that
  * fires first) queries the graph. Its rows are in the table, not yet in the log. (Also true while
  * other AFTER triggers of those tables wait, deferred ones until commit: then the rows are read, a
  * slower way to the same answer.)
+ *
+ * The trigger queue is the leader's own: a parallel worker's is empty, and PostgreSQL gives an
+ * extension no way to pass the leader's state to the workers of a query that calls its functions.
+ * So a worker reads the rows whenever the leader's transaction may have written one of the tables
+ * (it holds a lock that a write takes): exact, and it costs a read of the table per worker only in
+ * transactions that wrote the graph's tables. The other exact choice, labelling the functions
+ * PARALLEL RESTRICTED, would keep every user's query that calls them out of parallel plans.
  */
 static bool
 unlogged_writes(const GraphRow &row) {
 	return guard([&] {
+		bool worker = IsParallelWorker();
+		if (worker && RecoveryInProgress())
+			return false; // a standby's transactions write nothing
 		for (Oid table : table_family(row.relid).descendants)
-			if (AfterTriggerPendingOnRel(table))
+			if (worker ? leader_may_have_written(table) : AfterTriggerPendingOnRel(table))
 				return true;
 		return false;
 	});
@@ -367,6 +448,26 @@ live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &p
 	return live;
 }
 
+/*
+ * Whether the graph's row that the statement's snapshot sees is still the graph's latest row. The
+ * row is read in that snapshot, but its triggers and the tables of its family in the latest
+ * catalog snapshot: a drop (and re-create) of the graph committed since the statement began leaves
+ * the row seen and takes the triggers away, which must not read as triggers dropped or disabled.
+ */
+static bool
+graph_row_current(const GraphName &name, const GraphRow &row) {
+	struct LatestSnapshot {
+		LatestSnapshot() {
+			guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
+		}
+		~LatestSnapshot() {
+			PopActiveSnapshot();
+		}
+	} latest_snapshot;
+	GraphRow latest;
+	return find_graph(name, &latest) && latest.id == row.id;
+}
+
 // What a call opens: the graph, and for reachable() the overlay of a live graph's pending changes.
 struct Opened {
 	std::shared_ptr<LoadedGraph> graph;
@@ -391,6 +492,14 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 	check_table_access(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
+	if (!row.stale && !row.watched && !graph_row_current(name, row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
+			                       name.display.c_str()),
+			                errhint("Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new "
+			                        "transaction.")));
+		});
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
 		guard([&] {
 			const char *table = get_rel_name(row.relid);

@@ -1,7 +1,9 @@
 // Background merges (README, Background merges): a launcher, registered at server start when
 // pg_grail is preloaded, starts a worker per database whose live graphs may have passed
 // grail.merge_threshold; the worker merges each such graph as grail.merge_graph() would, as the
-// graph's owner, one transaction per graph.
+// graph's owner, one transaction per graph. It waits for no other transaction's lock on a graph's
+// row or tables (one worker serves every database by default): it leaves such a graph, and the
+// launcher sends a worker back later.
 //
 // How the launcher learns of work without a catalog write per write statement: each transaction
 // that logged pending changes adds their count, at commit, to its database's counter in shared
@@ -293,6 +295,7 @@ namespace {
 struct MergeCall {
 	int64_t graph_id;
 	bool merged;
+	bool busy; // another transaction holds a lock the merge would wait for
 	char summary[512];
 };
 
@@ -306,7 +309,7 @@ merge_context(void *arg) {
 void
 merge_one(int64_t graph_id) {
 	MemoryContext context = CurrentMemoryContext;
-	MergeCall call{graph_id, false, {0}};
+	MergeCall call{graph_id, false, false, {0}};
 	PG_TRY();
 	{
 		ErrorContextCallback callback;
@@ -321,7 +324,7 @@ merge_one(int64_t graph_id) {
 		    [](void *arg) {
 			    auto *c = static_cast<MergeCall *>(arg);
 			    std::string summary;
-			    c->merged = background_merge(c->graph_id, &summary);
+			    c->merged = background_merge(c->graph_id, &summary, &c->busy);
 			    strlcpy(c->summary, summary.c_str(), sizeof c->summary);
 		    },
 		    &call);
@@ -331,6 +334,15 @@ merge_one(int64_t graph_id) {
 		pgstat_report_activity(STATE_IDLE, NULL);
 		if (call.merged)
 			ereport(DEBUG1, (errmsg("pg_grail background merge: %s", call.summary)));
+		// The launcher starts a worker for this database again after a while, as after a failed
+		// merge, also when no new change comes.
+		if (call.busy) {
+			ereport(LOG, (errmsg("pg_grail background merge of graph %lld skipped: another transaction holds a "
+			                     "lock on its row or tables",
+			                     (long long)graph_id),
+			              errdetail("The merge is tried again later.")));
+			note_merge_failed();
+		}
 	}
 	PG_CATCH();
 	{

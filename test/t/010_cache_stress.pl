@@ -3,7 +3,8 @@
 # time, while another session refreshes four of the graphs and drops and re-creates the fifth.
 # Every answer is checked against the shape of its graph; the cache's files (images and those
 # being written) are sampled throughout and must stay within the limit; when the clients are
-# gone, no backend counts as mapping an image.
+# gone, no backend counts as mapping an image. A client whose snapshot still sees the dropped g5
+# is told that it was dropped, not that its triggers are gone.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -158,6 +159,23 @@ $node->poll_query_until('postgres', q{SELECT coalesce(sum(backends), 0) = 0 FROM
 is($node->safe_psql('postgres', q{SELECT coalesce(sum(backends), 0) FROM grail.cache_info()}), '0',
 	'once the clients are gone, no backend counts as mapping an image');
 ok(!$node->log_contains('terminated by signal|PANIC|TRAP'), 'no crash in the server log');
+
+# A snapshot taken before g5 was dropped and re-created still sees its old row, while the catalogs
+# (read in the latest snapshot) no longer have the old graph's triggers: that is a graph dropped
+# since, not one whose triggers were dropped or disabled (what clients under load were told).
+my $old_snapshot = $node->background_psql('postgres', on_error_stop => 0);
+$old_snapshot->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$old_snapshot->query_safe('SELECT count(*) FROM grail.graph');
+$node->safe_psql('postgres',
+	q{SELECT grail.drop_graph('g5'); SELECT count(*) FROM (SELECT grail.create_graph('g5', 'e5')) c});
+my (undef, $old_failed) = $old_snapshot->query(q{SELECT grail.reachable('g5', 1, 2)});
+ok($old_failed, 'a snapshot from before a drop and re-create cannot query the old graph');
+like($old_snapshot->{stderr}, qr/graph "g5" was dropped after this statement's snapshot was taken/,
+	'it is told that the graph was dropped since');
+$old_snapshot->{stderr} = '';
+$old_snapshot->query_safe('ROLLBACK');
+$old_snapshot->quit;
+is($node->safe_psql('postgres', q{SELECT grail.reachable('g5', 1, 2)}), 't', 'a new snapshot queries the new graph');
 
 # Control: the checker flags a graph that answers for another shape (g1 rebuilt over the reversed
 # chain).

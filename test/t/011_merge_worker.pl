@@ -5,13 +5,15 @@
 # leaves the previous build and every pending change; nothing merges
 # with the threshold at 0; a restart finds the graphs that passed it; a server without a free
 # background worker slot says so and keeps the changes pending; changes of a prepared transaction
-# count once COMMIT PREPARED commits them.
+# count once COMMIT PREPARED commits them; a merge waits for no other transaction's lock on a
+# graph's row or tables, so that such a transaction cannot stall merges in other databases.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('merge_worker');
 $node->init;
@@ -291,7 +293,8 @@ ok($node->poll_query_until('postgres', qq{SELECT build_uuid <> '$build4' FROM gr
 is(pending(), 0, 'and the merge took them in');
 is($node->safe_psql('postgres', 'SELECT in_step()'), 't', 'in step with the table');
 
-# 9. A graph dropped while a merge waits for it: the merge leaves it, with no error.
+# 9. A graph that a transaction drops (holding its row, and through DROP TRIGGER its table): the
+# merge does not wait for the transaction, leaves the graph with no error, and comes back later.
 $node->safe_psql('postgres', 'ALTER SYSTEM SET grail.merge_threshold = 0; SELECT pg_reload_conf()');
 write_rows(1100);
 my $dropper = $node->background_psql('postgres');
@@ -299,16 +302,72 @@ $dropper->query_safe('BEGIN');
 $dropper->query_safe(q{SELECT grail.drop_graph('g')});
 $log_offset = -s $node->logfile;
 $node->safe_psql('postgres', 'ALTER SYSTEM RESET grail.merge_threshold; SELECT pg_reload_conf()');
-ok($node->poll_query_until('postgres',
-	q{SELECT count(*) = 1 FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker' AND wait_event_type = 'Lock'}),
-	'a merge waits for the graph that a transaction drops');
+ok($node->wait_for_log(qr/background merge of graph \d+ skipped: another transaction holds a lock/, $log_offset),
+	'a merge leaves the graph that a transaction drops, without waiting for it');
+ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker'}),
+	'the worker ends while the drop is in progress');
 $dropper->query_safe('COMMIT');
 $dropper->quit;
-ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker'}),
-	'the drop committed, the worker ends');
 my $log = slurp_file($node->logfile, $log_offset);
 unlike($log, qr/ERROR/, 'without an error');
 is($node->safe_psql('postgres', q{SELECT count(*) FROM grail.pending_change}), 0, 'the dropped graph left no pending change');
+
+# 10. Graphs whose row or table another transaction holds do not stall merges elsewhere: one whose
+# owner left a merge_graph() idle in its transaction, one whose table a transaction holds in ACCESS
+# EXCLUSIVE mode. Once this database's worker has met them, a graph of another database passes the
+# threshold and is merged (one worker runs at a time); the two are merged once the locks are gone.
+# (Their changes are written with merges off, so that none is merged before the locks are taken.)
+$node->safe_psql('postgres', 'ALTER SYSTEM SET grail.merge_threshold = 0; SELECT pg_reload_conf()');
+$node->safe_psql('postgres', q{
+	CREATE TABLE ea (source int, target int);
+	CREATE TABLE ex (source int, target int);
+	SELECT count(*) FROM (SELECT grail.create_graph('ga', 'ea'), grail.create_graph('gx', 'ex')) c;
+	INSERT INTO ea SELECT i, i + 1 FROM generate_series(1, 1100) i;
+	INSERT INTO ex SELECT i, i + 1 FROM generate_series(1, 1100) i;
+	CREATE DATABASE other;
+});
+$node->safe_psql('other', q{
+	CREATE EXTENSION pg_grail;
+	CREATE TABLE eb (source int, target int);
+	SELECT count(*) FROM (SELECT grail.create_graph('gb', 'eb')) c;
+});
+sub pending_of
+{
+	my ($database, $graph) = @_;
+	return $node->safe_psql($database, qq{SELECT pending_changes FROM grail.activity WHERE graph = '$graph'});
+}
+my $idle_merger = $node->background_psql('postgres');
+$idle_merger->query_safe('BEGIN');
+$idle_merger->query_safe(q{SELECT count(*) FROM (SELECT grail.merge_graph('ga')) m});
+my $table_locker = $node->background_psql('postgres');
+$table_locker->query_safe('BEGIN');
+$table_locker->query_safe('LOCK TABLE ex IN ACCESS EXCLUSIVE MODE');
+$log_offset = -s $node->logfile;
+$node->safe_psql('postgres', 'ALTER SYSTEM RESET grail.merge_threshold; SELECT pg_reload_conf()');
+# Until this database's worker has met the locks: it left both graphs (or waits for one).
+my $skipped = qr/background merge of graph \d+ skipped: another transaction holds a lock(?:.*\n)*.*background merge of graph \d+ skipped/;
+my $deadline = time + $PostgreSQL::Test::Utils::timeout_default;
+usleep(100_000)
+  until slurp_file($node->logfile, $log_offset) =~ $skipped
+  || $node->safe_psql('postgres',
+	q{SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'pg_grail merge worker' AND wait_event_type = 'Lock'}) > 0
+  || time > $deadline;
+$node->safe_psql('other', q{INSERT INTO eb SELECT i, i + 1 FROM generate_series(1, 1100) i});
+ok($node->poll_query_until('other', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'gb'}),
+	'a graph of another database is merged while those locks are held');
+like(slurp_file($node->logfile, $log_offset), $skipped, 'the merge left both graphs that other transactions hold');
+is(pending_of('postgres', 'ga'), 1100, 'the graph whose row is held keeps its changes pending');
+is(pending_of('postgres', 'gx'), 1100, 'so does the graph whose table is held');
+is($node->safe_psql('postgres', q{SELECT grail.reachable('ga', 1, 1101)}), 't', 'and they answer with them');
+$idle_merger->query_safe('ROLLBACK');
+$idle_merger->quit;
+$table_locker->query_safe('ROLLBACK');
+$table_locker->quit;
+$node->safe_psql('postgres', q{INSERT INTO ea VALUES (0, 1); INSERT INTO ex VALUES (0, 1)});
+ok($node->poll_query_until('postgres',
+	q{SELECT bool_and(pending_changes = 0) FROM grail.activity WHERE graph IN ('ga', 'gx')}),
+	'with the locks gone, both are merged');
+is($node->safe_psql('postgres', q{SELECT grail.reachable('gx', 0, 1101)}), 't', 'and answer from the merged build');
 
 $node->stop;
 done_testing();
