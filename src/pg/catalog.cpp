@@ -429,6 +429,18 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 	if (!exists)
 		return false;
 	*row = found.row;
+	// The row is read in the snapshot, the table in the catalog as it is now: a DROP TABLE (which
+	// drops the graph too) that committed after the snapshot leaves a row whose table is gone, and
+	// every catalog lookup of it would fail with an internal error.
+	guard([&] {
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(row->relid)))
+			ereport(ERROR,
+			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			         errmsg("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot "
+			                "was taken",
+			                name),
+			         errhint("Retry the transaction.")));
+	});
 	row->watched = graph_watched(row->id, row->relid, found.watched_tables);
 	return true;
 }
