@@ -377,6 +377,32 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
 	elog(ERROR, "pg_grail catalog table %s has no index on %s", RelationGetRelationName(rel), what);
 }
 
+/*
+ * The edge columns' numbers by the names in the graph's latest row. The columns are found by name
+ * in the catalog as it is now, so the names must be as of now too: a rename that committed after
+ * a REPEATABLE READ transaction's snapshot updated the row (renaming s to s_old, then u to s,
+ * say), and the snapshot's row would name the other column. Plain PostgreSQL calls: runs inside
+ * guard().
+ */
+static void
+resolve_columns_as_now(Relation rel, TupleDesc desc, GraphRow *row) {
+	AttrNumber id_att = attnum_of(desc, "id");
+	Snapshot latest = RegisterSnapshot(GetLatestSnapshot());
+	ScanKeyData key;
+	ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(row->id));
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, latest, 1, &key);
+	if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+		auto column = [&](const char *name) {
+			bool null;
+			return NameStr(*DatumGetName(heap_getattr(tuple, attnum_of(desc, name), desc, &null)));
+		};
+		row->source_attnum = get_attnum(row->relid, column("source_column"));
+		row->target_attnum = get_attnum(row->relid, column("target_column"));
+	}
+	systable_endscan(scan);
+	UnregisterSnapshot(latest);
+}
+
 bool
 find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change) {
 	if (count == 0)
@@ -422,6 +448,8 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 				}
 				systable_endscan(scan);
 			}
+			if (any)
+				resolve_columns_as_now(rel, desc, &found.row);
 			table_close(rel, AccessShareLock);
 			return any;
 		});
