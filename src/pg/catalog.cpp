@@ -378,19 +378,20 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
 }
 
 /*
- * The edge columns' numbers by the names in the graph's latest row. The columns are found by name
- * in the catalog as it is now, so the names must be as of now too: a rename that committed after
- * a REPEATABLE READ transaction's snapshot updated the row (renaming s to s_old, then u to s,
- * say), and the snapshot's row would name the other column. Plain PostgreSQL calls: runs inside
- * guard().
+ * The edge columns' numbers by the names in the graph's row as the catalog snapshot sees it. The
+ * columns are found by name in the catalog as it is now, so the names must be as of now too: a
+ * rename that committed after a REPEATABLE READ transaction's snapshot updated the row (renaming
+ * s to s_old, then u to s, say), and the snapshot's row would name the other column. Plain
+ * PostgreSQL calls: runs inside guard().
  */
 static void
 resolve_columns_as_now(Relation rel, TupleDesc desc, GraphRow *row) {
 	AttrNumber id_att = attnum_of(desc, "id");
-	Snapshot latest = RegisterSnapshot(GetLatestSnapshot());
 	ScanKeyData key;
 	ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(row->id));
-	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, latest, 1, &key);
+	// No snapshot: the catalog snapshot, which the column lookups use too (and which a parallel
+	// worker may take, unlike the latest snapshot). The rename's catalog change invalidates it.
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, NULL, 1, &key);
 	if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
 		auto column = [&](const char *name) {
 			bool null;
@@ -400,7 +401,6 @@ resolve_columns_as_now(Relation rel, TupleDesc desc, GraphRow *row) {
 		row->target_attnum = get_attnum(row->relid, column("target_column"));
 	}
 	systable_endscan(scan);
-	UnregisterSnapshot(latest);
 }
 
 bool
