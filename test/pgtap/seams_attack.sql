@@ -5,10 +5,14 @@
 -- A graph over the child, partition or typed table follows the rename (and does not read whichever
 -- column takes the old name afterwards), and goes stale on the type change. Each check compares
 -- the graph's answers with the table's rows.
+-- A graph's log trigger renamed (ALTER TRIGGER ... RENAME) still calls grail._log_changes with the
+-- graph's id; refresh_graph (which the refusal after the rename recommends) makes the trigger again
+-- under its own name. The renamed copy must not log the writes a second time: with one of the two
+-- disabled the log would no longer match the table.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(15);
+SELECT plan(21);
 SET client_min_messages = error;
 
 -- Every vertex reachable from 1 through the table's rows (source column s_old, target t).
@@ -84,6 +88,30 @@ ALTER TYPE ra_row2 ALTER ATTRIBUTE s TYPE text CASCADE, ALTER ATTRIBUTE t TYPE t
 SELECT is((SELECT stale FROM grail.graphs WHERE name = 'ra_typed2'), true,
           'a typed table''s edge columns changed to text through its type: the graph is stale');
 SELECT throws_ok($$SELECT grail.reachable('ra_typed2', 1, 2)$$, '55000', NULL, 'and a query refuses');
+
+-- A graph's insert and delete triggers renamed.
+CREATE TABLE rt (s_old bigint, t bigint);
+INSERT INTO rt VALUES (1, 2), (2, 3);
+SELECT grail.create_graph('rt', 'rt', 's_old', 't');
+DO $$
+DECLARE
+	id bigint := (SELECT g.id FROM grail.graph g WHERE g.name = 'rt');
+BEGIN
+	EXECUTE format('ALTER TRIGGER %I ON rt RENAME TO rt_insert_copy', 'grail_log_' || id || '_insert');
+	EXECUTE format('ALTER TRIGGER %I ON rt RENAME TO rt_delete_copy', 'grail_log_' || id || '_delete');
+END $$;
+SELECT throws_ok($$SELECT grail.reachable('rt', 1, 3)$$, '55000', NULL,
+                 'with its triggers renamed the graph refuses');
+SELECT lives_ok($$SELECT grail.refresh_graph('rt')$$, 'refresh_graph makes them again');
+INSERT INTO rt VALUES (3, 4);
+SELECT is((SELECT pending_changes FROM grail.graphs WHERE name = 'rt'), 1::bigint,
+          'an insert is logged once, not also by the renamed copy');
+ALTER TABLE rt DISABLE TRIGGER rt_insert_copy;
+SELECT is((SELECT stale FROM grail.graphs WHERE name = 'rt'), false, 'disabling the copy leaves the graph answering');
+DELETE FROM rt WHERE s_old = 2;
+INSERT INTO rt VALUES (2, 3);
+SELECT is(pg_temp.graph_reach('rt'), pg_temp.rows_reach('rt'), 'the graph answers from the table''s rows');
+SELECT is(grail.reachable('rt', 1, 4), true, 'reachable too');
 SELECT is((SELECT 1), 1, 'the session is alive at the end');
 
 SELECT * FROM finish();
