@@ -4,6 +4,9 @@
 # function must give a clear, retryable error then, not an internal "cache lookup failed".
 # Likewise the edge columns are found by name in the catalog as it is now: a rename that committed
 # after the snapshot (the graph's row follows it) must not make the reader read another column.
+# And the graph's triggers are checked on the family as it is now: a new, empty partition created
+# after the snapshot leaves the reader answering, a partition detached with its rows gives a
+# retryable error.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -44,6 +47,48 @@ for my $call (q{SELECT grail.reachable('rrg', 1, 3)},
 		"$call: a retryable error");
 }
 is($node->safe_psql('postgres', q{SELECT grail.reachable('rrg', 1, 3)}), 't', 'the new graph answers');
+
+# The edge table's family changed after the snapshot.
+for my $case ([ 'CREATE TABLE mp_2 PARTITION OF mp FOR VALUES IN (2)', 1 ],
+	[ 'ALTER TABLE mp DETACH PARTITION mp_9', 0 ])
+{
+	my ($ddl, $answers) = @$case;
+	$node->safe_psql('postgres', q{
+		DROP TABLE IF EXISTS mp, mp_9;
+		CREATE TABLE mp (k int, s bigint, t bigint) PARTITION BY LIST (k);
+		CREATE TABLE mp_1 PARTITION OF mp FOR VALUES IN (1);
+		CREATE TABLE mp_9 PARTITION OF mp FOR VALUES IN (9);
+		INSERT INTO mp VALUES (1, 1, 2), (9, 2, 3);
+		SELECT grail.create_graph('mp_live', 'mp', 's', 't');
+		SELECT grail.create_graph('mp_still', 'mp', 's', 't', live => false);
+	});
+	my %reader;
+	for my $graph ('mp_live', 'mp_still')
+	{
+		$reader{$graph} = $node->background_psql('postgres', on_error_stop => 0);
+		$reader{$graph}->query_safe(q{BEGIN ISOLATION LEVEL REPEATABLE READ; SELECT 1});
+	}
+	$node->safe_psql('postgres', $ddl);
+	for my $graph ('mp_live', 'mp_still')
+	{
+		my $reader = $reader{$graph};
+		my $answer = $reader->query(qq{SELECT grail.reachable('$graph', 1, 3)});
+		my $stderr = $reader->{stderr};
+		$reader->{stderr} = '';
+		$reader->query_safe('ROLLBACK');
+		$reader->quit;
+		if ($answers)
+		{
+			is($answer, 't', "$graph, after $ddl: the reader answers");
+			is($stderr, '', "$graph, after $ddl: no error");
+		}
+		else
+		{
+			like($stderr, qr/could not serialize|changed after this transaction's snapshot/,
+				"$graph, after $ddl: a retryable error");
+		}
+	}
+}
 
 # Edge columns renamed after the snapshot: s to s_old, then another column u to s. A change is
 # pending, so bfs and scc_components read the rows in the snapshot (the build has only 1 -> 2 -> 3).
