@@ -136,3 +136,59 @@ ALTER TABLE grail.pending_change REPLICA IDENTITY FULL;
 -- read.
 ALTER VIEW grail.graphs SET (security_barrier = true);
 ALTER VIEW grail.activity SET (security_barrier = true);
+
+-- Column renames and type changes that PostgreSQL makes through another table are followed too:
+-- ALTER TABLE <inheritance parent or partitioned table> RENAME COLUMN renames the column of its
+-- children and partitions, ALTER TYPE <composite type> RENAME ATTRIBUTE / ALTER ATTRIBUTE ... TYPE
+-- CASCADE that of the tables made OF the type, and the event trigger is told only of the parent or
+-- the type. A graph over the child kept the old name and read whichever column took it (a silent
+-- wrong answer), and a typed table's type change left its graph not stale.
+
+-- The tables whose columns a rename (or type change) of a column of relation changes too:
+-- relation, its inheritance descendants and partitions, and, where relation is a composite type,
+-- the tables made OF that type (ALTER TYPE ... CASCADE). PostgreSQL reports only relation's column
+-- to the event trigger.
+CREATE FUNCTION grail._column_changes_reach(relation oid)
+RETURNS oid[]
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT grail._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
+		SELECT t.oid FROM pg_catalog.pg_class k
+		JOIN pg_catalog.pg_class t ON t.reloftype OPERATOR(pg_catalog.=) k.reltype
+		WHERE k.oid OPERATOR(pg_catalog.=) relation AND k.relkind OPERATOR(pg_catalog.=) 'c')
+$$;
+REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION grail._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
+	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+END
+$$;

@@ -638,12 +638,29 @@ AS 'MODULE_PATHNAME', 'grail_alters_column_type'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._alters_column_type(pg_ddl_command, name, name) FROM PUBLIC;
 
+-- The tables whose columns a rename (or type change) of a column of relation changes too:
+-- relation, its inheritance descendants and partitions, and, where relation is a composite type,
+-- the tables made OF that type (ALTER TYPE ... CASCADE). PostgreSQL reports only relation's column
+-- to the event trigger.
+CREATE FUNCTION grail._column_changes_reach(relation oid)
+RETURNS oid[]
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT grail._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
+		SELECT t.oid FROM pg_catalog.pg_class k
+		JOIN pg_catalog.pg_class t ON t.reloftype OPERATOR(pg_catalog.=) k.reltype
+		WHERE k.oid OPERATOR(pg_catalog.=) relation AND k.relkind OPERATOR(pg_catalog.=) 'c')
+$$;
+REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
+
 -- RENAME COLUMN of an edge column: the graph follows (its column name no longer exists; the
 -- renamed column's number comes with the command). PostgreSQL renames a table's column through
 -- ALTER VIEW, ALTER MATERIALIZED VIEW and ALTER FOREIGN TABLE ... RENAME COLUMN and ALTER TYPE ...
 -- RENAME ATTRIBUTE as well (their other subcommands refuse a table), so the event trigger fires on
 -- all of these tags. (Where a rename goes unseen all the same, the columns are checked where they
--- are read: src/pg/edges.cpp.)
+-- are read: src/pg/edges.cpp.) The rename or type change of a column of an inheritance parent,
+-- a partitioned table or a composite type (ALTER TYPE ... CASCADE) changes the column of its
+-- children, partitions or typed tables too, which may be the edge table: grail._column_changes_reach.
 -- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER,
 -- SET UNLOGGED: from then on writes can go unseen, so the graph is stale even once the trigger is
 -- back or the table logged again. (Not
@@ -660,13 +677,15 @@ BEGIN
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
 	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
 	UPDATE grail.graph g SET target_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
 	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
@@ -677,7 +696,8 @@ BEGIN
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
 	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
 END
 $$;

@@ -377,6 +377,45 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
 	elog(ERROR, "pg_grail catalog table %s has no index on %s", RelationGetRelationName(rel), what);
 }
 
+/*
+ * What of the graph's row must be as of now, taken from the row as the catalog snapshot sees it
+ * (the snapshot the catalog lookups use; a parallel worker may take it, unlike the latest
+ * snapshot): the edge columns' numbers, since the columns are found by name in the catalog as it
+ * is now (a rename that committed after a REPEATABLE READ transaction's snapshot updated the row,
+ * renaming s to s_old, then u to s, say, and the snapshot's row would name the other column), and
+ * the tables watched, which are checked against the family as it is now (a partition created after
+ * the snapshot is in the family and in the latest row only). A family change after the snapshot
+ * that moved rows (the graph stale since) or was followed by a rebuild leaves the snapshot's build
+ * over another set of tables than the one its queries read: a serialization failure. Plain
+ * PostgreSQL calls: runs inside guard().
+ */
+static void
+take_state_as_now(Relation rel, TupleDesc desc, const char *name, DecodedGraphRow *found) {
+	AttrNumber id_att = attnum_of(desc, "id");
+	ScanKeyData key;
+	ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(found->row.id));
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, NULL, 1, &key);
+	if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+		DecodedGraphRow now;
+		decode_graph_row(tuple, desc, palloc, &now);
+		found->row.source_attnum = now.row.source_attnum;
+		found->row.target_attnum = now.row.target_attnum;
+		const varlena *then_watched = (const varlena *)DatumGetPointer(found->watched_tables);
+		const varlena *now_watched = (const varlena *)DatumGetPointer(now.watched_tables);
+		bool family_changed =
+		    VARSIZE(then_watched) != VARSIZE(now_watched) || memcmp(then_watched, now_watched, VARSIZE(now_watched)) != 0;
+		if (family_changed && !found->row.stale && (now.row.stale || now.row.build != found->row.build))
+			ereport(ERROR,
+			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			         errmsg("the tables of the edge table's inheritance family of pg_grail graph \"%s\" changed after "
+			                "this transaction's snapshot was taken",
+			                name),
+			         errhint("Retry the transaction.")));
+		found->watched_tables = now.watched_tables;
+	}
+	systable_endscan(scan);
+}
+
 bool
 find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change, bool skip_locked) {
 	if (count == 0)
@@ -428,6 +467,8 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 				}
 				systable_endscan(scan);
 			}
+			if (any)
+				take_state_as_now(rel, desc, name, &found);
 			table_close(rel, AccessShareLock);
 			return any;
 		});
@@ -435,6 +476,18 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 	if (!exists)
 		return false;
 	*row = found.row;
+	// The row is read in the snapshot, the table in the catalog as it is now: a DROP TABLE (which
+	// drops the graph too) that committed after the snapshot leaves a row whose table is gone, and
+	// every catalog lookup of it would fail with an internal error.
+	guard([&] {
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(row->relid)))
+			ereport(ERROR,
+			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			         errmsg("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot "
+			                "was taken",
+			                name),
+			         errhint("Retry the transaction.")));
+	});
 	row->watched = graph_watched(row->id, row->relid, found.watched_tables);
 	return true;
 }

@@ -548,6 +548,41 @@ scan_stored_rows(Relation rel, Fn &&fn) {
 	});
 }
 
+/*
+ * Whether the trigger firing is the graph's own log trigger for this event, by its name
+ * grail_log_<id>_<event>. ALTER TRIGGER ... RENAME keeps a trigger's function and argument, and
+ * grail._watch (run by refresh_graph, which the refusal that follows the rename recommends) makes
+ * the trigger again under its name: the renamed copy would log every write a second time, and
+ * once one of the two is disabled the log no longer matches the table. Else warns and ignores.
+ */
+bool
+log_trigger_named(const TriggerData *trigger, int64_t graph_id) {
+	TriggerEvent event = trigger->tg_event;
+	const char *suffix = TRIGGER_FIRED_FOR_ROW(event)      ? "_apply"
+	                     : TRIGGER_FIRED_BY_INSERT(event)   ? "_insert"
+	                     : TRIGGER_FIRED_BY_DELETE(event)   ? "_delete"
+	                     : TRIGGER_FIRED_BY_UPDATE(event)   ? "_update"
+	                     : TRIGGER_FIRED_BY_TRUNCATE(event) ? "_truncate"
+	                                                        : "";
+	std::string expected = "grail_log_" + std::to_string(graph_id) + suffix;
+	const char *name = trigger->tg_trigger->tgname;
+	if (expected == name)
+		return true;
+	guard([&] {
+		Relation rel = trigger->tg_relation;
+		const char *schema = get_namespace_name(RelationGetNamespace(rel));
+		ereport(WARNING,
+		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		         errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: graph %lld logs it through its "
+		                "trigger \"%s\"",
+		                name, RelationGetRelationName(rel), (long long)graph_id, expected.c_str()),
+		         errdetail("A graph's trigger renamed with ALTER TRIGGER ... RENAME keeps calling grail._log_changes."),
+		         errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(name),
+		                 quote_qualified_identifier(schema, RelationGetRelationName(rel)))));
+	});
+	return false;
+}
+
 } // namespace
 
 GRAIL_FUNCTION(grail_log_changes) {
@@ -570,6 +605,8 @@ GRAIL_FUNCTION(grail_log_changes) {
 	if (row && !(IsLogicalWorker() && !am_tablesync_worker()))
 		return PointerGetDatum(nullptr);
 
+	if (!log_trigger_named(trigger, graph_id))
+		return PointerGetDatum(nullptr);
 	GraphState graph = graph_state(graph_id);
 	if (!graph.exists)
 		return PointerGetDatum(nullptr);
