@@ -222,11 +222,11 @@ sub run_lines
 		note sprintf("%s: %d lines, %.1f s", $where, @lines - $first, Time::HiRes::time() - $t0) if $ENV{GRAIL_FUZZ_VERBOSE};
 		for my $l (split /\n/, $out)
 		{
-			if ($l =~ /^WRONG \S+ (\S+):/)
+			if ($l =~ /^WRONG/)
 			{
 				# A graph that answers wrong usually goes on doing so: the first answer of each
 				# graph of each round (the rest are counted).
-				my $key = ($where =~ /^(round \d+|[^:]*)/)[0] . " $1";
+				my $key = ($where =~ /^(round \d+|[^:]*)/)[0] . ' ' . ($l =~ /^WRONG \S+ (\S+):/ ? $1 : $l);
 				push @wrong, "$where: $l" unless $wrong_of{$key}++;
 				print $transcript_fh "-- $l\n";
 			}
@@ -338,6 +338,7 @@ sub write_rows
 sub check_lines
 {
 	my ($tag, @tables) = @_;
+	$tag =~ s/\s+/-/g;
 	return map {
 		sprintf("SELECT setseed(%.4f); SELECT fz_check(%s, %s, %s, %s, %s);", rand(), lit($tag), lit($_->{graph}),
 			lit($_->{name}), lit($_->{col}{src}), lit($_->{col}{dst}))
@@ -665,6 +666,8 @@ sub dump_restore
 		check_lines($tag, @victims),
 		qq{SELECT setseed(0.5); DELETE FROM $name WHERE random() < 0.3;},
 		(map { "SELECT count(*) FROM (SELECT grail.merge_graph('$_->{graph}')) m;" } @victims),
+		check_lines($tag, @victims),
+		insert_into($t, $name, $k, map { [ int(rand(10)), int(rand(10)) ] } 1 .. 3),
 		check_lines($tag, @victims));
 }
 
