@@ -5,8 +5,9 @@
 #   2. the extension built the same way (GRAIL_SANITIZE=1, from a copy of the tree) is installed
 #      into a private relocated copy of PostgreSQL (the normal install is untouched), a cluster of
 #      that copy runs with libasan preloaded, and pg_regress and pgTAP run against it.
-# The stage fails when a test fails or when any sanitizer report appears: ASan and UBSan write
-# theirs under $root/reports (log_path), and the server log must show no report and no crash.
+# The stage fails when a test fails or when any sanitizer report appears: ASan writes its reports
+# under $root/reports (log_path), UBSan (with a stack) into the server log, which must show no
+# report and no crash.
 # PostgreSQL leaks by design (memory contexts freed at exit), so leak detection is off.
 #   scripts/sanitize.sh            both parts
 #   scripts/sanitize.sh unit|sql   one of them
@@ -93,12 +94,19 @@ if [ "$what" = all ] || [ "$what" = sql ]; then
 		head -n 200 "$src/regression.diffs" || true
 		status=1
 	fi
-	psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
-	pg_prove -d grail_tap test/pgtap/*.sql || status=1
+	# A backend stopped by a report restarts the server: wait for it before the next suite.
+	for _ in $(seq 120); do pg_isready -q && break; sleep 1; done
+	if psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"; then
+		pg_prove -d grail_tap test/pgtap/*.sql || status=1
+	else
+		status=1
+	fi
 	scripts/cluster.sh stop
 	trap - EXIT
 	log=$GRAIL_PG_ROOT/server.log
-	if grep -E "runtime error:|AddressSanitizer|UndefinedBehaviorSanitizer|terminated by signal|was terminated by exception|PANIC" "$log"; then
+	found=$(grep -E -A 20 "runtime error:|AddressSanitizer|UndefinedBehaviorSanitizer|terminated by signal|was terminated by exception|PANIC" "$log" || true)
+	if [ -n "$found" ]; then
+		printf '%s\n' "$found" | sed -n '1,200p'
 		echo "sanitizer report or crash in $log"
 		status=1
 	fi

@@ -8,11 +8,16 @@
  * the same lock again and releases it: the lock is corrupted and the program's next
  * bindtextdomain() or setlocale() waits forever. These functions interpose glibc's: each lets ASan
  * initialise (a malloc) before glibc takes its lock.
+ *
+ * It also keeps UBSAN_OPTIONS for UBSan: its runtime (loaded with pg_grail) reads its options at
+ * the first report, from /proc/self/environ, which PostgreSQL has overwritten by then with the
+ * process titles; __ubsan_default_options() gives it the options this constructor saved.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <locale.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void
 let_asan_initialise(void)
@@ -53,4 +58,23 @@ newlocale(int category_mask, const char *locale, locale_t base)
 	if (real == NULL)
 		real = (locale_t (*) (int, const char *, locale_t)) dlsym(RTLD_NEXT, "newlocale");
 	return real(category_mask, locale, base);
+}
+
+static char ubsan_options[4096];
+
+__attribute__((constructor)) static void
+save_ubsan_options(void)
+{
+	const char *options = getenv("UBSAN_OPTIONS");
+
+	if (options != NULL)
+		strncpy(ubsan_options, options, sizeof(ubsan_options) - 1);
+}
+
+const char *__ubsan_default_options(void);
+
+const char *
+__ubsan_default_options(void)
+{
+	return ubsan_options;
 }

@@ -574,7 +574,12 @@ sub step_actions
 			if ($y < 0.25)
 			{
 				my $k = 200 + $s;
-				push @owner, "CREATE FOREIGN TABLE ${name}_f$k PARTITION OF $name FOR VALUES IN ($k) SERVER fz_srv;";
+				# Then a change pending and a reader that takes a stale answer: the reader must not
+				# scan the foreign partition.
+				push @owner, "CREATE FOREIGN TABLE ${name}_f$k PARTITION OF $name FOR VALUES IN ($k) SERVER fz_srv;",
+				  insert_into($t, $name, 1, [ int(rand(10)), int(rand(10)) ]),
+				  "SET grail.stale_policy = warn; SET client_min_messages = error; "
+				  . "SELECT count(*) FROM grail.bfs('$t->{graph}', '1'::bigint) b; RESET ALL;";
 				push @{ $t->{foreign} }, "${name}_f$k";
 			}
 			elsif ($y < 0.35 && @{ $t->{foreign} // [] })
