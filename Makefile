@@ -41,6 +41,15 @@ PG_CPPFLAGS = -Isrc/core -Isrc/pg -DGRAIL_EXTVERSION=\"$(EXTVERSION)\"
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-cast-function-type -Wno-register -fno-strict-aliasing
 SHLIB_LINK = $(GRAIL_ENGINE_LINK) -lstdc++
 
+# GRAIL_SANITIZE=1 (scripts/sanitize.sh): the glue and the engine with AddressSanitizer and
+# UndefinedBehaviorSanitizer, CPU only; the server must then run with libasan preloaded.
+ifdef GRAIL_SANITIZE
+SANITIZE_FLAGS = -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+PG_CXXFLAGS += $(SANITIZE_FLAGS)
+SHLIB_LINK += $(SANITIZE_FLAGS)
+override CMAKE_FLAGS += -DGRAIL_WITH_CUDA=OFF -DGRAIL_SANITIZE=ON
+endif
+
 # No JIT bitcode: it needs the clang that PostgreSQL was built with, and our hot paths are C++.
 override with_llvm = no
 # Objects depend on the headers they include (.deps/): a changed struct must rebuild every user.

@@ -5,7 +5,9 @@
 #   3. pg_regress (sql/ + expected/) and pgTAP (test/pgtap/, pg_prove) on a throwaway cluster;
 #   4. a server restart, after which the stored index must still answer (test/restart/);
 #   5. TAP tests on their own clusters (test/t/, scripts/tap.sh): crash, dump/restore, standby,
-#      concurrency, load, fuzz.
+#      concurrency, load, fuzz, adversarial fuzz;
+#   6. sanitizers (scripts/sanitize.sh): the unit tests and the SQL suites again, with the engine
+#      and the extension built with AddressSanitizer + UBSan (separate build, private install).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
@@ -38,5 +40,9 @@ psql -Xq -v ON_ERROR_STOP=1 -d grail_tap -f test/restart/before.sql >/dev/null
 scripts/cluster.sh restart
 pg_prove -d grail_tap test/restart/after.sql
 
-echo "== TAP tests (crash, dump/restore, standby, concurrency, load, fuzz)"
+echo "== TAP tests (crash, dump/restore, standby, concurrency, load, fuzz, adversarial fuzz)"
 scripts/tap.sh
+
+scripts/cluster.sh stop
+trap - EXIT
+scripts/sanitize.sh
