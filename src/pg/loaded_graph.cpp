@@ -98,7 +98,8 @@ same_snapshot(const CheckedSnapshot &checked) {
 	return checked.transaction == MyProc->lxid && checked.command == now->curcid &&
 	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
 	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
-	       memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0 && checked.user == user &&
+	       (now->xcnt == 0 || memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0) &&
+	       checked.user == user &&
 	       checked.security_context == security_context && checked.row_security == row_security &&
 	       checked.invalidations == SharedInvalidMessageCounter &&
 	       strcmp(checked.search_path, current_search_path()) == 0;
@@ -129,7 +130,8 @@ remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
 		checked->search_path_size = search_path_size;
 	}
 	memcpy(checked->search_path, search_path, search_path_size);
-	memcpy(checked->xip, now->xip, sizeof(TransactionId) * now->xcnt);
+	if (now->xcnt > 0) // xip may be null then, which memcpy may not be given even for no bytes
+		memcpy(checked->xip, now->xip, sizeof(TransactionId) * now->xcnt);
 	checked->xcnt = now->xcnt;
 	checked->xmin = now->xmin;
 	checked->xmax = now->xmax;
