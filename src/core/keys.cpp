@@ -313,8 +313,8 @@ KeyDictionary::first_hash_inconsistency() const {
 	return "";
 }
 
-KeyDictionaryBuilder::KeyDictionaryBuilder(KeyKind kind)
-    : kind_(kind), seed_(fresh_seed(this)), table_(size_t(1) << 10, kNoRecord), shift_(64 - 10) {
+KeyDictionaryBuilder::KeyDictionaryBuilder(KeyKind kind, uint64_t seed)
+    : kind_(kind), seed_(seed != 0 ? seed : fresh_seed(this)), table_(size_t(1) << 10, kNoRecord), shift_(64 - 10) {
 	if (kind != KeyKind::text && kind != KeyKind::uuid)
 		throw Error(ErrorKind::internal, "a key dictionary is for text or uuid keys");
 }

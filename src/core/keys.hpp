@@ -157,7 +157,9 @@ template <typename T> using LargeVector = std::vector<T, LargeAllocator<T>>;
 // Collects the keys of the rows as a build reads them.
 class KeyDictionaryBuilder {
 public:
-	explicit KeyDictionaryBuilder(KeyKind kind); // text or uuid
+	// kind: text or uuid. seed: of the key hash, which the glue draws from a strong random source;
+	// 0 draws one from the clock (fresh_seed).
+	explicit KeyDictionaryBuilder(KeyKind kind, uint64_t seed = 0);
 	// A provisional id for the key (dense, in order of first appearance), or -1 when memory runs out:
 	// never throws, since the glue calls it from inside a PostgreSQL heap scan. For uuid, length is 16.
 	int64_t add(const void *bytes, size_t length) noexcept;

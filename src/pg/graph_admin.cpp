@@ -54,6 +54,18 @@ edge_key_kind(Oid relid, AttrNumber attnum) {
 namespace grail::pg {
 
 /*
+ * A hash seed no one can predict, so that no one can prepare ids or keys that collide in the
+ * build's hash tables; 0 (the engine then draws one from the clock) without a strong source.
+ */
+static uint64_t
+unpredictable_seed() {
+	uint64_t seed = 0;
+	if (!pg_strong_random(&seed, sizeof seed))
+		seed = 0;
+	return seed;
+}
+
+/*
  * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
  * one) and build its index.
  */
@@ -65,7 +77,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	grail::KeyKind kind = edge_key_kind(row.relid, row.source_attnum);
 	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
 	if (kind != grail::KeyKind::integer)
-		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind);
+		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind, unpredictable_seed());
 	EdgeScan scan =
 	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
 	StoredBuild &stored = *stored_stats;
@@ -89,10 +101,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
-	// A seed no one can predict, so that no one can prepare integer ids that collide in the id
-	// hash table; without a strong source the engine draws one from the clock.
-	if (!pg_strong_random(&options.id_hash_seed, sizeof options.id_hash_seed))
-		options.id_hash_seed = 0;
+	options.id_hash_seed = unpredictable_seed();
 	options.components = [](const grail::Csr &graph) {
 		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
 		return on_chosen_device(

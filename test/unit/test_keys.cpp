@@ -156,6 +156,16 @@ TEST(Keys, TextRanksMatchByteOrder) {
 	}
 }
 
+// The glue gives the builder a seed from a strong random source: the dictionary keeps that one.
+TEST(Keys, GivenSeedIsKept) {
+	Rng rng(7);
+	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed5eed5eed5eedull);
+	KeyedEdges k = add_rows(builder, random_rows(rng, 200, KeyKind::text));
+	KeyDictionary keys = builder.finish(k.ids);
+	EXPECT_EQ(keys.seed(), 0x5eed5eed5eed5eedull);
+	expect_dictionary(keys, k, KeyKind::text);
+}
+
 // Large enough for the radix passes, table growth and several levels of 8-byte chunks.
 TEST(Keys, ManyKeysRanksMatchByteOrder) {
 	Rng rng(99);
