@@ -117,6 +117,11 @@ void
 check_edge_columns(Oid relid, AttrNumber source, AttrNumber target) {
 	check_edge_column(relid, source, "source");
 	check_edge_column(relid, target, "target");
+	check_edge_kinds(relid, source, target);
+}
+
+void
+check_edge_kinds(Oid relid, AttrNumber source, AttrNumber target) {
 	guard([&] {
 		grail::KeyKind kinds[2];
 		key_kind_of(get_atttype(relid, source), &kinds[0]);

@@ -33,6 +33,10 @@ void check_edge_column(Oid relid, AttrNumber attnum, const char *what);
 // create_graph requires): a clear error otherwise. Run before every build and every query.
 void check_edge_columns(Oid relid, AttrNumber source, AttrNumber target);
 
+// The second half of check_edge_columns, for a caller that has checked each column already: that
+// the two (each a key column) hold keys of one kind.
+void check_edge_kinds(Oid relid, AttrNumber source, AttrNumber target);
+
 // The two edge columns of one relation as its tuple descriptor has them now, and the one way
 // pg_grail reads their datums: each through the type of its own column, never the other's. open()
 // checks the columns (live, of a key type, both of one kind) before any datum is read.

@@ -521,8 +521,9 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 			                 quote_literal_cstr(name.quoted.c_str()))));
 		});
 	// After the stale error: a graph whose columns no longer hold keys of one kind is stale too, and
-	// under stale_policy = warn it answers nothing rather than read its rows as the wrong kind.
-	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	// under stale_policy = warn it answers nothing rather than read its rows as the wrong kind. (Each
+	// column was checked above.)
+	check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
 
 	if (row.live) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).
