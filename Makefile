@@ -4,29 +4,7 @@ EXTENSION = pg_grail
 EXTVERSION = 0.7.0
 MODULE_big = pg_grail
 
-OBJS = \
-	src/pg/activity.o \
-	src/pg/bfs.o \
-	src/pg/catalog.o \
-	src/pg/change_log.o \
-	src/pg/cycles.o \
-	src/pg/ddl_commands.o \
-	src/pg/edges.o \
-	src/pg/gpu_choice.o \
-	src/pg/graph_admin.o \
-	src/pg/guard.o \
-	src/pg/image_cache.o \
-	src/pg/image_stats.o \
-	src/pg/key_args.o \
-	src/pg/loaded_graph.o \
-	src/pg/merge_worker.o \
-	src/pg/pending.o \
-	src/pg/owner_hooks.o \
-	src/pg/pg_grail.o \
-	src/pg/reachable.o \
-	src/pg/scc.o \
-	src/pg/settings.o \
-	src/pg/watch.o
+OBJS = $(patsubst %.cpp,%.o,$(sort $(wildcard src/pg/*/*.cpp)))
 
 DATA = $(filter-out $(DATA_built),$(wildcard sql/$(EXTENSION)--*.sql))
 DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
@@ -70,7 +48,7 @@ engine: $(ENGINE_BUILD)/engine.mk
 
 $(OBJS): | engine
 # GRAIL_EXTVERSION comes from here: a new version must rebuild the check that uses it.
-src/pg/catalog.o: Makefile
+src/pg/store/catalog.o: Makefile
 $(shlib): engine
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql

@@ -17,7 +17,7 @@ ALTER EVENT TRIGGER grail_on_alter_table ENABLE ALWAYS;
 -- The staleness trigger of an ancestor checks, where it fires, that its table is an ancestor of
 -- its graph's edge table: a table-only dump (pg_dump -t) restored into another database brings the
 -- trigger along, and there it must not mark whichever graph has the same id stale; it warns
--- instead (the log triggers' function, src/pg/change_log.cpp, does the same for its tables).
+-- instead (the log triggers' function, src/pg/entry/change_log.cpp, does the same for its tables).
 CREATE OR REPLACE FUNCTION grail._mark_stale()
 RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -119,7 +119,7 @@ $$;
 
 -- NULL arguments: every function is STRICT unless it must take NULLs (an optional argument, a
 -- key_type given as a typed NULL); those check their other arguments in one declared place
--- (GRAIL_FUNCTION_NULLABLE, src/pg/guard.hpp). These internal helpers were not STRICT and gave an
+-- (GRAIL_FUNCTION_NULLABLE, src/pg/boundary/guard.hpp). These internal helpers were not STRICT and gave an
 -- answer built from NULLs (an array of NULL trigger names) or an error instead of NULL.
 ALTER FUNCTION grail._trigger_names(bigint) STRICT;
 ALTER FUNCTION grail._drop_triggers(bigint, regclass[], text[]) STRICT;

@@ -167,7 +167,7 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
 GRANT SELECT ON grail.graphs TO PUBLIC;
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change)';
 
--- Builds and merges in progress (src/pg/activity.cpp: shared memory, with pg_grail preloaded) and
+-- Builds and merges in progress (src/pg/store/activity.cpp: shared memory, with pg_grail preloaded) and
 -- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
 -- read, as grail.graphs does, or all of them to members of pg_read_all_stats. A security barrier
 -- like grail.graphs.
@@ -375,7 +375,7 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION grail.device_info() IS
 'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
 
--- The shared cache of index images (src/pg/image_cache.hpp): what it holds, what it did for this session.
+-- The shared cache of index images (src/pg/service/image_cache.hpp): what it holds, what it did for this session.
 CREATE FUNCTION grail.cache_info()
 RETURNS TABLE (build uuid, bytes bigint, last_used timestamptz, backends integer, hits bigint, loads bigint)
 AS 'MODULE_PATHNAME', 'grail_cache_info'
@@ -430,7 +430,7 @@ REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
 
 -- The triggers of a live graph's edge table and its descendants (grail._watch) log each statement's
 -- changes to grail.pending_change (a live graph), or mark the graph stale (another), in C
--- (src/pg/change_log.cpp): an UPDATE that changes no edge does neither.
+-- (src/pg/entry/change_log.cpp): an UPDATE that changes no edge does neither.
 CREATE FUNCTION grail._log_changes()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'grail_log_changes'
@@ -440,7 +440,7 @@ REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
 -- The tables a graph over edge_table depends on besides it: the inheritance (or partition)
 -- ancestors of the table and of its descendants outside that family (a descendant's other
 -- parents), whose writes can reach its rows, and its descendants (the table itself first), whose
--- rows SELECT reads with its own. In C (src/pg/watch.cpp), as grail._watched reads them.
+-- rows SELECT reads with its own. In C (src/pg/store/watch.cpp), as grail._watched reads them.
 CREATE FUNCTION grail._ancestors(edge_table oid)
 RETURNS oid[]
 AS 'MODULE_PATHNAME', 'grail_ancestors'
@@ -458,7 +458,7 @@ REVOKE ALL ON FUNCTION grail._descendants(oid) FROM PUBLIC;
 -- descendants; checked by what the triggers are (function, events, level, argument, no column
 -- list, enabled always), not by their names alone: a table's owner can drop them and create
 -- look-alikes (though not ones calling _mark_stale, which needs EXECUTE). In C
--- (src/pg/watch.cpp): every statement of a query checks it.
+-- (src/pg/store/watch.cpp): every statement of a query checks it.
 CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_watched'
@@ -624,14 +624,14 @@ REVOKE ALL ON FUNCTION grail._on_drop() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail._on_drop();
 
 -- Whether an ALTER TABLE opened a window in which writes can go unseen: a trigger set to a state
--- other than ENABLE ALWAYS, or the table made unlogged (src/pg/ddl_commands.cpp).
+-- other than ENABLE ALWAYS, or the table made unlogged (src/pg/entry/ddl_commands.cpp).
 CREATE FUNCTION grail._changes_trigger_state(pg_ddl_command)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_changes_trigger_state'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
 
--- Whether an ALTER TABLE changed the type of a column of that name (src/pg/ddl_commands.cpp).
+-- Whether an ALTER TABLE changed the type of a column of that name (src/pg/entry/ddl_commands.cpp).
 CREATE FUNCTION grail._alters_column_type(pg_ddl_command, source_column name, target_column name)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_alters_column_type'
@@ -658,7 +658,7 @@ REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
 -- ALTER VIEW, ALTER MATERIALIZED VIEW and ALTER FOREIGN TABLE ... RENAME COLUMN and ALTER TYPE ...
 -- RENAME ATTRIBUTE as well (their other subcommands refuse a table), so the event trigger fires on
 -- all of these tags. (Where a rename goes unseen all the same, the columns are checked where they
--- are read: src/pg/edges.cpp.) The rename or type change of a column of an inheritance parent,
+-- are read: src/pg/store/edges.cpp.) The rename or type change of a column of an inheritance parent,
 -- a partitioned table or a composite type (ALTER TYPE ... CASCADE) changes the column of its
 -- children, partitions or typed tables too, which may be the edge table: grail._column_changes_reach.
 -- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER,
@@ -707,7 +707,7 @@ CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end
 	EXECUTE FUNCTION grail._on_alter_table();
 
 -- Whether a CREATE TABLE or ALTER TABLE changed a table's inheritance family: 'rows' when a table
--- joined or left one with its rows, 'empty' when a new table joined one (src/pg/ddl_commands.cpp).
+-- joined or left one with its rows, 'empty' when a new table joined one (src/pg/entry/ddl_commands.cpp).
 CREATE FUNCTION grail._family_change(pg_ddl_command)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_family_change'

@@ -11,7 +11,7 @@ INSERT INTO null_edges VALUES (1, 2), (2, 1), (2, 3), (3, 4), (4, 2), (5, 6);
 SELECT grail.create_graph('null_graph', 'null_edges');
 
 -- The functions that take NULLs and the positions (from 0) of the arguments that may be NULL; a
--- NULL in any other argument gives NULL or no rows (GRAIL_FUNCTION_NULLABLE in src/pg/guard.hpp).
+-- NULL in any other argument gives NULL or no rows (GRAIL_FUNCTION_NULLABLE in src/pg/boundary/guard.hpp).
 -- save_chordless_cycles() raises an error for a NULL graph, into_table or min_length instead.
 CREATE TEMP TABLE nullable_function (fn regprocedure PRIMARY KEY, nullable int[] NOT NULL);
 INSERT INTO nullable_function VALUES

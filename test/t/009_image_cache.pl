@@ -1,4 +1,4 @@
-# The shared image cache (src/pg/image_cache.hpp): backends map one image file per build instead
+# The shared image cache (src/pg/service/image_cache.hpp): backends map one image file per build instead
 # of each holding a copy; a damaged file is replaced from the catalog; a cache too small for an
 # image leaves private copies; eviction keeps the files within grail.shared_cache_size; answers
 # stay right throughout.

@@ -1,4 +1,4 @@
-// grail::pg::guard() (src/pg/guard.cpp) without a server: PostgreSQL's error globals and the few
+// grail::pg::guard() (src/pg/boundary/guard.cpp) without a server: PostgreSQL's error globals and the few
 // functions guard.cpp calls are defined here, so that the test can check what guard() leaves in
 // PG_exception_stack and error_context_stack when the guarded code returns, raises a PostgreSQL
 // error (a longjmp) or throws a C++ exception.
@@ -13,7 +13,7 @@
 #include <new>
 #include <stdexcept>
 
-#include "guard.hpp"
+#include "boundary/guard.hpp"
 
 // What the server would define. Only guard_call()'s paths are exercised: reporting an error is
 // not, and aborts.

@@ -1,0 +1,179 @@
+#include "error.hpp"
+
+#include <csetjmp>
+#include <cstdio>
+#include <exception>
+#include <new>
+
+#include "boundary/guard.hpp"
+
+extern "C" {
+#include "nodes/execnodes.h"
+}
+
+namespace grail::pg {
+
+/*
+ * PostgreSQL's error stacks as they were when it was made, put back when it goes out of scope: on
+ * the normal return, after a longjmp caught, and as a C++ exception passes (pg_duckdb's
+ * PgExceptionGuard). Otherwise PG_exception_stack would be left pointing into a dead frame and the
+ * next error would jump there.
+ */
+class ErrorStacks {
+public:
+	ErrorStacks() noexcept : exception_stack_(PG_exception_stack), context_stack_(error_context_stack) {
+	}
+	~ErrorStacks() {
+		restore();
+	}
+	ErrorStacks(const ErrorStacks &) = delete;
+	ErrorStacks &operator=(const ErrorStacks &) = delete;
+
+	void
+	restore() const noexcept {
+		PG_exception_stack = exception_stack_;
+		error_context_stack = context_stack_;
+	}
+
+private:
+	sigjmp_buf *exception_stack_;
+	ErrorContextCallback *context_stack_;
+};
+
+/*
+ * Call fn(arg), catching whatever C++ exception it throws into *thrown: it is rethrown only once
+ * the guard's error stacks are restored, so that no destructor or handler runs with
+ * PG_exception_stack pointing at a jump buffer that the throw is about to leave.
+ */
+static void
+call_catching(void (*fn)(void *), void *arg, std::exception_ptr *thrown) noexcept {
+	try {
+		fn(arg);
+	} catch (...) {
+		*thrown = std::current_exception();
+	}
+}
+
+/*
+ * Run fn(arg), turning a PostgreSQL error into a PgError thrown after the error stacks are
+ * restored; a C++ exception from fn is rethrown then too. Out of line, so that no caller's locals
+ * live in the frame that sigsetjmp saves; the locals here are not changed between sigsetjmp and a
+ * longjmp back to it.
+ */
+void
+guard_call(void (*fn)(void *), void *arg) {
+	MemoryContext context = CurrentMemoryContext;
+	ErrorData *volatile error = nullptr;
+	std::exception_ptr thrown;
+	{
+		ErrorStacks stacks;
+		sigjmp_buf jump;
+		if (sigsetjmp(jump, 0) == 0) {
+			PG_exception_stack = &jump;
+			call_catching(fn, arg, &thrown);
+		} else {
+			stacks.restore();
+			MemoryContextSwitchTo(context);
+			error = CopyErrorData();
+			FlushErrorState();
+		}
+	}
+	if (error != nullptr)
+		throw PgError(error);
+	if (thrown)
+		std::rethrow_exception(thrown);
+}
+
+static int
+sqlstate_of(ErrorKind kind) {
+	switch (kind) {
+	case ErrorKind::invalid_input:
+		return ERRCODE_INVALID_PARAMETER_VALUE;
+	case ErrorKind::corrupt_index:
+		return ERRCODE_DATA_CORRUPTED;
+	case ErrorKind::limit_exceeded:
+		return ERRCODE_PROGRAM_LIMIT_EXCEEDED;
+	case ErrorKind::cancelled:
+		return ERRCODE_QUERY_CANCELED;
+	case ErrorKind::internal:
+		break;
+	}
+	return ERRCODE_INTERNAL_ERROR;
+}
+
+/*
+ * Run body(arg); raise what it threw as a PostgreSQL error once its frames are gone. The one
+ * place where C++ exceptions become PostgreSQL errors, for SQL functions and hooks alike.
+ */
+void
+call_and_raise(void (*body)(void *), void *arg) {
+	// Plain buffers: nothing here may need a destructor when ereport longjmps away.
+	ErrorData *pg_error = nullptr;
+	int sqlstate = 0;
+	char message[1024];
+	char hint[512];
+	hint[0] = '\0';
+
+	try {
+		body(arg);
+	} catch (const PgError &e) {
+		pg_error = e.data();
+	} catch (const Error &e) {
+		sqlstate = sqlstate_of(e.kind());
+		snprintf(message, sizeof message, "%s", e.what());
+		snprintf(hint, sizeof hint, "%s", e.hint().c_str());
+	} catch (const std::bad_alloc &) {
+		sqlstate = ERRCODE_OUT_OF_MEMORY;
+		snprintf(message, sizeof message, "out of memory in pg_grail");
+	} catch (const std::exception &e) {
+		sqlstate = ERRCODE_INTERNAL_ERROR;
+		snprintf(message, sizeof message, "pg_grail internal error: %s", e.what());
+	} catch (...) {
+		sqlstate = ERRCODE_INTERNAL_ERROR;
+		snprintf(message, sizeof message, "pg_grail internal error: unknown exception");
+	}
+
+	if (pg_error)
+		ReThrowError(pg_error);
+	if (sqlstate == ERRCODE_QUERY_CANCELED)
+		CHECK_FOR_INTERRUPTS();  // raises the proper cancel or timeout error
+	if (sqlstate != 0)
+		ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), hint[0] ? errhint("%s", hint) : 0));
+}
+
+/*
+ * Run an SQL function's C++ body through call_and_raise().
+ */
+Datum
+call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
+	struct Call {
+		FunctionCallInfo fcinfo;
+		Datum (*body)(FunctionCallInfo);
+		Datum result;
+	} c{fcinfo, body, 0};
+	call_and_raise([](void *arg) {
+		auto *c = static_cast<Call *>(arg);
+		c->result = c->body(c->fcinfo);
+	}, &c);
+	return c.result;
+}
+
+/*
+ * Run an SQL function's C++ body through call() unless a required argument is NULL; then answer
+ * NULL, which a set-returning function's caller reads as the end of its (empty) rows.
+ */
+Datum
+call_unless_null(FunctionCallInfo fcinfo, const int *required, int count, Datum (*body)(FunctionCallInfo)) {
+	for (int i = 0; i < count; i++) {
+		if (PG_ARGISNULL(required[i])) {
+			auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+			if (rsinfo != nullptr && IsA(rsinfo, ReturnSetInfo))
+				rsinfo->isDone = ExprEndResult;
+			fcinfo->isnull = true;
+			return (Datum)0;
+		}
+	}
+	return call(fcinfo, body);
+}
+
+} // namespace grail::pg

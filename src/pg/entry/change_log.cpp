@@ -1,0 +1,718 @@
+// grail._log_changes(graph_id), the trigger that grail._watch puts on a graph's edge table and its
+// descendants (statement triggers with transition tables; BEFORE TRUNCATE). For a live graph it
+// writes the statement's edge changes to grail.pending_change in the writer's transaction, so a
+// query sees exactly the changes its snapshot sees and a build deletes exactly those it read; for
+// another graph it marks the graph stale. An UPDATE that leaves every edge as it was does neither.
+//
+// Every write statement on a live graph's table comes here, so the logging runs no SQL: it reads
+// the graph's row by an index scan and inserts the log's rows through the table and index access
+// methods, as an INSERT's executor would (toasting included). That costs no planning, no SPI, no
+// change of user or search_path, and leaves nothing for a name in the caller's search_path to
+// reach. Only marking a graph that is not live stale is SQL (an UPDATE, for its row lock, run as
+// the extension's owner by CatalogRights).
+#include "index.hpp"
+
+#include <cstring>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "store/activity.hpp"
+#include "store/catalog.hpp"
+#include "store/edges.hpp"
+#include "boundary/key_datums.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/executor.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "replication/logicalworker.h"
+#include "replication/worker_internal.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace grail::pg;
+
+namespace {
+
+// Edges per row of grail.pending_change (per element of its arrays).
+constexpr int kBatchRows = 8192;
+// The memory that writing a full batch takes: its two arrays, their compressed forms, the row and
+// the toaster's chunks of it, about 0.6 MB for integer keys, in pieces of up to 130 kB. One block
+// of a generation context holds them (it takes pieces of up to an eighth of its size) and is kept
+// from batch to batch: allocating and freeing them each time made malloc hand the memory back to
+// the kernel and fault it in again, with a TLB shootdown each time (2-3% of a bulk INSERT).
+constexpr Size kBatchBytes = Size(4) << 20;
+
+// Where grail.graph and grail.pending_change are, and grail.graph's columns and id index: looked up
+// once per backend, forgotten when either table's relcache entry is invalidated (DROP EXTENSION,
+// an ALTER EXTENSION UPDATE that alters them, an index made or dropped).
+struct LogCatalog {
+	bool valid = false;
+	Oid graph = InvalidOid, pending = InvalidOid, graph_id_index = InvalidOid;
+	AttrNumber id = 0, name = 0, relid = 0, live = 0, source_column = 0, target_column = 0;
+};
+LogCatalog log_catalog;
+
+void
+forget_log_catalog(Datum, Oid relid) {
+	if (relid == InvalidOid || relid == log_catalog.graph || relid == log_catalog.pending)
+		log_catalog.valid = false;
+}
+
+AttrNumber
+column_of(TupleDesc desc, const char *name) {
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+			return AttrNumber(i + 1);
+	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
+}
+
+// grail.graph, opened, with log_catalog valid for it (PostgreSQL calls: inside guard()). Taking the
+// lock, or reading the catalogs, may bring an invalidation of the table (an ALTER EXTENSION UPDATE
+// committed meanwhile): then its columns are looked up again, under the lock.
+Relation
+open_graph_table() {
+	static bool callback = false;
+	if (!callback) {
+		CacheRegisterRelcacheCallback(forget_log_catalog, 0);
+		callback = true;
+	}
+	for (;;) {
+		if (!log_catalog.valid) {
+			Oid schema = get_namespace_oid("grail", false);
+			log_catalog.graph = get_relname_relid("graph", schema);
+			log_catalog.pending = get_relname_relid("pending_change", schema);
+			if (!OidIsValid(log_catalog.graph) || !OidIsValid(log_catalog.pending))
+				elog(ERROR, "pg_grail catalog table grail.graph or grail.pending_change is missing");
+		}
+		Relation rel = table_open(log_catalog.graph, AccessShareLock);
+		if (log_catalog.valid)
+			return rel;
+		log_catalog.valid = true; // until an invalidation that comes while the columns are read
+		TupleDesc desc = RelationGetDescr(rel);
+		log_catalog.id = column_of(desc, "id");
+		log_catalog.name = column_of(desc, "name");
+		log_catalog.relid = column_of(desc, "relid");
+		log_catalog.live = column_of(desc, "live");
+		log_catalog.source_column = column_of(desc, "source_column");
+		log_catalog.target_column = column_of(desc, "target_column");
+		log_catalog.graph_id_index = index_on(rel, {log_catalog.id}, "id");
+		table_close(rel, AccessShareLock);
+	}
+}
+
+// What the trigger needs of the graph's row, read in the latest snapshot: a change of `live` by
+// grail.alter_graph commits under a SHARE lock on the edge table, before this writer's lock, so
+// even a REPEATABLE READ writer whose snapshot is older logs or marks stale as the graph now says.
+struct GraphState {
+	bool exists = false;
+	bool live = false;
+	const char *name = nullptr; // palloc'd
+	Oid relid = InvalidOid;     // the edge table
+	NameData source_column, target_column;
+};
+
+// An index scan of grail.graph in the latest snapshot, as find_graph_in reads it.
+GraphState
+graph_state(int64_t graph_id) {
+	GraphState state;
+	guard([&] {
+		Relation rel = open_graph_table();
+		TupleDesc desc = RelationGetDescr(rel);
+		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+		ScanKeyData key;
+		ScanKeyInit(&key, log_catalog.id, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
+		SysScanDesc scan = systable_beginscan(rel, log_catalog.graph_id_index, true, snapshot, 1, &key);
+		if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+			bool null;
+			state.exists = true;
+			state.live = DatumGetBool(heap_getattr(tuple, log_catalog.live, desc, &null));
+			state.name = TextDatumGetCString(heap_getattr(tuple, log_catalog.name, desc, &null));
+			state.relid = DatumGetObjectId(heap_getattr(tuple, log_catalog.relid, desc, &null));
+			state.source_column = *DatumGetName(heap_getattr(tuple, log_catalog.source_column, desc, &null));
+			state.target_column = *DatumGetName(heap_getattr(tuple, log_catalog.target_column, desc, &null));
+		}
+		systable_endscan(scan);
+		UnregisterSnapshot(snapshot);
+		table_close(rel, AccessShareLock);
+	});
+	return state;
+}
+
+// Plan kept for the backend's life (SPI_keepplan).
+SPIPlanPtr stale_plan;
+
+// The graph's row is updated (not only read): concurrent writers wait for each other's row lock,
+// so the UPDATE is SQL, as the extension's owner.
+void
+mark_stale(int64_t graph_id) {
+	CatalogRights rights;
+	guard([&] {
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (stale_plan == nullptr) {
+			Oid types[] = {INT8OID};
+			const char *sql = "UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) $1 AND NOT stale";
+			SPIPlanPtr plan = SPI_prepare(sql, 1, types);
+			if (plan == nullptr)
+				elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+			SPI_keepplan(plan);
+			stale_plan = plan;
+		}
+		Datum values[] = {Int64GetDatum(graph_id)};
+		if (SPI_execute_plan(stale_plan, values, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "pg_grail could not mark graph %lld stale", (long long)graph_id);
+		SPI_finish();
+	});
+}
+
+// One edge row's endpoints as the log stores them: int8 datums for integer keys, text datums
+// otherwise (uuid in its text form); nulls[i] for a NULL endpoint.
+struct Edge {
+	Datum ends[2] = {0, 0};
+	bool nulls[2] = {true, true};
+};
+
+// Reads the edge columns of rows of the trigger's relation (PostgreSQL calls: inside guard()).
+class EdgeReader {
+public:
+	// False when the relation's columns of the graph's column names cannot be read as the graph's
+	// keys (gone, of a type that is no key, of two kinds: an ALTER COLUMN ... TYPE of one of them,
+	// a rename the event triggers did not see): then no datum may be read.
+	bool
+	open(Relation rel, const GraphState &graph) {
+		Oid relid = RelationGetRelid(rel);
+		return columns_.open(RelationGetDescr(rel), get_attnum(relid, NameStr(graph.source_column)),
+		                     get_attnum(relid, NameStr(graph.target_column)));
+	}
+	bool
+	integer() const {
+		return columns_.kind() == grail::KeyKind::integer;
+	}
+	// The slot's edge as the log stores it: int8 datums for integer keys, text datums otherwise
+	// (uuid in its text form), allocated in CurrentMemoryContext.
+	void
+	read(TupleTableSlot *slot, Edge *edge) const {
+		slot_getsomeattrs(slot, columns_.last());
+		for (int i = 0; i < 2; i++) {
+			AttrNumber column = columns_.attnum(i);
+			edge->nulls[i] = slot->tts_isnull[column - 1];
+			if (edge->nulls[i])
+				continue;
+			Datum d = slot->tts_values[column - 1];
+			edge->ends[i] = integer() ? Int64GetDatum(columns_.integer(i, d)) : columns_.text(i, d);
+		}
+	}
+
+private:
+	EdgeColumns columns_;
+};
+
+// An edge (NULLs included) as one string, for netting an UPDATE's old rows against its new ones.
+// Plain reads of the datums, which EdgeReader made (text with a 4-byte header, not toasted).
+std::string
+edge_key(const Edge &edge, bool integer) {
+	std::string key;
+	for (int i = 0; i < 2; i++) {
+		key.push_back(edge.nulls[i] ? 0 : 1);
+		if (edge.nulls[i])
+			continue;
+		int64_t id = integer ? DatumGetInt64(edge.ends[i]) : 0;
+		auto *t = integer ? nullptr : reinterpret_cast<const text *>(DatumGetPointer(edge.ends[i]));
+		const char *bytes = integer ? reinterpret_cast<const char *>(&id) : VARDATA(t);
+		uint32_t length = integer ? sizeof id : uint32_t(VARSIZE(t) - VARHDRSZ);
+		key.append(reinterpret_cast<const char *>(&length), sizeof length);
+		key.append(bytes, length);
+	}
+	return key;
+}
+
+// An int8[] of n elements, nulls[i] for a NULL element (maybe_null: there may be some), built in
+// place: what construct_md_array makes of them, without its per-element work (a batch is 8,192 of
+// them per side).
+Datum
+integer_array(const Datum *values, const bool *nulls, int n, bool maybe_null) {
+	int present = n;
+	if (maybe_null)
+		for (int i = 0; i < n; i++)
+			present -= nulls[i] ? 1 : 0;
+	bool any_null = present < n;
+	Size offset = any_null ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
+	Size bytes = offset + sizeof(int64) * Size(present);
+	auto *array = static_cast<ArrayType *>(palloc(bytes));
+	memset(array, 0, offset);
+	SET_VARSIZE(array, bytes);
+	array->ndim = 1;
+	array->dataoffset = any_null ? int32(offset) : 0;
+	array->elemtype = INT8OID;
+	ARR_DIMS(array)[0] = n;
+	ARR_LBOUND(array)[0] = 1;
+	auto *data = reinterpret_cast<int64 *>(ARR_DATA_PTR(array));
+	if (!any_null) {
+		for (int i = 0; i < n; i++)
+			data[i] = DatumGetInt64(values[i]);
+	} else {
+		bits8 *bitmap = ARR_NULLBITMAP(array);
+		for (int i = 0, j = 0; i < n; i++)
+			if (!nulls[i]) {
+				bitmap[i / 8] |= bits8(1 << (i % 8));
+				data[j++] = DatumGetInt64(values[i]);
+			}
+	}
+	return PointerGetDatum(array);
+}
+
+// Collects edge changes and writes them to grail.pending_change, one row per kBatchRows edges of
+// one change value (its arrays hold the edges), and a TRUNCATE's marker as a row of NULL arrays.
+// Its memory is a context of its own, a child of the trigger call's; an error aborts the
+// transaction, which closes the table and frees it.
+class ChangeWriter {
+public:
+	struct Batch {
+		int change = 0;
+		int count = 0;
+		int capacity = 0; // grows to kBatchRows: a one-row statement allocates little
+		bool any_null = false;
+		Datum *ends[2] = {nullptr, nullptr};
+		bool *nulls[2] = {nullptr, nullptr};
+		MemoryContext keys = nullptr; // the text keys read into the batch, freed when it is written
+	};
+
+	ChangeWriter(int64_t graph_id, bool integer) : graph_id_(graph_id), integer_(integer) {
+		context_ = guard(
+		    [] { return AllocSetContextCreate(CurrentMemoryContext, "pg_grail change log", ALLOCSET_DEFAULT_SIZES); });
+	}
+
+	// The batch of one change value (C++: outside guard()).
+	Batch *
+	batch(int change) {
+		auto [entry, made] = batches_.try_emplace(change);
+		Batch *b = &entry->second;
+		if (made)
+			guard([&] {
+				b->change = change;
+				b->capacity = 64;
+				for (int i = 0; i < 2; i++) {
+					b->ends[i] = static_cast<Datum *>(MemoryContextAlloc(context_, sizeof(Datum) * b->capacity));
+					b->nulls[i] = static_cast<bool *>(MemoryContextAlloc(context_, sizeof(bool) * b->capacity));
+				}
+				if (!integer_)
+					b->keys = AllocSetContextCreate(context_, "pg_grail log keys", ALLOCSET_DEFAULT_SIZES);
+			});
+		return b;
+	}
+
+	// Appends the edge of a row (its text keys go to the batch's memory); writes the batch when it
+	// is full. PostgreSQL calls only: inside guard().
+	void
+	add_row(Batch *b, const EdgeReader &reader, TupleTableSlot *slot) {
+		Edge edge;
+		MemoryContext old = MemoryContextSwitchTo(b->keys != nullptr ? b->keys : CurrentMemoryContext);
+		reader.read(slot, &edge);
+		MemoryContextSwitchTo(old);
+		add(b, edge);
+	}
+
+	// Appends an edge, whose text datums must live until the batch is written; writes the batch
+	// when it is full. PostgreSQL calls only: inside guard().
+	void
+	add(Batch *b, const Edge &edge) {
+		if (b->count == b->capacity) {
+			b->capacity = Min(2 * b->capacity, kBatchRows);
+			for (int i = 0; i < 2; i++) {
+				b->ends[i] = static_cast<Datum *>(repalloc(b->ends[i], sizeof(Datum) * b->capacity));
+				b->nulls[i] = static_cast<bool *>(repalloc(b->nulls[i], sizeof(bool) * b->capacity));
+			}
+		}
+		for (int i = 0; i < 2; i++) {
+			b->ends[i][b->count] = edge.ends[i];
+			b->nulls[i][b->count] = edge.nulls[i];
+			b->any_null |= edge.nulls[i];
+		}
+		if (++b->count == kBatchRows)
+			write(b);
+	}
+
+	// The TRUNCATE marker: change 0, no endpoints.
+	void
+	add_marker() {
+		marker_ = true;
+	}
+
+	// Writes what is left and closes grail.pending_change, so that later commands see the rows.
+	void
+	finish() {
+		guard([&] {
+			for (auto &entry : batches_)
+				if (entry.second.count > 0)
+					write(&entry.second);
+			if (marker_) {
+				insert(0, Datum(0), Datum(0), true);
+				written_++;
+			}
+			if (rel_ != nullptr) {
+				ExecDropSingleTupleTableSlot(slot_);
+				ExecCloseIndices(result_);
+				FreeExecutorState(estate_);
+				table_close(rel_, NoLock);
+				CommandCounterIncrement();
+			}
+			MemoryContextDelete(context_);
+		});
+	}
+
+	// Edge changes written (the marker counts as one, as the counts of grail.graphs do).
+	uint64_t
+	written() const {
+		return written_;
+	}
+
+private:
+	// The batch as one row (PostgreSQL calls).
+	void
+	write(Batch *b) {
+		if (scratch_ == nullptr)
+			scratch_ =
+			    b->count == kBatchRows
+			        ? GenerationContextCreate(context_, "pg_grail log batch", kBatchBytes, kBatchBytes, kBatchBytes)
+			        : AllocSetContextCreate(context_, "pg_grail log batch", ALLOCSET_DEFAULT_SIZES);
+		MemoryContext old = MemoryContextSwitchTo(scratch_);
+		Datum arrays[2];
+		for (int i = 0; i < 2; i++) {
+			if (integer_) {
+				arrays[i] = integer_array(b->ends[i], b->nulls[i], b->count, b->any_null);
+			} else {
+				int dims[] = {b->count}, lbs[] = {1};
+				arrays[i] = PointerGetDatum(
+				    construct_md_array(b->ends[i], b->nulls[i], 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
+			}
+		}
+#ifdef USE_LZ4
+		// A row that the toaster would store out of line (the columns are STORAGE EXTERNAL, so it
+		// compresses nothing) goes out compressed by lz4: about half the bytes of toast and WAL for
+		// ids below 2^32, for less CPU than writing those bytes takes (1M edges: lz4 10 ms, 20 ms
+		// less toasting); pglz, several times slower, would cost more than it saves. Readers
+		// detoast as before.
+		if (VARSIZE(DatumGetPointer(arrays[0])) + VARSIZE(DatumGetPointer(arrays[1])) > TOAST_TUPLE_THRESHOLD)
+			for (int i = 0; i < 2; i++) {
+				Datum compressed = toast_compress_datum(arrays[i], TOAST_LZ4_COMPRESSION);
+				if (DatumGetPointer(compressed) != nullptr)
+					arrays[i] = compressed;
+			}
+#endif
+		insert(b->change, arrays[0], arrays[1], false);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(scratch_);
+		if (b->keys != nullptr)
+			MemoryContextReset(b->keys);
+		written_ += uint64_t(b->count);
+		b->count = 0;
+		b->any_null = false;
+	}
+
+	// Opens grail.pending_change for inserts, as the executor opens an INSERT's table, and checks
+	// that its columns are the ones this library writes (and src/pg/store/pending_changes.cpp reads) (PostgreSQL
+	// calls).
+	void
+	open() {
+		static constexpr struct {
+			const char *name;
+			Oid type;
+		} kColumns[] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
+		                {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID}};
+		MemoryContext old = MemoryContextSwitchTo(context_);
+		if (!log_catalog.valid)
+			table_close(open_graph_table(), AccessShareLock);
+		Relation rel = table_open(log_catalog.pending, RowExclusiveLock);
+		TupleDesc desc = RelationGetDescr(rel);
+		bool fits = desc->natts == int(lengthof(kColumns));
+		for (int i = 0; fits && i < desc->natts; i++) {
+			Form_pg_attribute att = TupleDescAttr(desc, i);
+			fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
+			       att->atttypid == kColumns[i].type;
+		}
+		if (!fits)
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("pg_grail catalog table grail.pending_change does not have the columns that "
+			                       "pg_grail's library (version %s) writes",
+			                       GRAIL_EXTVERSION),
+			                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
+		estate_ = CreateExecutorState();
+		result_ = makeNode(ResultRelInfo);
+		InitResultRelInfo(result_, rel, 1, NULL, 0);
+		ExecOpenIndices(result_, false);
+		slot_ = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+		rel_ = rel;
+		MemoryContextSwitchTo(old);
+	}
+
+	// One row of grail.pending_change: its heap tuple (toasted by the table access method) and
+	// its index entries, as an INSERT writes them (PostgreSQL calls).
+	void
+	insert(int change, Datum source, Datum target, bool marker) {
+		if (rel_ == nullptr)
+			open();
+		Datum values[6];
+		bool nulls[6];
+		values[0] = Int64GetDatum(graph_id_);
+		values[1] = Int32GetDatum(change);
+		nulls[0] = nulls[1] = false;
+		// source, target for integer keys; source_key, target_key for the others.
+		int first = integer_ ? 2 : 4;
+		for (int i = 2; i < 6; i++)
+			nulls[i] = true;
+		if (!marker) {
+			values[first] = source;
+			values[first + 1] = target;
+			nulls[first] = nulls[first + 1] = false;
+		}
+		// Formed here rather than in the slot's memory: a batch's row is as large as its arrays.
+		ExecStoreHeapTuple(heap_form_tuple(RelationGetDescr(rel_), values, nulls), slot_, true);
+		table_tuple_insert(rel_, slot_, GetCurrentCommandId(true), 0, NULL);
+		if (result_->ri_NumIndices > 0)
+			(void)ExecInsertIndexTuples(result_, slot_, estate_, false, false, NULL, NIL);
+		ResetPerTupleExprContext(estate_);
+		ExecClearTuple(slot_);
+	}
+
+	int64_t graph_id_;
+	bool integer_;
+	MemoryContext context_ = nullptr, scratch_ = nullptr;
+	std::map<int, Batch> batches_;
+	bool marker_ = false;
+	uint64_t written_ = 0;
+	Relation rel_ = nullptr;
+	EState *estate_ = nullptr;
+	ResultRelInfo *result_ = nullptr;
+	TupleTableSlot *slot_ = nullptr;
+};
+
+// Calls fn(slot) for each row of a transition table, all inside one guard() (so fn makes
+// PostgreSQL calls only): a row costs no PG_TRY of its own.
+template <typename Fn>
+void
+scan_transition_table(Tuplestorestate *rows, Relation rel, Fn &&fn) {
+	guard([&] {
+		TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
+		// A read pointer of our own: another trigger of the statement may read the same rows.
+		int pointer = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
+		tuplestore_select_read_pointer(rows, pointer);
+		tuplestore_rescan(rows);
+		for (uint64_t count = 1; tuplestore_gettupleslot(rows, true, false, slot); count++) {
+			if ((count & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			fn(slot);
+		}
+		ExecDropSingleTupleTableSlot(slot);
+	});
+}
+
+// Calls fn(slot) for each row that a TRUNCATE of rel removes, inside one guard() as above: every
+// row committed now (a TRUNCATE holds the table's ACCESS EXCLUSIVE lock, so no other writer is in
+// progress), and this transaction's own.
+template <typename Fn>
+void
+scan_stored_rows(Relation rel, Fn &&fn) {
+	guard([&] {
+		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
+		TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
+		TupleTableSlot *slot = table_slot_create(rel, NULL);
+		for (uint64_t count = 1; table_scan_getnextslot(scan, ForwardScanDirection, slot); count++) {
+			if ((count & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			fn(slot);
+		}
+		ExecDropSingleTupleTableSlot(slot);
+		table_endscan(scan);
+		UnregisterSnapshot(snapshot);
+	});
+}
+
+/*
+ * Whether the trigger firing is the graph's own log trigger for this event, by its name
+ * grail_log_<id>_<event>. ALTER TRIGGER ... RENAME keeps a trigger's function and argument, and
+ * grail._watch (run by refresh_graph, which the refusal that follows the rename recommends) makes
+ * the trigger again under its name: the renamed copy would log every write a second time, and
+ * once one of the two is disabled the log no longer matches the table. Else warns and ignores.
+ */
+bool
+log_trigger_named(const TriggerData *trigger, int64_t graph_id) {
+	TriggerEvent event = trigger->tg_event;
+	const char *suffix = TRIGGER_FIRED_FOR_ROW(event)      ? "_apply"
+	                     : TRIGGER_FIRED_BY_INSERT(event)   ? "_insert"
+	                     : TRIGGER_FIRED_BY_DELETE(event)   ? "_delete"
+	                     : TRIGGER_FIRED_BY_UPDATE(event)   ? "_update"
+	                     : TRIGGER_FIRED_BY_TRUNCATE(event) ? "_truncate"
+	                                                        : "";
+	std::string expected = "grail_log_" + std::to_string(graph_id) + suffix;
+	const char *name = trigger->tg_trigger->tgname;
+	if (expected == name)
+		return true;
+	guard([&] {
+		Relation rel = trigger->tg_relation;
+		const char *schema = get_namespace_name(RelationGetNamespace(rel));
+		ereport(WARNING,
+		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		         errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: graph %lld logs it through its "
+		                "trigger \"%s\"",
+		                name, RelationGetRelationName(rel), (long long)graph_id, expected.c_str()),
+		         errdetail("A graph's trigger renamed with ALTER TRIGGER ... RENAME keeps calling grail._log_changes."),
+		         errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(name),
+		                 quote_qualified_identifier(schema, RelationGetRelationName(rel)))));
+	});
+	return false;
+}
+
+} // namespace
+
+GRAIL_FUNCTION(grail_log_changes) {
+	auto *trigger = guard([&] {
+		if (!CALLED_AS_TRIGGER(fcinfo))
+			ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+			                errmsg("grail._log_changes() must be called as a trigger")));
+		return reinterpret_cast<TriggerData *>(fcinfo->context);
+	});
+	TriggerEvent event = trigger->tg_event;
+	if (trigger->tg_trigger->tgnargs != 1)
+		guard([] { elog(ERROR, "grail._log_changes() takes one argument, the graph id"); });
+	int64_t graph_id = guard(
+	    [&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(trigger->tg_trigger->tgargs[0]))); });
+	Relation rel = trigger->tg_relation;
+	// The row triggers (grail_log_<id>_apply, ENABLE REPLICA) are for logical replication's apply,
+	// which fires row triggers only; every other write, a subscription's initial copy included,
+	// fires the statement triggers, so the row triggers leave it to them.
+	bool row = TRIGGER_FIRED_FOR_ROW(event);
+	if (row && !(IsLogicalWorker() && !am_tablesync_worker()))
+		return PointerGetDatum(nullptr);
+
+	if (!log_trigger_named(trigger, graph_id))
+		return PointerGetDatum(nullptr);
+	GraphState graph = graph_state(graph_id);
+	if (!graph.exists)
+		return PointerGetDatum(nullptr);
+	// The trigger may have come with a dump of its table alone into a database where another graph
+	// has its id: then the table is none of that graph's.
+	if (!log_trigger_in_family(trigger->tg_trigger->tgname, RelationGetRelid(rel), graph_id, graph.name, graph.relid))
+		return PointerGetDatum(nullptr);
+	// The columns, checked against the table's descriptor before any datum is read. Where they
+	// cannot be read as keys of one kind the graph cannot follow the write: it is stale, and a
+	// rebuild says why. The write goes on: refusing it would make the table unwritable for as long
+	// as a graph over it lags a change of its columns.
+	EdgeReader reader;
+	if (!guard([&] { return reader.open(rel, graph); })) {
+		mark_stale(graph_id);
+		return PointerGetDatum(nullptr);
+	}
+	bool integer = reader.integer();
+	if (row) {
+		bool update = TRIGGER_FIRED_BY_UPDATE(event);
+		Edge old_edge, new_edge;
+		guard([&] {
+			reader.read(trigger->tg_trigslot, &old_edge);
+			if (update)
+				reader.read(trigger->tg_newslot, &new_edge);
+		});
+		if (update && edge_key(old_edge, integer) == edge_key(new_edge, integer))
+			return PointerGetDatum(nullptr);
+		if (!graph.live) {
+			mark_stale(graph_id);
+			return PointerGetDatum(nullptr);
+		}
+		ChangeWriter log(graph_id, integer);
+		ChangeWriter::Batch *removed = log.batch(-1), *added = log.batch(+1);
+		guard([&] {
+			log.add(TRIGGER_FIRED_BY_INSERT(event) ? added : removed, old_edge);
+			if (update)
+				log.add(added, new_edge);
+		});
+		log.finish();
+		note_pending_changes(log.written());
+	} else if (TRIGGER_FIRED_BY_UPDATE(event)) {
+		// Net count per edge: only edges whose number of rows changed.
+		struct Net {
+			int change;
+			Edge edge;
+		};
+		std::unordered_map<std::string, Net> net;
+		auto count = [&](Tuplestorestate *rows, int change) {
+			// Each row is read inside a guard() of its own, and counted outside it (C++).
+			TupleTableSlot *slot = guard([&] {
+				TupleTableSlot *s = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsMinimalTuple);
+				int pointer = tuplestore_alloc_read_pointer(rows, EXEC_FLAG_REWIND);
+				tuplestore_select_read_pointer(rows, pointer);
+				tuplestore_rescan(rows);
+				return s;
+			});
+			Edge edge;
+			uint64_t n = 0;
+			while (guard([&] {
+				if ((++n & 0xFFFF) == 0)
+					CHECK_FOR_INTERRUPTS();
+				if (!tuplestore_gettupleslot(rows, true, false, slot))
+					return false;
+				reader.read(slot, &edge);
+				return true;
+			}))
+				net.try_emplace(edge_key(edge, integer), Net{0, edge}).first->second.change += change;
+			guard([&] { ExecDropSingleTupleTableSlot(slot); });
+		};
+		count(trigger->tg_oldtable, -1);
+		count(trigger->tg_newtable, +1);
+		bool changed = false;
+		for (auto &entry : net)
+			changed |= entry.second.change != 0;
+		if (changed && !graph.live) {
+			mark_stale(graph_id);
+		} else if (changed) {
+			ChangeWriter log(graph_id, integer);
+			for (auto &entry : net)
+				if (entry.second.change != 0) {
+					ChangeWriter::Batch *batch = log.batch(entry.second.change);
+					guard([&] { log.add(batch, entry.second.edge); });
+				}
+			log.finish();
+			note_pending_changes(log.written());
+		}
+	} else if (!graph.live) {
+		mark_stale(graph_id);
+	} else {
+		ChangeWriter log(graph_id, integer);
+		ChangeWriter::Batch *batch = log.batch(TRIGGER_FIRED_BY_INSERT(event) ? +1 : -1);
+		auto add = [&](TupleTableSlot *slot) { log.add_row(batch, reader, slot); };
+		if (TRIGGER_FIRED_BY_INSERT(event)) {
+			scan_transition_table(trigger->tg_newtable, rel, add);
+		} else if (TRIGGER_FIRED_BY_DELETE(event)) {
+			scan_transition_table(trigger->tg_oldtable, rel, add);
+		} else if (TRIGGER_FIRED_BY_TRUNCATE(event)) {
+			scan_stored_rows(rel, add);
+			// TRUNCATE is not MVCC-safe: a REPEATABLE READ writer's own snapshot sees the table empty
+			// although it may not see other sessions' deletions of rows the latest snapshot lacks (and
+			// so logs no -1 for): the marker (change 0, no endpoints) makes a query that sees it read
+			// the rows instead of netting the log.
+			log.add_marker();
+		}
+		log.finish();
+		note_pending_changes(log.written());
+	}
+	return PointerGetDatum(nullptr);
+}

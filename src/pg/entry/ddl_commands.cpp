@@ -1,0 +1,124 @@
+// What a DDL command did, for the event triggers of sql/pg_grail.sql: the subcommands of ALTER
+// TABLE and the options of CREATE TABLE are only visible from C.
+//
+// grail._changes_trigger_state (grail._on_alter_table): whether the command opened a window in
+// which writes can go unseen by a graph's staleness triggers: it set a trigger to a state other
+// than ENABLE ALWAYS, or made the table unlogged (crash recovery empties an unlogged table and
+// fires nothing). A restore's ENABLE ALWAYS of the triggers it has just created opens none, and
+// must not leave the restored graphs stale; nor does ENABLE REPLICA of a graph's row trigger for
+// logical replication's apply (grail_log_<id>_apply), whose state that is.
+//
+// grail._alters_column_type (grail._on_alter_table): whether the command changed the type of an
+// edge column, which rewrites the rows without firing a trigger (a graph's triggers do not
+// depend on its columns, so PostgreSQL allows it).
+//
+// grail._family_change (grail._on_family_change): whether the command changed a table's
+// inheritance family, and whether rows can have come or gone with it.
+#include "boundary/guard.hpp"
+
+extern "C" {
+#include "nodes/parsenodes.h"
+#include "tcop/deparse_utility.h"
+#include "utils/builtins.h"
+}
+
+/*
+ * Whether any subcommand of an ALTER TABLE is one that is_kind accepts (false for other commands).
+ */
+template <typename Accept>
+static bool
+any_alter_subcommand(const CollectedCommand *command, Accept is_kind) {
+	if (command->type != SCT_AlterTable)
+		return false;
+	ListCell *cell;
+	foreach (cell, command->d.alterTable.subcmds) {
+		auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
+		if (IsA(subcommand->parsetree, AlterTableCmd) &&
+		    is_kind(*reinterpret_cast<AlterTableCmd *>(subcommand->parsetree)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether a trigger name is that of a graph's row trigger for logical replication's apply,
+ * grail_log_<digits>_apply.
+ */
+static bool
+apply_trigger_name(const char *name) {
+	static const char prefix[] = "grail_log_", suffix[] = "_apply";
+	size_t length = name == nullptr ? 0 : strlen(name);
+	if (length <= strlen(prefix) + strlen(suffix) || strncmp(name, prefix, strlen(prefix)) != 0 ||
+	    strcmp(name + length - strlen(suffix), suffix) != 0)
+		return false;
+	for (const char *c = name + strlen(prefix); c < name + length - strlen(suffix); c++)
+		if (*c < '0' || *c > '9')
+			return false;
+	return true;
+}
+
+GRAIL_FUNCTION(grail_changes_trigger_state) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	PG_RETURN_BOOL(any_alter_subcommand(command, [](const AlterTableCmd &alter) {
+		switch (alter.subtype) {
+		case AT_EnableReplicaTrig:
+			return !apply_trigger_name(alter.name);
+		case AT_EnableTrig:
+		case AT_DisableTrig:
+		case AT_EnableTrigAll:
+		case AT_DisableTrigAll:
+		case AT_EnableTrigUser:
+		case AT_DisableTrigUser:
+		case AT_SetUnLogged:
+			return true;
+		default:
+			return false;
+		}
+	}));
+}
+
+GRAIL_FUNCTION(grail_alters_column_type) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	const char *source = NameStr(*PG_GETARG_NAME(1)), *target = NameStr(*PG_GETARG_NAME(2));
+	if (command->type != SCT_AlterTable)
+		PG_RETURN_BOOL(false);
+	ListCell *cell;
+	foreach (cell, command->d.alterTable.subcmds) {
+		auto *subcommand = static_cast<CollectedATSubcmd *>(lfirst(cell));
+		if (!IsA(subcommand->parsetree, AlterTableCmd))
+			continue;
+		auto *alter = reinterpret_cast<AlterTableCmd *>(subcommand->parsetree);
+		if (alter->subtype == AT_AlterColumnType && alter->name != nullptr &&
+		    (strcmp(alter->name, source) == 0 || strcmp(alter->name, target) == 0))
+			PG_RETURN_BOOL(true);
+	}
+	PG_RETURN_BOOL(false);
+}
+
+/*
+ * 'rows': a table joined or left a family with its rows (ATTACH / DETACH PARTITION, INHERIT, NO
+ * INHERIT; CREATE FOREIGN TABLE ... PARTITION OF or INHERITS, whose rows are elsewhere already);
+ * 'empty': a new table joined one (CREATE TABLE ... PARTITION OF or INHERITS, which moves no rows:
+ * PostgreSQL refuses a new partition whose rows sit in the default partition); null: no change of
+ * family.
+ */
+GRAIL_FUNCTION(grail_family_change) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	const char *change = nullptr;
+	bool simple = command->type == SCT_Simple && command->parsetree != nullptr;
+	if (simple && (IsA(command->parsetree, CreateStmt) || IsA(command->parsetree, CreateForeignTableStmt))) {
+		// A CreateForeignTableStmt begins with its CreateStmt.
+		auto *create = reinterpret_cast<CreateStmt *>(command->parsetree);
+		if (create->partbound != nullptr || create->inhRelations != NIL)
+			change = IsA(command->parsetree, CreateForeignTableStmt) ? "rows" : "empty";
+	} else if (any_alter_subcommand(command, [](const AlterTableCmd &alter) {
+		           AlterTableType type = alter.subtype;
+		           return type == AT_AttachPartition || type == AT_DetachPartition ||
+		                  type == AT_DetachPartitionFinalize || type == AT_AddInherit || type == AT_DropInherit;
+	           })) {
+		change = "rows";
+	}
+	if (change == nullptr)
+		PG_RETURN_NULL();
+	return grail::pg::guard([&] { return CStringGetTextDatum(change); });
+}

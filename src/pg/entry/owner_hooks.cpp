@@ -1,0 +1,114 @@
+// Graph owners are roles that PostgreSQL's dependency tracking (pg_shdepend) does not know about,
+// since a graph is a row of grail.graph, not a catalog object. This hook gives graphs what
+// pg_shdepend gives tables: DROP ROLE refuses a role that owns graphs, REASSIGN OWNED hands them
+// over, DROP OWNED drops them. Like DROP OWNED and REASSIGN OWNED themselves, it sees the current
+// database only, and only backends that have loaded pg_grail run it (every backend, with
+// shared_preload_libraries = 'pg_grail'; see README, Security).
+//
+// The same hook follows two-phase commits for the merge launcher: the changes that a prepared
+// transaction logged are counted when COMMIT PREPARED commits them (src/pg/store/activity.cpp).
+#include "index.hpp"
+
+#include <string>
+#include <vector>
+
+#include "store/activity.hpp"
+#include "store/catalog.hpp"
+#include "service/lifecycle.hpp"
+#include "entry/owner_hooks.hpp"
+
+extern "C" {
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
+#include "utils/acl.h"
+}
+
+namespace grail::pg {
+
+static ProcessUtility_hook_type previous_hook = nullptr;
+
+/*
+ * The oids of a list of RoleSpecs; roles that do not exist are left out (the command itself
+ * reports them).
+ */
+static std::vector<Oid>
+role_oids(List *roles) {
+	std::vector<Oid> oids;
+	ListCell *cell;
+	foreach (cell, roles) {
+		auto *spec = static_cast<RoleSpec *>(lfirst(cell));
+		Oid role = guard([&] { return get_rolespec_oid(spec, true); });
+		if (OidIsValid(role))
+			oids.push_back(role);
+	}
+	return oids;
+}
+
+static void
+refuse_dropping_owners(DropRoleStmt *stmt) {
+	std::vector<Oid> roles = role_oids(stmt->roles);
+	if (roles.empty() || !extension_in_step())
+		return;
+	std::vector<OwnedGraph> graphs = graphs_owned_by(roles);
+	if (graphs.empty())
+		return;
+	std::string names;
+	for (const OwnedGraph &g : graphs)
+		names += (names.empty() ? "" : ", ") + g.name;
+	guard([&] {
+		ereport(ERROR, (errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+		                errmsg("role cannot be dropped because it owns pg_grail graphs"),
+		                errdetail("Graphs in this database: %s.", names.c_str()),
+		                errhint("Drop them with grail.drop_graph(), or hand them over with REASSIGN OWNED or drop "
+		                        "them with DROP OWNED, as for the role's tables.")));
+	});
+}
+
+static void
+process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
+                ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
+	Node *stmt = pstmt->utilityStmt;
+	TransactionStmt *transaction = IsA(stmt, TransactionStmt) ? castNode(TransactionStmt, stmt) : nullptr;
+	if (IsA(stmt, DropRoleStmt)) {
+		call_and_raise([](void *s) { refuse_dropping_owners(static_cast<DropRoleStmt *>(s)); }, stmt);
+	} else if (transaction != nullptr && transaction->kind == TRANS_STMT_PREPARE) {
+		note_prepare_transaction(transaction->gid);
+	}
+	if (previous_hook)
+		previous_hook(pstmt, query, read_only_tree, context, params, env, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, query, read_only_tree, context, params, env, dest, qc);
+	// COMMIT PREPARED has committed the prepared transaction by now; ROLLBACK PREPARED rolled it back.
+	if (transaction != nullptr &&
+	    (transaction->kind == TRANS_STMT_COMMIT_PREPARED || transaction->kind == TRANS_STMT_ROLLBACK_PREPARED))
+		note_prepared_finished(transaction->gid, transaction->kind == TRANS_STMT_COMMIT_PREPARED);
+	// After the command itself, which checked the caller's right to act for these roles.
+	if (IsA(stmt, ReassignOwnedStmt)) {
+		call_and_raise(
+		    [](void *s) {
+			    auto *reassign = static_cast<ReassignOwnedStmt *>(s);
+			    std::vector<Oid> roles = role_oids(reassign->roles);
+			    if (!roles.empty() && extension_in_step())
+				    reassign_graphs(roles, guard([&] { return get_rolespec_oid(reassign->newrole, false); }));
+		    },
+		    stmt);
+	} else if (IsA(stmt, DropOwnedStmt)) {
+		call_and_raise(
+		    [](void *s) {
+			    std::vector<Oid> roles = role_oids(static_cast<DropOwnedStmt *>(s)->roles);
+			    if (roles.empty() || !extension_in_step())
+				    return;
+			    for (const OwnedGraph &g : graphs_owned_by(roles))
+				    drop_graph(g.id);
+		    },
+		    stmt);
+	}
+}
+
+void
+install_owner_hooks() {
+	previous_hook = ProcessUtility_hook;
+	ProcessUtility_hook = process_utility;
+}
+
+} // namespace grail::pg

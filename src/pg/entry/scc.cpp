@@ -1,0 +1,72 @@
+// grail.scc_components() and grail.scc_component(), for integer, text or uuid keys.
+#include "index.hpp"
+#include "keys.hpp"
+
+#include "boundary/key_datums.hpp"
+#include "service/open_graph.hpp"
+
+extern "C" {
+#include "funcapi.h"
+#include "utils/tuplestore.h"
+}
+
+using namespace grail::pg;
+
+/*
+ * One row per vertex: its key and its component's, the smallest key of the component (by value
+ * for integers, by byte order for text and uuid).
+ */
+static Datum
+scc_components(FunctionCallInfo fcinfo, grail::KeyKind kind) {
+	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	const grail::Index &index = graph.index;
+	const grail::Graph &g = index.graph();
+	const grail::Components &components = index.components();
+	guard([&] {
+		InitMaterializedSRF(fcinfo, 0);
+		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+		bool nulls[2] = {false, false};
+		for (size_t v = 0; v < g.vertex_count(); v++) {
+			Datum values[2] = {key_datum(index, g.ids[v]),
+			                   key_datum(index, g.ids[components.smallest_vertex[components.of_vertex[v]]])};
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			if ((v & 0xffff) == 0xffff)
+				CHECK_FOR_INTERRUPTS();
+		}
+	});
+	return (Datum)0;
+}
+
+GRAIL_FUNCTION(grail_scc_components) {
+	return scc_components(fcinfo, grail::KeyKind::integer);
+}
+
+// scc_components(graph, key_type anyelement): the rows in the type of key_type, a typed NULL.
+GRAIL_FUNCTION_NULLABLE(grail_scc_components_keyed, 0) {
+	return scc_components(fcinfo, key_type_argument(fcinfo, 1, "grail.scc_components"));
+}
+
+GRAIL_FUNCTION(grail_scc_component) {
+	LoadedGraph &graph = open_graph(fcinfo, 0, grail::KeyKind::integer);
+	return Int64GetDatum(graph.index.component_id(PG_GETARG_INT64(1)));
+}
+
+/*
+ * scc_component(graph, key) for text or uuid keys: a key the graph lacks is its own component.
+ */
+static Datum
+scc_component_key(FunctionCallInfo fcinfo, grail::KeyKind kind) {
+	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	int64_t vertex = key_vertex(graph.index, PG_GETARG_DATUM(1));
+	if (vertex < 0)
+		return PG_GETARG_DATUM(1);
+	return guard([&] { return key_datum(graph.index, graph.index.component_id(vertex)); });
+}
+
+GRAIL_FUNCTION(grail_scc_component_text) {
+	return scc_component_key(fcinfo, grail::KeyKind::text);
+}
+
+GRAIL_FUNCTION(grail_scc_component_uuid) {
+	return scc_component_key(fcinfo, grail::KeyKind::uuid);
+}

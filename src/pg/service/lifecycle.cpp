@@ -1,0 +1,539 @@
+// create_graph, refresh_graph, drop_graph.
+#include "error.hpp"
+#include "gpu.hpp"
+#include "index.hpp"
+#include "keys.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "store/activity.hpp"
+#include "store/catalog.hpp"
+#include "store/edges.hpp"
+#include "boundary/gpu_choice.hpp"
+#include "service/lifecycle.hpp"
+#include "service/image_cache.hpp"
+#include "boundary/key_datums.hpp"
+#include "service/open_graph.hpp"
+#include "boundary/settings.hpp"
+
+extern "C" {
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "utils/snapmgr.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "miscadmin.h"
+#include "nodes/value.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/syscache.h"
+#include "utils/lsyscache.h"
+}
+
+using namespace grail::pg;
+
+static double
+ms_since(std::chrono::steady_clock::time_point start) {
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/*
+ * The kind of key of an edge column (of no kind: integer; read_edges checks the columns).
+ */
+static grail::KeyKind
+edge_key_kind(Oid relid, AttrNumber attnum) {
+	grail::KeyKind kind = grail::KeyKind::integer;
+	key_kind_of(guard([&] { return get_atttype(relid, attnum); }), &kind);
+	return kind;
+}
+
+namespace grail::pg {
+
+/*
+ * A hash seed no one can predict, so that no one can prepare ids or keys that collide in the
+ * build's hash tables; 0 (the engine then draws one from the clock) without a strong source.
+ */
+static uint64_t
+unpredictable_seed() {
+	uint64_t seed = 0;
+	if (!pg_strong_random(&seed, sizeof seed))
+		seed = 0;
+	return seed;
+}
+
+/*
+ * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
+ * one) and build its index.
+ */
+grail::Index
+build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
+	auto start = std::chrono::steady_clock::now();
+	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
+	grail::EdgeList edges;
+	grail::KeyKind kind = edge_key_kind(row.relid, row.source_attnum);
+	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
+	if (kind != grail::KeyKind::integer)
+		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind, unpredictable_seed());
+	EdgeScan scan =
+	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
+	StoredBuild &stored = *stored_stats;
+	stored = StoredBuild{};
+	stored.read_ms = ms_since(start);
+	stored.input_rows = int64_t(scan.rows);
+	stored.null_rows = int64_t(scan.rows - edges.size());
+	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
+	if (stored.null_rows > 0 && !row.skip_nulls)
+		guard([&] {
+			ereport(ERROR,
+			        (errcode(ERRCODE_NOT_NULL_VIOLATION),
+			         errmsg("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", "
+			                "%llu in column \"%s\"",
+			                get_rel_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
+			                get_attname(row.relid, row.source_attnum, false), (unsigned long long)scan.null_target,
+			                get_attname(row.relid, row.target_attnum, false)),
+			         errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
+		});
+
+	grail::BuildOptions options;
+	options.labels = unsigned(row.labels);
+	options.memory_limit_bytes = memory_limit;
+	options.id_hash_seed = unpredictable_seed();
+	options.components = [](const grail::Csr &graph) {
+		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
+		return on_chosen_device(
+		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
+		    [&] { return grail::strongly_connected_components(graph); });
+	};
+	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
+		return on_chosen_device(
+		    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
+		    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+	};
+	grail::BuildStats stats;
+	grail::Index index;
+	try {
+		grail::KeyDictionary dictionary = keys ? keys->finish(edges) : grail::KeyDictionary();
+		keys.reset();
+		index = grail::Index::build(std::move(edges), options, &stats, std::move(dictionary));
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		throw grail::Error(e.kind(), std::string("graph \"") + name + "\": " + e.what(),
+		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
+	}
+	stored.vertices = int64_t(stats.vertices);
+	stored.build_ms = ms_since(start);
+	stored.edges = int64_t(stats.edges);
+	stored.components = int64_t(stats.components);
+	stored.dag_edges = int64_t(stats.dag_edges);
+	stored.graph_ms = stats.graph_seconds * 1e3;
+	stored.scc_ms = stats.scc_seconds * 1e3;
+	stored.label_ms = stats.label_seconds * 1e3;
+	return index;
+}
+
+} // namespace grail::pg
+
+/*
+ * Read the edge table of a graph, build its index and store it; returns the summary line. For a
+ * live graph (merge), the read is in one snapshot, without blocking writers, and the pending
+ * changes that snapshot sees, which the build has read, are deleted with it.
+ */
+static std::string
+build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand command) {
+	auto start = std::chrono::steady_clock::now();
+	const char *name = graph_name.display.c_str();
+	BuildProgress progress(command, row.id, row.schema, graph_name.name.c_str(), row.relid, row.source_attnum,
+	                       row.target_attnum);
+	// A READ COMMITTED merge reads the latest snapshot, taken after the graph row's lock, so that it
+	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
+	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
+	// have failed with a serialization error after a concurrent merge).
+	Snapshot snapshot = row.live ? guard([] {
+		return RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
+	})
+	                             : nullptr;
+	StoredBuild stored;
+	grail::Index index = build_index(name, row, snapshot, &stored);
+	progress_phase(BuildPhase::deleting_changes);
+	delete_pending_changes(row.id, snapshot);
+	if (snapshot != nullptr)
+		guard([&] { UnregisterSnapshot(snapshot); });
+	std::vector<uint8_t> bytes = index.serialize();
+	store_index(row.id, bytes, &stored);
+
+	char sizes[256];
+	snprintf(sizes, sizeof sizes,
+	         "%lld vertices, %lld edges, %lld strongly connected components, DAG of %lld edges, %d labels, index "
+	         "%.1f %s, built in %.2f s",
+	         (long long)stored.vertices, (long long)stored.edges, (long long)stored.components,
+	         (long long)stored.dag_edges, row.labels,
+	         stored.index_bytes < 1000000 ? double(stored.index_bytes) / 1e3 : double(stored.index_bytes) / 1e6,
+	         stored.index_bytes < 1000000 ? "kB" : "MB", ms_since(start) / 1e3);
+	std::string summary = std::string("graph \"") + name + "\": " + sizes;
+	if (stored.null_rows > 0)
+		summary += " (" + std::to_string(stored.null_rows) + " rows with a NULL endpoint skipped)";
+	return summary;
+}
+
+static Datum
+text_result(const std::string &s) {
+	return guard([&] { return CStringGetTextDatum(s.c_str()); });
+}
+
+static AttrNumber
+column_attnum(Oid relid, const char *column, const char *what) {
+	return guard([&] {
+		AttrNumber attnum = get_attnum(relid, column);
+		if (attnum == InvalidAttrNumber)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+			                errmsg("column \"%s\" of relation \"%s\" does not exist", column, get_rel_name(relid)),
+			                errhint("Name the %s column of the edge table: grail.create_graph(name, table, "
+			                        "source_column, target_column).",
+			                        what)));
+		if (attnum < 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("system column \"%s\" cannot be an edge column", column)));
+		return attnum;
+	});
+}
+
+static const char *
+text_arg_cstring(FunctionCallInfo fcinfo, int arg) {
+	return guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(arg)); });
+}
+
+/*
+ * The graph named name, or a clear error, if the current user owns it; lock_row as in find_graph.
+ */
+static GraphRow
+existing_graph(const GraphName &name, bool lock_row) {
+	GraphRow row;
+	if (!find_graph(name, &row, lock_row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
+			                errhint("The view grail.graphs lists the graphs.")));
+		});
+	guard([&] {
+		if (!has_privs_of_role(GetUserId(), row.owner))
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("must be owner of pg_grail graph \"%s\"", name.display.c_str())));
+	});
+	return row;
+}
+
+/*
+ * The schema a new graph goes into, as CREATE TABLE picks it: the named one, or the first schema
+ * of the search_path; the caller needs CREATE on it. Temporary schemas are refused: a graph
+ * would outlive the session that owns the schema.
+ */
+static Oid
+creation_schema(const GraphName &name) {
+	return guard([&] {
+		List *names = name.schema.empty() ? list_make1(makeString(pstrdup(name.name.c_str())))
+		                                  : list_make2(makeString(pstrdup(name.schema.c_str())),
+		                                               makeString(pstrdup(name.name.c_str())));
+		char *object;
+		Oid schema = QualifiedNameGetCreationNamespace(names, &object);
+		if (isAnyTempNamespace(schema))
+			ereport(ERROR, (errcode(ERRCODE_INVALID_SCHEMA_DEFINITION),
+			                errmsg("a pg_grail graph cannot be created in a temporary schema"),
+			                errhint("Name a permanent schema, as in 'public.%s'.", name.name.c_str())));
+		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_CREATE);
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_SCHEMA, get_namespace_name(schema));
+		return schema;
+	});
+}
+
+/*
+ * A table of the edge table's family (edge_table, for messages) whose rows a graph can keep:
+ * permanent (a temporary table ends with its session, and another table may later take its oid;
+ * an unlogged one is emptied by crash recovery, which fires no trigger), and stored here (not a
+ * foreign table, whose rows change elsewhere).
+ */
+static void
+check_storage(Oid table, Oid edge_table) {
+	guard([&] {
+		char persistence = get_rel_persistence(table);
+		const char *name = get_rel_name(table);
+		const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
+		if (persistence == RELPERSISTENCE_TEMP)
+			ereport(ERROR,
+			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			         errmsg("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
+			         errdetail("A graph is a permanent catalog object; a temporary table ends with its session."),
+			         errhint("Build the graph over a permanent table.")));
+		if (persistence == RELPERSISTENCE_UNLOGGED)
+			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			                errmsg("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
+			                errdetail("Crash recovery empties an unlogged table without firing the triggers that "
+			                          "keep a graph in step with its rows."),
+			                errhint("Make it logged first: ALTER TABLE %s SET LOGGED.", name)));
+		if (get_rel_relkind(table) == RELKIND_FOREIGN_TABLE)
+			ereport(ERROR,
+			        (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			         errmsg("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what, name),
+			         errhint("Copy its edges into a local table.")));
+	});
+}
+
+/*
+ * What a build needs of the edge table, checked at every create and refresh: it exists and the
+ * caller may read it (schema, policies), and may lock and keep triggers on it and on the rest of
+ * its inheritance family (ancestors, whose writes can reach its rows; descendants, which a build
+ * reads as SELECT does).
+ */
+static void
+check_buildable(Oid relid) {
+	check_table_access(relid);
+	TableFamily family = table_family(relid);
+	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
+		for (Oid table : *tables) {
+			check_storage(table, relid);
+			check_build_rights(table);
+		}
+}
+
+GRAIL_FUNCTION(grail_create_graph) {
+	GraphName graph_name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	GraphRow row;
+	row.relid = PG_GETARG_OID(1);
+	const char *source = NameStr(*PG_GETARG_NAME(2));
+	const char *target = NameStr(*PG_GETARG_NAME(3));
+	row.labels = PG_GETARG_INT32(4);
+	row.skip_nulls = PG_GETARG_BOOL(5);
+	row.live = PG_GETARG_BOOL(6);
+	row.owner = GetUserId();
+
+	guard([&] {
+		if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
+			                errhint("5 labels (the default) suit most graphs; more make negative queries cheaper and "
+			                        "the index larger.")));
+		if (get_rel_name(row.relid) == NULL)
+			ereport(ERROR,
+			        (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
+		// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
+		// pg_grail cannot watch.
+		char relkind = get_rel_relkind(row.relid);
+		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+			ereport(ERROR,
+			        (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
+			         errhint("pg_grail reads edges from a table or a partitioned table, whose changes it can track; "
+			                 "copy the edges of a view, materialized view or foreign table into one.")));
+	});
+	row.schema = creation_schema(graph_name);
+	check_buildable(row.relid);
+	row.source_attnum = column_attnum(row.relid, source, "source");
+	row.target_attnum = column_attnum(row.relid, target, "target");
+	if (row.source_attnum == row.target_attnum)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			                errmsg("the source and target columns of a graph must differ, not both \"%s\"", source),
+			                errhint("Name the edge table's two columns: grail.create_graph(name, table, "
+			                        "source_column, target_column).")));
+		});
+	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+
+	lock_graph_name(row.schema, graph_name.name.c_str());
+	GraphRow existing;
+	if (find_graph_in(&row.schema, 1, graph_name.name.c_str(), &existing, true))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT),
+			                errmsg("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
+			                       get_namespace_name(row.schema)),
+			                errhint("Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().")));
+		});
+	row.id = insert_graph(graph_name.name.c_str(), row);
+
+	watch_graph(row.id);
+	// The first build reads the table under the lock that making the triggers took (no writer can
+	// come between), like a graph that is not live; from its commit on, writes are logged.
+	GraphRow building = row;
+	building.live = false;
+	return text_result(build_graph(graph_name, building, BuildCommand::create_graph));
+}
+
+/*
+ * refresh_graph and merge_graph. A graph that is not live is rebuilt under SHARE locks on its
+ * tables (its triggers mark it stale: no write may come between the read and the commit). A live
+ * graph's writers are not blocked: the build reads one snapshot and takes in the pending changes
+ * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
+ * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
+ */
+/*
+ * Takes the ACCESS SHARE locks that a build's read of the tables needs, on relid and its
+ * descendants, if no other transaction holds a lock that conflicts (false, holding what it took
+ * until the end of the transaction, if one does).
+ */
+static bool
+lock_tables_at_once(Oid relid) {
+	TableFamily family = table_family(relid);
+	return guard([&] {
+		for (Oid table : family.descendants)
+			if (!ConditionalLockRelationOid(table, AccessShareLock))
+				return false;
+		return true;
+	});
+}
+
+static std::string
+rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
+	GraphRow row = existing_graph(name, false);
+	// A background merge never blocks writers: it leaves a graph alone that would need the SHARE
+	// lock (no longer live, stale, triggers gone), or that is not the one it was asked to merge.
+	bool background = background_id != 0;
+	if (background && (row.id != background_id || !row.live || row.stale || !row.watched))
+		return std::string();
+	check_buildable(row.relid);
+	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	// Table lock first, then the graph row: a writer of the table holds its lock while its
+	// trigger waits for the row, so the other order could deadlock with it.
+	bool blocking = !row.live || row.stale || !row.watched;
+	if (blocking)
+		guard([&] { LockRelationOid(row.relid, ShareLock); });
+	// A background merge waits for no lock: one worker serves every database by default, and a
+	// transaction that holds the graph's row (its owner's merge_graph(), left idle) or a lock on one
+	// of its tables that a read waits for would stall every merge. It leaves such a graph and tells
+	// its worker to come back later (busy); a graph dropped meanwhile, whose row is gone, looks the
+	// same, and the next look finds it gone.
+	if (background && (!lock_tables_at_once(row.relid) || !find_graph(name, &row, true, true))) {
+		*busy = true;
+		return std::string();
+	}
+	// A graph given away meanwhile, or no longer one it may merge, is no error for a background
+	// merge, which leaves it.
+	if (background && (row.id != background_id || !row.live || row.stale || !row.watched ||
+	                   !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
+		return std::string();
+	if (!background)
+		row = existing_graph(name, true);
+	if (row.live && (row.stale || !row.watched) && !blocking) {
+		guard([&] { LockRelationOid(row.relid, ShareLock); });
+		blocking = true;
+	}
+	// Re-making the triggers (CREATE OR REPLACE TRIGGER) takes a SHARE ROW EXCLUSIVE lock on the
+	// tables, held to the commit: a merge of a live graph whose triggers are all in place (what
+	// it checked) leaves them, so that writers are not blocked during its build.
+	if (blocking)
+		watch_graph(row.id);
+	GraphRow building = row;
+	building.live = row.live && !blocking;
+	std::string summary = build_graph(name, building, command);
+	if (merged != nullptr)
+		*merged = true;
+	return summary;
+}
+
+GRAIL_FUNCTION(grail_refresh_graph) {
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	return text_result(rebuild_graph(name, BuildCommand::refresh_graph, 0, nullptr, nullptr));
+}
+
+GRAIL_FUNCTION(grail_merge_graph) {
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	return text_result(rebuild_graph(name, BuildCommand::merge_graph, 0, nullptr, nullptr));
+}
+
+namespace {
+
+// Runs the enclosing scope as role, as a security-restricted operation with search_path =
+// pg_catalog, pg_temp (what VACUUM and REFRESH MATERIALIZED VIEW do for a table's owner). A
+// transaction abort restores the caller's too.
+class RunAsRole {
+public:
+	explicit RunAsRole(Oid role) {
+		GetUserIdAndSecContext(&saved_user_, &saved_context_);
+		guard([&] {
+			SetUserIdAndSecContext(role, saved_context_ | SECURITY_RESTRICTED_OPERATION);
+			guc_level_ = NewGUCNestLevel();
+			(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
+			                        true, 0, false);
+		});
+	}
+	~RunAsRole() {
+		AtEOXact_GUC(false, guc_level_);
+		SetUserIdAndSecContext(saved_user_, saved_context_);
+	}
+	RunAsRole(const RunAsRole &) = delete;
+	RunAsRole &operator=(const RunAsRole &) = delete;
+
+private:
+	Oid saved_user_;
+	int saved_context_;
+	int guc_level_ = 0;
+};
+
+} // namespace
+
+namespace grail::pg {
+
+/*
+ * A background merge of graph id (src/pg/entry/merge_worker.cpp): what its owner's merge_graph() would
+ * do, run as the owner, so that it can do nothing the owner could not; skipped (false) unless the
+ * graph is live, answering and still has its owner, and (false, with busy set) while another
+ * transaction holds a lock that the merge would wait for.
+ */
+bool
+background_merge(int64_t id, std::string *summary, bool *busy) {
+	GraphIdentity graph;
+	if (!graph_identity(id, &graph) || !graph.live || graph.stale)
+		return false;
+	bool owner_exists = guard([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(graph.owner)); });
+	const char *schema = guard([&] { return get_namespace_name(graph.schema); });
+	if (!owner_exists || schema == nullptr)
+		return false;
+	GraphName name;
+	name.schema = schema;
+	name.name = graph.name;
+	name.display = name.schema + "." + name.name;
+	name.quoted = name.display;
+	RunAsRole owner(graph.owner);
+	bool merged = false;
+	*summary = rebuild_graph(name, BuildCommand::background_merge, id, &merged, busy);
+	return merged;
+}
+
+} // namespace grail::pg
+
+/*
+ * alter_graph(name, live): under SHARE locks on the edge table and its descendants (as a build reads
+ * them), so that every writer's trigger reads the graph's new mode (it reads the latest row after
+ * taking its own lock) or has finished: a writer of a partition holds only ACCESS SHARE on the edge
+ * table, so a lock on that alone let it log, unseen, into a graph turning not live. (A write through
+ * an ancestor marks the graph stale whatever its mode.)
+ */
+GRAIL_FUNCTION(grail_alter_graph) {
+	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
+	bool live = PG_GETARG_BOOL(1);
+	GraphRow row = existing_graph(name, false);
+	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
+	row = existing_graph(name, true);
+	set_graph_live(row.id, live);
+	PG_RETURN_VOID();
+}
+
+namespace grail::pg {
+
+void
+drop_graph(int64_t id) {
+	delete_graph(id);
+	forget_graph(id);
+	forget_images(id);
+}
+
+} // namespace grail::pg
+
+GRAIL_FUNCTION(grail_drop_graph) {
+	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
+	drop_graph(row.id);
+	PG_RETURN_VOID();
+}

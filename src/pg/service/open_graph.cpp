@@ -1,0 +1,611 @@
+#include "error.hpp"
+#include "index.hpp"
+#include "keys.hpp"
+
+#include <cstring>
+#include <unordered_map>
+
+#include "store/catalog.hpp"
+#include "store/edges.hpp"
+#include "service/lifecycle.hpp"
+#include "service/image_cache.hpp"
+#include "boundary/key_datums.hpp"
+#include "service/open_graph.hpp"
+#include "boundary/settings.hpp"
+
+extern "C" {
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "commands/trigger.h"
+#include "miscadmin.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
+#include "storage/sinval.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/uuid.h"
+}
+
+namespace grail::pg {
+
+// Graph id -> the last build this backend loaded. Never destroyed: backends exit without
+// running C++ destructors over memory the OS takes back anyway.
+static std::unordered_map<int64_t, std::shared_ptr<LoadedGraph>> &
+backend_cache() {
+	static auto *cache = new std::unordered_map<int64_t, std::shared_ptr<LoadedGraph>>();
+	return *cache;
+}
+
+// What decides whether a call site's checks still hold: plpgsql keeps the call sites of simple
+// expressions for a whole transaction, and evaluates each in a new snapshot. A catalog row read
+// in one snapshot holds for another only if both see the same rows: same transaction, same
+// command (no write of ours in between), same subtransaction (a rollback to a savepoint undoes
+// writes without a new command id), and the same transactions in progress and the same bound
+// (xmin, xmax, xip): a transaction that completed between the two, of any session, is in the
+// first's xip or at or above its xmax, so it changes one of them (READ COMMITTED takes in other
+// sessions' commits). Equal sets in another order only cost a recheck.
+//
+// The privilege checks hold for whom they were made: plpgsql shares a call site among all the
+// callers of a function in the transaction, so an owner's SECURITY DEFINER function and another
+// role may call the same invoker function in one snapshot. They depend on the current user, the
+// security context (SECURITY_NOFORCE_RLS changes whether a policy applies to the table's owner)
+// and row_security; the graph's name is looked up in the search_path. And a catalog change that
+// this backend has taken in since (a GRANT or REVOKE, a role's membership, a policy, committed by
+// another session under REPEATABLE READ, whose snapshot does not change) shows in the count of
+// invalidation messages received.
+struct CheckedSnapshot {
+	LocalTransactionId transaction;
+	SubTransactionId subtransaction;
+	CommandId command;
+	TransactionId xmin;
+	TransactionId xmax;
+	uint32 xcnt;
+	uint32 capacity;    // of xip
+	TransactionId *xip; // palloc'd in the call site's fn_mcxt
+	Oid user;
+	int security_context;
+	bool row_security;
+	uint64 invalidations;    // SharedInvalidMessageCounter
+	char *search_path;       // palloc'd in the call site's fn_mcxt
+	size_t search_path_size; // allocated, terminating zero included
+};
+
+/*
+ * The search_path setting (never null: a GUC string without a value reads as empty).
+ */
+static const char *
+current_search_path() {
+	return namespace_search_path != nullptr ? namespace_search_path : "";
+}
+
+/*
+ * Whether the active snapshot is the one checked, for the same role in the same security context
+ * and settings (always false without an active snapshot).
+ */
+static bool
+same_snapshot(const CheckedSnapshot &checked) {
+	if (!ActiveSnapshotSet() || checked.transaction == InvalidLocalTransactionId)
+		return false;
+	Oid user;
+	int security_context;
+	GetUserIdAndSecContext(&user, &security_context);
+	Snapshot now = GetActiveSnapshot();
+	return checked.transaction == MyProc->lxid && checked.command == now->curcid &&
+	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
+	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
+	       (now->xcnt == 0 || memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0) &&
+	       checked.user == user &&
+	       checked.security_context == security_context && checked.row_security == row_security &&
+	       checked.invalidations == SharedInvalidMessageCounter &&
+	       strcmp(checked.search_path, current_search_path()) == 0;
+}
+
+/*
+ * Record the active snapshot, role, security context and settings as the ones checked (or none,
+ * so that the next call checks again).
+ */
+static void
+remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
+	checked->transaction = InvalidLocalTransactionId;
+	if (!ActiveSnapshotSet())
+		return;
+	Snapshot now = GetActiveSnapshot();
+	if (now->xcnt > checked->capacity) {
+		if (checked->xip != nullptr)
+			pfree(checked->xip);
+		checked->xip = static_cast<TransactionId *>(MemoryContextAlloc(context, sizeof(TransactionId) * now->xcnt));
+		checked->capacity = now->xcnt;
+	}
+	const char *search_path = current_search_path();
+	size_t search_path_size = strlen(search_path) + 1;
+	if (search_path_size > checked->search_path_size) {
+		if (checked->search_path != nullptr)
+			pfree(checked->search_path);
+		checked->search_path = static_cast<char *>(MemoryContextAlloc(context, search_path_size));
+		checked->search_path_size = search_path_size;
+	}
+	memcpy(checked->search_path, search_path, search_path_size);
+	if (now->xcnt > 0) // xip may be null then, which memcpy may not be given even for no bytes
+		memcpy(checked->xip, now->xip, sizeof(TransactionId) * now->xcnt);
+	checked->xcnt = now->xcnt;
+	checked->xmin = now->xmin;
+	checked->xmax = now->xmax;
+	checked->command = now->curcid;
+	checked->subtransaction = GetCurrentSubTransactionId();
+	GetUserIdAndSecContext(&checked->user, &checked->security_context);
+	checked->row_security = row_security;
+	checked->invalidations = SharedInvalidMessageCounter;
+	checked->transaction = MyProc->lxid;
+}
+
+// fn_extra of a call site: the graph name it was opened with, and a reference that keeps the
+// loaded build alive while the statement runs, even if a newer build replaces it in the cache.
+struct CallSite {
+	text *name; // palloc'd in fn_mcxt
+	// The snapshot the checks were made in.
+	CheckedSnapshot snapshot;
+	std::shared_ptr<LoadedGraph> *graph;
+	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
+	MemoryContextCallback release;
+};
+
+static void
+release_call_site(void *arg) {
+	auto *site = static_cast<CallSite *>(arg);
+	delete site->graph;
+	site->graph = nullptr;
+	delete site->overlay;
+	site->overlay = nullptr;
+}
+
+/*
+ * The text argument without copying it when it is stored inline (the usual case).
+ */
+static text *
+text_arg(FunctionCallInfo fcinfo, int arg) {
+	Datum d = fcinfo->args[arg].value;
+	if (!VARATT_IS_EXTENDED(DatumGetPointer(d)) || VARATT_IS_SHORT(DatumGetPointer(d)))
+		return reinterpret_cast<text *>(DatumGetPointer(d));
+	return guard([&] { return DatumGetTextPP(d); });
+}
+
+static bool
+same_name(const text *a, const text *b) {
+	size_t n = VARSIZE_ANY_EXHDR(a);
+	return n == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), n) == 0;
+}
+
+/*
+ * Under grail.stale_policy = warn, whether this statement has warned about the graph already
+ * (and if not, note that it does now): one warning per statement, not one per call site.
+ */
+static bool
+warned_this_statement(int64_t graph_id) {
+	static LocalTransactionId transaction = InvalidLocalTransactionId;
+	static TimestampTz statement = 0;
+	static int64_t graph = 0;
+	bool warned = transaction == MyProc->lxid && statement == GetCurrentStatementStartTimestamp() && graph == graph_id;
+	transaction = MyProc->lxid;
+	statement = GetCurrentStatementStartTimestamp();
+	graph = graph_id;
+	return warned;
+}
+
+/*
+ * The graph's keys are of the kind the calling function takes or returns (when it has one).
+ */
+static void
+check_keys(const LoadedGraph &graph, const GraphName &name, std::optional<grail::KeyKind> keys) {
+	grail::KeyKind actual = graph.index.keys().kind();
+	if (keys && *keys != actual)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("pg_grail graph \"%s\" has %s keys, not %s keys", name.display.c_str(),
+			                       key_kind_name(actual), key_kind_name(*keys)),
+			                errhint("Pass keys of the type of its edge columns.")));
+		});
+}
+
+// What this backend keeps of a live graph for one build and one set of pending changes (the
+// rows' fingerprint), for the next statement that sees the same: graph id -> entry.
+template <typename T> struct PendingKeyed {
+	std::string build_uuid;
+	PendingChanges pending;
+	std::shared_ptr<T> value;
+};
+template <typename T> using PendingCache = std::unordered_map<int64_t, PendingKeyed<T>>;
+
+// The kept value for this build and these changes, or null; an entry for others is freed first,
+// so that a new value is never built beside an old one.
+template <typename T>
+static std::shared_ptr<T>
+kept_for(PendingCache<T> &cache, const GraphRow &row, const PendingChanges &pending) {
+	auto found = cache.find(row.id);
+	if (found == cache.end())
+		return nullptr;
+	if (found->second.build_uuid == row.build_uuid && found->second.pending.rows == pending.rows &&
+	    found->second.pending.fingerprint == pending.fingerprint)
+		return found->second.value;
+	cache.erase(found);
+	return nullptr;
+}
+
+// A live graph as a snapshot sees it while changes are pending: its index built from the rows the
+// snapshot sees.
+static PendingCache<LoadedGraph> &
+live_cache() {
+	static auto *cache = new PendingCache<LoadedGraph>();
+	return *cache;
+}
+
+// The index of the rows the active snapshot sees.
+static std::shared_ptr<LoadedGraph>
+snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
+	StoredBuild stats;
+	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
+	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
+	check_keys(*graph, name, keys);
+	return graph;
+}
+
+static std::shared_ptr<LoadedGraph>
+live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
+           std::optional<grail::KeyKind> keys) {
+	auto &cache = live_cache();
+	if (std::shared_ptr<LoadedGraph> kept = kept_for(cache, row, pending)) {
+		check_keys(*kept, name, keys);
+		return kept;
+	}
+	auto graph = snapshot_build(name, row, keys);
+	cache[row.id] = PendingKeyed<LoadedGraph>{row.build_uuid, pending, graph};
+	return graph;
+}
+
+/*
+ * In a parallel worker, whether the leader's transaction holds a lock on table that a write takes
+ * (ROW EXCLUSIVE or stronger: what conflicts with SHARE), that is, whether it may have written the
+ * table. A worker cannot see the leader's trigger queue, but it can see the leader's locks, which
+ * a write holds to the end of the transaction. PostgreSQL calls: run inside guard().
+ */
+static bool
+leader_may_have_written(Oid table) {
+	PGPROC *leader = MyProc->lockGroupLeader;
+	if (leader == nullptr || leader == MyProc)
+		return true; // no leader to ask: read the rows
+	LOCKTAG tag;
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, table);
+	VirtualTransactionId *holders = GetLockConflicts(&tag, ShareLock, NULL);
+	bool written = false;
+	for (VirtualTransactionId *holder = holders; VirtualTransactionIdIsValid(*holder); holder++)
+		written = written || (holder->backendId == leader->backendId && holder->localTransactionId == leader->lxid);
+	pfree(holders);
+	return written;
+}
+
+/*
+ * Whether a write statement on a table of the graph's family has run without its changes logged
+ * yet: this backend holds AFTER trigger events on such a table that have not fired, the graph's
+ * statement trigger among them, as while a user's AFTER ROW trigger (or an AFTER STATEMENT one that
+ * fires first) queries the graph. Its rows are in the table, not yet in the log. (Also true while
+ * other AFTER triggers of those tables wait, deferred ones until commit: then the rows are read, a
+ * slower way to the same answer.)
+ *
+ * The trigger queue is the leader's own: a parallel worker's is empty, and PostgreSQL gives an
+ * extension no way to pass the leader's state to the workers of a query that calls its functions.
+ * So a worker reads the rows whenever the leader's transaction may have written one of the tables
+ * (it holds a lock that a write takes): exact, and it costs a read of the table per worker only in
+ * transactions that wrote the graph's tables. The other exact choice, labelling the functions
+ * PARALLEL RESTRICTED, would keep every user's query that calls them out of parallel plans.
+ */
+static bool
+unlogged_writes(const GraphRow &row) {
+	return guard([&] {
+		bool worker = IsParallelWorker();
+		if (worker && RecoveryInProgress())
+			return false; // a standby's transactions write nothing
+		for (Oid table : table_family(row.relid).descendants)
+			if (worker ? leader_may_have_written(table) : AfterTriggerPendingOnRel(table))
+				return true;
+		return false;
+	});
+}
+
+static std::shared_ptr<LoadedGraph>
+load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	auto &cache = backend_cache();
+	auto found = cache.find(row.id);
+	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
+	    still_cached(found->second->image_file.get())) {
+		check_keys(*found->second, name, keys);
+		return found->second;
+	}
+	if (found != cache.end())
+		cache.erase(found); // free the old build before loading the new one
+	std::shared_ptr<LoadedGraph> graph;
+	try {
+		OpenedIndex opened = open_index(row, name.display.c_str());
+		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.file));
+	} catch (const Error &e) {
+		if (e.kind() != ErrorKind::corrupt_index)
+			throw;
+		throw Error(ErrorKind::corrupt_index, "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
+		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
+	}
+	cache[row.id] = graph;
+	check_keys(*graph, name, keys);
+	return graph;
+}
+
+// The pending changes a snapshot sees over a live graph's build, for reachable(). overlay is null
+// where the overlay declined them (components of the build split or joined, a TRUNCATE, a NULL
+// endpoint, an image that does not count the rows of an edge): then reachable() uses the
+// snapshot's own rebuild as the other functions do.
+static PendingCache<LiveOverlay> &
+overlay_cache() {
+	static auto *cache = new PendingCache<LiveOverlay>();
+	return *cache;
+}
+
+/*
+ * The bytes of a pending row's text key as the build's dictionary holds them: the text itself, or
+ * a uuid's 16 bytes (the log keeps a uuid in its text form).
+ */
+static std::string
+dictionary_bytes(grail::KeyKind kind, const std::string &key) {
+	if (kind != grail::KeyKind::uuid)
+		return key;
+	return guard([&] {
+		Datum uuid = DirectFunctionCall1(uuid_in, CStringGetDatum(key.c_str()));
+		return std::string(reinterpret_cast<const char *>(DatumGetUUIDP(uuid)->data), UUID_LEN);
+	});
+}
+
+/*
+ * The overlay of the changes `rows` over the build: each edge's net change of rows, added to the
+ * rows the build read of it (Graph::rows_of), says whether the edge appears or vanishes.
+ */
+static std::shared_ptr<LiveOverlay>
+make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows,
+             std::shared_ptr<const grail::Csr> reversed_dag) {
+	auto live = std::make_shared<LiveOverlay>();
+	live->base = std::move(base);
+	const grail::Index &index = live->base->index;
+	// The overlay is for changes few beside the build: past a quarter of its edges, hashing and
+	// widening them costs about what a rebuild from the rows does, and the rebuild answers faster.
+	if (rows.size() > 65536 + index.graph().out.edge_count() / 4)
+		return live;
+	size_t n = index.graph().vertex_count();
+	grail::KeyKind kind = index.keys().kind();
+	size_t added = 0;
+	auto vertex_of = [&](const PendingRow &row, bool source) -> int64_t {
+		if (kind == grail::KeyKind::integer) {
+			int64_t id = source ? row.source : row.target;
+			int64_t v = index.find(id);
+			if (v >= 0)
+				return v;
+			auto [slot, fresh] = live->added_ids.emplace(id, vid_t(n + added));
+			added += fresh;
+			return slot->second;
+		}
+		std::string bytes = dictionary_bytes(kind, source ? row.source_key : row.target_key);
+		int64_t v = index.keys().find(bytes.data(), bytes.size());
+		if (v >= 0)
+			return v;
+		auto [slot, fresh] = live->added_keys.emplace(std::move(bytes), vid_t(n + added));
+		added += fresh;
+		return slot->second;
+	};
+	std::unordered_map<uint64_t, int64_t> net; // (u << 32 | v) -> rows written less rows removed
+	for (const PendingRow &row : rows) {
+		if (!row.has_source || !row.has_target)
+			return live; // a NULL endpoint (or a TRUNCATE's marker): the rebuild reads the rows
+		if (row.integer != (kind == grail::KeyKind::integer))
+			return live; // keys of another kind, logged after the columns changed type: the same
+		int64_t u = vertex_of(row, true), v = vertex_of(row, false);
+		if (n + added >= size_t(UINT32_MAX))
+			return live;
+		if (u != v)
+			net[uint64_t(u) << 32 | uint64_t(v)] += row.change;
+	}
+	grail::ReachabilityOverlay::Edges inserted, deleted;
+	for (const auto &[edge, change] : net) {
+		vid_t u = vid_t(edge >> 32), v = vid_t(edge);
+		int64_t built = u < n && v < n ? index.graph().rows_of(u, v) : 0;
+		if (built < 0 || built + change < 0)
+			return live; // an image that does not count rows, or more rows removed than it held
+		if (built == 0 && change > 0)
+			inserted.emplace_back(u, v);
+		else if (built > 0 && built + change == 0)
+			deleted.emplace_back(u, v);
+	}
+	live->overlay = grail::ReachabilityOverlay::build(index, added, inserted, deleted, std::move(reversed_dag));
+	return live;
+}
+
+static std::shared_ptr<LiveOverlay>
+live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
+             std::optional<grail::KeyKind> keys) {
+	auto &cache = overlay_cache();
+	// The last overlay of the same build lends the new one its transpose of the build's DAG (kept
+	// beyond the old overlay, which kept_for frees).
+	std::shared_ptr<const grail::Csr> reversed_dag;
+	auto last = cache.find(row.id);
+	if (last != cache.end() && last->second.build_uuid == row.build_uuid && last->second.value->overlay)
+		reversed_dag = last->second.value->overlay->reversed_dag();
+	// Its build's image file is checked as load_build checks it (a truncated file is never read).
+	std::shared_ptr<LiveOverlay> kept = kept_for(cache, row, pending);
+	if (kept && (!kept->base || still_cached(kept->base->image_file.get())))
+		return kept;
+	std::shared_ptr<LiveOverlay> live =
+	    make_overlay(load_build(name, row, keys), visible_pending_rows(row.id), std::move(reversed_dag));
+	if (!live->overlay)
+		live->base.reset();
+	cache[row.id] = PendingKeyed<LiveOverlay>{row.build_uuid, pending, live};
+	return live;
+}
+
+/*
+ * Whether the graph's row that the statement's snapshot sees is still the graph's latest row. The
+ * row is read in that snapshot, but its triggers and the tables of its family in the latest
+ * catalog snapshot: a drop (and re-create) of the graph committed since the statement began leaves
+ * the row seen and takes the triggers away, which must not read as triggers dropped or disabled.
+ */
+static bool
+graph_row_current(const GraphName &name, const GraphRow &row) {
+	// PostgreSQL takes no latest snapshot in parallel mode: there the row counts as current, and the
+	// caller's error is the general one (the leader, outside parallel mode, tells the two apart).
+	if (guard([] { return IsInParallelMode(); }))
+		return true;
+	struct LatestSnapshot {
+		LatestSnapshot() {
+			guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
+		}
+		~LatestSnapshot() {
+			PopActiveSnapshot();
+		}
+	} latest_snapshot;
+	GraphRow latest;
+	return find_graph(name, &latest) && latest.id == row.id;
+}
+
+// What a call opens: the graph, and for reachable() the overlay of a live graph's pending changes.
+struct Opened {
+	std::shared_ptr<LoadedGraph> graph;
+	std::shared_ptr<LiveOverlay> overlay;
+};
+
+/*
+ * The graph checked (exists, readable, not stale) and opened in the active snapshot. A live graph
+ * whose snapshot sees pending changes opens as the overlay of those changes over its build when
+ * the caller can use one (with_overlay) and the overlay takes them, else as the snapshot's rebuild.
+ */
+static Opened
+open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_overlay) {
+	GraphName name = parse_graph_name(text);
+	GraphRow row;
+	if (!find_graph(name, &row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
+			                errhint("The view grail.graphs lists the graphs; grail.create_graph() makes one.")));
+		});
+	check_table_access(row.relid);
+	check_edge_column(row.relid, row.source_attnum, "source");
+	check_edge_column(row.relid, row.target_attnum, "target");
+	if (!row.stale && !row.watched && !graph_row_current(name, row))
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
+			                errmsg("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
+			                       name.display.c_str()),
+			                errhint("Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new "
+			                        "transaction.")));
+		});
+	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
+		guard([&] {
+			const char *table = get_rel_name(row.relid);
+			ereport(settings.stale_policy == STALE_WARN ? WARNING : ERROR,
+			        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			         row.stale ? errmsg("pg_grail graph \"%s\" is stale: its edge table \"%s\" changed, or its "
+			                            "staleness triggers were disabled or dropped, after the last build",
+			                            name.display.c_str(), table)
+			                   : errmsg("pg_grail graph \"%s\" cannot tell whether its edge table \"%s\" changed: "
+			                            "the trigger that watches the table was dropped or disabled",
+			                            name.display.c_str(), table),
+			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);",
+			                 quote_literal_cstr(name.quoted.c_str()))));
+		});
+	// After the stale error: a graph whose columns no longer hold keys of one kind is stale too, and
+	// under stale_policy = warn it answers nothing rather than read its rows as the wrong kind. (Each
+	// column was checked above.)
+	check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
+
+	if (row.live) {
+		// Read the rows (and keep no copy: the next statement's writes are not logged either).
+		if (unlogged_writes(row))
+			return Opened{snapshot_build(name, row, keys), nullptr};
+		PendingChanges pending = visible_pending_changes(row.id);
+		if (pending.rows > 0) {
+			if (with_overlay) {
+				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
+				if (live->overlay)
+					return Opened{live->base, live};
+			}
+			return Opened{live_graph(name, row, pending, keys), nullptr};
+		}
+	}
+	return Opened{load_build(name, row, keys), nullptr};
+}
+
+void
+forget_graph(int64_t graph_id) {
+	backend_cache().erase(graph_id);
+	live_cache().erase(graph_id);
+	overlay_cache().erase(graph_id);
+}
+
+/*
+ * The call site's graph (and overlay), opened again only when the name or the snapshot changed.
+ */
+static CallSite &
+open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, bool with_overlay) {
+	text *name = text_arg(fcinfo, arg);
+	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
+	if (site != nullptr && site->graph != nullptr && same_snapshot(site->snapshot) && same_name(site->name, name))
+		return *site;
+
+	char *cname = guard([&] { return text_to_cstring(name); });
+	Opened opened = open_checked(cname, keys, with_overlay);
+
+	if (site == nullptr) {
+		site = guard([&] {
+			auto *s = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+			s->release.func = release_call_site;
+			s->release.arg = s;
+			MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &s->release);
+			return s;
+		});
+		fcinfo->flinfo->fn_extra = site;
+	}
+	if (site->name != nullptr)
+		pfree(site->name);
+	site->name = guard([&] {
+		size_t size = VARSIZE_ANY(name);
+		auto *copy = static_cast<text *>(MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, size));
+		memcpy(copy, name, size);
+		return copy;
+	});
+	guard([&] { remember_snapshot(&site->snapshot, fcinfo->flinfo->fn_mcxt); });
+	if (site->graph == nullptr)
+		site->graph = new std::shared_ptr<LoadedGraph>(std::move(opened.graph));
+	else
+		*site->graph = std::move(opened.graph);
+	if (site->overlay == nullptr)
+		site->overlay = new std::shared_ptr<LiveOverlay>(std::move(opened.overlay));
+	else
+		*site->overlay = std::move(opened.overlay);
+	return *site;
+}
+
+LoadedGraph &
+open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys) {
+	return **open_site(fcinfo, arg, keys, false).graph;
+}
+
+ReachabilityView
+open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys) {
+	CallSite &site = open_site(fcinfo, arg, keys, true);
+	return ReachabilityView{**site.graph, site.overlay->get()};
+}
+
+std::shared_ptr<LoadedGraph>
+open_graph_named(const char *name, std::optional<grail::KeyKind> keys) {
+	return open_checked(name, keys, false).graph;
+}
+
+} // namespace grail::pg

@@ -1,0 +1,796 @@
+#include "error.hpp"
+#include "index.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+
+#include "store/activity.hpp"
+#include "store/catalog.hpp"
+
+extern "C" {
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_index.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "executor/spi.h"
+#include "parser/scansup.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+}
+
+namespace grail::pg {
+
+// Chunk size of grail.index_chunk rows: large enough that a 1 GB index is a thousand rows,
+// small enough that no row needs more than a few MB of memory to write or read.
+static constexpr size_t kChunkBytes = 4 << 20;
+// Far above any index a build can make (the build memory limit caps the input long before).
+static constexpr uint64_t kMaxIndexBytes = uint64_t(1) << 44;
+
+struct ExtensionRow {
+	bool found = false;
+	Oid owner = InvalidOid;
+	std::string version;
+};
+
+/*
+ * pg_grail's row of pg_extension in this database, if it has one.
+ */
+static ExtensionRow
+extension_row() {
+	return guard([] {
+		// One scan by name (not get_extension_oid's, then another by oid): every write statement on
+		// a live graph's table comes here.
+		ExtensionRow row;
+		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+		ScanKeyData key;
+		ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ, CStringGetDatum("pg_grail"));
+		SysScanDesc scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+		HeapTuple tuple = systable_getnext(scan);
+		if (HeapTupleIsValid(tuple)) {
+			bool null;
+			Datum version = heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(rel), &null);
+			row.found = true;
+			row.owner = ((Form_pg_extension)GETSTRUCT(tuple))->extowner;
+			row.version = null ? "?" : TextDatumGetCString(version);
+		}
+		systable_endscan(scan);
+		table_close(rel, AccessShareLock);
+		return row;
+	});
+}
+
+bool
+extension_in_step() {
+	ExtensionRow row = extension_row();
+	return row.found && row.version == GRAIL_EXTVERSION;
+}
+
+/*
+ * The role that owns the extension (pg_extension.extowner), whose rights the catalog statements
+ * use. Not the owner of the grail schema: the install script refuses a schema another role made.
+ * Raises a clear error while the extension's SQL objects are of another version than this
+ * library, whose statements would not fit their catalog.
+ */
+static Oid
+extension_owner() {
+	ExtensionRow row = extension_row();
+	if (!row.found)
+		guard([] {
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("extension \"pg_grail\" does not exist")));
+		});
+	if (row.version != GRAIL_EXTVERSION)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("pg_grail's SQL objects in this database are version %s, but its installed library "
+			                       "is version %s",
+			                       row.version.c_str(), GRAIL_EXTVERSION),
+			                errhint("Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.")));
+		});
+	return row.owner;
+}
+
+CatalogRights::CatalogRights() {
+	GetUserIdAndSecContext(&saved_user_, &saved_context_);
+	Oid owner = extension_owner();
+	guard([&] {
+		SetUserIdAndSecContext(owner, saved_context_ | SECURITY_LOCAL_USERID_CHANGE);
+		guc_level_ = NewGUCNestLevel();
+		(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
+		                        0, false);
+	});
+}
+
+CatalogRights::~CatalogRights() {
+	AtEOXact_GUC(true, guc_level_);
+	SetUserIdAndSecContext(saved_user_, saved_context_);
+}
+
+/*
+ * Connect to SPI, run fn, disconnect; all with CatalogRights. If fn throws, the error aborts the
+ * transaction, which closes the SPI connection.
+ */
+template <typename Fn>
+static auto
+with_spi(Fn &&fn) -> decltype(fn()) {
+	CatalogRights rights;
+	guard([] {
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+	});
+	if constexpr (std::is_void_v<decltype(fn())>) {
+		fn();
+		guard([] { SPI_finish(); });
+	} else {
+		auto result = fn();
+		guard([] { SPI_finish(); });
+		return result;
+	}
+}
+
+/*
+ * The oids as an oid[] datum, for SQL parameters.
+ */
+Datum
+oid_array(const Oid *oids, int count) {
+	return guard([&] {
+		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
+		for (int i = 0; i < count; i++)
+			elements[i] = ObjectIdGetDatum(oids[i]);
+		return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	});
+}
+
+// read_only: run in the statement's snapshot (what a query sees); otherwise SPI takes a new one.
+static int
+execute(const char *sql, int nargs, Oid *types, Datum *values, int expected, bool read_only = false) {
+	return guard([&] {
+		int rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
+		if (rc != expected)
+			elog(ERROR, "pg_grail catalog statement failed (%s): %s", SPI_result_code_string(rc), sql);
+		return int(SPI_processed);
+	});
+}
+
+static int64_t
+get_int64(int column, bool *isnull = nullptr) {
+	bool null;
+	Datum d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, column, &null);
+	if (isnull)
+		*isnull = null;
+	return null ? 0 : DatumGetInt64(d);
+}
+
+/*
+ * Split a graph name into its parts (appended to *parts) as SplitIdentifierString() splits a
+ * qualified name: double quotes, "" for a quote inside them, unquoted parts in lower case,
+ * whitespace around the dots. Unlike it, a part longer than an identifier is truncated with
+ * PostgreSQL's NOTICE, as the SQL scanner truncates one, not silently. Overwrites raw; false if
+ * the name is malformed. PostgreSQL calls: run inside guard().
+ */
+static bool
+split_graph_name(char *raw, List **parts) {
+	char *next = raw;
+	while (scanner_isspace(*next))
+		next++;
+	if (*next == '\0')
+		return true; // empty
+	for (;;) {
+		char *part, *end;
+		if (*next == '"') {
+			part = next + 1;
+			for (;;) {
+				end = strchr(next + 1, '"');
+				if (end == nullptr)
+					return false; // no closing quote
+				if (end[1] != '"')
+					break;
+				memmove(end, end + 1, strlen(end)); // "" is one quote
+				next = end;
+			}
+			next = end + 1;
+		} else {
+			part = next;
+			while (*next != '\0' && *next != '.' && !scanner_isspace(*next))
+				next++;
+			end = next;
+			if (part == end)
+				return false; // an empty unquoted part
+			// Downcasing keeps the length (only single-byte characters change).
+			char *lower = downcase_identifier(part, int(end - part), false, false);
+			memcpy(part, lower, size_t(end - part));
+			pfree(lower);
+		}
+		while (scanner_isspace(*next))
+			next++;
+		bool last = *next == '\0';
+		if (!last) {
+			if (*next != '.')
+				return false;
+			next++;
+			while (scanner_isspace(*next))
+				next++;
+		}
+		*end = '\0';
+		truncate_identifier(part, int(strlen(part)), true);
+		*parts = lappend(*parts, part);
+		if (last)
+			return true;
+	}
+}
+
+GraphName
+parse_graph_name(const char *text) {
+	struct Parts {
+		const char *schema; // nullptr when unqualified
+		const char *name;
+	};
+	Parts parts = guard([&] {
+		char *raw = pstrdup(text);
+		List *list = NIL;
+		if (!split_graph_name(raw, &list) || list_length(list) > 2)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid pg_grail graph name \"%s\"", text),
+			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
+			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
+		if (list_length(list) == 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
+		return Parts{list_length(list) == 2 ? static_cast<const char *>(linitial(list)) : nullptr,
+		             static_cast<const char *>(llast(list))};
+	});
+	const char *quoted_name = guard([&] { return quote_identifier(parts.name); });
+	const char *quoted_schema = parts.schema ? guard([&] { return quote_identifier(parts.schema); }) : nullptr;
+
+	GraphName parsed;
+	parsed.name = parts.name;
+	parsed.display = parsed.name;
+	parsed.quoted = quoted_name;
+	if (parts.schema != nullptr) {
+		parsed.schema = parts.schema;
+		parsed.display = parsed.schema + "." + parsed.display;
+		parsed.quoted = std::string(quoted_schema) + "." + parsed.quoted;
+	}
+	return parsed;
+}
+
+/*
+ * The schemas to look for an unqualified graph name in: the caller's search_path, as PostgreSQL
+ * searches it for a table (only the schemas the caller has USAGE on), temporary schemas left out
+ * (graphs are never created there).
+ */
+static std::vector<Oid>
+search_path_schemas() {
+	List *path = guard([] { return fetch_search_path(false); });
+	std::vector<Oid> schemas;
+	ListCell *cell;
+	foreach (cell, path) {
+		Oid schema = lfirst_oid(cell);
+		if (!guard([&] { return isAnyTempNamespace(schema); }))
+			schemas.push_back(schema);
+	}
+	guard([&] { list_free(path); });
+	return schemas;
+}
+
+/*
+ * The schemas a graph name can mean: its schema if qualified (which must exist and allow the
+ * caller USAGE, as for a table), the search path otherwise.
+ */
+static std::vector<Oid>
+candidate_schemas(const GraphName &name) {
+	if (name.schema.empty())
+		return search_path_schemas();
+	Oid schema = guard([&] {
+		Oid oid = get_namespace_oid(name.schema.c_str(), true);
+		if (OidIsValid(oid)) {
+			AclResult acl = pg_namespace_aclcheck(oid, GetUserId(), ACL_USAGE);
+			if (acl != ACLCHECK_OK)
+				aclcheck_error(acl, OBJECT_SCHEMA, name.schema.c_str());
+		}
+		return oid;
+	});
+	if (!OidIsValid(schema))
+		return {};
+	return {schema};
+}
+
+bool
+find_graph(const GraphName &name, GraphRow *row, bool for_change, bool skip_locked) {
+	std::vector<Oid> schemas = candidate_schemas(name);
+	return find_graph_in(schemas.data(), int(schemas.size()), name.name.c_str(), row, for_change, skip_locked);
+}
+
+/*
+ * A grail.graph row decoded by column name, so that the scan of find_graph_in and the locking
+ * SELECT share it. Plain PostgreSQL calls: runs inside guard(). watched_tables is copied into the
+ * current memory context, since the tuple goes with its scan.
+ */
+struct DecodedGraphRow {
+	GraphRow row;
+	Datum watched_tables;
+};
+
+static AttrNumber
+attnum_of(TupleDesc desc, const char *name) {
+	for (int i = 0; i < desc->natts; i++)
+		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
+			return AttrNumber(i + 1);
+	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
+}
+
+// alloc: where watched_tables is copied to (SPI_palloc when the tuple is SPI's).
+static void
+decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedGraphRow *out) {
+	auto column = [&](const char *name, bool *null) { return heap_getattr(tuple, attnum_of(desc, name), desc, null); };
+	bool null;
+	GraphRow &row = out->row;
+	row.id = DatumGetInt64(column("id", &null));
+	row.relid = DatumGetObjectId(column("relid", &null));
+	// By name: 0 when the column is gone (get_attnum skips dropped columns).
+	row.source_attnum = get_attnum(row.relid, NameStr(*DatumGetName(column("source_column", &null))));
+	row.target_attnum = get_attnum(row.relid, NameStr(*DatumGetName(column("target_column", &null))));
+	row.owner = DatumGetObjectId(column("owner", &null));
+	row.labels = DatumGetInt32(column("labels", &null));
+	row.skip_nulls = DatumGetBool(column("skip_nulls", &null));
+	Datum build = column("build", &null);
+	row.build = null ? 0 : DatumGetInt64(build);
+	row.stale = DatumGetBool(column("stale", &null));
+	row.live = DatumGetBool(column("live", &null));
+	Datum bytes = column("index_bytes", &null);
+	row.index_bytes = null ? 0 : DatumGetInt64(bytes);
+	row.schema = DatumGetObjectId(column("namespace", &null));
+	Datum uuid = column("build_uuid", &null);
+	row.build_uuid = null ? "" : DatumGetCString(DirectFunctionCall1(uuid_out, uuid));
+	struct varlena *watched = PG_DETOAST_DATUM(column("watched_tables", &null));
+	void *copy = alloc(VARSIZE(watched));
+	memcpy(copy, watched, VARSIZE(watched));
+	out->watched_tables = PointerGetDatum(copy);
+}
+
+Oid
+index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what) {
+	List *indexes = RelationGetIndexList(rel);
+	ListCell *cell;
+	foreach (cell, indexes) {
+		Oid index = lfirst_oid(cell);
+		HeapTuple tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(index));
+		if (!HeapTupleIsValid(tuple))
+			continue;
+		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
+		bool fits = form->indnkeyatts == int(columns.size()) && form->indisvalid &&
+		            std::equal(columns.begin(), columns.end(), form->indkey.values);
+		ReleaseSysCache(tuple);
+		if (fits)
+			return index;
+	}
+	elog(ERROR, "pg_grail catalog table %s has no index on %s", RelationGetRelationName(rel), what);
+}
+
+/*
+ * What of the graph's row must be as of now, taken from the row as the catalog snapshot sees it
+ * (the snapshot the catalog lookups use; a parallel worker may take it, unlike the latest
+ * snapshot): the edge columns' numbers, since the columns are found by name in the catalog as it
+ * is now (a rename that committed after a REPEATABLE READ transaction's snapshot updated the row,
+ * renaming s to s_old, then u to s, say, and the snapshot's row would name the other column), and
+ * the tables watched, which are checked against the family as it is now (a partition created after
+ * the snapshot is in the family and in the latest row only). A family change after the snapshot
+ * that moved rows (the graph stale since) or was followed by a rebuild leaves the snapshot's build
+ * over another set of tables than the one its queries read: a serialization failure. Plain
+ * PostgreSQL calls: runs inside guard().
+ */
+static void
+take_state_as_now(Relation rel, TupleDesc desc, const char *name, DecodedGraphRow *found) {
+	AttrNumber id_att = attnum_of(desc, "id");
+	ScanKeyData key;
+	ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(found->row.id));
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, NULL, 1, &key);
+	if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+		DecodedGraphRow now;
+		decode_graph_row(tuple, desc, palloc, &now);
+		found->row.source_attnum = now.row.source_attnum;
+		found->row.target_attnum = now.row.target_attnum;
+		const varlena *then_watched = (const varlena *)DatumGetPointer(found->watched_tables);
+		const varlena *now_watched = (const varlena *)DatumGetPointer(now.watched_tables);
+		bool family_changed =
+		    VARSIZE(then_watched) != VARSIZE(now_watched) || memcmp(then_watched, now_watched, VARSIZE(now_watched)) != 0;
+		if (family_changed && !found->row.stale && (now.row.stale || now.row.build != found->row.build))
+			ereport(ERROR,
+			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			         errmsg("the tables of the edge table's inheritance family of pg_grail graph \"%s\" changed after "
+			                "this transaction's snapshot was taken",
+			                name),
+			         errhint("Retry the transaction.")));
+		found->watched_tables = now.watched_tables;
+	}
+	systable_endscan(scan);
+}
+
+bool
+find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change, bool skip_locked) {
+	if (count == 0)
+		return false;
+	DecodedGraphRow found;
+	bool exists;
+	if (for_change) {
+		// A row lock, in a new snapshot (what a change must see): SQL.
+		exists = with_spi([&] {
+			Oid types[] = {TEXTOID, OIDARRAYOID};
+			Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
+			// The first schema of the list that has a graph of that name wins, as for tables.
+			const char *sql = skip_locked
+			                      ? "SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
+			                        "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
+			                        "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1 "
+			                        "FOR UPDATE OF g SKIP LOCKED"
+			                      : "SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
+			                        "AND g.namespace::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($2) "
+			                        "ORDER BY pg_catalog.array_position($2, g.namespace::pg_catalog.oid) LIMIT 1 "
+			                        "FOR UPDATE OF g";
+			if (execute(sql, 2, types, values, SPI_OK_SELECT) == 0)
+				return false;
+			guard([&] { decode_graph_row(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, SPI_palloc, &found); });
+			return true;
+		});
+	} else {
+		// What every query does first: an index scan in the statement's snapshot, no SQL to parse
+		// and plan (a new backend's first query would spend most of its time there).
+		(void)extension_owner(); // refuses a catalog of another version
+		exists = guard([&] {
+			Oid relid = get_relname_relid("graph", get_namespace_oid("grail", false));
+			Relation rel = table_open(relid, AccessShareLock);
+			TupleDesc desc = RelationGetDescr(rel);
+			AttrNumber namespace_att = attnum_of(desc, "namespace"), name_att = attnum_of(desc, "name");
+			Oid index = index_on(rel, {namespace_att, name_att}, "(namespace, name)");
+			Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+			Datum key_name = CStringGetTextDatum(name);
+			bool any = false;
+			for (int i = 0; i < count && !any; i++) {
+				ScanKeyData keys[2];
+				ScanKeyInit(&keys[0], namespace_att, BTEqualStrategyNumber, F_OIDEQ, ObjectIdGetDatum(schemas[i]));
+				ScanKeyEntryInitialize(&keys[1], 0, name_att, BTEqualStrategyNumber, InvalidOid,
+				                       TupleDescAttr(desc, name_att - 1)->attcollation, F_TEXTEQ, key_name);
+				SysScanDesc scan = systable_beginscan(rel, index, true, snapshot, 2, keys);
+				if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
+					decode_graph_row(tuple, desc, palloc, &found);
+					any = true;
+				}
+				systable_endscan(scan);
+			}
+			if (any)
+				take_state_as_now(rel, desc, name, &found);
+			table_close(rel, AccessShareLock);
+			return any;
+		});
+	}
+	if (!exists)
+		return false;
+	*row = found.row;
+	// The row is read in the snapshot, the table in the catalog as it is now: a DROP TABLE (which
+	// drops the graph too) that committed after the snapshot leaves a row whose table is gone, and
+	// every catalog lookup of it would fail with an internal error.
+	guard([&] {
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(row->relid)))
+			ereport(ERROR,
+			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			         errmsg("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot "
+			                "was taken",
+			                name),
+			         errhint("Retry the transaction.")));
+	});
+	row->watched = graph_watched(row->id, row->relid, found.watched_tables);
+	return true;
+}
+
+/*
+ * The name of column attnum of relid, as a name datum (NAMEDATALEN bytes, zero-padded).
+ */
+static Datum
+column_name(Oid relid, AttrNumber attnum) {
+	return guard([&] {
+		NameData *name = static_cast<NameData *>(palloc0(NAMEDATALEN));
+		namestrcpy(name, get_attname(relid, attnum, false));
+		return NameGetDatum(name);
+	});
+}
+
+int64_t
+insert_graph(const char *name, const GraphRow &row) {
+	return with_spi([&] {
+		Oid types[] = {TEXTOID, OIDOID, NAMEOID, NAMEOID, OIDOID, INT4OID, BOOLOID, OIDOID, BOOLOID};
+		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }),
+		                  ObjectIdGetDatum(row.relid),
+		                  column_name(row.relid, row.source_attnum),
+		                  column_name(row.relid, row.target_attnum),
+		                  ObjectIdGetDatum(row.owner),
+		                  Int32GetDatum(row.labels),
+		                  BoolGetDatum(row.skip_nulls),
+		                  ObjectIdGetDatum(row.schema),
+		                  BoolGetDatum(row.live)};
+		execute("INSERT INTO grail.graph (name, relid, source_column, target_column, owner, labels, skip_nulls, "
+		        "namespace, live) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+		        9, types, values, SPI_OK_INSERT_RETURNING);
+		return get_int64(1);
+	});
+}
+
+void
+delete_graph(int64_t id) {
+	with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(id)};
+		execute("SELECT grail._drop_triggers(g.id, g.watched_tables) FROM grail.graph g "
+		        "WHERE g.id OPERATOR(pg_catalog.=) $1",
+		        1, types, values, SPI_OK_SELECT);
+		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
+		execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
+		        SPI_OK_DELETE);
+	});
+}
+
+void
+delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
+	with_spi([&] {
+		guard([&] {
+			Oid types[] = {INT8OID};
+			Datum values[] = {Int64GetDatum(graph_id)};
+			SPIPlanPtr plan =
+			    SPI_prepare("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types);
+			if (plan == NULL)
+				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+			int rc = snapshot != nullptr
+			             ? SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, false, false, 0)
+			             : SPI_execute_plan(plan, values, NULL, false, 0);
+			if (rc != SPI_OK_DELETE)
+				elog(ERROR, "pg_grail could not delete the pending changes of graph %lld", (long long)graph_id);
+			SPI_freeplan(plan);
+		});
+	});
+}
+
+void
+set_graph_live(int64_t graph_id, bool live) {
+	with_spi([&] {
+		Oid types[] = {INT8OID, BOOLOID};
+		Datum values[] = {Int64GetDatum(graph_id), BoolGetDatum(live)};
+		execute("UPDATE grail.graph SET live = $2, stale = stale OR (NOT $2 AND EXISTS "
+		        "(SELECT 1 FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) $1)) "
+		        "WHERE id OPERATOR(pg_catalog.=) $1",
+		        2, types, values, SPI_OK_UPDATE);
+		if (!live)
+			execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
+			        SPI_OK_DELETE);
+	});
+}
+
+bool
+graph_identity(int64_t id, GraphIdentity *graph) {
+	return with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(id)};
+		if (execute("SELECT g.namespace::pg_catalog.oid, g.name, g.owner::pg_catalog.oid, g.live, g.stale "
+		            "FROM grail.graph g WHERE g.id OPERATOR(pg_catalog.=) $1",
+		            1, types, values, SPI_OK_SELECT, true) == 0)
+			return false;
+		guard([&] {
+			HeapTuple tuple = SPI_tuptable->vals[0];
+			TupleDesc desc = SPI_tuptable->tupdesc;
+			bool null;
+			graph->schema = DatumGetObjectId(SPI_getbinval(tuple, desc, 1, &null));
+			graph->name = TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &null));
+			graph->owner = DatumGetObjectId(SPI_getbinval(tuple, desc, 3, &null));
+			graph->live = DatumGetBool(SPI_getbinval(tuple, desc, 4, &null));
+			graph->stale = DatumGetBool(SPI_getbinval(tuple, desc, 5, &null));
+		});
+		return true;
+	});
+}
+
+std::vector<int64_t>
+graphs_to_merge(int64_t threshold) {
+	return with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(threshold)};
+		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
+		// row holds at least one: the sum passes the threshold iff the graph's total does).
+		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
+		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
+		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
+		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
+		                "OPERATOR(pg_catalog.>=) $1 "
+		                "ORDER BY g.id",
+		                1, types, values, SPI_OK_SELECT);
+		std::vector<int64_t> ids;
+		for (int i = 0; i < n; i++)
+			ids.push_back(guard([&] {
+				bool null;
+				return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+			}));
+		return ids;
+	});
+}
+
+void
+lock_graph_name(Oid schema, const char *name) {
+	with_spi([&] {
+		std::string key = std::to_string(schema) + "." + name;
+		Oid types[] = {TEXTOID};
+		Datum values[] = {guard([&] { return CStringGetTextDatum(key.c_str()); })};
+		execute("SELECT pg_catalog.pg_advisory_xact_lock(1735551340, pg_catalog.hashtext($1))", 1, types, values,
+		        SPI_OK_SELECT);
+	});
+}
+
+std::vector<OwnedGraph>
+graphs_owned_by(const std::vector<Oid> &roles) {
+	return with_spi([&] {
+		Oid types[] = {OIDARRAYOID};
+		Datum values[] = {oid_array(roles.data(), int(roles.size()))};
+		int n =
+		    execute("SELECT g.id, (g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+		            "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
+		            "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
+		            1, types, values, SPI_OK_SELECT);
+		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++) {
+			HeapTuple tuple = SPI_tuptable->vals[i];
+			graphs[i].id = DatumGetInt64(guard([&] {
+				bool null;
+				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
+			}));
+			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
+		}
+		return graphs;
+	});
+}
+
+void
+reassign_graphs(const std::vector<Oid> &roles, Oid new_owner) {
+	with_spi([&] {
+		Oid types[] = {OIDARRAYOID, OIDOID};
+		Datum values[] = {oid_array(roles.data(), int(roles.size())), ObjectIdGetDatum(new_owner)};
+		execute("UPDATE grail.graph g SET owner = $2::pg_catalog.regrole "
+		        "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1)",
+		        2, types, values, SPI_OK_UPDATE);
+	});
+}
+
+void
+watch_graph(int64_t id) {
+	with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(id)};
+		execute("SELECT grail._watch($1)", 1, types, values, SPI_OK_SELECT);
+	});
+}
+
+int64_t
+store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
+	auto start = std::chrono::steady_clock::now();
+	return with_spi([&] {
+		Oid id_type[] = {INT8OID};
+		Datum id_value[] = {Int64GetDatum(id)};
+		execute("DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, id_type, id_value,
+		        SPI_OK_DELETE);
+
+		guard([&] {
+			Oid types[] = {INT8OID, INT4OID, BYTEAOID};
+			SPIPlanPtr plan =
+			    SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);
+			if (plan == NULL)
+				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+			bytea *chunk = (bytea *)palloc(VARHDRSZ + kChunkBytes);
+			progress_phase(BuildPhase::storing, int64_t(bytes.size()));
+			progress_done(0);
+			for (size_t offset = 0, seq = 0; offset < bytes.size(); offset += kChunkBytes, seq++) {
+				size_t n = std::min(kChunkBytes, bytes.size() - offset);
+				SET_VARSIZE(chunk, VARHDRSZ + n);
+				memcpy(VARDATA(chunk), bytes.data() + offset, n);
+				Datum values[] = {Int64GetDatum(id), Int32GetDatum(int32(seq)), PointerGetDatum(chunk)};
+				if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
+					elog(ERROR, "pg_grail could not store index chunk %zu", seq);
+				progress_done(int64_t(offset + n));
+				CHECK_FOR_INTERRUPTS();
+			}
+			pfree(chunk);
+			SPI_freeplan(plan);
+		});
+
+		stats->index_bytes = int64_t(bytes.size());
+		stats->persist_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,  INT8OID,
+		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID};
+		Datum values[] = {Int64GetDatum(id),
+		                  Int64GetDatum(stats->input_rows),
+		                  Int64GetDatum(stats->null_rows),
+		                  Int64GetDatum(stats->vertices),
+		                  Int64GetDatum(stats->edges),
+		                  Int64GetDatum(stats->components),
+		                  Int64GetDatum(stats->dag_edges),
+		                  Int64GetDatum(stats->index_bytes),
+		                  Float8GetDatum(stats->read_ms),
+		                  Float8GetDatum(stats->graph_ms),
+		                  Float8GetDatum(stats->scc_ms),
+		                  Float8GetDatum(stats->label_ms),
+		                  Float8GetDatum(stats->persist_ms)};
+		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
+		        "build_uuid = pg_catalog.gen_random_uuid(), stale = false, built_at = pg_catalog.now(), "
+		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
+		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13 "
+		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build",
+		        13, types, values, SPI_OK_UPDATE_RETURNING);
+		return get_int64(1);
+	});
+}
+
+void
+check_index_size(const GraphRow &row) {
+	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
+	if (row.index_bytes <= 0 || uint64_t(row.index_bytes) > kMaxIndexBytes)
+		guard([&] {
+			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+			                errmsg("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes",
+			                       (long long)row.index_bytes),
+			                errhint("Rebuild it with grail.refresh_graph().")));
+		});
+}
+
+void
+load_index(const GraphRow &row, uint8_t *image) {
+	size_t size = size_t(row.index_bytes);
+	with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(row.id)};
+		guard([&] {
+			Portal portal = SPI_cursor_open_with_args(
+			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 ORDER BY seq",
+			    1, types, values, NULL, true, 0);
+			size_t offset = 0;
+			int expected_seq = 0;
+			for (;;) {
+				SPI_cursor_fetch(portal, true, 8);
+				if (SPI_processed == 0)
+					break;
+				for (uint64 i = 0; i < SPI_processed; i++) {
+					bool null;
+					int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+					Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
+					bytea *chunk = DatumGetByteaPP(datum);
+					size_t n = VARSIZE_ANY_EXHDR(chunk);
+					if (seq != expected_seq++ || n > size - offset)
+						ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+						                errmsg("the stored index of a pg_grail graph is damaged: chunk %d does not "
+						                       "fit its recorded size of %zu bytes",
+						                       seq, size),
+						                errhint("Rebuild it with grail.refresh_graph().")));
+					memcpy(image + offset, VARDATA_ANY(chunk), n);
+					offset += n;
+					// The copy detoasting made, freed now rather than with the SPI context: kept, the
+					// chunks of a whole image would be in this backend's memory at once.
+					if (reinterpret_cast<Pointer>(chunk) != DatumGetPointer(datum))
+						pfree(chunk);
+				}
+				SPI_freetuptable(SPI_tuptable);
+				CHECK_FOR_INTERRUPTS();
+			}
+			SPI_cursor_close(portal);
+			if (offset != size)
+				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+				                errmsg("the stored index of a pg_grail graph is damaged: %zu of %zu bytes found",
+				                       offset, size),
+				                errhint("Rebuild it with grail.refresh_graph().")));
+		});
+	});
+}
+
+} // namespace grail::pg

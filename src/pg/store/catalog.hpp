@@ -1,0 +1,182 @@
+// The extension's catalog (grail.graph, grail.index_chunk), read and written through SPI with the
+// privileges of the extension's owner: users never touch these tables directly, and the functions
+// check the caller's privileges on the edge table before calling in here.
+//
+// Every SQL text run here runs with CatalogRights, so the caller's search_path never reaches it,
+// and names each operator, function and type with its schema as well (OPERATOR(pg_catalog.=)):
+// a function or operator that a caller put in a schema of their search_path would otherwise run
+// with the extension owner's rights.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "boundary/guard.hpp"
+
+extern "C" {
+#include "access/attnum.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+}
+
+namespace grail::pg {
+
+struct GraphRow {
+	int64_t id = 0;
+	Oid schema = InvalidOid; // the graph's schema (grail.graph.namespace)
+	Oid relid = InvalidOid;
+	// The edge columns' numbers, found by the names the catalog records (0: no such column now).
+	AttrNumber source_attnum = 0;
+	AttrNumber target_attnum = 0;
+	Oid owner = InvalidOid;
+	int labels = 0;
+	bool skip_nulls = false;
+	int64_t build = 0; // 0 before the first build
+	bool stale = false;
+	bool live = false; // grail.graph.live: writes are logged to grail.pending_change
+	int64_t index_bytes = 0;
+	// The graph's triggers are in place on the tables its build recorded, which are still the edge
+	// table's inheritance family (grail._watched): otherwise a change could go unseen.
+	bool watched = false;
+	// The build's identity, never reused (build numbers restart with the extension).
+	std::string build_uuid;
+};
+
+// Runs the enclosing scope as the extension's owner (SECURITY_LOCAL_USERID_CHANGE, as
+// PostgreSQL's own RI triggers do) with search_path = pg_catalog, pg_temp (as a SECURITY DEFINER
+// function with SET search_path would). A transaction abort restores the caller's too.
+class CatalogRights {
+public:
+	CatalogRights();
+	~CatalogRights();
+	CatalogRights(const CatalogRights &) = delete;
+	CatalogRights &operator=(const CatalogRights &) = delete;
+
+private:
+	Oid saved_user_;
+	int saved_context_;
+	int guc_level_ = 0;
+};
+
+// A graph name as SQL reads a table name: "deps", "app.deps", "\"My Graph\"" (unquoted parts fold
+// to lower case). schema is empty when the name is unqualified.
+struct GraphName {
+	std::string schema;
+	std::string name;
+	std::string display; // schema.name or name, unquoted, for messages (as PostgreSQL names a table)
+	std::string quoted;  // the name as SQL text would spell it, for hints
+};
+// Raises a clear error for a name that is empty, malformed or has more than two parts.
+GraphName parse_graph_name(const char *text);
+
+// Each of these connects to SPI, runs with CatalogRights, and disconnects.
+// find_graph: the graph a name means, found as PostgreSQL finds a table: in the named schema (which
+// needs USAGE) or the first schema of the search_path that has one; false if there is none. A
+// query reads the row in its statement's snapshot, so that the row and the index chunks it loads
+// next agree; for_change reads the latest committed row and locks it FOR UPDATE, and with
+// skip_locked passes over a row that another transaction has locked (false, as if there were none)
+// instead of waiting for it.
+bool find_graph(const GraphName &name, GraphRow *row, bool for_change = false, bool skip_locked = false);
+// The same in the first of the count schemas that has a graph of that name.
+bool find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bool for_change,
+                   bool skip_locked = false);
+// Serialises create_graph calls for one name until the end of the transaction, so the second of
+// two concurrent calls sees the first's graph and fails with a clear error.
+void lock_graph_name(Oid schema, const char *name);
+int64_t insert_graph(const char *name, const GraphRow &row);
+// Drops the graph's catalog row (its chunks go with it) and its triggers.
+void delete_graph(int64_t id);
+// Whether the graph's staleness triggers are all in place on the tables of its watched_tables
+// (a regclass[] datum), which must still be edge_table's inheritance family (src/pg/store/watch.cpp).
+bool graph_watched(int64_t graph_id, Oid edge_table, Datum watched_tables);
+// Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
+void watch_graph(int64_t id);
+// The tables a graph over relid depends on (src/pg/store/watch.cpp): its descendants, relid first, which
+// SELECT reads, and the ancestors of any of them outside that family (relid's inheritance or
+// partition ancestors, a descendant's other parents), whose writes can reach its rows.
+struct TableFamily {
+	std::vector<Oid> ancestors;
+	std::vector<Oid> descendants;
+};
+TableFamily table_family(Oid relid);
+// Whether the table that a log trigger of graph graph_id (graph_name, over edge_table) fired on is
+// the edge table or one of its descendants; otherwise a WARNING that names the trigger, the table
+// and the graph, so that its writes are ignored rather than logged into an unrelated graph.
+bool log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table);
+// The oids as an oid[] datum, palloc'd in the current memory context.
+Datum oid_array(const Oid *oids, int count);
+
+struct StoredBuild {
+	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
+	double read_ms, graph_ms, scc_ms, label_ms, persist_ms;
+	double build_ms; // read to labels, wall clock
+};
+// Replaces the graph's chunks with bytes and records the build; returns the new build number.
+int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats);
+// A clear error if the recorded size of the graph's index is impossible (it decides allocations).
+void check_index_size(const GraphRow &row);
+// The graph's index image, read from its chunks into image (row.index_bytes bytes).
+void load_index(const GraphRow &row, uint8_t *image);
+
+// The valid index of one of pg_grail's catalog tables whose key columns are exactly `columns`, found
+// by its columns rather than its name, which a restore or an upgrade may have chosen; an error
+// naming the columns (`what`) without one. PostgreSQL calls: inside guard().
+Oid index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what);
+
+// The changes to a live graph's edge table that the active snapshot sees in grail.pending_change
+// (src/pg/store/pending_changes.cpp): how many rows, and a fingerprint of which (their row versions), which
+// differs between two snapshots that see different rows.
+struct PendingChanges {
+	uint64_t rows = 0;
+	uint64_t fingerprint = 0;
+};
+PendingChanges visible_pending_changes(int64_t graph_id);
+// One of those rows: an edge row written (change > 0) or removed (change < 0), |change| times; the
+// endpoints as integers or as text (uuid in its text form), by the graph's kind of key; has_source
+// or has_target false for a NULL endpoint; integer: the row holds integer keys (once the edge
+// columns changed type, rows hold keys of another kind than the graph's build).
+struct PendingRow {
+	int change = 0;
+	bool integer = false;
+	bool has_source = false, has_target = false;
+	int64_t source = 0, target = 0;
+	std::string source_key, target_key;
+};
+// The rows themselves, in index order (so in an order a fingerprint of them would follow).
+std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
+// Deletes the graph's rows of grail.pending_change that snapshot sees: the changes a build that
+// read the edge table in that snapshot has taken in (all of them without a snapshot).
+void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
+// Sets grail.graph.live.
+void set_graph_live(int64_t graph_id, bool live);
+
+// What a background merge needs to know of a graph before it looks it up by name as its owner.
+struct GraphIdentity {
+	Oid schema = InvalidOid;
+	std::string name;
+	Oid owner = InvalidOid;
+	bool live = false;
+	bool stale = false;
+};
+bool graph_identity(int64_t id, GraphIdentity *graph);
+// The live graphs that are not stale and have at least threshold edge changes in grail.pending_change (in a
+// new snapshot), by id.
+std::vector<int64_t> graphs_to_merge(int64_t threshold);
+
+// Whether pg_grail is installed in this database at this library's version (hooks skip quietly
+// where it is not; the functions raise a clear error instead).
+bool extension_in_step();
+
+// The graphs that any of roles owns, locked FOR UPDATE; name is schema-qualified and quoted.
+struct OwnedGraph {
+	int64_t id;
+	std::string name;
+};
+std::vector<OwnedGraph> graphs_owned_by(const std::vector<Oid> &roles);
+// Makes new_owner the owner of every graph that any of roles owns (REASSIGN OWNED).
+void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
+
+} // namespace grail::pg

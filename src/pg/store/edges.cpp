@@ -1,0 +1,402 @@
+#include "graph.hpp"
+#include "index.hpp"
+#include "keys.hpp"
+
+#include "store/activity.hpp"
+#include "store/edges.hpp"
+#include "boundary/key_datums.hpp"
+
+extern "C" {
+#include "access/detoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_inherits.h"
+#include "access/tableam.h"
+#include "catalog/pg_attribute.h"
+#include "catalog/pg_type.h"
+#include "executor/tuptable.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+#include "utils/uuid.h"
+}
+
+namespace grail::pg {
+
+void
+check_table_access(Oid relid) {
+	guard([&] {
+		char *relname = get_rel_name(relid);
+		if (relname == NULL)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("the edge table (oid %u) no longer exists", relid),
+			                errhint("Drop the graph with grail.drop_graph().")));
+		Oid schema = get_rel_namespace(relid);
+		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
+		if (acl != ACLCHECK_OK)
+			aclcheck_error(acl, OBJECT_SCHEMA, get_namespace_name(schema));
+		// A graph holds every row of its table, whatever policy would hide from the caller.
+		if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("row-level security of table \"%s\" applies to role \"%s\", so it cannot build or "
+			                       "query a pg_grail graph over it",
+			                       relname, GetUserNameFromId(GetUserId(), false)),
+			                errdetail("A graph holds every row of its table; only roles that bypass the table's "
+			                          "policies (its owner unless FORCE ROW LEVEL SECURITY, superusers, roles with "
+			                          "BYPASSRLS) may use it.")));
+	});
+}
+
+void
+check_build_rights(Oid relid) {
+	guard([&] {
+		Oid user = GetUserId();
+		if (pg_class_ownercheck(relid, user))
+			return;
+		if (pg_class_aclcheck(relid, user, ACL_TRIGGER) == ACLCHECK_OK &&
+		    pg_class_aclmask(relid, user, ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE, ACLMASK_ANY) != 0)
+			return;
+		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+		                errmsg("permission denied to build a pg_grail graph over table \"%s\"", get_rel_name(relid)),
+		                errdetail("A build locks the table in SHARE mode and keeps a trigger on it, so it needs "
+		                          "ownership of the table, or the TRIGGER privilege together with UPDATE, DELETE or "
+		                          "TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs)."),
+		                errhint("Ask the table's owner to build the graph, or to GRANT TRIGGER, UPDATE ON it.")));
+	});
+}
+
+void
+check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
+	guard([&] {
+		char *relname = get_rel_name(relid);
+		// A dropped column keeps its pg_attribute row (named ........pg.dropped.N........, type 0).
+		HeapTuple attribute = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
+		bool live = HeapTupleIsValid(attribute) && !((Form_pg_attribute)GETSTRUCT(attribute))->attisdropped;
+		if (HeapTupleIsValid(attribute))
+			ReleaseSysCache(attribute);
+		char *attname = live ? get_attname(relid, attnum, false) : NULL;
+		if (attname == NULL)
+			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+			                errmsg("the %s column of edge table \"%s\" no longer exists", what, relname),
+			                errhint("Drop the graph with grail.drop_graph() and create it again.")));
+		Oid type = get_atttype(relid, attnum);
+		grail::KeyKind kind;
+		if (!key_kind_of(type, &kind))
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("%s column \"%s\" of table \"%s\" has type %s, which pg_grail cannot key vertices by",
+			                       what, attname, relname, format_type_be(type)),
+			                errhint("Use a smallint, integer, bigint, text, varchar or uuid column; for other types, "
+			                        "copy the edges into a table with columns of one of those.")));
+		if (pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
+		    pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			                errmsg("permission denied for column \"%s\" of table \"%s\"", attname, relname),
+			                errdetail("A pg_grail graph may be built and queried only by roles that can read its "
+			                          "edge columns.")));
+	});
+}
+
+/*
+ * The "keys of one kind" error of two edge columns (PostgreSQL calls: inside guard()).
+ */
+static void
+mixed_kinds_error(Oid relid, AttrNumber source, AttrNumber target) {
+	ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+	                errmsg("the source column \"%s\" (%s) and the target column \"%s\" (%s) of a graph must hold keys "
+	                       "of one kind",
+	                       get_attname(relid, source, false), format_type_be(get_atttype(relid, source)),
+	                       get_attname(relid, target, false), format_type_be(get_atttype(relid, target))),
+	                errhint("Use integer columns (smallint, integer, bigint), text columns (text, varchar) or uuid "
+	                        "columns for both.")));
+}
+
+void
+check_edge_columns(Oid relid, AttrNumber source, AttrNumber target) {
+	check_edge_column(relid, source, "source");
+	check_edge_column(relid, target, "target");
+	check_edge_kinds(relid, source, target);
+}
+
+void
+check_edge_kinds(Oid relid, AttrNumber source, AttrNumber target) {
+	guard([&] {
+		grail::KeyKind kinds[2];
+		key_kind_of(get_atttype(relid, source), &kinds[0]);
+		key_kind_of(get_atttype(relid, target), &kinds[1]);
+		if (kinds[0] != kinds[1])
+			mixed_kinds_error(relid, source, target);
+	});
+}
+
+bool
+EdgeColumns::open(TupleDesc desc, AttrNumber source, AttrNumber target) {
+	AttrNumber attnums[2] = {source, target};
+	grail::KeyKind kinds[2];
+	for (int end = 0; end < 2; end++) {
+		if (attnums[end] < 1 || attnums[end] > desc->natts)
+			return false;
+		Form_pg_attribute attribute = TupleDescAttr(desc, attnums[end] - 1);
+		if (attribute->attisdropped || !key_kind_of(attribute->atttypid, &kinds[end]))
+			return false;
+		attnums_[end] = attnums[end];
+		types_[end] = attribute->atttypid;
+	}
+	kind_ = kinds[0];
+	return kinds[0] == kinds[1];
+}
+
+int64_t
+EdgeColumns::integer(int end, Datum d) const {
+	switch (types_[end]) {
+	case INT2OID:
+		return DatumGetInt16(d);
+	case INT4OID:
+		return DatumGetInt32(d);
+	default:
+		return DatumGetInt64(d);
+	}
+}
+
+grail::KeyDictionaryBuilder::KeyRef
+EdgeColumns::bytes(int end, Datum d, struct varlena **copy) const {
+	*copy = nullptr;
+	if (types_[end] == UUIDOID)
+		return {DatumGetUUIDP(d)->data, UUID_LEN};
+	struct varlena *key = reinterpret_cast<struct varlena *>(DatumGetPointer(d));
+	if (VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key))
+		key = *copy = pg_detoast_datum_packed(key);
+	return {VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)};
+}
+
+uint64_t
+EdgeColumns::length(int end, Datum d) const {
+	if (types_[end] == UUIDOID)
+		return UUID_LEN;
+	return toast_raw_datum_size(d) - VARHDRSZ;
+}
+
+Datum
+EdgeColumns::text(int end, Datum d) const {
+	if (types_[end] == UUIDOID) {
+		char *s = DatumGetCString(DirectFunctionCall1(uuid_out, d));
+		Datum t = PointerGetDatum(cstring_to_text(s));
+		pfree(s);
+		return t;
+	}
+	struct varlena *copy;
+	grail::KeyDictionaryBuilder::KeyRef key = bytes(end, d, &copy);
+	Datum t = PointerGetDatum(cstring_to_text_with_len(static_cast<const char *>(key.bytes), int(key.length)));
+	if (copy != nullptr)
+		pfree(copy);
+	return t;
+}
+
+/*
+ * The keys of up to kBatchRows rows, copied out of their tuples (a tuple's bytes may go when the
+ * scan leaves its page), for the builder to add in one batch, whose cache misses overlap: the
+ * builder's hash slots and key records are spread over tens of MB.
+ */
+constexpr size_t kBatchRows = 128;
+constexpr size_t kBatchBytes = 64 * 1024;
+
+struct KeyBatch {
+	grail::KeyDictionaryBuilder::KeyRef refs[2 * kBatchRows];
+	int64_t ids[2 * kBatchRows];
+	uint8_t bytes[kBatchBytes];
+	size_t rows;
+	size_t used;
+};
+
+static void
+out_of_memory_reading(Relation rel, uint64_t rows) {
+	ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory reading the edges of \"%s\" after %llu rows",
+	                                                      RelationGetRelationName(rel), (unsigned long long)rows)));
+}
+
+/*
+ * Adds the batch's keys and appends its rows' edges; false when memory runs out.
+ */
+static bool
+flush_keys(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges) {
+	size_t rows = batch->rows;
+	batch->rows = batch->used = 0;
+	if (rows == 0)
+		return true;
+	if (!keys->add(batch->refs, 2 * rows, batch->ids))
+		return false;
+	for (size_t i = 0; i < rows; i++)
+		if (!edges->append(batch->ids[2 * i], batch->ids[2 * i + 1]))
+			return false;
+	return true;
+}
+
+/*
+ * One row's edge between two keys, added in the batch's order: into the batch, or, when the keys
+ * are too long for it, directly after the rows before it. False when memory runs out.
+ * PostgreSQL calls: run inside guard().
+ */
+static bool
+add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges, const EdgeColumns &columns,
+            Datum source, Datum target) {
+	struct varlena *copies[2];
+	grail::KeyDictionaryBuilder::KeyRef row[2] = {columns.bytes(0, source, &copies[0]),
+	                                              columns.bytes(1, target, &copies[1])};
+	bool ok = true;
+	size_t length = row[0].length + row[1].length;
+	if (length > kBatchBytes - batch->used || batch->rows == kBatchRows)
+		ok = flush_keys(batch, keys, edges);
+	if (ok && length > kBatchBytes) {
+		int64_t ids[2];
+		ok = keys->add(row, 2, ids) && edges->append(ids[0], ids[1]);
+	} else if (ok) {
+		for (size_t k = 0; k < 2; k++) {
+			uint8_t *to = batch->bytes + batch->used;
+			if (row[k].length)
+				memcpy(to, row[k].bytes, row[k].length);
+			batch->refs[2 * batch->rows + k] = {to, row[k].length};
+			batch->used += row[k].length;
+		}
+		batch->rows++;
+	}
+	for (struct varlena *copy : copies)
+		if (copy != nullptr)
+			pfree(copy);
+	return ok;
+}
+
+/*
+ * Append the edges of one relation to edges, their endpoints' keys to keys when the graph has
+ * text or uuid keys (PostgreSQL calls: run inside guard()).
+ */
+static void
+scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
+              uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+	// The family can have changed since a build checked it (a foreign table created or attached as
+	// a partition): only a table with a table access method keeps its rows here to scan.
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
+		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+		                errmsg("pg_grail cannot read the edges of \"%s\", a table of the edge table's inheritance "
+		                       "family: it is %s",
+		                       RelationGetRelationName(rel),
+		                       rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE ? "a foreign table, whose rows are elsewhere"
+		                                                                     : "not a table that stores rows"),
+		                errhint("Detach it from the family, or copy its edges into a local table.")));
+	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
+	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
+	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.
+	EdgeColumns columns;
+	if (!columns.open(RelationGetDescr(rel), source, target) || columns.kind() != kind)
+		ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+		                errmsg("the edge columns of table \"%s\" do not hold %s keys, as the graph's edge table "
+		                       "does",
+		                       RelationGetRelationName(rel), key_kind_name(kind)),
+		                errhint("Give the table's edge columns the types of the edge table's, or drop the graph.")));
+	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
+	TupleTableSlot *slot = table_slot_create(rel, NULL);
+	AttrNumber last = columns.last();
+	KeyBatch *batch = keys ? static_cast<KeyBatch *>(palloc(sizeof(KeyBatch))) : nullptr;
+	if (batch)
+		batch->rows = batch->used = 0;
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
+		if ((++counts->rows & 0xffff) == 0) {
+			progress_done(int64_t(counts->rows));
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (counts->rows > max_rows && max_rows != 0)
+			ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+			                       "allows: it has more than %llu rows, which need more than %llu MB",
+			                       RelationGetRelationName(rel), (unsigned long long)max_rows,
+			                       (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0) >> 20)),
+			                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+		slot_getsomeattrs(slot, last);
+		bool source_null = slot->tts_isnull[source - 1];
+		bool target_null = slot->tts_isnull[target - 1];
+		if (source_null || target_null) {
+			counts->null_source += source_null;
+			counts->null_target += target_null;
+			continue;
+		}
+		bool appended;
+		if (kind == grail::KeyKind::integer) {
+			appended = edges->append(columns.integer(0, slot->tts_values[source - 1]),
+			                         columns.integer(1, slot->tts_values[target - 1]));
+		} else {
+			Datum source_key = slot->tts_values[source - 1], target_key = slot->tts_values[target - 1];
+			// The row's keys counted before they are copied (a key stored compressed or out of line
+			// may be far larger than the table), as if both were new: the memory the dictionary
+			// would hold with them, against the limit. The batch's keys count as new too.
+			uint64_t key_bytes = keys->key_bytes() + batch->used + columns.length(0, source_key) +
+			                     columns.length(1, target_key);
+			uint64_t needed = grail::estimate_build_bytes(counts->rows, 0, 0, keys->size() + 2 * batch->rows + 2,
+			                                              key_bytes);
+			if (needed > memory_limit && memory_limit != 0)
+				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+				                       "allows: after %llu rows its keys need about %llu MB, more than the limit of "
+				                       "%llu MB",
+				                       RelationGetRelationName(rel), (unsigned long long)counts->rows,
+				                       (unsigned long long)(needed >> 20), (unsigned long long)(memory_limit >> 20)),
+				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+			appended = add_key_row(batch, keys, edges, columns, source_key, target_key);
+		}
+		if (!appended)
+			out_of_memory_reading(rel, counts->rows);
+	}
+	if (batch) {
+		if (!flush_keys(batch, keys, edges))
+			out_of_memory_reading(rel, counts->rows);
+		pfree(batch);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	table_endscan(scan);
+}
+
+EdgeScan
+read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
+           EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
+	EdgeScan counts;
+	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
+	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });
+	// The columns as they are under the locks, which keep them so: a change of type or a rename
+	// committed after the caller looked them up comes before the read, not during it.
+	check_edge_columns(relid, source, target);
+	guard([&] {
+		const char *source_name = get_attname(relid, source, false);
+		const char *target_name = get_attname(relid, target, false);
+		// Without a snapshot given, the latest, not the statement's: with the SHARE locks held it sees
+		// every committed write, including one that committed while this statement waited for a lock.
+		Snapshot snapshot = RegisterSnapshot(in_snapshot ? in_snapshot : GetLatestSnapshot());
+		ListCell *cell;
+		// grail.activity's total: the planner's row estimate of the tables, when each has one.
+		double estimate = 0;
+		foreach (cell, tables) {
+			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)
+				continue;
+			Relation rel = table_open(lfirst_oid(cell), NoLock);
+			estimate = rel->rd_rel->reltuples < 0 || estimate < 0 ? -1 : estimate + rel->rd_rel->reltuples;
+			table_close(rel, NoLock);
+		}
+		progress_phase(BuildPhase::reading_rows, int64_t(estimate));
+		progress_done(0);
+		foreach (cell, tables) {
+			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)
+				continue; // its rows are in its partitions
+			Relation rel = table_open(lfirst_oid(cell), NoLock);
+			// A child numbers its columns its own way; inheritance keeps their names and types.
+			AttrNumber child_source = get_attnum(RelationGetRelid(rel), source_name);
+			AttrNumber child_target = get_attnum(RelationGetRelid(rel), target_name);
+			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
+				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
+			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, &counts, edges, keys);
+			table_close(rel, NoLock);
+		}
+		UnregisterSnapshot(snapshot);
+	});
+	return counts;
+}
+
+} // namespace grail::pg
