@@ -2,7 +2,7 @@
 # Runs every test of pg_grail on a fresh Debian 12 machine, installing what is missing:
 #   1. engine unit tests (GoogleTest via CTest), in a CPU-only build (no CUDA toolkit used);
 #   2. the extension built with PGXS (with CUDA when nvcc is found) and installed;
-#   3. pg_regress (sql/ + expected/) and pgTAP (test/pgtap/, pg_prove) on a throwaway cluster;
+#   3. pg_regress (test/sql/, test/expected/) and pgTAP (test/pgtap/, pg_prove) on a throwaway cluster;
 #   4. a server restart, after which the stored index must still answer (test/restart/);
 #   5. TAP tests on their own clusters (test/t/, scripts/tap.sh): crash, dump/restore, standby,
 #      concurrency, load, fuzz, adversarial fuzz;
