@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine: builds bfs_bench and the GPU tests in BUILD (default build/bfs), runs every
 # GPU test (the BFS shares the frontier object with the GRAIL queries, and its helpers with the
-# Kahn levels of GRAIL labelling), then bfs_bench on the graphs (R-MAT 24-16 and 22-16,
+# Kahn levels of GRAIL labelling), then bfs_bench on its benchmark graphs (R-MAT 24-16 and 22-16,
 # grids, paths) and prints one line per graph. Logs under $OUT (or /tmp/bfs-gpu).
 #   bench/bfs_gpu.sh [--build DIR] [--quick]   (--quick: without R-MAT 24)
 set -uo pipefail

@@ -8,7 +8,7 @@
 #   --base DIR    the baseline's source tree, e.g. made by `git archive COMMIT | tar -x -C DIR`; for a
 #                 COMMIT before 465a731 copy this tree's bench/grail_bench.cpp over its own (--queries 0)
 #   --rounds R    alternations per graph (default 3); --runs R: runs inside each bench (default 3)
-#   --scc G       scc_bench graphs (default: the four of issue 15); compared: numbering and device ms
+#   --scc G       scc_bench graphs (default: gpu_anchors.sh's four); compared: numbering and device ms
 #   --grail G     grail_bench graphs (default: dag 1000000 8 1, dag 250000 50 1); compared: the
 #                 Kahn levels' ms and the whole GPU labelling at d = 1 (labelling only: --queries 0)
 # Logs and table.md under --logs (default /tmp/gpu-versus). Exit 1 if a bench failed (each checks

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU GRAIL benchmark sweep (issue 5): grail_bench on the home-made DAGs of Quer and
+# The GPU GRAIL benchmark sweep: grail_bench on the home-made DAGs of Quer and
 # Calabrese's Table 2 and on R-MAT condensations, one log per graph, then one markdown table of
 # the TABLE rows (labelling at d = 5; batches of 100,000 uniform and reachable-heavy pairs). See
 # bench/README.md.

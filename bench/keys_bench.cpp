@@ -1,4 +1,4 @@
-// Text keys against bigint keys at the engine level (issue 16's create_graph target, without
+// Text keys against bigint keys at the engine level (text_keys.sh's create_graph target, without
 // PostgreSQL): one random graph of VERTICES vertices and EDGES edges, its endpoints once as bigint
 // ids in 1..VERTICES and once as package-like names 'pkg-<n>-<6 hex digits>' (bench/text_keys.sh
 // writes md5 prefixes; a 64-bit mix here, the same shape and lengths). The names lie in one buffer

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Live graphs (issue 14's targets), side by side in one run on the project's throwaway cluster:
+# Live graphs against their targets, side by side in one run on the project's throwaway cluster:
 #   - per-row reachable() over PAIRS pairs on a graph with PENDING inserted and PENDING deleted
 #     edges not yet merged, against the same count on an identical graph with none pending (and
 #     the answers checked against a graph built from scratch over the changed rows);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Merges of a live graph (issue 14's last target), on the project's throwaway cluster:
+# Merges of a live graph against their targets, on the project's throwaway cluster:
 #   - grail.merge_graph() of PENDING inserted and PENDING deleted edges against create_graph over
 #     the same rows (a graph that is not live over a copy of the table), with no readers;
 #   - readers' answer rate before, during and after the merge: CLIENTS pgbench clients each asking

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # pg_grail's GPU SCC against ECL-SCC (Alabandi, Sands, Biros, Burtscher, SC'23; BSD-3) on the very
-# same generated graphs (issue 15): scc_bench generates each graph, checks our components against
+# same generated graphs: scc_bench generates each graph, checks our components against
 # Tarjan and writes the graph in ECL's binary format; ECL-SCC, built here from a source directory
 # you give, then runs on that file. One markdown table last. See bench/README.md.
 #
@@ -18,7 +18,7 @@
 #                    its total minus its upload, which there included building the in-edges)
 #   --runs R         runs of each program per graph (default 5); medians
 #   --logs DIR       logs, the .egr files and table.md (default /tmp/scc-ecl)
-#   GRAPH            scc_bench graph words, one quoted argument each (default: the issue's four,
+#   GRAPH            scc_bench graph words, one quoted argument each (default: the four of gpu_anchors,
 #                    "cycles 200000 50000 1" "cycles 2000000 500000 1" "rmat 22 16 1"
 #                    "uniform 4000000 10 1")
 #

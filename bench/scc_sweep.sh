@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The GPU SCC benchmark sweep (issue 6): scc_bench on every graph of the paper's figures, one log
+# The GPU SCC benchmark sweep: scc_bench on every graph of the paper's figures, one log
 # per graph, then one markdown table of the TABLE rows. See bench/README.md.
 #
 #   bench/scc_sweep.sh [--bench PATH] [--logs DIR] [--quick] [--budget SECONDS]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shared image cache against private copies (issue 13's targets), on one random graph:
+# The shared image cache against private copies and its targets, on one random graph:
 #   - private memory a new backend gains by one reachable() call (Private_Clean + Private_Dirty of
 #     /proc/PID/smaps_rollup), for NEW_BACKENDS backends in turn, the image resident;
 #   - the time of that first call in a new backend;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Text keys against bigint keys (issue 16's targets), on one random graph loaded twice: once with
+# Text keys against bigint keys and their targets, on one random graph loaded twice: once with
 # bigint endpoints in 1..VERTICES, once with each endpoint written as a package-like name
 # ('pkg-<n>-<md5 prefix>'), the same edges. Side by side in the same run:
 #   - create_graph time (median of RUNS refreshes);

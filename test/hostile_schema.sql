@@ -7,7 +7,7 @@
 --   - every plain function whose name the extension's SQL uses, and a few more.
 -- Each shadow returns what pg_catalog's object returns, and first records in <schema>.elevated
 -- the role that called it unless that is the attacker: any row there means that some SQL ran with
--- another role's rights under the attacker's search_path (the attack of issue 11). Returns the
+-- another role's rights under the attacker's search_path (the attack of security.sql). Returns the
 -- number of shadows. Written with qualified names only, as the test itself sets hostile paths.
 CREATE FUNCTION pg_temp.plant_hostile_objects(target name) RETURNS int
 LANGUAGE plpgsql AS $plant$

@@ -1,4 +1,4 @@
--- Text, varchar and uuid vertex keys (issue 16): every function over random graphs with cycles,
+-- Text, varchar and uuid vertex keys: every function over random graphs with cycles,
 -- self-loops, duplicate edges, the empty string and keys that differ only in case, accents or
 -- spacing, against recursive queries over the rows and against the same graph keyed by integers
 -- (each key's rank in byte order, so that "smallest" means the same on both sides).

@@ -1,4 +1,4 @@
--- Live graphs (issue 14): after INSERT, UPDATE, DELETE, TRUNCATE, COPY, MERGE and writable CTEs
+-- Live graphs: after INSERT, UPDATE, DELETE, TRUNCATE, COPY, MERGE and writable CTEs
 -- on the edge table, with no refresh, every function answers for the rows the query's snapshot
 -- sees. Each check recomputes every answer from the current rows (test/pgtap/live_oracle.psql:
 -- recursive CTEs for reachability, components, BFS depths and parents and chordless cycles, a

@@ -1,4 +1,4 @@
--- Live graphs (issue 14) keyed by text, varchar, uuid, integer and smallint columns: random rounds
+-- Live graphs keyed by text, varchar, uuid, integer and smallint columns: random rounds
 -- of writes with merges, every function against test/pgtap/live_oracle.psql's oracle (keys compared
 -- byte for byte, "smallest" in byte order). Text keys include the empty string, keys that differ
 -- only in case, in Unicode normalization (NFC 'é' against NFD 'e' + U+0301) or in spacing, and a

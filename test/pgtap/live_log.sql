@@ -1,4 +1,4 @@
--- The change log of live graphs (issue 14), row by row: what grail._log_changes writes to
+-- The change log of live graphs, row by row: what grail._log_changes writes to
 -- grail.pending_change, without SQL, for each kind of write. Statements larger than a batch (8,192
 -- edges) with NULL endpoints at batch boundaries, in integer, text and uuid keys; DELETE, an
 -- UPDATE's net changes, TRUNCATE's marker, one-row statements; arrays of a full batch (written

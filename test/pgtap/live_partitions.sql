@@ -1,4 +1,4 @@
--- Live graphs (issue 14) over partitioned and inheritance tables, and writes that reach the edge
+-- Live graphs over partitioned and inheritance tables, and writes that reach the edge
 -- table in other ways (foreign-key cascades, BEFORE triggers that change or drop rows, replica
 -- mode). Writes into each partition directly and through the parent, rows moved between
 -- partitions, TRUNCATE of one partition and of the parent, partitions created, attached and

@@ -1,4 +1,4 @@
--- Live graphs (issue 14) seen from several sessions: another session's uncommitted writes are not
+-- Live graphs seen from several sessions: another session's uncommitted writes are not
 -- seen, its COMMIT is, its ROLLBACK never is; concurrent writers do not wait for each other; a
 -- REPEATABLE READ transaction keeps its view while others write and merge; this session's own
 -- ROLLBACK; a merge while a writer is open (it does not wait for it); a merge and a TRUNCATE

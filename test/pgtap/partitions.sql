@@ -1,4 +1,4 @@
--- Edge tables as users have them (issue 16): a graph over a partitioned table reads every
+-- Edge tables as users have them: a graph over a partitioned table reads every
 -- partition, as SELECT does, and sees every write that changes its rows (into a partition or
 -- through the parent, TRUNCATE of one partition, partitions created, attached and detached); a
 -- query's privileges are those of a SELECT on the parent. Temporary and unlogged tables are

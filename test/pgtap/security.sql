@@ -1,4 +1,4 @@
--- Security: what an ordinary login role can and cannot do through pg_grail (issue 11). Each
+-- Security: what an ordinary login role can and cannot do through pg_grail. Each
 -- block reproduces an attack of the hostile review and asserts that it fails.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
@@ -19,7 +19,7 @@ GRANT USAGE ON SCHEMA sec_victim, sec_attacker TO PUBLIC;
 \ir ../hostile_schema.sql
 SET ROLE sec_attacker;
 SELECT ok(pg_temp.plant_hostile_objects('sec_attacker') > 400, 'the hostile schema is planted');
--- The issue's exploit itself: an oid = regclass operator that makes its caller a superuser.
+-- The review's first exploit: an oid = regclass operator that makes its caller a superuser.
 CREATE FUNCTION sec_attacker.escalate(oid, regclass) RETURNS boolean LANGUAGE plpgsql AS $$
 BEGIN
 	IF current_user OPERATOR(pg_catalog.<>) 'sec_attacker'::pg_catalog.name THEN

@@ -1,4 +1,4 @@
--- No silent wrong answer (issue 12): after writes the staleness check used to miss, and through
+-- No silent wrong answer: after writes the staleness check used to miss, and through
 -- caches that outlived their truth, a graph either refuses (an error a client can act on) or
 -- answers what the table's rows say. Written against that behaviour, not against how changes are
 -- captured, so that a live index must pass it too.

@@ -1,4 +1,4 @@
-# Background merges (issue 14): with pg_grail preloaded, a worker merges a live graph once its
+# Background merges: with pg_grail preloaded, a worker merges a live graph once its
 # pending changes reach grail.merge_threshold, without blocking readers or writers, as the graph's
 # owner; grail.activity shows the merge (and a merge_graph() by hand) in progress to those allowed
 # to see it; a merge that fails, is cancelled, is terminated or is killed (kill -9, crash recovery)

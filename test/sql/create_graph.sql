@@ -37,3 +37,5 @@ SELECT name FROM grail.graphs ORDER BY name;
 SELECT regexp_replace(grail.create_graph('small', 'small_edges', 'a', 'b'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 SELECT grail.drop_graph('small');
 DROP TABLE small_edges, no_edges;
+SELECT grail.drop_graph('g');
+DROP TABLE edges;

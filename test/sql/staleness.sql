@@ -53,7 +53,4 @@ $$;
 
 SELECT grail.drop_graph('live');
 DROP TABLE live;
--- The graph from create_graph.sql is dropped last.
-SELECT grail.drop_graph('g');
-DROP TABLE edges;
 SELECT count(*) FROM grail.graphs;

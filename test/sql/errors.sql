@@ -1,4 +1,8 @@
--- Every bad input gets a clear error and changes nothing.
+-- Every bad input gets a clear error and changes nothing. The graph 'g' of create_graph.sql.
+CREATE TABLE edges (source bigint, target bigint);
+INSERT INTO edges VALUES (1, 2), (2, 3), (3, 1), (3, 4), (4, 5), (5, 5), (4, 5), (6, 7),
+	(-9223372036854775808, 9223372036854775807), (5, 1);
+SELECT regexp_replace(grail.create_graph('g', 'edges'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 CREATE TABLE bad_edges (source bigint, target bigint, label text, weight float8);
 INSERT INTO bad_edges VALUES (1, 2, 'a', 1.0);
 
@@ -59,3 +63,5 @@ SELECT grail.drop_graph('g');
 RESET ROLE;
 DROP ROLE grail_tester;
 DROP TABLE bad_edges;
+SELECT grail.drop_graph('g');
+DROP TABLE edges;

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
-# Reproduces issue 15's table with one command, on the GPU machine: pg_grail's GPU SCC, BFS and
-# chordless cycles on the issue's graphs beside the public anchors. Every pg_grail number comes
-# from a run whose results were checked against the CPU (the benches exit non-zero otherwise).
+# The GPU engine beside public anchors and its targets, one table in one command, on the GPU
+# machine: pg_grail's GPU SCC, BFS and chordless cycles on the anchors' kinds of graphs. Every
+# pg_grail number comes from a run checked against the CPU (the benches exit non-zero otherwise).
 #
-#   bench/issue15.sh [--ecl DIR] [--build DIR] [--runs R] [--logs DIR] [--quick]
+#   bench/gpu_anchors.sh [--ecl DIR] [--build DIR] [--runs R] [--logs DIR] [--quick]
 #
 #   --ecl DIR    ECL-SCC's source (see bench/scc_ecl.sh, which this runs): the SCC rows then have
 #                ECL-SCC's time beside ours; without it, ours alone
-#   --build DIR  where scc_bench, bfs_bench and chordless_bench are built (default build/issue15)
+#   --build DIR  where scc_bench, bfs_bench and chordless_bench are built (default build/anchors)
 #   --runs R     runs per graph, medians (default 5)
-#   --logs DIR   logs and table.md (default /tmp/issue15)
+#   --logs DIR   logs and table.md (default /tmp/gpu-anchors)
 #   --quick      without R-MAT 24-16 and path 10M (their generation and CPU checks take minutes)
 #
 # The BFS anchor is Gunrock's published direction-optimizing BFS on rmat_n24_e16 (88.7 GTEPS, P100,
@@ -21,9 +21,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(dirname "$here")
 ecl=""
-build=$repo/build/issue15
+build=$repo/build/anchors
 runs=5
-logs=/tmp/issue15
+logs=/tmp/gpu-anchors
 quick=0
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -32,8 +32,8 @@ while [ $# -gt 0 ]; do
 	--runs) runs=$2; shift 2 ;;
 	--logs) logs=$2; shift 2 ;;
 	--quick) quick=1; shift ;;
-	-h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-	*) echo "issue15: unknown argument $1 (--help)" >&2; exit 2 ;;
+	-h | --help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	*) echo "gpu_anchors: unknown argument $1 (--help)" >&2; exit 2 ;;
 	esac
 done
 mkdir -p "$logs"
@@ -45,7 +45,7 @@ status=0
 rows=()
 row() { rows+=("| $1 | $2 | $3 |"); }
 
-# SCC: the issue's four graphs.
+# SCC: four graphs of ECL-SCC's kinds (R-MAT, uniform, one giant SCC among many small cycles).
 scc_graphs=("rmat 22 16 1" "uniform 4000000 10 1" "cycles 200000 50000 1" "cycles 2000000 500000 1")
 if [ -n "$ecl" ]; then
 	"$here/scc_ecl.sh" --ecl "$ecl" --bench "$build/scc_bench" --runs "$runs" --logs "$logs/scc" \
@@ -91,7 +91,7 @@ row "chordless cycles, grid 7×10 enumerated" "${gen:-failed} ms" "target ≤ 30
 
 {
 	echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)"
-	echo "command: bench/issue15.sh --runs $runs${ecl:+ --ecl $ecl} (medians of $runs)"
+	echo "command: bench/gpu_anchors.sh --runs $runs${ecl:+ --ecl $ecl} (medians of $runs)"
 	echo
 	echo "| work | pg_grail (device time, upload excluded) | anchor |"
 	echo "|---|---|---|"
