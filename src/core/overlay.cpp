@@ -386,20 +386,20 @@ ReachabilityOverlay::step(uint32_t c, uint32_t target) noexcept {
 	if (slot_[c] != kNoSlot) {
 		if (order_kept_ ? c > target : order_[c] > order_[target])
 			return pruning::Step::prune;
-		pruning::Step step =
+		pruning::Step rule =
 		    pruning::widened_step(intervals(slot_[c]), bloom_out(slot_[c]), target_.intervals, target_.bloom, labels_);
-		if (step == pruning::Step::expand && tree_sound && pruning::tree_holds(labels.record(c), labels.record(target)))
+		if (rule == pruning::Step::expand && tree_sound && pruning::tree_holds(labels.record(c), labels.record(target)))
 			return pruning::Step::reached;
-		return step;
+		return rule;
 	}
 	// Outside A_I, c reaches in G' at most what it reaches in G, which holds no added vertex.
 	if (c >= components_ || target >= components_ || c > target)
 		return pruning::Step::prune;
 	const BloomLabels &bloom = base_.bloom();
-	pruning::Step step =
+	pruning::Step rule =
 	    pruning::step(bloom.record(c), labels.record(c), bloom.record(target), labels.record(target), labels_);
 	// In A_D the DFS tree's path may use a vanished edge: its "yes" only says to search on.
-	return step == pruning::Step::reached && !tree_sound ? pruning::Step::expand : step;
+	return rule == pruning::Step::reached && !tree_sound ? pruning::Step::expand : rule;
 }
 
 bool
