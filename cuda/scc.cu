@@ -77,7 +77,7 @@ strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings) {
 		std::vector<vid_t> label(n);
 		CUDA_CHECK(cudaMemcpyAsync(label.data(), d.label.data(), n * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
 		stream.synchronize();
-		result = scc::number_on_host(graph, label);
+		result = number_components(graph, label);
 		mark(4);
 		stream.synchronize();
 		t.host_numbering = true;

@@ -90,8 +90,4 @@ DeviceNumbering number_on_device(SccDevice &d, cudaStream_t stream, TimingProbe 
 // so that the numbering allocates and frees nothing (a cudaFree waits for the device).
 size_t numbering_temp_bytes(vid_t n);
 
-// The host's numbering of labels (each vertex's smallest component member): Kahn's algorithm with
-// its queue seeded in ascending smallest vertex, for condensations too deep for the device.
-Components number_on_host(const Csr &graph, const std::vector<vid_t> &label);
-
 } // namespace grail::cuda::scc

@@ -6,7 +6,7 @@
 // engine's one device Kahn (kahn.cu), the components named by their smallest vertex. The
 // components are numbered by (level, smallest vertex), deterministic and topological. A
 // condensation deeper than the level budget (a long chain of small components, where a level is a
-// barrier for a handful of edges) is left to the host.
+// barrier for a handful of edges) is left to the host (number_components, scc.cpp).
 #include "error.hpp"
 #include "kahn.cuh"
 #include "launch.cuh"
@@ -201,64 +201,6 @@ number_on_device(SccDevice &d, cudaStream_t s, TimingProbe &probe) {
 	result.components = k;
 	result.of_vertex = of_vertex;
 	result.smallest_vertex = values.Current();
-	return result;
-}
-
-Components
-number_on_host(const Csr &graph, const std::vector<vid_t> &label) {
-	size_t n = graph.vertex_count();
-	std::vector<uint32_t> index(n);
-	std::vector<vid_t> smallest;
-	for (size_t v = 0; v < n; v++)
-		if (label[v] == v) {
-			index[v] = uint32_t(smallest.size());
-			smallest.push_back(vid_t(v));
-		}
-	size_t k = smallest.size();
-	std::vector<uint32_t> comp(n);
-	std::vector<eid_t> first(k + 1, 0);
-	for (size_t v = 0; v < n; v++) {
-		comp[v] = index[label[v]];
-		first[comp[v] + 1]++;
-	}
-	for (size_t c = 0; c < k; c++)
-		first[c + 1] += first[c];
-	std::vector<vid_t> members(n);
-	std::vector<eid_t> fill(first.begin(), first.end() - 1);
-	std::vector<uint32_t> indegree(k, 0);
-	for (size_t v = 0; v < n; v++) {
-		members[fill[comp[v]]++] = vid_t(v);
-		for (const vid_t *w = graph.begin(vid_t(v)); w != graph.end(vid_t(v)); w++)
-			if (comp[*w] != comp[v])
-				indegree[comp[*w]]++;
-	}
-	std::vector<uint32_t> queue;
-	queue.reserve(k);
-	for (size_t c = 0; c < k; c++)
-		if (indegree[c] == 0)
-			queue.push_back(uint32_t(c));
-	std::vector<uint32_t> number(k);
-	for (size_t head = 0; head < queue.size(); head++) {
-		if ((head & 0xFFFF) == 0)
-			poll_cancel();
-		uint32_t c = queue[head];
-		number[c] = uint32_t(head);
-		for (eid_t i = first[c]; i < first[c + 1]; i++) {
-			vid_t v = members[i];
-			for (const vid_t *w = graph.begin(v); w != graph.end(v); w++)
-				if (comp[*w] != c && --indegree[comp[*w]] == 0)
-					queue.push_back(comp[*w]);
-		}
-	}
-	if (queue.size() != k)
-		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
-	Components result;
-	result.of_vertex.resize(n);
-	for (size_t v = 0; v < n; v++)
-		result.of_vertex[v] = number[comp[v]];
-	result.smallest_vertex.resize(k);
-	for (size_t c = 0; c < k; c++)
-		result.smallest_vertex[number[c]] = smallest[c];
 	return result;
 }
 

@@ -9,10 +9,10 @@
 #include "grail_labels.hpp"
 #include "graph.hpp"
 #include "keys.hpp"
+#include "pruned_search.hpp"
 #include "scc.hpp"
 #include "xxh64.hpp"
 
-#include <cstdlib>
 #include <functional>
 #include <memory>
 
@@ -69,9 +69,9 @@ public:
 	// The image (format version 5): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
-	// labels, Bloom labels, id hash header {shift u32, seeded u32, seed u64} and table, and the key dictionary (meta {kind u32, hash shift u32,
-	// hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three empty for
-	// integer keys), and the edges several rows held (RepeatedEdge, by ascending place).
+	// labels, Bloom labels, id hash header {shift u32, seeded u32, seed u64} and table, and the key dictionary (meta
+	// {kind u32, hash shift u32, hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three
+	// empty for integer keys), and the edges several rows held (RepeatedEdge, by ascending place).
 	std::vector<uint8_t> serialize() const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
@@ -165,8 +165,8 @@ private:
 };
 
 // Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned DFS
-// (visited marks by epoch, so nothing is cleared between queries): one per thread. After the
-// first query that needs a DFS, queries allocate nothing.
+// (pruned_search.hpp): one per thread. After the first query that needs a DFS, queries allocate
+// nothing.
 class ReachabilityQuery {
 public:
 	explicit ReachabilityQuery(const Index &index);
@@ -174,14 +174,33 @@ public:
 	// a reaches a; an id that is not a vertex reaches only itself.
 	bool reachable(int64_t source, int64_t target);
 
+	// The pairs of a batch that the labels leave to a search: the pair[k]-th, whose components are
+	// from[k] < to[k].
+	struct Undecided {
+		std::vector<size_t> pair;
+		std::vector<vid_t> from, to;
+		size_t
+		size() const noexcept {
+			return pair.size();
+		}
+		// answers[pair[k]] = reached[k], what a batched search found; Error(internal) unless it
+		// answered every pair.
+		void answer(const std::vector<uint8_t> &reached, bool *answers) const;
+	};
+	// answers[i] = reachable(sources[i], targets[i]) where the ids, components and labels decide;
+	// the other pairs (answers false) are listed in undecided, for a search.
+	void decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers, Undecided &undecided);
+	// Answers the undecided pairs, each by the pruned DFS.
+	void search_each(const Undecided &undecided, bool *answers);
+
 	// Searches many component pairs (from[i] < to[i], undecided by the labels) at once, e.g. on a
 	// GPU: reached[i] = whether from[i] reaches to[i]. Returns false, reached untouched, to leave
 	// them to the CPU's DFS after all.
 	using PairSearch = std::function<bool(const std::vector<vid_t> &from, const std::vector<vid_t> &to,
 	                                      std::vector<uint8_t> &reached)>;
-	// answers[i] = reachable(sources[i], targets[i]). The pairs the labels leave undecided go to
+	// answers[i] = reachable(sources[i], targets[i]): decide_many(), then the undecided pairs go to
 	// search_many when it is given and there are at least min_searches of them, else (or when it
-	// declines) each to the pruned DFS. Returns how many pairs needed a search.
+	// declines) to search_each(). Returns how many pairs needed a search.
 	size_t reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
 	                      const PairSearch &search_many = {}, size_t min_searches = 0);
 
@@ -204,17 +223,8 @@ private:
 	bool search(vid_t from, vid_t to);
 
 	const Index &index_;
-	// Zeroed by calloc, whose large blocks are fresh pages that cost nothing until a search
-	// touches them: a backend's first query must not write one word per component first.
-	struct Free {
-		void
-		operator()(uint32_t *p) const noexcept {
-			std::free(p);
-		}
-	};
-	std::unique_ptr<uint32_t[], Free> visited_epoch_;
-	uint32_t epoch_ = 0;
-	std::vector<vid_t> stack_;
+	VisitMarks visited_;
+	std::vector<uint32_t> stack_;
 	Decided last_ = Decided::same_component;
 };
 

@@ -1,7 +1,9 @@
 // Reachability over an index and the changes since its build (see overlay.hpp).
 #include "overlay.hpp"
 #include "error.hpp"
+#include "pruned_search.hpp"
 #include "pruning.hpp"
+#include "topo_order.hpp"
 
 #include <algorithm>
 #include <unordered_set>
@@ -82,7 +84,6 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 	if (!o.acyclic())
 		return nullptr;
 	o.widen();
-	o.visited_.assign(o.components_ + added, 0);
 	return overlay;
 }
 
@@ -228,12 +229,13 @@ ReachabilityOverlay::for_each_successor(uint32_t c, Visit &&visit) const {
 		const Csr &dag = base_.dag();
 		bool check = flags_[c] & kVanishedOut;
 		for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
-			if (!check || !vanished(c, *w))
-				visit(uint32_t(*w));
+			if ((!check || !vanished(c, *w)) && visit(uint32_t(*w)))
+				return;
 	}
 	if (flags_[c] & kInsertedOut)
 		for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
-			visit(uint32_t(e->second));
+			if (visit(uint32_t(e->second)))
+				return;
 }
 
 template <typename Visit>
@@ -293,24 +295,12 @@ ReachabilityOverlay::acyclic() {
 	if (order_kept_)
 		return true;
 	size_t total = components_ + added_;
-	std::vector<uint32_t> indegree(total, 0), ready;
-	for (size_t c = 0; c < total; c++)
-		for_each_successor(uint32_t(c), [&](uint32_t w) { indegree[w]++; });
-	for (size_t c = 0; c < total; c++)
-		if (indegree[c] == 0)
-			ready.push_back(uint32_t(c));
-	order_.assign(total, 0);
-	uint32_t placed = 0;
-	while (!ready.empty()) {
-		uint32_t c = ready.back();
-		ready.pop_back();
-		order_[c] = placed++;
-		for_each_successor(c, [&](uint32_t w) {
-			if (--indegree[w] == 0)
-				ready.push_back(w);
-		});
-	}
-	return placed == total;
+	std::vector<uint32_t> order =
+	    topological_order(total, [&](uint32_t c, auto &&visit) { for_each_successor(c, visit); });
+	if (order.size() != total)
+		return false;
+	order_ = positions(order);
+	return true;
 }
 
 ReachabilityOverlay::Record
@@ -389,38 +379,27 @@ ReachabilityOverlay::ancestors_of_deletions() const noexcept {
 	return size_t(std::count_if(flags_.begin(), flags_.end(), [](uint8_t f) { return f & kReachesDeletion; }));
 }
 
-ReachabilityOverlay::Step
+pruning::Step
 ReachabilityOverlay::step(uint32_t c, uint32_t target) noexcept {
+	const GrailLabels &labels = base_.labels();
 	bool tree_sound = !(flags_[c] & kReachesDeletion) && c < components_ && target < components_;
 	if (slot_[c] != kNoSlot) {
 		if (order_kept_ ? c > target : order_[c] > order_[target])
-			return Step::prune;
-		const uint32_t *mine = intervals(slot_[c]);
-		for (unsigned i = 0; i < labels_; i++)
-			if (target_.intervals[2 * i] < mine[2 * i] || target_.intervals[2 * i + 1] > mine[2 * i + 1])
-				return Step::prune;
-		const uint64_t *bits = bloom_out(slot_[c]);
-		for (unsigned k = 0; k < kBloomWords; k++)
-			if (target_.bloom[k] & ~bits[k])
-				return Step::prune;
-		if (tree_sound && pruning::tree_holds(base_.labels().record(c), base_.labels().record(target)))
-			return Step::reached;
-		return Step::expand;
+			return pruning::Step::prune;
+		pruning::Step rule =
+		    pruning::widened_step(intervals(slot_[c]), bloom_out(slot_[c]), target_.intervals, target_.bloom, labels_);
+		if (rule == pruning::Step::expand && tree_sound && pruning::tree_holds(labels.record(c), labels.record(target)))
+			return pruning::Step::reached;
+		return rule;
 	}
 	// Outside A_I, c reaches in G' at most what it reaches in G, which holds no added vertex.
 	if (c >= components_ || target >= components_ || c > target)
-		return Step::prune;
-	const GrailLabels &labels = base_.labels();
+		return pruning::Step::prune;
 	const BloomLabels &bloom = base_.bloom();
-	switch (pruning::step(bloom.record(c), labels.record(c), bloom.record(target), labels.record(target), labels_)) {
-	case pruning::Step::prune:
-		return Step::prune;
-	case pruning::Step::reached:
-		return tree_sound ? Step::reached : Step::expand;
-	case pruning::Step::expand:
-		break;
-	}
-	return Step::expand;
+	pruning::Step rule =
+	    pruning::step(bloom.record(c), labels.record(c), bloom.record(target), labels.record(target), labels_);
+	// In A_D the DFS tree's path may use a vanished edge: its "yes" only says to search on.
+	return rule == pruning::Step::reached && !tree_sound ? pruning::Step::expand : rule;
 }
 
 bool
@@ -435,43 +414,12 @@ ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 	// The target's own record, not its widened one: a component that reaches cb in G' has cb's
 	// record within its own (widened, or the base's where G' adds nothing to what it reaches).
 	target_ = own_record(cb);
-	Step first = step(ca, cb);
-	if (first != Step::expand)
-		return first == Step::reached;
-	if (++epoch_ == 0) {
-		std::fill(visited_.begin(), visited_.end(), 0);
-		epoch_ = 1;
-	}
-	visited_[ca] = epoch_;
-	stack_.clear();
-	stack_.push_back(ca);
-	size_t steps = 0;
-	while (!stack_.empty()) {
-		uint32_t u = stack_.back();
-		stack_.pop_back();
-		bool found = false;
-		for_each_successor(u, [&](uint32_t w) {
-			if (found)
-				return;
-			if ((++steps & 0xFFFF) == 0)
-				poll_cancel();
-			if (w == cb) {
-				found = true;
-				return;
-			}
-			if (visited_[w] == epoch_)
-				return;
-			visited_[w] = epoch_;
-			Step s = step(w, cb);
-			if (s == Step::reached)
-				found = true;
-			else if (s == Step::expand)
-				stack_.push_back(w);
-		});
-		if (found)
-			return true;
-	}
-	return false;
+	pruning::Step first = step(ca, cb);
+	if (first != pruning::Step::expand)
+		return first == pruning::Step::reached;
+	return pruned_search(
+	    ca, cb, components_ + added_, visited_, stack_, [&](uint32_t u, auto &&visit) { for_each_successor(u, visit); },
+	    [&](uint32_t c) { return step(c, cb); });
 }
 
 } // namespace grail

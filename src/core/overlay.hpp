@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "index.hpp"
+#include "pruned_search.hpp"
+#include "pruning.hpp"
 
 namespace grail {
 
@@ -104,8 +106,9 @@ private:
 	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
 	Record contribution(uint32_t c) noexcept;
 	void widen_into(uint32_t slot, Record from) noexcept;
-	enum class Step { prune, expand, reached };
-	Step step(uint32_t c, uint32_t target) noexcept;
+	// The rule at component c about the search's target (pruning.hpp): the base's where the base
+	// labels hold, the widened labels' in A_I, no DFS-tree "yes" in A_D.
+	pruning::Step step(uint32_t c, uint32_t target) noexcept;
 
 	const Index &base_;
 	ReachabilityQuery base_query_;
@@ -124,9 +127,8 @@ private:
 	uint32_t slots_ = 0;
 	std::vector<uint32_t> intervals_;
 	std::vector<uint64_t> bloom_out_;
-	// The search: visited marks by epoch, the target's own record.
-	std::vector<uint32_t> visited_;
-	uint32_t epoch_ = 0;
+	// The search (pruned_search.hpp): its scratch, the target's own record.
+	VisitMarks visited_;
 	std::vector<uint32_t> stack_;
 	Record target_{};
 	static constexpr uint32_t kNoSlot = UINT32_MAX;

@@ -1,6 +1,7 @@
 // The rule that prunes a reachability search over an index's DAG, written once for the CPU query
-// code (reachability.cpp) and the GPU batch search (cuda/grail_queries.cu) and compiled for both,
-// so that the two cannot answer differently. It reads a vertex's GRAIL record (layout in
+// code (pruned_search.hpp: reachability.cpp, and overlay.cpp over a changed graph) and the GPU
+// batch search (cuda/grail_queries.cu) and compiled for both, so that the two cannot answer
+// differently. It reads a vertex's GRAIL record (layout in
 // grail_labels.hpp: [0] post rank, [1] first rank of its DFS subtree, [2] topological level,
 // [3 + 2i, 4 + 2i] interval of traversal i) and its BFL Bloom record. Each test is a necessary
 // condition for u to reach v, except tree_holds, which is sufficient.
@@ -43,13 +44,29 @@ level_allows(const uint32_t *ru, const uint32_t *rv) {
 	return ru[2] < rv[2];
 }
 
-// If u reaches v then each of v's `labels` intervals lies within u's.
+// If u reaches v then each of v's `labels` intervals lies within u's; intervals as (low, high)
+// pairs, label by label (a record's from [3] on).
 GRAIL_HOST_DEVICE inline bool
-intervals_allow(const uint32_t *ru, const uint32_t *rv, unsigned labels) {
+intervals_within(const uint32_t *u_intervals, const uint32_t *v_intervals, unsigned labels) {
 	for (unsigned i = 0; i < labels; i++)
-		if (rv[3 + 2 * i] < ru[3 + 2 * i] || rv[4 + 2 * i] > ru[4 + 2 * i])
+		if (v_intervals[2 * i] < u_intervals[2 * i] || v_intervals[2 * i + 1] > u_intervals[2 * i + 1])
 			return false;
 	return true;
+}
+
+GRAIL_HOST_DEVICE inline bool
+intervals_allow(const uint32_t *ru, const uint32_t *rv, unsigned labels) {
+	return intervals_within(ru + 3, rv + 3, labels);
+}
+
+// If u reaches v then out(v) is a subset of out(u): the half of bloom_allows that holds for a
+// bound of what u reaches which keeps no "in" filter.
+GRAIL_HOST_DEVICE inline bool
+out_covers(const uint64_t *u_out, const uint64_t *v_out) {
+	uint64_t miss = 0;
+	for (unsigned k = 0; k < kBloomWords; k++)
+		miss |= v_out[k] & ~u_out[k];
+	return miss == 0;
 }
 
 // v's post rank within u's DFS-tree interval: v is a tree descendant, so u reaches it.
@@ -70,6 +87,18 @@ step(const BloomRecord &bu, const uint32_t *ru, const BloomRecord &bv, const uin
 	if (!bloom_allows(bu, bv) || !level_allows(ru, rv) || !intervals_allow(ru, rv, labels))
 		return Step::prune;
 	return tree_holds(ru, rv) ? Step::reached : Step::expand;
+}
+
+// step() at a component u whose labels were widened to bound what it reaches after changes to the
+// graph (overlay.hpp): each of u's intervals the hull of its successors', its "out" filter their
+// union. They keep no level, "in" filter or DFS tree: only v's intervals and "out" filter within
+// u's rule a search out, and nothing rules it certain.
+GRAIL_HOST_DEVICE inline Step
+widened_step(const uint32_t *u_intervals, const uint64_t *u_out, const uint32_t *v_intervals, const uint64_t *v_out,
+             unsigned labels) {
+	if (!intervals_within(u_intervals, v_intervals, labels) || !out_covers(u_out, v_out))
+		return Step::prune;
+	return Step::expand;
 }
 
 } // namespace pruning

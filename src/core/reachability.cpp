@@ -52,11 +52,10 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
 }
 
-size_t
-ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
-                                  const PairSearch &search_many, size_t min_searches) {
-	std::vector<size_t> pending;
-	std::vector<vid_t> from, to;
+void
+ReachabilityQuery::decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
+                               Undecided &undecided) {
+	undecided = Undecided{};
 	for (size_t i = 0; i < count; i++) {
 		if ((i & 0xFFFF) == 0xFFFF)
 			poll_cancel();
@@ -64,22 +63,39 @@ ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets
 		Verdict verdict = decide(sources[i], targets[i], ca, cb);
 		answers[i] = verdict == Verdict::yes;
 		if (verdict == Verdict::search) {
-			pending.push_back(i);
-			from.push_back(ca);
-			to.push_back(cb);
+			undecided.pair.push_back(i);
+			undecided.from.push_back(ca);
+			undecided.to.push_back(cb);
 		}
 	}
+}
+
+void
+ReachabilityQuery::Undecided::answer(const std::vector<uint8_t> &reached, bool *answers) const {
+	if (reached.size() != pair.size())
+		throw Error(ErrorKind::internal, "a batched reachability search answered the wrong number of pairs");
+	for (size_t k = 0; k < pair.size(); k++)
+		answers[pair[k]] = reached[k] != 0;
+}
+
+void
+ReachabilityQuery::search_each(const Undecided &undecided, bool *answers) {
+	for (size_t k = 0; k < undecided.size(); k++)
+		answers[undecided.pair[k]] = search(undecided.from[k], undecided.to[k]);
+}
+
+size_t
+ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
+                                  const PairSearch &search_many, size_t min_searches) {
+	Undecided undecided;
+	decide_many(sources, targets, count, answers, undecided);
 	std::vector<uint8_t> reached;
-	if (search_many && !pending.empty() && pending.size() >= min_searches && search_many(from, to, reached)) {
-		if (reached.size() != pending.size())
-			throw Error(ErrorKind::internal, "a batched reachability search answered the wrong number of pairs");
-		for (size_t k = 0; k < pending.size(); k++)
-			answers[pending[k]] = reached[k] != 0;
-	} else {
-		for (size_t k = 0; k < pending.size(); k++)
-			answers[pending[k]] = search(from[k], to[k]);
-	}
-	return pending.size();
+	if (search_many && undecided.size() > 0 && undecided.size() >= min_searches &&
+	    search_many(undecided.from, undecided.to, reached))
+		undecided.answer(reached, answers);
+	else
+		search_each(undecided, answers);
+	return undecided.size();
 }
 
 bool
@@ -90,8 +106,8 @@ ReachabilityQuery::reachable_components(vid_t ca, vid_t cb) {
 		return false;
 	const BloomLabels &bloom = index_.bloom();
 	const GrailLabels &labels = index_.labels();
-	switch (pruning::step(bloom.record(ca), labels.record(ca), bloom.record(cb), labels.record(cb),
-	                      labels.label_count())) {
+	switch (
+	    pruning::step(bloom.record(ca), labels.record(ca), bloom.record(cb), labels.record(cb), labels.label_count())) {
 	case pruning::Step::prune:
 		return false;
 	case pruning::Step::reached:
@@ -106,49 +122,18 @@ bool
 ReachabilityQuery::search(vid_t from, vid_t to) {
 	const Csr &dag = index_.dag();
 	const GrailLabels &labels = index_.labels();
-	size_t components = dag.vertex_count();
-	if (!visited_epoch_) {
-		visited_epoch_.reset(static_cast<uint32_t *>(std::calloc(std::max<size_t>(components, 1), sizeof(uint32_t))));
-		if (!visited_epoch_)
-			throw std::bad_alloc();
-		epoch_ = 0;
-	}
-	if (++epoch_ == 0) {
-		std::fill(visited_epoch_.get(), visited_epoch_.get() + components, 0);
-		epoch_ = 1;
-	}
 	const BloomLabels &bloom = index_.bloom();
 	const BloomRecord &bt = bloom.record(to);
 	const uint32_t *rt = labels.record(to);
 	const unsigned d = labels.label_count();
-	stack_.clear();
-	stack_.push_back(from);
-	visited_epoch_[from] = epoch_;
-	size_t steps = 0;
-	while (!stack_.empty()) {
-		vid_t v = stack_.back();
-		stack_.pop_back();
-		for (const vid_t *p = dag.begin(v); p != dag.end(v); p++) {
-			if ((++steps & 0xFFFF) == 0)
-				poll_cancel();
-			vid_t c = *p;
-			// Lists are ascending and components topologically numbered: the rest come after `to`.
-			if (c >= to) {
-				if (c == to)
-					return true;
-				break;
-			}
-			if (visited_epoch_[c] == epoch_)
-				continue;
-			visited_epoch_[c] = epoch_;
-			pruning::Step step = pruning::step(bloom.record(c), labels.record(c), bt, rt, d);
-			if (step == pruning::Step::reached)
-				return true;
-			if (step == pruning::Step::expand)
-				stack_.push_back(c);
-		}
-	}
-	return false;
+	// Lists are ascending and components topologically numbered: those past `to` cannot reach it.
+	auto successors = [&](uint32_t u, auto &&visit) {
+		for (const vid_t *p = dag.begin(u); p != dag.end(u) && *p <= to; p++)
+			if (visit(*p))
+				return;
+	};
+	auto step = [&](uint32_t c) { return pruning::step(bloom.record(c), labels.record(c), bt, rt, d); };
+	return pruned_search(from, to, dag.vertex_count(), visited_, stack_, successors, step);
 }
 
 } // namespace grail

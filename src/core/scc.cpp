@@ -1,5 +1,6 @@
 #include "scc.hpp"
 #include "error.hpp"
+#include "topo_order.hpp"
 
 #include <algorithm>
 
@@ -94,6 +95,50 @@ condensation(const Csr &graph, const Components &components) {
 		}
 	}
 	return Csr::from_pairs(components.count(), source, target, true);
+}
+
+Components
+number_components(const Csr &graph, const std::vector<vid_t> &label) {
+	size_t n = graph.vertex_count();
+	std::vector<uint32_t> index(n);
+	std::vector<vid_t> smallest;
+	for (size_t v = 0; v < n; v++)
+		if (label[v] == v) {
+			index[v] = uint32_t(smallest.size());
+			smallest.push_back(vid_t(v));
+		}
+	size_t k = smallest.size();
+	std::vector<uint32_t> comp(n);
+	std::vector<eid_t> first(k + 1, 0);
+	for (size_t v = 0; v < n; v++) {
+		comp[v] = index[label[v]];
+		first[comp[v] + 1]++;
+	}
+	for (size_t c = 0; c < k; c++)
+		first[c + 1] += first[c];
+	std::vector<vid_t> members(n);
+	std::vector<eid_t> fill(first.begin(), first.end() - 1);
+	for (size_t v = 0; v < n; v++)
+		members[fill[comp[v]]++] = vid_t(v);
+	std::vector<uint32_t> order = topological_order(k, [&](uint32_t c, auto &&visit) {
+		for (eid_t i = first[c]; i < first[c + 1]; i++) {
+			vid_t v = members[i];
+			for (const vid_t *w = graph.begin(v); w != graph.end(v); w++)
+				if (comp[*w] != c)
+					visit(comp[*w]);
+		}
+	});
+	if (order.size() != k)
+		throw Error(ErrorKind::internal, "GPU SCC: the components found do not form a DAG");
+	std::vector<uint32_t> number = positions(order);
+	Components result;
+	result.of_vertex.resize(n);
+	for (size_t v = 0; v < n; v++)
+		result.of_vertex[v] = number[comp[v]];
+	result.smallest_vertex.resize(k);
+	for (size_t c = 0; c < k; c++)
+		result.smallest_vertex[number[c]] = smallest[c];
+	return result;
 }
 
 } // namespace grail

@@ -3,6 +3,8 @@
 #include "cpp_only.hpp"
 #include "graph.hpp"
 
+#include <vector>
+
 namespace grail {
 
 struct Components {
@@ -20,6 +22,12 @@ struct Components {
 
 // No recursion: a path of 10^7 vertices needs no deep stack. Polls for cancellation.
 Components strongly_connected_components(const Csr &graph);
+
+// The components that labels name (label[v]: the smallest vertex of v's component, as the GPU's
+// detection leaves them), numbered in a topological order of the condensation by Kahn's algorithm
+// (topo_order.hpp), its queue seeded in ascending smallest vertex: the host's numbering where the
+// device's level budget runs out. Throws Error(internal) when the components form no DAG.
+Components number_components(const Csr &graph, const std::vector<vid_t> &label);
 
 // The DAG of components: one vertex per component, an edge a->b (deduplicated) for each graph
 // edge between different components. Its adjacency lists are sorted.

@@ -1,6 +1,7 @@
 #include "keyed_labels.hpp"
 #include "generate.hpp"
 #include "label_order.hpp"
+#include "topo_order.hpp"
 
 #include <algorithm>
 #include <utility>
@@ -18,20 +19,14 @@ keyed_dfs_labels(const grail::Csr &dag, unsigned d, uint64_t seed) {
 	for (vid_t t : dag.targets)
 		in_degree[t]++;
 
-	// Levels: longest path from a source, by Kahn's algorithm.
-	std::vector<vid_t> queue;
-	std::vector<size_t> remaining = in_degree;
-	for (size_t v = 0; v < n; v++)
-		if (remaining[v] == 0)
-			queue.push_back(vid_t(v));
-	for (size_t head = 0; head < queue.size(); head++) {
-		vid_t v = queue[head];
-		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++) {
+	// Levels: longest path from a source, in Kahn's order.
+	std::vector<uint32_t> order = grail::topological_order(n, [&](vid_t v, auto &&visit) {
+		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+			visit(*c);
+	});
+	for (vid_t v : order)
+		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
 			data[*c * w + 2] = std::max(data[*c * w + 2], data[v * w + 2] + 1);
-			if (--remaining[*c] == 0)
-				queue.push_back(*c);
-		}
-	}
 
 	grail::Rng seeds(seed);
 	for (unsigned i = 0; i < d; i++) {

@@ -4,6 +4,7 @@
 // benchmark and every test graph) is noticed.
 #include "error.hpp"
 #include "generate.hpp"
+#include "topo_order.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +12,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <queue>
 #include <set>
 #include <utility>
 #include <vector>
@@ -20,7 +20,7 @@ using namespace grail;
 
 namespace {
 
-// Kahn's algorithm over ids 0..n-1: the number of vertices removed in topological order; equals
+// Kahn's algorithm (topo_order.hpp) over ids 0..n-1: the number of vertices removed in topological order; equals
 // n exactly when the graph is acyclic. Self-loops count as cycles. Also gives the longest path
 // length (in edges) when acyclic.
 struct KahnResult {
@@ -30,28 +30,19 @@ struct KahnResult {
 
 KahnResult
 kahn(uint64_t n, const EdgeList &edges) {
-	std::vector<std::vector<uint64_t>> out(n);
-	std::vector<uint64_t> indeg(n, 0);
-	for (size_t i = 0; i < edges.size(); i++) {
-		out[uint64_t(edges.source[i])].push_back(uint64_t(edges.target[i]));
-		indeg[uint64_t(edges.target[i])]++;
-	}
-	std::queue<uint64_t> ready;
+	std::vector<std::vector<uint32_t>> out(n);
+	for (size_t i = 0; i < edges.size(); i++)
+		out[uint64_t(edges.source[i])].push_back(uint32_t(edges.target[i]));
+	std::vector<uint32_t> order = topological_order(n, [&](uint32_t v, auto &&visit) {
+		for (uint32_t w : out[v])
+			visit(w);
+	});
+	KahnResult r{order.size(), 0};
 	std::vector<uint64_t> depth(n, 0);
-	for (uint64_t v = 0; v < n; v++)
-		if (indeg[v] == 0)
-			ready.push(v);
-	KahnResult r{0, 0};
-	while (!ready.empty()) {
-		uint64_t v = ready.front();
-		ready.pop();
-		r.removed++;
+	for (uint32_t v : order) {
 		r.longest_path = std::max(r.longest_path, depth[v]);
-		for (uint64_t w : out[v]) {
+		for (uint32_t w : out[v])
 			depth[w] = std::max(depth[w], depth[v] + 1);
-			if (--indeg[w] == 0)
-				ready.push(w);
-		}
 	}
 	return r;
 }

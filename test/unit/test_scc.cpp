@@ -1,3 +1,4 @@
+#include "error.hpp"
 #include "graph.hpp"
 #include "oracle.hpp"
 #include "scc.hpp"
@@ -102,4 +103,31 @@ TEST(Scc, GiantCycleWithChords) {
 	ASSERT_EQ(c.count(), 1u);
 	EXPECT_EQ(c.smallest_vertex[0], 0u);
 	EXPECT_EQ(condensation(g, c).edge_count(), 0u);
+}
+
+// The host numbering of labelled components (the GPU's fallback): Tarjan's partition, numbered
+// topologically, each smallest vertex the component's minimum; labels that close a cycle between
+// components are refused.
+TEST(Scc, NumberComponentsFromLabels) {
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed);
+		Graph g = Graph::from_edges(t.edges);
+		Components tarjan = strongly_connected_components(g.out);
+		std::vector<vid_t> label(g.vertex_count());
+		for (vid_t v = 0; v < g.vertex_count(); v++)
+			label[v] = tarjan.smallest_vertex[tarjan.of_vertex[v]];
+		Components numbered = number_components(g.out, label);
+		check_structure(g.out, numbered);
+		ASSERT_EQ(numbered.count(), tarjan.count());
+		for (vid_t v = 0; v < g.vertex_count(); v++)
+			ASSERT_EQ(numbered.smallest_vertex[numbered.of_vertex[v]], label[v]) << "seed " << seed;
+	}
+	// 0 <-> 1 and 1 -> 2 -> 0: labels that leave 2 out of 0's component form no DAG.
+	EdgeList e;
+	e.append(0, 1);
+	e.append(1, 0);
+	e.append(1, 2);
+	e.append(2, 0);
+	Graph g = Graph::from_edges(e);
+	EXPECT_THROW(number_components(g.out, {0, 0, 2}), Error);
 }

@@ -1,5 +1,4 @@
-#include "device.hpp"
-#include "error.hpp"
+#include "device_policy.hpp"
 
 #include <string>
 
@@ -13,31 +12,19 @@ extern "C" {
 
 namespace grail::pg {
 
-// Probed once per backend, on first need: the answer does not change while the backend lives.
-static const GpuProbe &
-gpu() {
-	static GpuProbe probe = probe_gpu();
-	return probe;
+grail::DevicePolicy
+device_policy() {
+	grail::DevicePolicy policy;
+	policy.mode = settings.device == DEVICE_CPU   ? grail::DeviceMode::cpu
+	              : settings.device == DEVICE_GPU ? grail::DeviceMode::gpu
+	                                              : grail::DeviceMode::automatic;
+	policy.min_edges = uint64_t(settings.gpu_min_edges);
+	return policy;
 }
 
-bool
-use_gpu(uint64_t vertices, uint64_t edges) {
-	switch (settings.device) {
-	case DEVICE_CPU:
-		return false;
-	case DEVICE_GPU:
-		if (!gpu().usable)
-			throw Error(ErrorKind::invalid_input, "grail.device is gpu, but no GPU is usable: " + gpu().description,
-			            "SET grail.device = auto (or cpu) to run on the CPU.");
-		return true;
-	default:
-		return edges >= uint64_t(settings.gpu_min_edges) && edges >= 2 * vertices && gpu().usable;
-	}
-}
-
-bool
-gpu_fallback_allowed() {
-	return settings.device == DEVICE_AUTO;
+void
+notice_cpu_fallback(const char *what, const std::string &reason) {
+	guard([&] { ereport(NOTICE, (errmsg("pg_grail: %s runs on the CPU: %s", what, reason.c_str()))); });
 }
 
 } // namespace grail::pg
@@ -46,7 +33,7 @@ gpu_fallback_allowed() {
  * The GPU this backend would use, or why there is none.
  */
 GRAIL_FUNCTION(grail_device_info) {
-	const grail::GpuProbe &probe = grail::pg::gpu();
+	const grail::GpuProbe &probe = grail::process_gpu();
 	std::string text = (probe.usable ? "GPU: " : "CPU only: ") + probe.description;
 	return grail::pg::guard([&] { return CStringGetTextDatum(text.c_str()); });
 }

@@ -1,43 +1,30 @@
-// Which engine runs an algorithm, by the grail.device setting.
+// Which engine runs an algorithm: the grail.device and grail.gpu_min_edges settings as the engine's
+// device policy (src/core/device_policy.hpp, which holds the rule and its fallback).
 #pragma once
 
-#include "error.hpp"
+#include "device_policy.hpp"
 #include "graph.hpp"
 
-#include <cstdint>
 #include <string>
+#include <utility>
 
 #include "boundary/guard.hpp"
 
 namespace grail::pg {
 
-// True if the GPU should run a traversal of a graph: never under grail.device = cpu; always under
-// gpu (an error if no GPU is usable); under auto, when a GPU is usable, the graph has at least
-// grail.gpu_min_edges edges and an average out-degree of at least 2. (Level-synchronous GPU
-// traversal pays one synchronisation per level: on long thin graphs, paths and chains, the CPU
-// wins by far.) Probes the GPU (initialising CUDA in this backend) only when the answer depends on it.
-bool use_gpu(uint64_t vertices, uint64_t edges);
+// The settings as a policy value.
+grail::DevicePolicy device_policy();
 
-// Under auto, a GPU failure that the CPU can recover from (the graph does not fit in device
-// memory) falls back to the CPU with a NOTICE; under gpu it is an error.
-bool gpu_fallback_allowed();
+// The NOTICE that `what` runs on the CPU after a GPU failure the policy falls back from.
+void notice_cpu_fallback(const char *what, const std::string &reason);
 
-// gpu() where use_gpu() picks the GPU for graph, cpu() otherwise or after a recoverable GPU
-// failure under auto; `what` names the algorithm in the NOTICE.
+// gpu() where the settings pick the GPU for graph, cpu() otherwise or after a recoverable GPU
+// failure under auto (with a NOTICE naming `what`).
 template <typename Gpu, typename Cpu>
 auto
 on_chosen_device(const char *what, const Csr &graph, Gpu &&gpu, Cpu &&cpu) -> decltype(cpu()) {
-	if (use_gpu(graph.vertex_count(), graph.edge_count())) {
-		try {
-			return gpu();
-		} catch (const Error &e) {
-			if (e.kind() != ErrorKind::limit_exceeded || !gpu_fallback_allowed())
-				throw;
-			std::string reason = e.what();
-			guard([&] { ereport(NOTICE, (errmsg("pg_grail: %s runs on the CPU: %s", what, reason.c_str()))); });
-		}
-	}
-	return cpu();
+	return grail::run_on_device(device_policy(), what, graph, std::forward<Gpu>(gpu), std::forward<Cpu>(cpu),
+	                            notice_cpu_fallback);
 }
 
 } // namespace grail::pg

@@ -1,7 +1,6 @@
 // grail.reachable(): one pair per call, or arrays of pairs; integer, text or uuid keys.
-#include "error.hpp"
-#include "index.hpp"
 #include "keys.hpp"
+#include "reach.hpp"
 
 #include <algorithm>
 #include <memory>
@@ -10,7 +9,6 @@
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
 #include "service/open_graph.hpp"
-#include "boundary/settings.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -20,55 +18,25 @@ extern "C" {
 
 using namespace grail::pg;
 
-// Fewest label-undecided pairs in one batch for which grail.device = auto searches on the GPU: a
-// group of that many costs the GPU about a millisecond of per-level round trips, which the CPU's
-// searches (40-130 us each for negative pairs on the benchmark's DAGs) take well before 256.
-static constexpr size_t kGpuMinSearches = 256;
-
-/*
- * Integer ids through a live graph's overlay: an id neither the build nor a change has reaches
- * only itself.
- */
-static bool
-overlay_reachable(const LiveOverlay &live, int64_t a, int64_t b) {
-	if (a == b)
-		return true;
-	int64_t va = live.vertex(a), vb = live.vertex(b);
-	return va >= 0 && vb >= 0 && live.overlay->reachable(grail::vid_t(va), grail::vid_t(vb));
-}
-
 GRAIL_FUNCTION(grail_reachable) {
 	ReachabilityView view = open_reachability(fcinfo, 0, grail::KeyKind::integer);
-	int64_t a = PG_GETARG_INT64(1), b = PG_GETARG_INT64(2);
-	if (view.overlay != nullptr)
-		return BoolGetDatum(overlay_reachable(*view.overlay, a, b));
-	return BoolGetDatum(view.graph.query.reachable(a, b));
+	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
 /*
- * The vertices of a pair of text or uuid keys (-1 for a key the graph lacks): the build's, and
- * through a live graph's overlay those of keys that only the changes have.
+ * The ids of a pair of text or uuid keys (-1 for a key the graph lacks): the build's vertices, and
+ * with a live graph's changes those of keys that only the changes have.
  */
 static void
 pair_vertices(const ReachabilityView &view, Datum a, Datum b, int64_t vertices[2]) {
 	key_vertices(view.graph.index, a, b, vertices);
-	if (view.overlay == nullptr)
+	if (!view.reach.adds_keys())
 		return;
 	grail::KeyKind kind = view.graph.index.keys().kind();
 	const Datum keys[2] = {a, b};
 	for (int i = 0; i < 2; i++)
-		if (vertices[i] < 0 && !view.overlay->added_keys.empty())
-			vertices[i] = view.overlay->vertex(key_string(kind, keys[i]), -1);
-}
-
-/*
- * A pair of known vertices, through the overlay when there is one.
- */
-static bool
-vertices_reachable(const ReachabilityView &view, int64_t a, int64_t b) {
-	if (view.overlay != nullptr)
-		return view.overlay->overlay->reachable(grail::vid_t(a), grail::vid_t(b));
-	return view.graph.query.reachable(a, b);
+		if (vertices[i] < 0)
+			vertices[i] = view.reach.added_key(key_string(kind, keys[i]));
 }
 
 /*
@@ -83,7 +51,7 @@ reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	pair_vertices(view, a, b, vertices);
 	if (vertices[0] < 0 || vertices[1] < 0)
 		return BoolGetDatum(same_key(view.graph.index, a, b));
-	return BoolGetDatum(vertices_reachable(view, vertices[0], vertices[1]));
+	return BoolGetDatum(view.reach.reachable(vertices[0], vertices[1]));
 }
 
 GRAIL_FUNCTION(grail_reachable_text) {
@@ -134,7 +102,6 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			                errhint("Pair each source with its target: sources[i] is tested against targets[i].")));
 		});
 	ReachabilityView view = open_reachability(fcinfo, 0, kind);
-	LoadedGraph &graph = view.graph;
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });
 	bool *nulls = guard([&] { return static_cast<bool *>(palloc(sizeof(bool) * size_t(Max(n, 1)))); });
@@ -151,21 +118,13 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		if (kind == grail::KeyKind::integer) {
 			a = DatumGetInt64(sources.values[i]);
 			b = DatumGetInt64(targets.values[i]);
-			if (view.overlay != nullptr) {
-				answers[i] = BoolGetDatum(overlay_reachable(*view.overlay, a, b));
-				continue;
-			}
 		} else {
 			int64_t vertices[2];
 			pair_vertices(view, sources.values[i], targets.values[i], vertices);
 			a = vertices[0];
 			b = vertices[1];
 			if (a < 0 || b < 0) {
-				answers[i] = BoolGetDatum(same_key(graph.index, sources.values[i], targets.values[i]));
-				continue;
-			}
-			if (view.overlay != nullptr) {
-				answers[i] = BoolGetDatum(view.overlay->overlay->reachable(grail::vid_t(a), grail::vid_t(b)));
+				answers[i] = BoolGetDatum(same_key(view.graph.index, sources.values[i], targets.values[i]));
 				continue;
 			}
 		}
@@ -173,23 +132,9 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		to.push_back(b);
 		pair.push_back(i);
 	}
-	const grail::Csr &dag = graph.index.dag();
-	grail::ReachabilityQuery::PairSearch on_gpu =
-	    [&](const std::vector<grail::vid_t> &a, const std::vector<grail::vid_t> &b, std::vector<uint8_t> &reached) {
-		    return on_chosen_device(
-		        "the reachability searches", dag,
-		        [&] {
-			        if (!graph.gpu)
-				        graph.gpu = std::make_unique<grail::GpuReachability>(graph.index);
-			        graph.gpu->search(a, b, reached);
-			        return true;
-		        },
-		        [] { return false; });
-	    };
-	// Under auto, a few searches are cheaper on the CPU than the GPU's per-level round trips.
-	size_t min_searches = settings.device == DEVICE_GPU ? 1 : kGpuMinSearches;
 	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
-	graph.query.reachable_many(from.data(), to.data(), from.size(), answered.get(), on_gpu, min_searches);
+	view.reach.reachable_many(from.data(), to.data(), from.size(), answered.get(), device_policy(),
+	                          notice_cpu_fallback);
 	for (size_t k = 0; k < pair.size(); k++)
 		answers[pair[k]] = BoolGetDatum(answered[k]);
 	return guard([&] {

@@ -33,11 +33,39 @@ extern "C" {
 
 namespace grail::pg {
 
-// Graph id -> the last build this backend loaded. Never destroyed: backends exit without
-// running C++ destructors over memory the OS takes back anyway.
-static std::unordered_map<int64_t, std::shared_ptr<LoadedGraph>> &
+// What this backend keeps of a live graph for one build and one set of pending changes (the
+// rows' fingerprint), for the next statement that sees the same.
+template <typename T> struct PendingKeyed {
+	std::string build_uuid;
+	PendingChanges pending;
+	std::shared_ptr<T> value;
+};
+
+// A live graph's build and the pending changes a query's snapshot sees, which reachable() answers
+// from without a rebuild (src/core/reach.hpp); reach is null where the overlay declined them.
+struct LiveOverlay {
+	std::shared_ptr<LoadedGraph> base;
+	std::unique_ptr<grail::Reach> reach;
+};
+
+// What this backend keeps of one graph.
+struct CachedGraph {
+	// The last build loaded.
+	std::shared_ptr<LoadedGraph> build;
+	// A live graph's pending changes the overlay takes over its build, for reachable(); base and
+	// reach null where the overlay declined them (components of the build split or joined, a
+	// TRUNCATE, a NULL endpoint, an image that does not count the rows of an edge): then
+	// reachable() uses the snapshot's own rebuild as the other functions do.
+	PendingKeyed<LiveOverlay> overlay;
+	// A live graph as a snapshot sees it while changes are pending: the index of the rows it sees.
+	PendingKeyed<LoadedGraph> rebuilt;
+};
+
+// Graph id -> what this backend keeps of it. Never destroyed: backends exit without running C++
+// destructors over memory the OS takes back anyway.
+static std::unordered_map<int64_t, CachedGraph> &
 backend_cache() {
-	static auto *cache = new std::unordered_map<int64_t, std::shared_ptr<LoadedGraph>>();
+	static auto *cache = new std::unordered_map<int64_t, CachedGraph>();
 	return *cache;
 }
 
@@ -211,36 +239,16 @@ check_keys(const LoadedGraph &graph, const GraphName &name, std::optional<grail:
 		});
 }
 
-// What this backend keeps of a live graph for one build and one set of pending changes (the
-// rows' fingerprint), for the next statement that sees the same: graph id -> entry.
-template <typename T> struct PendingKeyed {
-	std::string build_uuid;
-	PendingChanges pending;
-	std::shared_ptr<T> value;
-};
-template <typename T> using PendingCache = std::unordered_map<int64_t, PendingKeyed<T>>;
-
-// The kept value for this build and these changes, or null; an entry for others is freed first,
-// so that a new value is never built beside an old one.
+// The kept value for this build and these changes, or null; a value for others is freed first, so
+// that a new value is never built beside an old one.
 template <typename T>
 static std::shared_ptr<T>
-kept_for(PendingCache<T> &cache, const GraphRow &row, const PendingChanges &pending) {
-	auto found = cache.find(row.id);
-	if (found == cache.end())
-		return nullptr;
-	if (found->second.build_uuid == row.build_uuid && found->second.pending.rows == pending.rows &&
-	    found->second.pending.fingerprint == pending.fingerprint)
-		return found->second.value;
-	cache.erase(found);
+kept_for(PendingKeyed<T> &kept, const GraphRow &row, const PendingChanges &pending) {
+	if (kept.value && kept.build_uuid == row.build_uuid && kept.pending.rows == pending.rows &&
+	    kept.pending.fingerprint == pending.fingerprint)
+		return kept.value;
+	kept = PendingKeyed<T>{};
 	return nullptr;
-}
-
-// A live graph as a snapshot sees it while changes are pending: its index built from the rows the
-// snapshot sees.
-static PendingCache<LoadedGraph> &
-live_cache() {
-	static auto *cache = new PendingCache<LoadedGraph>();
-	return *cache;
 }
 
 // The index of the rows the active snapshot sees.
@@ -257,13 +265,13 @@ snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::
 static std::shared_ptr<LoadedGraph>
 live_graph(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
            std::optional<grail::KeyKind> keys) {
-	auto &cache = live_cache();
-	if (std::shared_ptr<LoadedGraph> kept = kept_for(cache, row, pending)) {
+	PendingKeyed<LoadedGraph> &rebuilt = backend_cache()[row.id].rebuilt;
+	if (std::shared_ptr<LoadedGraph> kept = kept_for(rebuilt, row, pending)) {
 		check_keys(*kept, name, keys);
 		return kept;
 	}
 	auto graph = snapshot_build(name, row, keys);
-	cache[row.id] = PendingKeyed<LoadedGraph>{row.build_uuid, pending, graph};
+	backend_cache()[row.id].rebuilt = PendingKeyed<LoadedGraph>{row.build_uuid, pending, graph};
 	return graph;
 }
 
@@ -318,15 +326,12 @@ unlogged_writes(const GraphRow &row) {
 
 static std::shared_ptr<LoadedGraph>
 load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
-	auto &cache = backend_cache();
-	auto found = cache.find(row.id);
-	if (found != cache.end() && found->second->build_uuid == row.build_uuid &&
-	    still_cached(found->second->image_file.get())) {
-		check_keys(*found->second, name, keys);
-		return found->second;
+	std::shared_ptr<LoadedGraph> &build = backend_cache()[row.id].build;
+	if (build && build->build_uuid == row.build_uuid && still_cached(build->image_file.get())) {
+		check_keys(*build, name, keys);
+		return build;
 	}
-	if (found != cache.end())
-		cache.erase(found); // free the old build before loading the new one
+	build.reset(); // free the old build before loading the new one
 	std::shared_ptr<LoadedGraph> graph;
 	try {
 		OpenedIndex opened = open_index(row, name.display.c_str());
@@ -337,19 +342,9 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 		throw Error(ErrorKind::corrupt_index, "pg_grail graph \"" + name.display + "\" cannot be loaded: " + e.what(),
 		            "Rebuild it with grail.refresh_graph(); if this recurs, check the storage under the database.");
 	}
-	cache[row.id] = graph;
+	backend_cache()[row.id].build = graph;
 	check_keys(*graph, name, keys);
 	return graph;
-}
-
-// The pending changes a snapshot sees over a live graph's build, for reachable(). overlay is null
-// where the overlay declined them (components of the build split or joined, a TRUNCATE, a NULL
-// endpoint, an image that does not count the rows of an edge): then reachable() uses the
-// snapshot's own rebuild as the other functions do.
-static PendingCache<LiveOverlay> &
-overlay_cache() {
-	static auto *cache = new PendingCache<LiveOverlay>();
-	return *cache;
 }
 
 /*
@@ -367,86 +362,67 @@ dictionary_bytes(grail::KeyKind kind, const std::string &key) {
 }
 
 /*
- * The overlay of the changes `rows` over the build: each edge's net change of rows, added to the
- * rows the build read of it (Graph::rows_of), says whether the edge appears or vanishes.
+ * The pending rows as the engine's edge changes, keyed as the build's index keys them; false when
+ * the overlay takes none of them: too many, a NULL endpoint (or a TRUNCATE's marker), or keys of
+ * another kind (logged after the columns changed type): the rebuild reads the rows then.
+ */
+static bool
+edge_changes(const grail::Index &index, const std::vector<PendingRow> &rows, std::vector<grail::EdgeChange> &changes) {
+	if (!grail::OverlayChanges::takes(rows.size(), index))
+		return false;
+	grail::KeyKind kind = index.keys().kind();
+	changes.reserve(rows.size());
+	for (const PendingRow &row : rows) {
+		if (!row.has_source || !row.has_target || row.integer != (kind == grail::KeyKind::integer))
+			return false;
+		grail::EdgeChange change;
+		if (row.integer) {
+			change.source = row.source;
+			change.target = row.target;
+		} else {
+			change.source_key = dictionary_bytes(kind, row.source_key);
+			change.target_key = dictionary_bytes(kind, row.target_key);
+		}
+		change.rows = row.change;
+		changes.push_back(std::move(change));
+	}
+	return true;
+}
+
+/*
+ * The overlay of the changes `rows` over the build.
  */
 static std::shared_ptr<LiveOverlay>
 make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows,
              std::shared_ptr<const grail::Csr> reversed_dag) {
 	auto live = std::make_shared<LiveOverlay>();
-	live->base = std::move(base);
-	const grail::Index &index = live->base->index;
-	// The overlay is for changes few beside the build: past a quarter of its edges, hashing and
-	// widening them costs about what a rebuild from the rows does, and the rebuild answers faster.
-	if (rows.size() > 65536 + index.graph().out.edge_count() / 4)
+	std::vector<grail::EdgeChange> changes;
+	if (!edge_changes(base->index, rows, changes))
 		return live;
-	size_t n = index.graph().vertex_count();
-	grail::KeyKind kind = index.keys().kind();
-	size_t added = 0;
-	auto vertex_of = [&](const PendingRow &row, bool source) -> int64_t {
-		if (kind == grail::KeyKind::integer) {
-			int64_t id = source ? row.source : row.target;
-			int64_t v = index.find(id);
-			if (v >= 0)
-				return v;
-			auto [slot, fresh] = live->added_ids.emplace(id, vid_t(n + added));
-			added += fresh;
-			return slot->second;
-		}
-		std::string bytes = dictionary_bytes(kind, source ? row.source_key : row.target_key);
-		int64_t v = index.keys().find(bytes.data(), bytes.size());
-		if (v >= 0)
-			return v;
-		auto [slot, fresh] = live->added_keys.emplace(std::move(bytes), vid_t(n + added));
-		added += fresh;
-		return slot->second;
-	};
-	std::unordered_map<uint64_t, int64_t> net; // (u << 32 | v) -> rows written less rows removed
-	for (const PendingRow &row : rows) {
-		if (!row.has_source || !row.has_target)
-			return live; // a NULL endpoint (or a TRUNCATE's marker): the rebuild reads the rows
-		if (row.integer != (kind == grail::KeyKind::integer))
-			return live; // keys of another kind, logged after the columns changed type: the same
-		int64_t u = vertex_of(row, true), v = vertex_of(row, false);
-		if (n + added >= size_t(UINT32_MAX))
-			return live;
-		if (u != v)
-			net[uint64_t(u) << 32 | uint64_t(v)] += row.change;
-	}
-	grail::ReachabilityOverlay::Edges inserted, deleted;
-	for (const auto &[edge, change] : net) {
-		vid_t u = vid_t(edge >> 32), v = vid_t(edge);
-		int64_t built = u < n && v < n ? index.graph().rows_of(u, v) : 0;
-		if (built < 0 || built + change < 0)
-			return live; // an image that does not count rows, or more rows removed than it held
-		if (built == 0 && change > 0)
-			inserted.emplace_back(u, v);
-		else if (built > 0 && built + change == 0)
-			deleted.emplace_back(u, v);
-	}
-	live->overlay = grail::ReachabilityOverlay::build(index, added, inserted, deleted, std::move(reversed_dag));
+	std::optional<grail::OverlayChanges> net = grail::OverlayChanges::of(base->index, changes);
+	if (net)
+		live->reach = grail::Reach::with_changes(base->index, std::move(*net), std::move(reversed_dag));
+	if (live->reach)
+		live->base = std::move(base);
 	return live;
 }
 
 static std::shared_ptr<LiveOverlay>
 live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
              std::optional<grail::KeyKind> keys) {
-	auto &cache = overlay_cache();
+	PendingKeyed<LiveOverlay> &last = backend_cache()[row.id].overlay;
 	// The last overlay of the same build lends the new one its transpose of the build's DAG (kept
 	// beyond the old overlay, which kept_for frees).
 	std::shared_ptr<const grail::Csr> reversed_dag;
-	auto last = cache.find(row.id);
-	if (last != cache.end() && last->second.build_uuid == row.build_uuid && last->second.value->overlay)
-		reversed_dag = last->second.value->overlay->reversed_dag();
+	if (last.value && last.build_uuid == row.build_uuid && last.value->reach)
+		reversed_dag = last.value->reach->reversed_dag();
 	// Its build's image file is checked as load_build checks it (a truncated file is never read).
-	std::shared_ptr<LiveOverlay> kept = kept_for(cache, row, pending);
+	std::shared_ptr<LiveOverlay> kept = kept_for(last, row, pending);
 	if (kept && (!kept->base || still_cached(kept->base->image_file.get())))
 		return kept;
 	std::shared_ptr<LiveOverlay> live =
 	    make_overlay(load_build(name, row, keys), visible_pending_rows(row.id), std::move(reversed_dag));
-	if (!live->overlay)
-		live->base.reset();
-	cache[row.id] = PendingKeyed<LiveOverlay>{row.build_uuid, pending, live};
+	backend_cache()[row.id].overlay = PendingKeyed<LiveOverlay>{row.build_uuid, pending, live};
 	return live;
 }
 
@@ -533,7 +509,7 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 		if (pending.rows > 0) {
 			if (with_overlay) {
 				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
-				if (live->overlay)
+				if (live->reach)
 					return Opened{live->base, live};
 			}
 			return Opened{live_graph(name, row, pending, keys), nullptr};
@@ -545,8 +521,6 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 void
 forget_graph(int64_t graph_id) {
 	backend_cache().erase(graph_id);
-	live_cache().erase(graph_id);
-	overlay_cache().erase(graph_id);
 }
 
 /*
@@ -600,7 +574,8 @@ open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys)
 ReachabilityView
 open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys) {
 	CallSite &site = open_site(fcinfo, arg, keys, true);
-	return ReachabilityView{**site.graph, site.overlay->get()};
+	LoadedGraph &graph = **site.graph;
+	return ReachabilityView{graph, *site.overlay ? *(*site.overlay)->reach : graph.reach};
 }
 
 std::shared_ptr<LoadedGraph>

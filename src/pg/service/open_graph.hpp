@@ -1,16 +1,14 @@
 // Opening a graph for queries: catalog row, privilege and staleness checks once per statement
-// and call site, the deserialized index cached per backend and build.
+// and call site, what a graph needs (its build's index, a live graph's overlay or rebuild) cached
+// per backend.
 #pragma once
 
-#include "gpu.hpp"
 #include "index.hpp"
-#include "overlay.hpp"
+#include "reach.hpp"
 
 #include <memory>
 #include <optional>
 #include <string>
-#include <string_view>
-#include <unordered_map>
 
 #include "boundary/guard.hpp"
 
@@ -21,52 +19,24 @@ struct CachedFile;
 struct LoadedGraph {
 	LoadedGraph(std::string build_uuid_, Index &&index_, std::shared_ptr<const CachedFile> image_file_)
 	    : build_uuid(std::move(build_uuid_)), image_file(std::move(image_file_)), index(std::move(index_)),
-	      query(index) {
+	      reach(index) {
 	}
 	std::string build_uuid; // grail.graph.build_uuid: never reused, unlike graph ids and build numbers
 	// The shared image file the index is mapped from (image_cache.hpp), or null.
 	std::shared_ptr<const CachedFile> image_file;
 	Index index;
-	ReachabilityQuery query;
-	// The index on the GPU for batched searches, made by the first batch that uses it and kept
-	// with this build (device memory included) while the backend caches it.
-	std::unique_ptr<GpuReachability> gpu;
+	// The build's reachability; its copy of the index on the GPU, made by the first batch that uses
+	// it, is kept with this build (device memory included) while the backend caches it.
+	Reach reach;
 };
 
-// A live graph's build and the pending changes a query's snapshot sees, which reachable() answers
-// from without a rebuild (src/core/overlay.hpp). Vertices the build lacks are numbered from the
-// build's vertex count on.
-struct LiveOverlay {
-	std::shared_ptr<LoadedGraph> base;
-	std::unique_ptr<ReachabilityOverlay> overlay;
-	std::unordered_map<int64_t, vid_t> added_ids;      // integer keys
-	std::unordered_map<std::string, vid_t> added_keys; // text or uuid keys, by their bytes
-
-	// The overlay vertex of an integer id, or -1 when neither the build nor a change has it.
-	int64_t
-	vertex(int64_t id) const {
-		int64_t v = base->index.find(id);
-		if (v >= 0)
-			return v;
-		auto found = added_ids.find(id);
-		return found == added_ids.end() ? -1 : int64_t(found->second);
-	}
-	// The overlay vertex of a text or uuid key whose build vertex is base_vertex (-1: none).
-	int64_t
-	vertex(std::string_view key, int64_t base_vertex) const {
-		if (base_vertex >= 0 || added_keys.empty())
-			return base_vertex;
-		auto found = added_keys.find(std::string(key));
-		return found == added_keys.end() ? -1 : int64_t(found->second);
-	}
-};
-
-// What reachable() answers from: the loaded build, and the overlay of the pending changes the
-// statement's snapshot sees when the graph is live and has some (else overlay is null, and graph
-// is the build, or for changes the overlay declines, the snapshot's own rebuild).
+// What reachable() answers from: the loaded build (its index turns keys into ids), and the
+// reachability of the build, or of the build and the pending changes the statement's snapshot
+// sees when the graph is live and has some that the overlay takes (else graph is the build, or
+// the snapshot's own rebuild).
 struct ReachabilityView {
 	LoadedGraph &graph;
-	LiveOverlay *overlay;
+	Reach &reach;
 };
 ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys);
 

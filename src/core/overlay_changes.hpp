@@ -1,0 +1,74 @@
+// A live graph's pending changes as an overlay takes them (overlay.hpp): each edge's net change of
+// rows, added to the rows the build read of it (Graph::rows_of), says whether the edge appears or
+// vanishes; keys the build lacks become vertices numbered from the build's vertex count on, in the
+// order the changes first name them.
+#pragma once
+#include "cpp_only.hpp"
+#include "index.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace grail {
+
+// One logged change of edge source -> target: rows written (rows > 0) or removed (rows < 0).
+struct EdgeChange {
+	int64_t source = 0, target = 0;     // integer keys
+	std::string source_key, target_key; // text or uuid keys: the bytes the build's dictionary holds
+	int64_t rows = 0;
+};
+
+class OverlayChanges {
+public:
+	using Edges = std::vector<std::pair<vid_t, vid_t>>;
+
+	// Whether an overlay takes this many changes over base: past a quarter of its edges, hashing
+	// and widening them costs about what a rebuild from the rows does, and the rebuild answers
+	// faster.
+	static bool takes(size_t changes, const Index &base) noexcept;
+
+	// The net changes over base (keys of base's kind), or nothing where an overlay takes none of
+	// them: too many (takes()), an image that does not count the rows of an edge, more rows removed
+	// from an edge than it held, or vertices past 32 bits.
+	static std::optional<OverlayChanges> of(const Index &base, const std::vector<EdgeChange> &changes);
+
+	// Edges that no row held at the build and some row holds now, and edges some row held that no
+	// row holds now (u != v, base vertices): each sorted.
+	const Edges &
+	inserted() const noexcept {
+		return inserted_;
+	}
+	const Edges &
+	deleted() const noexcept {
+		return deleted_;
+	}
+	// Vertices only the changes have: numbered n .. n + added() - 1 after the build's n.
+	size_t
+	added() const noexcept {
+		return added_;
+	}
+	// The vertex of an integer id (the build's, else the changes'), or -1 when neither has it.
+	int64_t vertex(int64_t id) const noexcept;
+	// The vertex of a text or uuid key (the dictionary's bytes) that only the changes have, or -1.
+	int64_t added_key(std::string_view key) const;
+	bool
+	adds_keys() const noexcept {
+		return !added_keys_.empty();
+	}
+
+private:
+	explicit OverlayChanges(const Index &base) : base_(&base) {
+	}
+	const Index *base_;
+	Edges inserted_, deleted_;
+	size_t added_ = 0;
+	std::unordered_map<int64_t, vid_t> added_ids_;      // integer keys
+	std::unordered_map<std::string, vid_t> added_keys_; // text or uuid keys, by their bytes
+};
+
+} // namespace grail

@@ -1,0 +1,95 @@
+// The label-pruned depth-first search, written once for the index's DAG (reachability.cpp) and for
+// a changed graph over it (overlay.cpp): the two differ only in a component's successors and in
+// the rule at each component (pruning.hpp).
+#pragma once
+#include "cpp_only.hpp"
+#include "error.hpp"
+#include "pruning.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <new>
+#include <vector>
+
+namespace grail {
+
+// Visited marks by epoch, so that nothing is cleared between searches. Zeroed by calloc on the
+// first search, whose large blocks are fresh pages that cost nothing until a search touches them:
+// a backend's first query must not write one word per component first.
+class VisitMarks {
+public:
+	// A new search over count vertices (the same count every time): none visited.
+	void
+	start(size_t count) {
+		if (!marks_) {
+			marks_.reset(static_cast<uint32_t *>(std::calloc(std::max<size_t>(count, 1), sizeof(uint32_t))));
+			if (!marks_)
+				throw std::bad_alloc();
+			epoch_ = 0;
+		}
+		if (++epoch_ == 0) {
+			std::fill(marks_.get(), marks_.get() + count, 0);
+			epoch_ = 1;
+		}
+	}
+	// Marks v visited; false when it was already.
+	bool
+	visit(uint32_t v) noexcept {
+		if (marks_[v] == epoch_)
+			return false;
+		marks_[v] = epoch_;
+		return true;
+	}
+
+private:
+	struct Free {
+		void
+		operator()(uint32_t *p) const noexcept {
+			std::free(p);
+		}
+	};
+	std::unique_ptr<uint32_t[], Free> marks_;
+	uint32_t epoch_ = 0;
+};
+
+// Whether `from` reaches `to` (from != to, and the rule at `from` said expand) over count vertices.
+// for_each_successor(u, visit) calls visit(w) for u's successors until one returns true (the
+// target found; a successor list may also end early, past everything that can lead to `to`);
+// step(w) is the rule at w about `to` (pruning::Step). visited and stack: the caller's scratch,
+// reused between searches. Polls for cancellation.
+template <typename Successors, typename Rule>
+bool
+pruned_search(uint32_t from, uint32_t to, size_t count, VisitMarks &visited, std::vector<uint32_t> &stack,
+              Successors &&for_each_successor, Rule &&step) {
+	visited.start(count);
+	visited.visit(from);
+	stack.clear();
+	stack.push_back(from);
+	size_t steps = 0;
+	while (!stack.empty()) {
+		uint32_t u = stack.back();
+		stack.pop_back();
+		bool found = false;
+		for_each_successor(u, [&](uint32_t w) {
+			if ((++steps & 0xFFFF) == 0)
+				poll_cancel();
+			if (w == to)
+				return found = true;
+			if (!visited.visit(w))
+				return false;
+			pruning::Step s = step(w);
+			if (s == pruning::Step::reached)
+				return found = true;
+			if (s == pruning::Step::expand)
+				stack.push_back(w);
+			return false;
+		});
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+} // namespace grail

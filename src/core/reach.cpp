@@ -1,0 +1,73 @@
+#include "reach.hpp"
+
+namespace grail {
+
+Reach::Reach(const Index &index) : index_(index), query_(index) {
+}
+
+Reach::~Reach() = default;
+
+std::unique_ptr<Reach>
+Reach::with_changes(const Index &index, OverlayChanges changes, std::shared_ptr<const Csr> reversed_dag) {
+	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(
+	    index, changes.added(), changes.inserted(), changes.deleted(), std::move(reversed_dag));
+	if (!overlay)
+		return nullptr;
+	std::unique_ptr<Reach> reach(new Reach(index));
+	reach->changes_ = std::move(changes);
+	reach->overlay_ = std::move(overlay);
+	return reach;
+}
+
+std::shared_ptr<const Csr>
+Reach::reversed_dag() const noexcept {
+	return overlay_ ? overlay_->reversed_dag() : nullptr;
+}
+
+int64_t
+Reach::vertex(int64_t id) const noexcept {
+	if (index_.keys().kind() == KeyKind::integer)
+		return changes_->vertex(id);
+	return id >= 0 && uint64_t(id) < index_.graph().vertex_count() + changes_->added() ? id : -1;
+}
+
+bool
+Reach::reachable(int64_t a, int64_t b) {
+	if (!overlay_)
+		return query_.reachable(a, b);
+	if (a == b)
+		return true;
+	int64_t va = vertex(a), vb = vertex(b);
+	return va >= 0 && vb >= 0 && overlay_->reachable(vid_t(va), vid_t(vb));
+}
+
+size_t
+Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
+                      const DeviceFallback &fallback) {
+	if (overlay_) {
+		for (size_t i = 0; i < count; i++) {
+			if ((i & 0xFFFF) == 0xFFFF)
+				poll_cancel();
+			answers[i] = reachable(a[i], b[i]);
+		}
+		return 0;
+	}
+	ReachabilityQuery::Undecided undecided;
+	query_.decide_many(a, b, count, answers, undecided);
+	std::vector<uint8_t> reached;
+	auto on_gpu = [&] {
+		if (!device_)
+			device_ = std::make_unique<GpuReachability>(index_);
+		device_->search(undecided.from, undecided.to, reached);
+		return true;
+	};
+	if (policy.batch_may_use_gpu(undecided.size()) &&
+	    run_on_device(
+	        policy, "the reachability searches", index_.dag(), on_gpu, [] { return false; }, fallback))
+		undecided.answer(reached, answers);
+	else
+		query_.search_each(undecided, answers);
+	return undecided.size();
+}
+
+} // namespace grail
