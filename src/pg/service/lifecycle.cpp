@@ -1,4 +1,5 @@
-// create_graph, refresh_graph, drop_graph.
+// The graph lifecycle: create, rebuild (refresh, merge, background merge), alter, drop, and the
+// build they share; the SQL functions (src/pg/entry/graph_functions.cpp) and the merge worker call it.
 #include "error.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
@@ -34,7 +35,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 }
 
-using namespace grail::pg;
+namespace grail::pg {
 
 static double
 ms_since(std::chrono::steady_clock::time_point start) {
@@ -50,8 +51,6 @@ edge_key_kind(Oid relid, AttrNumber attnum) {
 	key_kind_of(guard([&] { return get_atttype(relid, attnum); }), &kind);
 	return kind;
 }
-
-namespace grail::pg {
 
 /*
  * A hash seed no one can predict, so that no one can prepare ids or keys that collide in the
@@ -137,8 +136,6 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	return index;
 }
 
-} // namespace grail::pg
-
 /*
  * Read the edge table of a graph, build its index and store it; returns the summary line. For a
  * live graph (merge), the read is in one snapshot, without blocking writers, and the pending
@@ -181,11 +178,6 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	return summary;
 }
 
-static Datum
-text_result(const std::string &s) {
-	return guard([&] { return CStringGetTextDatum(s.c_str()); });
-}
-
 static AttrNumber
 column_attnum(Oid relid, const char *column, const char *what) {
 	return guard([&] {
@@ -201,11 +193,6 @@ column_attnum(Oid relid, const char *column, const char *what) {
 			                errmsg("system column \"%s\" cannot be an edge column", column)));
 		return attnum;
 	});
-}
-
-static const char *
-text_arg_cstring(FunctionCallInfo fcinfo, int arg) {
-	return guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(arg)); });
 }
 
 /*
@@ -301,17 +288,8 @@ check_buildable(Oid relid) {
 		}
 }
 
-GRAIL_FUNCTION(grail_create_graph) {
-	GraphName graph_name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	GraphRow row;
-	row.relid = PG_GETARG_OID(1);
-	const char *source = NameStr(*PG_GETARG_NAME(2));
-	const char *target = NameStr(*PG_GETARG_NAME(3));
-	row.labels = PG_GETARG_INT32(4);
-	row.skip_nulls = PG_GETARG_BOOL(5);
-	row.live = PG_GETARG_BOOL(6);
-	row.owner = GetUserId();
-
+std::string
+create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target) {
 	guard([&] {
 		if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
 			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -359,16 +337,9 @@ GRAIL_FUNCTION(grail_create_graph) {
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
 	building.live = false;
-	return text_result(build_graph(graph_name, building, BuildCommand::create_graph));
+	return build_graph(graph_name, building, BuildCommand::create_graph);
 }
 
-/*
- * refresh_graph and merge_graph. A graph that is not live is rebuilt under SHARE locks on its
- * tables (its triggers mark it stale: no write may come between the read and the commit). A live
- * graph's writers are not blocked: the build reads one snapshot and takes in the pending changes
- * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
- * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
- */
 /*
  * Takes the ACCESS SHARE locks that a build's read of the tables needs, on relid and its
  * descendants, if no other transaction holds a lock that conflicts (false, holding what it took
@@ -385,8 +356,15 @@ lock_tables_at_once(Oid relid) {
 	});
 }
 
+/*
+ * refresh_graph, merge_graph and a background merge. A graph that is not live is rebuilt under SHARE locks on its
+ * tables (its triggers mark it stale: no write may come between the read and the commit). A live
+ * graph's writers are not blocked: the build reads one snapshot and takes in the pending changes
+ * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
+ * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
+ */
 static std::string
-rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
+rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
 	GraphRow row = existing_graph(name, false);
 	// A background merge never blocks writers: it leaves a graph alone that would need the SHARE
 	// lock (no longer live, stale, triggers gone), or that is not the one it was asked to merge.
@@ -433,14 +411,9 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	return summary;
 }
 
-GRAIL_FUNCTION(grail_refresh_graph) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	return text_result(rebuild_graph(name, BuildCommand::refresh_graph, 0, nullptr, nullptr));
-}
-
-GRAIL_FUNCTION(grail_merge_graph) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	return text_result(rebuild_graph(name, BuildCommand::merge_graph, 0, nullptr, nullptr));
+std::string
+rebuild_graph(const GraphName &name, BuildCommand command) {
+	return rebuild(name, command, 0, nullptr, nullptr);
 }
 
 namespace {
@@ -474,8 +447,6 @@ private:
 
 } // namespace
 
-namespace grail::pg {
-
 /*
  * A background merge of graph id (src/pg/entry/merge_worker.cpp): what its owner's merge_graph() would
  * do, run as the owner, so that it can do nothing the owner could not; skipped (false) unless the
@@ -498,11 +469,9 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 	name.quoted = name.display;
 	RunAsRole owner(graph.owner);
 	bool merged = false;
-	*summary = rebuild_graph(name, BuildCommand::background_merge, id, &merged, busy);
+	*summary = rebuild(name, BuildCommand::background_merge, id, &merged, busy);
 	return merged;
 }
-
-} // namespace grail::pg
 
 /*
  * alter_graph(name, live): under SHARE locks on the edge table and its descendants (as a build reads
@@ -511,17 +480,13 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
  * table, so a lock on that alone let it log, unseen, into a graph turning not live. (A write through
  * an ancestor marks the graph stale whatever its mode.)
  */
-GRAIL_FUNCTION(grail_alter_graph) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	bool live = PG_GETARG_BOOL(1);
+void
+alter_graph(const GraphName &name, bool live) {
 	GraphRow row = existing_graph(name, false);
 	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
 	row = existing_graph(name, true);
 	set_graph_live(row.id, live);
-	PG_RETURN_VOID();
 }
-
-namespace grail::pg {
 
 void
 drop_graph(int64_t id) {
@@ -530,10 +495,9 @@ drop_graph(int64_t id) {
 	forget_images(id);
 }
 
-} // namespace grail::pg
-
-GRAIL_FUNCTION(grail_drop_graph) {
-	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
-	drop_graph(row.id);
-	PG_RETURN_VOID();
+void
+drop_graph(const GraphName &name) {
+	drop_graph(existing_graph(name, true).id);
 }
+
+} // namespace grail::pg

@@ -9,8 +9,6 @@
 extern "C" {
 #include "access/twophase.h"
 #include "access/xact.h"
-#include "catalog/pg_authid.h"
-#include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "port/atomics.h"
 #include "storage/backendid.h"
@@ -20,10 +18,6 @@ extern "C" {
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
-#include "utils/acl.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/rls.h"
 #include "utils/timestamp.h"
 }
 
@@ -454,77 +448,35 @@ database_slots() {
 	return kDatabaseSlots;
 }
 
-} // namespace grail::pg
-
-using namespace grail::pg;
-
-/*
- * grail._activity(): the builds and merges in progress in this database that the current role may
- * see: all for members of pg_read_all_stats; otherwise those over edge columns it may read, as
- * grail.graphs filters graphs (schema USAGE, SELECT on both columns, no row-level security
- * applying to it). Empty without the preload.
- */
-GRAIL_FUNCTION(grail_activity) {
-	int count = 0;
-	ProgressSlot *copies = nullptr;
-	if (shared != nullptr) {
-		copies =
-		    guard([] { return static_cast<ProgressSlot *>(palloc(sizeof(ProgressSlot) * shared->progress_slots)); });
-		for (int i = 0; i < shared->progress_slots; i++) {
-			ProgressSlot *slot = &shared->progress[i];
-			SpinLockAcquire(&slot->mutex);
-			if (slot->active && slot->database == MyDatabaseId)
-				copies[count++] = *slot;
-			SpinLockRelease(&slot->mutex);
+BuildActivity *
+builds_in_progress(int *count) {
+	*count = 0;
+	if (shared == nullptr)
+		return nullptr;
+	auto *copies =
+	    guard([] { return static_cast<BuildActivity *>(palloc(sizeof(BuildActivity) * shared->progress_slots)); });
+	for (int i = 0; i < shared->progress_slots; i++) {
+		ProgressSlot *slot = &shared->progress[i];
+		SpinLockAcquire(&slot->mutex);
+		if (slot->active && slot->database == MyDatabaseId) {
+			BuildActivity &a = copies[(*count)++];
+			a.pid = slot->pid;
+			a.graph_id = slot->graph_id;
+			a.schema = slot->schema;
+			memcpy(a.name, slot->name, sizeof a.name);
+			a.relid = slot->relid;
+			a.source = slot->source;
+			a.target = slot->target;
+			a.command = command_name(slot->command);
+			a.phase = phase_name(slot->phase, &a.unit);
+			a.done = slot->done;
+			a.total = slot->total;
+			a.started = slot->started;
+			a.phase_started = slot->phase_started;
 		}
+		SpinLockRelease(&slot->mutex);
 	}
-	guard([&] {
-		InitMaterializedSRF(fcinfo, 0);
-		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-		Oid role = GetUserId();
-		bool all = has_privs_of_role(role, ROLE_PG_READ_ALL_STATS);
-		for (int i = 0; i < count; i++) {
-			const ProgressSlot &s = copies[i];
-			Oid schema = get_rel_namespace(s.relid);
-			if (!OidIsValid(schema))
-				continue; // the edge table is gone
-			if (!all) {
-				bool missing = false;
-				if (pg_namespace_aclcheck(schema, role, ACL_USAGE) != ACLCHECK_OK)
-					continue;
-				bool table_select = pg_class_aclcheck_ext(s.relid, role, ACL_SELECT, &missing) == ACLCHECK_OK;
-				if (missing)
-					continue;
-				auto column_select = [&](AttrNumber attnum) {
-					bool gone = false;
-					return table_select ||
-					       (pg_attribute_aclcheck_ext(s.relid, attnum, role, ACL_SELECT, &gone) == ACLCHECK_OK &&
-					        !gone);
-				};
-				if (!column_select(s.source) || !column_select(s.target))
-					continue;
-				if (check_enable_rls(s.relid, InvalidOid, true) == RLS_ENABLED)
-					continue;
-			}
-			const char *unit;
-			const char *phase = phase_name(s.phase, &unit);
-			char *schema_name = get_namespace_name(s.schema);
-			Datum values[12] = {Int32GetDatum(s.pid),
-			                    Int64GetDatum(s.graph_id),
-			                    schema_name ? CStringGetTextDatum(schema_name) : Datum(0),
-			                    CStringGetTextDatum(s.name),
-			                    ObjectIdGetDatum(s.relid),
-			                    CStringGetTextDatum(command_name(s.command)),
-			                    CStringGetTextDatum(phase),
-			                    Int64GetDatum(s.done),
-			                    Int64GetDatum(s.total),
-			                    unit ? CStringGetTextDatum(unit) : Datum(0),
-			                    TimestampTzGetDatum(s.started),
-			                    TimestampTzGetDatum(s.phase_started)};
-			bool nulls[12] = {false,      false,       schema_name == nullptr, false, false, false, false,
-			                  s.done < 0, s.total < 0, unit == nullptr,        false, false};
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		}
-	});
-	return (Datum)0;
+	return copies;
 }
+
+} // namespace grail::pg

@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "access/attnum.h"
+#include "datatype/timestamp.h"
 }
 
 namespace grail::pg {
@@ -50,6 +51,24 @@ public:
 private:
 	bool active_ = false;
 };
+
+// A build or merge in progress, as grail.activity shows it.
+struct BuildActivity {
+	int pid;
+	int64_t graph_id;
+	Oid schema;
+	char name[NAMEDATALEN];
+	Oid relid;
+	AttrNumber source, target;
+	const char *command; // create_graph, refresh_graph, merge_graph or background merge
+	const char *phase;
+	const char *unit;    // of done and total, or null
+	int64_t done, total; // -1: unknown
+	TimestampTz started, phase_started;
+};
+// The builds and merges in progress in this database: count of them in a palloc'd array (null
+// without the preload).
+BuildActivity *builds_in_progress(int *count);
 
 // Enters a phase; total < 0: unknown. Plain shared-memory writes, which cannot fail.
 void progress_phase(BuildPhase phase, int64_t total = -1);

@@ -236,24 +236,3 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 }
 
 } // namespace grail::pg
-
-/*
- * grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[]), for the event
- * triggers.
- */
-GRAIL_FUNCTION(grail_watched) {
-	return BoolGetDatum(grail::pg::graph_watched(PG_GETARG_INT64(0), PG_GETARG_OID(1), PG_GETARG_DATUM(2)));
-}
-
-/*
- * grail._ancestors(edge_table oid) and grail._descendants(edge_table oid), for grail._watch.
- */
-GRAIL_FUNCTION(grail_ancestors) {
-	std::vector<Oid> ancestors = grail::pg::table_family(PG_GETARG_OID(0)).ancestors;
-	return grail::pg::oid_array(ancestors.data(), int(ancestors.size()));
-}
-
-GRAIL_FUNCTION(grail_descendants) {
-	std::vector<Oid> descendants = grail::pg::table_family(PG_GETARG_OID(0)).descendants;
-	return grail::pg::oid_array(descendants.data(), int(descendants.size()));
-}
