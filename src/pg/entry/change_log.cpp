@@ -19,17 +19,15 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/pending_changes.hpp"
 #include "store/edges.hpp"
 #include "boundary/key_datums.hpp"
 
 extern "C" {
 #include "access/genam.h"
-#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "access/toast_compression.h"
-#include "access/toast_internals.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -39,7 +37,6 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "replication/logicalworker.h"
 #include "replication/worker_internal.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/inval.h"
@@ -101,7 +98,7 @@ open_graph_table() {
 		if (!log_catalog.valid) {
 			Oid schema = get_namespace_oid("grail", false);
 			log_catalog.graph = get_relname_relid("graph", schema);
-			log_catalog.pending = get_relname_relid("pending_change", schema);
+			log_catalog.pending = pending_change_table();
 			if (!OidIsValid(log_catalog.graph) || !OidIsValid(log_catalog.pending))
 				elog(ERROR, "pg_grail catalog table grail.graph or grail.pending_change is missing");
 		}
@@ -247,41 +244,6 @@ edge_key(const Edge &edge, bool integer) {
 	return key;
 }
 
-// An int8[] of n elements, nulls[i] for a NULL element (maybe_null: there may be some), built in
-// place: what construct_md_array makes of them, without its per-element work (a batch is 8,192 of
-// them per side).
-Datum
-integer_array(const Datum *values, const bool *nulls, int n, bool maybe_null) {
-	int present = n;
-	if (maybe_null)
-		for (int i = 0; i < n; i++)
-			present -= nulls[i] ? 1 : 0;
-	bool any_null = present < n;
-	Size offset = any_null ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
-	Size bytes = offset + sizeof(int64) * Size(present);
-	auto *array = static_cast<ArrayType *>(palloc(bytes));
-	memset(array, 0, offset);
-	SET_VARSIZE(array, bytes);
-	array->ndim = 1;
-	array->dataoffset = any_null ? int32(offset) : 0;
-	array->elemtype = INT8OID;
-	ARR_DIMS(array)[0] = n;
-	ARR_LBOUND(array)[0] = 1;
-	auto *data = reinterpret_cast<int64 *>(ARR_DATA_PTR(array));
-	if (!any_null) {
-		for (int i = 0; i < n; i++)
-			data[i] = DatumGetInt64(values[i]);
-	} else {
-		bits8 *bitmap = ARR_NULLBITMAP(array);
-		for (int i = 0, j = 0; i < n; i++)
-			if (!nulls[i]) {
-				bitmap[i / 8] |= bits8(1 << (i % 8));
-				data[j++] = DatumGetInt64(values[i]);
-			}
-	}
-	return PointerGetDatum(array);
-}
-
 // Collects edge changes and writes them to grail.pending_change, one row per kBatchRows edges of
 // one change value (its arrays hold the edges), and a TRUNCATE's marker as a row of NULL arrays.
 // Its memory is a context of its own, a child of the trigger call's; an error aborts the
@@ -367,16 +329,12 @@ public:
 				if (entry.second.count > 0)
 					write(&entry.second);
 			if (marker_) {
-				insert(0, Datum(0), Datum(0), true);
+				if (!log_.is_open())
+					open_log();
+				log_.insert_marker(graph_id_);
 				written_++;
 			}
-			if (rel_ != nullptr) {
-				ExecDropSingleTupleTableSlot(slot_);
-				ExecCloseIndices(result_);
-				FreeExecutorState(estate_);
-				table_close(rel_, NoLock);
-				CommandCounterIncrement();
-			}
+			log_.close();
 			MemoryContextDelete(context_);
 		});
 	}
@@ -397,30 +355,10 @@ private:
 			        ? GenerationContextCreate(context_, "pg_grail log batch", kBatchBytes, kBatchBytes, kBatchBytes)
 			        : AllocSetContextCreate(context_, "pg_grail log batch", ALLOCSET_DEFAULT_SIZES);
 		MemoryContext old = MemoryContextSwitchTo(scratch_);
-		Datum arrays[2];
-		for (int i = 0; i < 2; i++) {
-			if (integer_) {
-				arrays[i] = integer_array(b->ends[i], b->nulls[i], b->count, b->any_null);
-			} else {
-				int dims[] = {b->count}, lbs[] = {1};
-				arrays[i] = PointerGetDatum(
-				    construct_md_array(b->ends[i], b->nulls[i], 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
-			}
-		}
-#ifdef USE_LZ4
-		// A row that the toaster would store out of line (the columns are STORAGE EXTERNAL, so it
-		// compresses nothing) goes out compressed by lz4: about half the bytes of toast and WAL for
-		// ids below 2^32, for less CPU than writing those bytes takes (1M edges: lz4 10 ms, 20 ms
-		// less toasting); pglz, several times slower, would cost more than it saves. Readers
-		// detoast as before.
-		if (VARSIZE(DatumGetPointer(arrays[0])) + VARSIZE(DatumGetPointer(arrays[1])) > TOAST_TUPLE_THRESHOLD)
-			for (int i = 0; i < 2; i++) {
-				Datum compressed = toast_compress_datum(arrays[i], TOAST_LZ4_COMPRESSION);
-				if (DatumGetPointer(compressed) != nullptr)
-					arrays[i] = compressed;
-			}
-#endif
-		insert(b->change, arrays[0], arrays[1], false);
+		if (!log_.is_open())
+			open_log();
+		log_.insert_edges(graph_id_, b->change, integer_, b->ends[0], b->nulls[0], b->ends[1], b->nulls[1], b->count,
+		                  b->any_null);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(scratch_);
 		if (b->keys != nullptr)
@@ -430,69 +368,12 @@ private:
 		b->any_null = false;
 	}
 
-	// Opens grail.pending_change for inserts, as the executor opens an INSERT's table, and checks
-	// that its columns are the ones this library writes (and src/pg/store/pending_changes.cpp reads) (PostgreSQL
-	// calls).
+	// Opens grail.pending_change for inserts (PostgreSQL calls).
 	void
-	open() {
-		static constexpr struct {
-			const char *name;
-			Oid type;
-		} kColumns[] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
-		                {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID}};
-		MemoryContext old = MemoryContextSwitchTo(context_);
+	open_log() {
 		if (!log_catalog.valid)
 			table_close(open_graph_table(), AccessShareLock);
-		Relation rel = table_open(log_catalog.pending, RowExclusiveLock);
-		TupleDesc desc = RelationGetDescr(rel);
-		bool fits = desc->natts == int(lengthof(kColumns));
-		for (int i = 0; fits && i < desc->natts; i++) {
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-			fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
-			       att->atttypid == kColumns[i].type;
-		}
-		if (!fits)
-			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			                errmsg("pg_grail catalog table grail.pending_change does not have the columns that "
-			                       "pg_grail's library (version %s) writes",
-			                       GRAIL_EXTVERSION),
-			                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
-		estate_ = CreateExecutorState();
-		result_ = makeNode(ResultRelInfo);
-		InitResultRelInfo(result_, rel, 1, NULL, 0);
-		ExecOpenIndices(result_, false);
-		slot_ = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-		rel_ = rel;
-		MemoryContextSwitchTo(old);
-	}
-
-	// One row of grail.pending_change: its heap tuple (toasted by the table access method) and
-	// its index entries, as an INSERT writes them (PostgreSQL calls).
-	void
-	insert(int change, Datum source, Datum target, bool marker) {
-		if (rel_ == nullptr)
-			open();
-		Datum values[6];
-		bool nulls[6];
-		values[0] = Int64GetDatum(graph_id_);
-		values[1] = Int32GetDatum(change);
-		nulls[0] = nulls[1] = false;
-		// source, target for integer keys; source_key, target_key for the others.
-		int first = integer_ ? 2 : 4;
-		for (int i = 2; i < 6; i++)
-			nulls[i] = true;
-		if (!marker) {
-			values[first] = source;
-			values[first + 1] = target;
-			nulls[first] = nulls[first + 1] = false;
-		}
-		// Formed here rather than in the slot's memory: a batch's row is as large as its arrays.
-		ExecStoreHeapTuple(heap_form_tuple(RelationGetDescr(rel_), values, nulls), slot_, true);
-		table_tuple_insert(rel_, slot_, GetCurrentCommandId(true), 0, NULL);
-		if (result_->ri_NumIndices > 0)
-			(void)ExecInsertIndexTuples(result_, slot_, estate_, false, false, NULL, NIL);
-		ResetPerTupleExprContext(estate_);
-		ExecClearTuple(slot_);
+		log_.open(log_catalog.pending, context_);
 	}
 
 	int64_t graph_id_;
@@ -501,10 +382,7 @@ private:
 	std::map<int, Batch> batches_;
 	bool marker_ = false;
 	uint64_t written_ = 0;
-	Relation rel_ = nullptr;
-	EState *estate_ = nullptr;
-	ResultRelInfo *result_ = nullptr;
-	TupleTableSlot *slot_ = nullptr;
+	PendingChangeInserter log_;
 };
 
 // Calls fn(slot) for each row of a transition table, all inside one guard() (so fn makes

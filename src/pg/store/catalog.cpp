@@ -8,6 +8,8 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/catalog_sql.hpp"
+#include "store/pending_changes.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -19,7 +21,6 @@ extern "C" {
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "executor/spi.h"
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -119,28 +120,6 @@ CatalogRights::~CatalogRights() {
 }
 
 /*
- * Connect to SPI, run fn, disconnect; all with CatalogRights. If fn throws, the error aborts the
- * transaction, which closes the SPI connection.
- */
-template <typename Fn>
-static auto
-with_spi(Fn &&fn) -> decltype(fn()) {
-	CatalogRights rights;
-	guard([] {
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-	});
-	if constexpr (std::is_void_v<decltype(fn())>) {
-		fn();
-		guard([] { SPI_finish(); });
-	} else {
-		auto result = fn();
-		guard([] { SPI_finish(); });
-		return result;
-	}
-}
-
-/*
  * The oids as an oid[] datum, for SQL parameters.
  */
 Datum
@@ -153,9 +132,8 @@ oid_array(const Oid *oids, int count) {
 	});
 }
 
-// read_only: run in the statement's snapshot (what a query sees); otherwise SPI takes a new one.
-static int
-execute(const char *sql, int nargs, Oid *types, Datum *values, int expected, bool read_only = false) {
+int
+execute(const char *sql, int nargs, Oid *types, Datum *values, int expected, bool read_only) {
 	return guard([&] {
 		int rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
 		if (rc != expected)
@@ -533,44 +511,8 @@ delete_graph(int64_t id) {
 		        "WHERE g.id OPERATOR(pg_catalog.=) $1",
 		        1, types, values, SPI_OK_SELECT);
 		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
-		execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
-		        SPI_OK_DELETE);
 	});
-}
-
-void
-delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
-	with_spi([&] {
-		guard([&] {
-			Oid types[] = {INT8OID};
-			Datum values[] = {Int64GetDatum(graph_id)};
-			SPIPlanPtr plan =
-			    SPI_prepare("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types);
-			if (plan == NULL)
-				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-			int rc = snapshot != nullptr
-			             ? SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, false, false, 0)
-			             : SPI_execute_plan(plan, values, NULL, false, 0);
-			if (rc != SPI_OK_DELETE)
-				elog(ERROR, "pg_grail could not delete the pending changes of graph %lld", (long long)graph_id);
-			SPI_freeplan(plan);
-		});
-	});
-}
-
-void
-set_graph_live(int64_t graph_id, bool live) {
-	with_spi([&] {
-		Oid types[] = {INT8OID, BOOLOID};
-		Datum values[] = {Int64GetDatum(graph_id), BoolGetDatum(live)};
-		execute("UPDATE grail.graph SET live = $2, stale = stale OR (NOT $2 AND EXISTS "
-		        "(SELECT 1 FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) $1)) "
-		        "WHERE id OPERATOR(pg_catalog.=) $1",
-		        2, types, values, SPI_OK_UPDATE);
-		if (!live)
-			execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
-			        SPI_OK_DELETE);
-	});
+	delete_pending_changes(id, nullptr);
 }
 
 bool
@@ -593,30 +535,6 @@ graph_identity(int64_t id, GraphIdentity *graph) {
 			graph->stale = DatumGetBool(SPI_getbinval(tuple, desc, 5, &null));
 		});
 		return true;
-	});
-}
-
-std::vector<int64_t>
-graphs_to_merge(int64_t threshold) {
-	return with_spi([&] {
-		Oid types[] = {INT8OID};
-		Datum values[] = {Int64GetDatum(threshold)};
-		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
-		// row holds at least one: the sum passes the threshold iff the graph's total does).
-		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
-		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
-		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
-		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
-		                "OPERATOR(pg_catalog.>=) $1 "
-		                "ORDER BY g.id",
-		                1, types, values, SPI_OK_SELECT);
-		std::vector<int64_t> ids;
-		for (int i = 0; i < n; i++)
-			ids.push_back(guard([&] {
-				bool null;
-				return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
-			}));
-		return ids;
 	});
 }
 

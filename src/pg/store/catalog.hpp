@@ -126,33 +126,6 @@ void load_index(const GraphRow &row, uint8_t *image);
 // naming the columns (`what`) without one. PostgreSQL calls: inside guard().
 Oid index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what);
 
-// The changes to a live graph's edge table that the active snapshot sees in grail.pending_change
-// (src/pg/store/pending_changes.cpp): how many rows, and a fingerprint of which (their row versions), which
-// differs between two snapshots that see different rows.
-struct PendingChanges {
-	uint64_t rows = 0;
-	uint64_t fingerprint = 0;
-};
-PendingChanges visible_pending_changes(int64_t graph_id);
-// One of those rows: an edge row written (change > 0) or removed (change < 0), |change| times; the
-// endpoints as integers or as text (uuid in its text form), by the graph's kind of key; has_source
-// or has_target false for a NULL endpoint; integer: the row holds integer keys (once the edge
-// columns changed type, rows hold keys of another kind than the graph's build).
-struct PendingRow {
-	int change = 0;
-	bool integer = false;
-	bool has_source = false, has_target = false;
-	int64_t source = 0, target = 0;
-	std::string source_key, target_key;
-};
-// The rows themselves, in index order (so in an order a fingerprint of them would follow).
-std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
-// Deletes the graph's rows of grail.pending_change that snapshot sees: the changes a build that
-// read the edge table in that snapshot has taken in (all of them without a snapshot).
-void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
-// Sets grail.graph.live.
-void set_graph_live(int64_t graph_id, bool live);
-
 // What a background merge needs to know of a graph before it looks it up by name as its owner.
 struct GraphIdentity {
 	Oid schema = InvalidOid;
@@ -162,9 +135,6 @@ struct GraphIdentity {
 	bool stale = false;
 };
 bool graph_identity(int64_t id, GraphIdentity *graph);
-// The live graphs that are not stale and have at least threshold edge changes in grail.pending_change (in a
-// new snapshot), by id.
-std::vector<int64_t> graphs_to_merge(int64_t threshold);
 
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).
