@@ -2,8 +2,7 @@
 // fork(), so the engine initialises the GPU lazily in the backend that uses it.
 #include "error.hpp"
 
-#include "store/activity.hpp"
-#include "store/image_stats.hpp"
+#include "store/shared_state.hpp"
 #include "entry/merge_worker.hpp"
 #include "entry/owner_hooks.hpp"
 #include "boundary/settings.hpp"
@@ -33,8 +32,7 @@ _PG_init(void) {
 	grail::pg::define_settings();
 	grail::pg::install_owner_hooks();
 	if (process_shared_preload_libraries_in_progress) {
-		grail::pg::request_image_stats();
-		grail::pg::request_activity_shmem();
+		grail::pg::install_shared_state_hooks();
 		grail::pg::register_merge_launcher();
 	}
 }

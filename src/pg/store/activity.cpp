@@ -72,8 +72,6 @@ struct Shared {
 };
 
 Shared *shared = nullptr;
-shmem_request_hook_type prev_shmem_request_hook = nullptr;
-shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 // This backend's slot while it builds, and its database's counter slot once found.
 ProgressSlot *current = nullptr;
@@ -87,43 +85,6 @@ progress_size() {
 Size
 shared_size() {
 	return add_size(progress_size(), mul_size(sizeof(PreparedSlot), Size(max_prepared_xacts)));
-}
-
-void
-request_shmem() {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(shared_size());
-	RequestNamedLWLockTranche("pg_grail activity", 1);
-}
-
-void
-startup_shmem() {
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	bool found;
-	shared = static_cast<Shared *>(ShmemInitStruct("pg_grail activity", shared_size(), &found));
-	if (!found) {
-		std::memset(static_cast<void *>(shared), 0, shared_size());
-		shared->lock = &(GetNamedLWLockTranche("pg_grail activity"))->lock;
-		shared->launcher_latch = nullptr;
-		pg_atomic_init_u32(&shared->rescan, 0);
-		for (DatabaseSlot &slot : shared->databases) {
-			slot.database = InvalidOid;
-			pg_atomic_init_u64(&slot.logged, 0);
-			pg_atomic_init_u32(&slot.urgent, 0);
-			pg_atomic_init_u32(&slot.failed, 0);
-		}
-		shared->progress_slots = MaxBackends;
-		for (int i = 0; i < MaxBackends; i++)
-			SpinLockInit(&shared->progress[i].mutex);
-		shared->prepared_slots = max_prepared_xacts;
-		shared->prepared = reinterpret_cast<PreparedSlot *>(reinterpret_cast<char *>(shared) + progress_size());
-		for (int i = 0; i < max_prepared_xacts; i++)
-			shared->prepared[i].database = InvalidOid;
-	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 // A backend that exits (FATAL included) while a build is recorded leaves no slot behind.
@@ -212,10 +173,33 @@ database_slot() {
 
 void
 request_activity_shmem() {
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = request_shmem;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = startup_shmem;
+	RequestAddinShmemSpace(shared_size());
+	RequestNamedLWLockTranche("pg_grail activity", 1);
+}
+
+void
+attach_activity_shmem() {
+	bool found;
+	shared = static_cast<Shared *>(ShmemInitStruct("pg_grail activity", shared_size(), &found));
+	if (!found) {
+		std::memset(static_cast<void *>(shared), 0, shared_size());
+		shared->lock = &(GetNamedLWLockTranche("pg_grail activity"))->lock;
+		shared->launcher_latch = nullptr;
+		pg_atomic_init_u32(&shared->rescan, 0);
+		for (DatabaseSlot &slot : shared->databases) {
+			slot.database = InvalidOid;
+			pg_atomic_init_u64(&slot.logged, 0);
+			pg_atomic_init_u32(&slot.urgent, 0);
+			pg_atomic_init_u32(&slot.failed, 0);
+		}
+		shared->progress_slots = MaxBackends;
+		for (int i = 0; i < MaxBackends; i++)
+			SpinLockInit(&shared->progress[i].mutex);
+		shared->prepared_slots = max_prepared_xacts;
+		shared->prepared = reinterpret_cast<PreparedSlot *>(reinterpret_cast<char *>(shared) + progress_size());
+		for (int i = 0; i < max_prepared_xacts; i++)
+			shared->prepared[i].database = InvalidOid;
+	}
 }
 
 bool

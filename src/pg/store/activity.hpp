@@ -19,8 +19,11 @@ extern "C" {
 
 namespace grail::pg {
 
-// Asks for the shared memory; from _PG_init while the library is being preloaded.
+// Asks for the segment and its lock, from the shared-memory request hook
+// (src/pg/store/shared_state.cpp); attaches it (making it, the first time), from the startup hook
+// under AddinShmemInitLock.
 void request_activity_shmem();
+void attach_activity_shmem();
 
 // Whether the segment exists in this server.
 bool activity_enabled();
