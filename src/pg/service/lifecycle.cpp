@@ -18,6 +18,7 @@
 #include "service/image_cache.hpp"
 #include "boundary/key_datums.hpp"
 #include "service/open_graph.hpp"
+#include "boundary/run_as_role.hpp"
 #include "boundary/settings.hpp"
 
 extern "C" {
@@ -31,7 +32,6 @@ extern "C" {
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/syscache.h"
 #include "utils/lsyscache.h"
 }
@@ -417,37 +417,6 @@ rebuild_graph(const GraphName &name, BuildCommand command) {
 	return rebuild(name, command, 0, nullptr, nullptr);
 }
 
-namespace {
-
-// Runs the enclosing scope as role, as a security-restricted operation with search_path =
-// pg_catalog, pg_temp (what VACUUM and REFRESH MATERIALIZED VIEW do for a table's owner). A
-// transaction abort restores the caller's too.
-class RunAsRole {
-public:
-	explicit RunAsRole(Oid role) {
-		GetUserIdAndSecContext(&saved_user_, &saved_context_);
-		guard([&] {
-			SetUserIdAndSecContext(role, saved_context_ | SECURITY_RESTRICTED_OPERATION);
-			guc_level_ = NewGUCNestLevel();
-			(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-			                        true, 0, false);
-		});
-	}
-	~RunAsRole() {
-		AtEOXact_GUC(false, guc_level_);
-		SetUserIdAndSecContext(saved_user_, saved_context_);
-	}
-	RunAsRole(const RunAsRole &) = delete;
-	RunAsRole &operator=(const RunAsRole &) = delete;
-
-private:
-	Oid saved_user_;
-	int saved_context_;
-	int guc_level_ = 0;
-};
-
-} // namespace
-
 /*
  * A background merge of graph id (src/pg/entry/merge_worker.cpp): what its owner's merge_graph() would
  * do, run as the owner, so that it can do nothing the owner could not; skipped (false) unless the
@@ -468,7 +437,8 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 	name.name = graph.name;
 	name.display = name.schema + "." + name.name;
 	name.quoted = name.display;
-	RunAsRole owner(graph.owner);
+	// As VACUUM and REFRESH MATERIALIZED VIEW run a table owner's code.
+	RunAsRole owner(graph.owner, SECURITY_RESTRICTED_OPERATION, false);
 	bool merged = false;
 	*summary = rebuild(name, BuildCommand::background_merge, id, &merged, busy);
 	return merged;

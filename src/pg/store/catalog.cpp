@@ -26,7 +26,6 @@ extern "C" {
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -103,20 +102,7 @@ extension_owner() {
 	return row.owner;
 }
 
-CatalogRights::CatalogRights() {
-	GetUserIdAndSecContext(&saved_user_, &saved_context_);
-	Oid owner = extension_owner();
-	guard([&] {
-		SetUserIdAndSecContext(owner, saved_context_ | SECURITY_LOCAL_USERID_CHANGE);
-		guc_level_ = NewGUCNestLevel();
-		(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
-		                        0, false);
-	});
-}
-
-CatalogRights::~CatalogRights() {
-	AtEOXact_GUC(true, guc_level_);
-	SetUserIdAndSecContext(saved_user_, saved_context_);
+CatalogRights::CatalogRights() : owner_(extension_owner(), SECURITY_LOCAL_USERID_CHANGE, true) {
 }
 
 /*

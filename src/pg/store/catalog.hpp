@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "boundary/guard.hpp"
+#include "boundary/run_as_role.hpp"
 
 extern "C" {
 #include "access/attnum.h"
@@ -51,14 +52,9 @@ struct GraphRow {
 class CatalogRights {
 public:
 	CatalogRights();
-	~CatalogRights();
-	CatalogRights(const CatalogRights &) = delete;
-	CatalogRights &operator=(const CatalogRights &) = delete;
 
 private:
-	Oid saved_user_;
-	int saved_context_;
-	int guc_level_ = 0;
+	RunAsRole owner_;
 };
 
 // A graph name as SQL reads a table name: "deps", "app.deps", "\"My Graph\"" (unquoted parts fold
