@@ -1,7 +1,11 @@
 #include "boundary/pg_calls.hpp"
 
 extern "C" {
+#include "storage/lmgr.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 }
 
 namespace grail::pg {
@@ -14,6 +18,61 @@ text_argument(FunctionCallInfo fcinfo, int arg) {
 Datum
 text_datum(const char *s) {
 	return guard([&] { return CStringGetTextDatum(s); });
+}
+
+bool
+relation_exists(Oid relid) {
+	return guard([&] { return SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)); });
+}
+
+const char *
+relation_name(Oid relid) {
+	return guard([&] { return get_rel_name(relid); });
+}
+
+char
+relation_kind(Oid relid) {
+	return guard([&] { return get_rel_relkind(relid); });
+}
+
+char
+relation_persistence(Oid relid) {
+	return guard([&] { return get_rel_persistence(relid); });
+}
+
+const char *
+attribute_name(Oid relid, AttrNumber attnum) {
+	return guard([&] { return get_attname(relid, attnum, false); });
+}
+
+AttrNumber
+attribute_number(Oid relid, const char *name) {
+	return guard([&] { return get_attnum(relid, name); });
+}
+
+const char *
+namespace_name(Oid schema) {
+	return guard([&] { return get_namespace_name(schema); });
+}
+
+const char *
+type_name(Oid type) {
+	return guard([&] { return format_type_be(type); });
+}
+
+const char *
+role_name(Oid role) {
+	return guard([&] { return GetUserNameFromId(role, false); });
+}
+
+bool
+has_privileges_of(Oid member, Oid role) {
+	return guard([&] { return has_privs_of_role(member, role); });
+}
+
+void
+lock_relation(Oid relid, LOCKMODE mode) {
+	guard([&] { LockRelationOid(relid, mode); });
 }
 
 } // namespace grail::pg

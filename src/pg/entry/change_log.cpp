@@ -464,15 +464,12 @@ log_trigger_named(const TriggerData *trigger, int64_t graph_id) {
 } // namespace
 
 GRAIL_FUNCTION(grail_log_changes) {
-	auto *trigger = guard([&] {
-		if (!CALLED_AS_TRIGGER(fcinfo))
-			ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-			                errmsg("grail._log_changes() must be called as a trigger")));
-		return reinterpret_cast<TriggerData *>(fcinfo->context);
-	});
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		raise(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED, "grail._log_changes() must be called as a trigger");
+	auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
 	TriggerEvent event = trigger->tg_event;
 	if (trigger->tg_trigger->tgnargs != 1)
-		guard([] { elog(ERROR, "grail._log_changes() takes one argument, the graph id"); });
+		raise(ERRCODE_INTERNAL_ERROR, "grail._log_changes() takes one argument, the graph id");
 	int64_t graph_id = guard(
 	    [&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(trigger->tg_trigger->tgargs[0]))); });
 	Relation rel = trigger->tg_relation;

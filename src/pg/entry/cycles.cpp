@@ -34,17 +34,12 @@ constexpr size_t kBatchVertices = 1 << 16;
 static void
 check_lengths(int32 min_length, bool has_max, int32 max_length) {
 	if (min_length < 3)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("min_length must be at least 3, not %d", min_length),
-			                errhint("A chordless cycle has three vertices at least.")));
-		});
+		raise(ERRCODE_INVALID_PARAMETER_VALUE, format("min_length must be at least 3, not %d", min_length),
+		      "A chordless cycle has three vertices at least.");
 	if (has_max && max_length < min_length)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("max_length must be at least min_length (%d), not %d", min_length, max_length),
-			                errhint("Pass NULL (the default) for no length limit.")));
-		});
+		raise(ERRCODE_INVALID_PARAMETER_VALUE,
+		      format("max_length must be at least min_length (%d), not %d", min_length, max_length),
+		      "Pass NULL (the default) for no length limit.");
 }
 
 /*
@@ -102,10 +97,7 @@ static Datum
 chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("set-valued function called in context that cannot accept a set")));
-		});
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED, "set-valued function called in context that cannot accept a set");
 	int min_arg = key_type_arg < 0 ? 1 : key_type_arg + 1, max_arg = min_arg + 1;
 
 	FuncCallContext *funcctx;
@@ -181,11 +173,8 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 	if (!PG_ARGISNULL(1)) {
 		int32 length = PG_GETARG_INT32(1);
 		if (length < 3)
-			guard([&] {
-				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				                errmsg("max_length must be at least 3, not %d", length),
-				                errhint("Pass NULL (the default) for no length limit.")));
-			});
+			raise(ERRCODE_INVALID_PARAMETER_VALUE, format("max_length must be at least 3, not %d", length),
+			      "Pass NULL (the default) for no length limit.");
 		max_length = uint32_t(length);
 	}
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt); // counts only: any kind of key

@@ -18,6 +18,7 @@
 #include "service/image_cache.hpp"
 #include "boundary/key_datums.hpp"
 #include "service/open_graph.hpp"
+#include "boundary/pg_calls.hpp"
 #include "boundary/run_as_role.hpp"
 #include "boundary/settings.hpp"
 
@@ -87,16 +88,13 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	stored.null_rows = int64_t(scan.rows - edges.size());
 	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
 	if (stored.null_rows > 0 && !row.skip_nulls)
-		guard([&] {
-			ereport(ERROR,
-			        (errcode(ERRCODE_NOT_NULL_VIOLATION),
-			         errmsg("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", "
-			                "%llu in column \"%s\"",
-			                get_rel_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
-			                get_attname(row.relid, row.source_attnum, false), (unsigned long long)scan.null_target,
-			                get_attname(row.relid, row.target_attnum, false)),
-			         errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
-		});
+		raise(ERRCODE_NOT_NULL_VIOLATION,
+		      format("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", %llu in "
+		             "column \"%s\"",
+		             relation_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
+		             attribute_name(row.relid, row.source_attnum), (unsigned long long)scan.null_target,
+		             attribute_name(row.relid, row.target_attnum)),
+		      "Delete those rows, or create the graph with skip_nulls => true to ignore them.");
 
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
@@ -181,19 +179,16 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 
 static AttrNumber
 column_attnum(Oid relid, const char *column, const char *what) {
-	return guard([&] {
-		AttrNumber attnum = get_attnum(relid, column);
-		if (attnum == InvalidAttrNumber)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-			                errmsg("column \"%s\" of relation \"%s\" does not exist", column, get_rel_name(relid)),
-			                errhint("Name the %s column of the edge table: grail.create_graph(name, table, "
-			                        "source_column, target_column).",
-			                        what)));
-		if (attnum < 0)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("system column \"%s\" cannot be an edge column", column)));
-		return attnum;
-	});
+	AttrNumber attnum = attribute_number(relid, column);
+	if (attnum == InvalidAttrNumber)
+		raise(ERRCODE_UNDEFINED_COLUMN,
+		      format("column \"%s\" of relation \"%s\" does not exist", column, relation_name(relid)),
+		      format("Name the %s column of the edge table: grail.create_graph(name, table, source_column, "
+		             "target_column).",
+		             what));
+	if (attnum < 0)
+		raise(ERRCODE_INVALID_PARAMETER_VALUE, format("system column \"%s\" cannot be an edge column", column));
+	return attnum;
 }
 
 /*
@@ -203,16 +198,10 @@ static GraphRow
 existing_graph(const GraphName &name, bool lock_row) {
 	GraphRow row;
 	if (!find_graph(name, &row, lock_row))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
-			                errhint("The view grail.graphs lists the graphs.")));
-		});
-	guard([&] {
-		if (!has_privs_of_role(GetUserId(), row.owner))
-			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			                errmsg("must be owner of pg_grail graph \"%s\"", name.display.c_str())));
-	});
+		raise(ERRCODE_UNDEFINED_OBJECT, "pg_grail graph \"" + name.display + "\" does not exist",
+		      "The view grail.graphs lists the graphs.");
+	if (!has_privileges_of(GetUserId(), row.owner))
+		raise(ERRCODE_INSUFFICIENT_PRIVILEGE, "must be owner of pg_grail graph \"" + name.display + "\"");
 	return row;
 }
 
@@ -248,28 +237,24 @@ creation_schema(const GraphName &name) {
  */
 static void
 check_storage(Oid table, Oid edge_table) {
-	guard([&] {
-		char persistence = get_rel_persistence(table);
-		const char *name = get_rel_name(table);
-		const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
-		if (persistence == RELPERSISTENCE_TEMP)
-			ereport(ERROR,
-			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			         errmsg("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
-			         errdetail("A graph is a permanent catalog object; a temporary table ends with its session."),
-			         errhint("Build the graph over a permanent table.")));
-		if (persistence == RELPERSISTENCE_UNLOGGED)
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
-			                errdetail("Crash recovery empties an unlogged table without firing the triggers that "
-			                          "keep a graph in step with its rows."),
-			                errhint("Make it logged first: ALTER TABLE %s SET LOGGED.", name)));
-		if (get_rel_relkind(table) == RELKIND_FOREIGN_TABLE)
-			ereport(ERROR,
-			        (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			         errmsg("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what, name),
-			         errhint("Copy its edges into a local table.")));
-	});
+	char persistence = relation_persistence(table);
+	const char *name = relation_name(table);
+	const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
+	if (persistence == RELPERSISTENCE_TEMP)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
+		      "Build the graph over a permanent table.",
+		      "A graph is a permanent catalog object; a temporary table ends with its session.");
+	if (persistence == RELPERSISTENCE_UNLOGGED)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
+		      format("Make it logged first: ALTER TABLE %s SET LOGGED.", name),
+		      "Crash recovery empties an unlogged table without firing the triggers that keep a graph in step with "
+		      "its rows.");
+	if (relation_kind(table) == RELKIND_FOREIGN_TABLE)
+		raise(ERRCODE_WRONG_OBJECT_TYPE,
+		      format("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what, name),
+		      "Copy its edges into a local table.");
 }
 
 /*
@@ -291,46 +276,37 @@ check_buildable(Oid relid) {
 
 std::string
 create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target) {
-	guard([&] {
-		if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
-			                errhint("5 labels (the default) suit most graphs; more make negative queries cheaper and "
-			                        "the index larger.")));
-		if (get_rel_name(row.relid) == NULL)
-			ereport(ERROR,
-			        (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
-		// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
-		// pg_grail cannot watch.
-		char relkind = get_rel_relkind(row.relid);
-		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
-			ereport(ERROR,
-			        (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
-			         errhint("pg_grail reads edges from a table or a partitioned table, whose changes it can track; "
-			                 "copy the edges of a view, materialized view or foreign table into one.")));
-	});
+	if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
+		raise(ERRCODE_INVALID_PARAMETER_VALUE,
+		      format("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
+		      "5 labels (the default) suit most graphs; more make negative queries cheaper and the index larger.");
+	const char *table = relation_name(row.relid);
+	if (table == nullptr)
+		raise(ERRCODE_UNDEFINED_TABLE, format("relation with OID %u does not exist", row.relid));
+	// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
+	// pg_grail cannot watch.
+	char relkind = relation_kind(row.relid);
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is not a table", table),
+		      "pg_grail reads edges from a table or a partitioned table, whose changes it can track; copy the edges "
+		      "of a view, materialized view or foreign table into one.");
 	row.schema = creation_schema(graph_name);
 	check_buildable(row.relid);
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
 	if (row.source_attnum == row.target_attnum)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("the source and target columns of a graph must differ, not both \"%s\"", source),
-			                errhint("Name the edge table's two columns: grail.create_graph(name, table, "
-			                        "source_column, target_column).")));
-		});
+		raise(ERRCODE_INVALID_PARAMETER_VALUE,
+		      format("the source and target columns of a graph must differ, not both \"%s\"", source),
+		      "Name the edge table's two columns: grail.create_graph(name, table, source_column, target_column).");
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 
 	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;
 	if (find_graph_in(&row.schema, 1, graph_name.name.c_str(), &existing, true))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT),
-			                errmsg("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
-			                       get_namespace_name(row.schema)),
-			                errhint("Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().")));
-		});
+		raise(ERRCODE_DUPLICATE_OBJECT,
+		      format("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
+		             namespace_name(row.schema)),
+		      "Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().");
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
 	watch_graph(row.id);
@@ -378,7 +354,7 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	// trigger waits for the row, so the other order could deadlock with it.
 	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
-		guard([&] { LockRelationOid(row.relid, ShareLock); });
+		lock_relation(row.relid, ShareLock);
 	// A background merge waits for no lock: one worker serves every database by default, and a
 	// transaction that holds the graph's row (its owner's merge_graph(), left idle) or a lock on one
 	// of its tables that a read waits for would stall every merge. It leaves such a graph and tells
@@ -391,12 +367,12 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	// A graph given away meanwhile, or no longer one it may merge, is no error for a background
 	// merge, which leaves it.
 	if (background && (row.id != background_id || !row.live || row.stale || !row.watched ||
-	                   !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
+	                   !has_privileges_of(GetUserId(), row.owner)))
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
 	if (row.live && (row.stale || !row.watched) && !blocking) {
-		guard([&] { LockRelationOid(row.relid, ShareLock); });
+		lock_relation(row.relid, ShareLock);
 		blocking = true;
 	}
 	// Re-making the triggers (CREATE OR REPLACE TRIGGER) takes a SHARE ROW EXCLUSIVE lock on the
@@ -429,7 +405,7 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 	if (!graph_identity(id, &graph) || !graph.live || graph.stale)
 		return false;
 	bool owner_exists = guard([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(graph.owner)); });
-	const char *schema = guard([&] { return get_namespace_name(graph.schema); });
+	const char *schema = namespace_name(graph.schema);
 	if (!owner_exists || schema == nullptr)
 		return false;
 	GraphName name;

@@ -10,6 +10,7 @@
 #include "store/catalog.hpp"
 #include "store/catalog_sql.hpp"
 #include "store/pending_changes.hpp"
+#include "boundary/pg_calls.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -88,17 +89,12 @@ static Oid
 extension_owner() {
 	ExtensionRow row = extension_row();
 	if (!row.found)
-		guard([] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("extension \"pg_grail\" does not exist")));
-		});
+		raise(ERRCODE_UNDEFINED_OBJECT, "extension \"pg_grail\" does not exist");
 	if (row.version != GRAIL_EXTVERSION)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			                errmsg("pg_grail's SQL objects in this database are version %s, but its installed library "
-			                       "is version %s",
-			                       row.version.c_str(), GRAIL_EXTVERSION),
-			                errhint("Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.")));
-		});
+		raise(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+		      format("pg_grail's SQL objects in this database are version %s, but its installed library is version %s",
+		             row.version.c_str(), GRAIL_EXTVERSION),
+		      "Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.");
 	return row.owner;
 }
 
@@ -198,21 +194,27 @@ split_graph_name(char *raw, List **parts) {
 GraphName
 parse_graph_name(const char *text) {
 	struct Parts {
+		bool valid;
+		int count;
 		const char *schema; // nullptr when unqualified
 		const char *name;
 	};
 	Parts parts = guard([&] {
 		char *raw = pstrdup(text);
 		List *list = NIL;
-		if (!split_graph_name(raw, &list) || list_length(list) > 2)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid pg_grail graph name \"%s\"", text),
-			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
-			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
-		if (list_length(list) == 0)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
-		return Parts{list_length(list) == 2 ? static_cast<const char *>(linitial(list)) : nullptr,
+		bool valid = split_graph_name(raw, &list) && list_length(list) <= 2;
+		if (!valid || list_length(list) == 0)
+			return Parts{valid, list_length(list), nullptr, nullptr};
+		return Parts{valid, list_length(list),
+		             list_length(list) == 2 ? static_cast<const char *>(linitial(list)) : nullptr,
 		             static_cast<const char *>(llast(list))};
 	});
+	if (!parts.valid)
+		raise(ERRCODE_INVALID_NAME, format("invalid pg_grail graph name \"%s\"", text),
+		      "A graph is named like a table: name or schema.name, unquoted parts in lower case, other names in "
+		      "double quotes, as in '\"My Graph\"'.");
+	if (parts.count == 0)
+		raise(ERRCODE_INVALID_PARAMETER_VALUE, "a pg_grail graph name cannot be empty");
 	const char *quoted_name = guard([&] { return quote_identifier(parts.name); });
 	const char *quoted_schema = parts.schema ? guard([&] { return quote_identifier(parts.schema); }) : nullptr;
 
@@ -390,7 +392,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		// A row lock, in a new snapshot (what a change must see): SQL.
 		exists = with_spi([&] {
 			Oid types[] = {TEXTOID, OIDARRAYOID};
-			Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
+			Datum values[] = {text_datum(name), oid_array(schemas, count)};
 			// The first schema of the list that has a graph of that name wins, as for tables.
 			const char *sql = skip_locked
 			                      ? "SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
@@ -443,15 +445,11 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 	// The row is read in the snapshot, the table in the catalog as it is now: a DROP TABLE (which
 	// drops the graph too) that committed after the snapshot leaves a row whose table is gone, and
 	// every catalog lookup of it would fail with an internal error.
-	guard([&] {
-		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(row->relid)))
-			ereport(ERROR,
-			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			         errmsg("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot "
-			                "was taken",
-			                name),
-			         errhint("Retry the transaction.")));
-	});
+	if (!relation_exists(row->relid))
+		raise(ERRCODE_T_R_SERIALIZATION_FAILURE,
+		      format("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot was taken",
+		             name),
+		      "Retry the transaction.");
 	row->watched = graph_watched(row->id, row->relid, found.watched_tables);
 	return true;
 }
@@ -472,7 +470,7 @@ int64_t
 insert_graph(const char *name, const GraphRow &row) {
 	return with_spi([&] {
 		Oid types[] = {TEXTOID, OIDOID, NAMEOID, NAMEOID, OIDOID, INT4OID, BOOLOID, OIDOID, BOOLOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }),
+		Datum values[] = {text_datum(name),
 		                  ObjectIdGetDatum(row.relid),
 		                  column_name(row.relid, row.source_attnum),
 		                  column_name(row.relid, row.target_attnum),
@@ -529,7 +527,7 @@ lock_graph_name(Oid schema, const char *name) {
 	with_spi([&] {
 		std::string key = std::to_string(schema) + "." + name;
 		Oid types[] = {TEXTOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(key.c_str()); })};
+		Datum values[] = {text_datum(key)};
 		execute("SELECT pg_catalog.pg_advisory_xact_lock(1735551340, pg_catalog.hashtext($1))", 1, types, values,
 		        SPI_OK_SELECT);
 	});
@@ -641,12 +639,10 @@ void
 check_index_size(const GraphRow &row) {
 	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
 	if (row.index_bytes <= 0 || uint64_t(row.index_bytes) > kMaxIndexBytes)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-			                errmsg("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes",
-			                       (long long)row.index_bytes),
-			                errhint("Rebuild it with grail.refresh_graph().")));
-		});
+		raise(ERRCODE_DATA_CORRUPTED,
+		      format("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes",
+		             (long long)row.index_bytes),
+		      "Rebuild it with grail.refresh_graph().");
 }
 
 void
