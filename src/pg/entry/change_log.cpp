@@ -8,8 +8,7 @@
 // the graph's row by an index scan and inserts the log's rows through the table and index access
 // methods, as an INSERT's executor would (toasting included). That costs no planning, no SPI, no
 // change of user or search_path, and leaves nothing for a name in the caller's search_path to
-// reach. Only marking a graph that is not live stale is SQL (an UPDATE, for its row lock, run as
-// the extension's owner by CatalogRights).
+// reach. Only marking a graph that is not live stale is SQL (mark_graph_stale).
 #include "index.hpp"
 
 #include <cstring>
@@ -19,27 +18,22 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/log_catalog.hpp"
 #include "store/pending_changes.hpp"
 #include "store/edges.hpp"
 #include "boundary/key_datums.hpp"
 
 extern "C" {
-#include "access/genam.h"
-#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
-#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "replication/logicalworker.h"
 #include "replication/worker_internal.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -59,129 +53,6 @@ constexpr int kBatchRows = 8192;
 // from batch to batch: allocating and freeing them each time made malloc hand the memory back to
 // the kernel and fault it in again, with a TLB shootdown each time (2-3% of a bulk INSERT).
 constexpr Size kBatchBytes = Size(4) << 20;
-
-// Where grail.graph and grail.pending_change are, and grail.graph's columns and id index: looked up
-// once per backend, forgotten when either table's relcache entry is invalidated (DROP EXTENSION,
-// an ALTER EXTENSION UPDATE that alters them, an index made or dropped).
-struct LogCatalog {
-	bool valid = false;
-	Oid graph = InvalidOid, pending = InvalidOid, graph_id_index = InvalidOid;
-	AttrNumber id = 0, name = 0, relid = 0, live = 0, source_column = 0, target_column = 0;
-};
-LogCatalog log_catalog;
-
-void
-forget_log_catalog(Datum, Oid relid) {
-	if (relid == InvalidOid || relid == log_catalog.graph || relid == log_catalog.pending)
-		log_catalog.valid = false;
-}
-
-AttrNumber
-column_of(TupleDesc desc, const char *name) {
-	for (int i = 0; i < desc->natts; i++)
-		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
-			return AttrNumber(i + 1);
-	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
-}
-
-// grail.graph, opened, with log_catalog valid for it (PostgreSQL calls: inside guard()). Taking the
-// lock, or reading the catalogs, may bring an invalidation of the table (an ALTER EXTENSION UPDATE
-// committed meanwhile): then its columns are looked up again, under the lock.
-Relation
-open_graph_table() {
-	static bool callback = false;
-	if (!callback) {
-		CacheRegisterRelcacheCallback(forget_log_catalog, 0);
-		callback = true;
-	}
-	for (;;) {
-		if (!log_catalog.valid) {
-			Oid schema = get_namespace_oid("grail", false);
-			log_catalog.graph = get_relname_relid("graph", schema);
-			log_catalog.pending = pending_change_table();
-			if (!OidIsValid(log_catalog.graph) || !OidIsValid(log_catalog.pending))
-				elog(ERROR, "pg_grail catalog table grail.graph or grail.pending_change is missing");
-		}
-		Relation rel = table_open(log_catalog.graph, AccessShareLock);
-		if (log_catalog.valid)
-			return rel;
-		log_catalog.valid = true; // until an invalidation that comes while the columns are read
-		TupleDesc desc = RelationGetDescr(rel);
-		log_catalog.id = column_of(desc, "id");
-		log_catalog.name = column_of(desc, "name");
-		log_catalog.relid = column_of(desc, "relid");
-		log_catalog.live = column_of(desc, "live");
-		log_catalog.source_column = column_of(desc, "source_column");
-		log_catalog.target_column = column_of(desc, "target_column");
-		log_catalog.graph_id_index = index_on(rel, {log_catalog.id}, "id");
-		table_close(rel, AccessShareLock);
-	}
-}
-
-// What the trigger needs of the graph's row, read in the latest snapshot: a change of `live` by
-// grail.alter_graph commits under a SHARE lock on the edge table, before this writer's lock, so
-// even a REPEATABLE READ writer whose snapshot is older logs or marks stale as the graph now says.
-struct GraphState {
-	bool exists = false;
-	bool live = false;
-	const char *name = nullptr; // palloc'd
-	Oid relid = InvalidOid;     // the edge table
-	NameData source_column, target_column;
-};
-
-// An index scan of grail.graph in the latest snapshot, as find_graph_in reads it.
-GraphState
-graph_state(int64_t graph_id) {
-	GraphState state;
-	guard([&] {
-		Relation rel = open_graph_table();
-		TupleDesc desc = RelationGetDescr(rel);
-		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
-		ScanKeyData key;
-		ScanKeyInit(&key, log_catalog.id, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-		SysScanDesc scan = systable_beginscan(rel, log_catalog.graph_id_index, true, snapshot, 1, &key);
-		if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
-			bool null;
-			state.exists = true;
-			state.live = DatumGetBool(heap_getattr(tuple, log_catalog.live, desc, &null));
-			state.name = TextDatumGetCString(heap_getattr(tuple, log_catalog.name, desc, &null));
-			state.relid = DatumGetObjectId(heap_getattr(tuple, log_catalog.relid, desc, &null));
-			state.source_column = *DatumGetName(heap_getattr(tuple, log_catalog.source_column, desc, &null));
-			state.target_column = *DatumGetName(heap_getattr(tuple, log_catalog.target_column, desc, &null));
-		}
-		systable_endscan(scan);
-		UnregisterSnapshot(snapshot);
-		table_close(rel, AccessShareLock);
-	});
-	return state;
-}
-
-// Plan kept for the backend's life (SPI_keepplan).
-SPIPlanPtr stale_plan;
-
-// The graph's row is updated (not only read): concurrent writers wait for each other's row lock,
-// so the UPDATE is SQL, as the extension's owner.
-void
-mark_stale(int64_t graph_id) {
-	CatalogRights rights;
-	guard([&] {
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (stale_plan == nullptr) {
-			Oid types[] = {INT8OID};
-			const char *sql = "UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) $1 AND NOT stale";
-			SPIPlanPtr plan = SPI_prepare(sql, 1, types);
-			if (plan == nullptr)
-				elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
-			SPI_keepplan(plan);
-			stale_plan = plan;
-		}
-		Datum values[] = {Int64GetDatum(graph_id)};
-		if (SPI_execute_plan(stale_plan, values, NULL, false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "pg_grail could not mark graph %lld stale", (long long)graph_id);
-		SPI_finish();
-	});
-}
 
 // One edge row's endpoints as the log stores them: int8 datums for integer keys, text datums
 // otherwise (uuid in its text form); nulls[i] for a NULL endpoint.
@@ -371,9 +242,7 @@ private:
 	// Opens grail.pending_change for inserts (PostgreSQL calls).
 	void
 	open_log() {
-		if (!log_catalog.valid)
-			table_close(open_graph_table(), AccessShareLock);
-		log_.open(log_catalog.pending, context_);
+		log_.open(log_table(), context_);
 	}
 
 	int64_t graph_id_;
@@ -495,7 +364,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 	// as a graph over it lags a change of its columns.
 	EdgeReader reader;
 	if (!guard([&] { return reader.open(rel, graph); })) {
-		mark_stale(graph_id);
+		mark_graph_stale(graph_id);
 		return PointerGetDatum(nullptr);
 	}
 	bool integer = reader.integer();
@@ -510,7 +379,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 		if (update && edge_key(old_edge, integer) == edge_key(new_edge, integer))
 			return PointerGetDatum(nullptr);
 		if (!graph.live) {
-			mark_stale(graph_id);
+			mark_graph_stale(graph_id);
 			return PointerGetDatum(nullptr);
 		}
 		ChangeWriter log(graph_id, integer);
@@ -557,7 +426,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 		for (auto &entry : net)
 			changed |= entry.second.change != 0;
 		if (changed && !graph.live) {
-			mark_stale(graph_id);
+			mark_graph_stale(graph_id);
 		} else if (changed) {
 			ChangeWriter log(graph_id, integer);
 			for (auto &entry : net)
@@ -569,7 +438,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			note_pending_changes(log.written());
 		}
 	} else if (!graph.live) {
-		mark_stale(graph_id);
+		mark_graph_stale(graph_id);
 	} else {
 		ChangeWriter log(graph_id, integer);
 		ChangeWriter::Batch *batch = log.batch(TRIGGER_FIRED_BY_INSERT(event) ? +1 : -1);

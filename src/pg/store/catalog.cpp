@@ -287,8 +287,8 @@ struct DecodedGraphRow {
 	Datum watched_tables;
 };
 
-static AttrNumber
-attnum_of(TupleDesc desc, const char *name) {
+AttrNumber
+graph_column(TupleDesc desc, const char *name) {
 	for (int i = 0; i < desc->natts; i++)
 		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
 			return AttrNumber(i + 1);
@@ -298,7 +298,7 @@ attnum_of(TupleDesc desc, const char *name) {
 // alloc: where watched_tables is copied to (SPI_palloc when the tuple is SPI's).
 static void
 decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedGraphRow *out) {
-	auto column = [&](const char *name, bool *null) { return heap_getattr(tuple, attnum_of(desc, name), desc, null); };
+	auto column = [&](const char *name, bool *null) { return heap_getattr(tuple, graph_column(desc, name), desc, null); };
 	bool null;
 	GraphRow &row = out->row;
 	row.id = DatumGetInt64(column("id", &null));
@@ -357,7 +357,7 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
  */
 static void
 take_state_as_now(Relation rel, TupleDesc desc, const char *name, DecodedGraphRow *found) {
-	AttrNumber id_att = attnum_of(desc, "id");
+	AttrNumber id_att = graph_column(desc, "id");
 	ScanKeyData key;
 	ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(found->row.id));
 	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, NULL, 1, &key);
@@ -416,7 +416,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 			Oid relid = get_relname_relid("graph", get_namespace_oid("grail", false));
 			Relation rel = table_open(relid, AccessShareLock);
 			TupleDesc desc = RelationGetDescr(rel);
-			AttrNumber namespace_att = attnum_of(desc, "namespace"), name_att = attnum_of(desc, "name");
+			AttrNumber namespace_att = graph_column(desc, "namespace"), name_att = graph_column(desc, "name");
 			Oid index = index_on(rel, {namespace_att, name_att}, "(namespace, name)");
 			Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 			Datum key_name = CStringGetTextDatum(name);
@@ -497,6 +497,33 @@ delete_graph(int64_t id) {
 		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
 	});
 	delete_pending_changes(id, nullptr);
+}
+
+// Plan kept for the backend's life (SPI_keepplan).
+static SPIPlanPtr stale_plan;
+
+// The graph's row is updated (not only read): concurrent writers wait for each other's row lock,
+// so the UPDATE is SQL. Run by every write to a table of a graph that is not live: its plan is kept.
+void
+mark_graph_stale(int64_t graph_id) {
+	CatalogRights rights;
+	guard([&] {
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (stale_plan == nullptr) {
+			Oid types[] = {INT8OID};
+			const char *sql = "UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) $1 AND NOT stale";
+			SPIPlanPtr plan = SPI_prepare(sql, 1, types);
+			if (plan == nullptr)
+				elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+			SPI_keepplan(plan);
+			stale_plan = plan;
+		}
+		Datum values[] = {Int64GetDatum(graph_id)};
+		if (SPI_execute_plan(stale_plan, values, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "pg_grail could not mark graph %lld stale", (long long)graph_id);
+		SPI_finish();
+	});
 }
 
 bool

@@ -122,6 +122,13 @@ void load_index(const GraphRow &row, uint8_t *image);
 // naming the columns (`what`) without one. PostgreSQL calls: inside guard().
 Oid index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what);
 
+// Marks the graph stale (a write its graph cannot follow), as the extension's owner.
+void mark_graph_stale(int64_t graph_id);
+
+// The number of grail.graph's column named name in its descriptor (PostgreSQL calls: inside
+// guard()); an error without one.
+AttrNumber graph_column(TupleDesc desc, const char *name);
+
 // What a background merge needs to know of a graph before it looks it up by name as its owner.
 struct GraphIdentity {
 	Oid schema = InvalidOid;
