@@ -40,6 +40,11 @@ relation_persistence(Oid relid) {
 	return guard([&] { return get_rel_persistence(relid); });
 }
 
+Oid
+attribute_type(Oid relid, AttrNumber attnum) {
+	return guard([&] { return get_atttype(relid, attnum); });
+}
+
 const char *
 attribute_name(Oid relid, AttrNumber attnum) {
 	return guard([&] { return get_attname(relid, attnum, false); });
@@ -48,6 +53,11 @@ attribute_name(Oid relid, AttrNumber attnum) {
 AttrNumber
 attribute_number(Oid relid, const char *name) {
 	return guard([&] { return get_attnum(relid, name); });
+}
+
+const char *
+quoted_identifier(const char *name) {
+	return guard([&] { return quote_identifier(name); });
 }
 
 const char *

@@ -30,10 +30,14 @@ const char *relation_name(Oid relid);
 // Its kind (get_rel_relkind: RELKIND_RELATION, ...) and persistence (get_rel_persistence).
 char relation_kind(Oid relid);
 char relation_persistence(Oid relid);
+// The type of a column (get_atttype), InvalidOid if there is none.
+Oid attribute_type(Oid relid, AttrNumber attnum);
 // The name of a column (get_attname; an error if there is none).
 const char *attribute_name(Oid relid, AttrNumber attnum);
 // The number of the column named name (get_attnum), InvalidAttrNumber if there is none.
 AttrNumber attribute_number(Oid relid, const char *name);
+// name, quoted as an SQL identifier where it needs to be (quote_identifier).
+const char *quoted_identifier(const char *name);
 // The name of a schema (get_namespace_name), null if there is none.
 const char *namespace_name(Oid schema);
 // The SQL name of a type (format_type_be).

@@ -10,6 +10,7 @@
 
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -109,7 +110,7 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 		int32 max_length = has_max ? PG_GETARG_INT32(max_arg) : 0;
 		check_lengths(min_length, has_max, max_length);
 
-		char *name = guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(0)); });
+		const char *name = text_argument(fcinfo, 0);
 		auto stream = std::make_unique<CycleStream>(open_graph_named(name, kind), uint32_t(min_length),
 		                                            has_max ? uint32_t(max_length) : grail::kNoLengthLimit);
 		// The array's element type: the key_type argument's own (text or varchar alike).
@@ -201,7 +202,7 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
  * grail._key_type(graph): bigint, text or uuid, for save_chordless_cycles().
  */
 GRAIL_FUNCTION(grail_key_type) {
-	char *name = grail::pg::guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(0)); });
+	const char *name = grail::pg::text_argument(fcinfo, 0);
 	std::shared_ptr<grail::pg::LoadedGraph> graph = grail::pg::open_graph_named(name, std::nullopt);
 	return ObjectIdGetDatum(grail::pg::key_type_oid(graph->index.keys().kind()));
 }

@@ -50,7 +50,7 @@ ms_since(std::chrono::steady_clock::time_point start) {
 static grail::KeyKind
 edge_key_kind(Oid relid, AttrNumber attnum) {
 	grail::KeyKind kind = grail::KeyKind::integer;
-	key_kind_of(guard([&] { return get_atttype(relid, attnum); }), &kind);
+	key_kind_of(attribute_type(relid, attnum), &kind);
 	return kind;
 }
 

@@ -215,8 +215,8 @@ parse_graph_name(const char *text) {
 		      "double quotes, as in '\"My Graph\"'.");
 	if (parts.count == 0)
 		raise(ERRCODE_INVALID_PARAMETER_VALUE, "a pg_grail graph name cannot be empty");
-	const char *quoted_name = guard([&] { return quote_identifier(parts.name); });
-	const char *quoted_schema = parts.schema ? guard([&] { return quote_identifier(parts.schema); }) : nullptr;
+	const char *quoted_name = quoted_identifier(parts.name);
+	const char *quoted_schema = parts.schema ? quoted_identifier(parts.schema) : nullptr;
 
 	GraphName parsed;
 	parsed.name = parts.name;
