@@ -2,7 +2,9 @@
 
 extern "C" {
 #include "storage/lmgr.h"
+#include "catalog/pg_type.h"
 #include "utils/acl.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -18,6 +20,16 @@ text_argument(FunctionCallInfo fcinfo, int arg) {
 Datum
 text_datum(const char *s) {
 	return guard([&] { return CStringGetTextDatum(s); });
+}
+
+Datum
+oid_array(const Oid *oids, int count) {
+	return guard([&] {
+		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
+		for (int i = 0; i < count; i++)
+			elements[i] = ObjectIdGetDatum(oids[i]);
+		return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	});
 }
 
 bool

@@ -25,6 +25,9 @@ text_datum(const std::string &s) {
 
 // Whether a relation of that oid exists, in the catalog as it is now.
 bool relation_exists(Oid relid);
+// The oids as an oid[] datum (palloc'd).
+Datum oid_array(const Oid *oids, int count);
+
 // The name of a relation (get_rel_name), null if there is none.
 const char *relation_name(Oid relid);
 // Its kind (get_rel_relkind: RELKIND_RELATION, ...) and persistence (get_rel_persistence).

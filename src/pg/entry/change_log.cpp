@@ -20,6 +20,7 @@
 #include "store/catalog.hpp"
 #include "store/log_catalog.hpp"
 #include "store/pending_changes.hpp"
+#include "store/watch.hpp"
 #include "store/edges.hpp"
 #include "boundary/key_datums.hpp"
 

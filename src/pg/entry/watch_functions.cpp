@@ -1,6 +1,7 @@
 // The helpers that grail._watch and the event triggers of sql/pg_grail.sql call: a table's
 // inheritance family and whether a graph's triggers are in place on it (src/pg/store/watch.cpp).
-#include "store/catalog.hpp"
+#include "store/watch.hpp"
+#include "boundary/pg_calls.hpp"
 
 #include <vector>
 

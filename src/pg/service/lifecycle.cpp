@@ -12,6 +12,7 @@
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
 #include "store/pending_changes.hpp"
+#include "store/watch.hpp"
 #include "store/edges.hpp"
 #include "boundary/gpu_choice.hpp"
 #include "service/lifecycle.hpp"

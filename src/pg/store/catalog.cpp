@@ -10,6 +10,7 @@
 #include "store/catalog.hpp"
 #include "store/catalog_sql.hpp"
 #include "store/pending_changes.hpp"
+#include "store/watch.hpp"
 #include "boundary/pg_calls.hpp"
 
 extern "C" {
@@ -99,19 +100,6 @@ extension_owner() {
 }
 
 CatalogRights::CatalogRights() : owner_(extension_owner(), SECURITY_LOCAL_USERID_CHANGE, true) {
-}
-
-/*
- * The oids as an oid[] datum, for SQL parameters.
- */
-Datum
-oid_array(const Oid *oids, int count) {
-	return guard([&] {
-		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
-		for (int i = 0; i < count; i++)
-			elements[i] = ObjectIdGetDatum(oids[i]);
-		return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
-	});
 }
 
 int

@@ -85,25 +85,8 @@ void lock_graph_name(Oid schema, const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
 // Drops the graph's catalog row (its chunks go with it) and its triggers.
 void delete_graph(int64_t id);
-// Whether the graph's staleness triggers are all in place on the tables of its watched_tables
-// (a regclass[] datum), which must still be edge_table's inheritance family (src/pg/store/watch.cpp).
-bool graph_watched(int64_t graph_id, Oid edge_table, Datum watched_tables);
 // Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
 void watch_graph(int64_t id);
-// The tables a graph over relid depends on (src/pg/store/watch.cpp): its descendants, relid first, which
-// SELECT reads, and the ancestors of any of them outside that family (relid's inheritance or
-// partition ancestors, a descendant's other parents), whose writes can reach its rows.
-struct TableFamily {
-	std::vector<Oid> ancestors;
-	std::vector<Oid> descendants;
-};
-TableFamily table_family(Oid relid);
-// Whether the table that a log trigger of graph graph_id (graph_name, over edge_table) fired on is
-// the edge table or one of its descendants; otherwise a WARNING that names the trigger, the table
-// and the graph, so that its writes are ignored rather than logged into an unrelated graph.
-bool log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table);
-// The oids as an oid[] datum, palloc'd in the current memory context.
-Datum oid_array(const Oid *oids, int count);
 
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;

@@ -4,6 +4,7 @@
 // (grail._watched) alike. Written against the catalogs directly rather than in SQL, because a
 // statement of a pg_grail function pays for it: no SQL function to plan, no lock on the tables.
 #include "store/catalog.hpp"
+#include "store/watch.hpp"
 
 #include <algorithm>
 #include <string>
