@@ -181,11 +181,11 @@ bool
 log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table) {
 	if (table == edge_table)
 		return true;
-	return guard([&] {
-		std::vector<Oid> ancestors;
-		add_ancestors(table, &ancestors);
-		if (std::find(ancestors.begin(), ancestors.end(), edge_table) != ancestors.end())
-			return true;
+	std::vector<Oid> ancestors; // outside the guard: a PostgreSQL error must not skip its destructor
+	guard([&] { add_ancestors(table, &ancestors); });
+	if (std::find(ancestors.begin(), ancestors.end(), edge_table) != ancestors.end())
+		return true;
+	guard([&] {
 		const char *schema = get_namespace_name(get_rel_namespace(table));
 		const char *name = get_rel_name(table);
 		const char *edge_name = get_rel_name(edge_table);
@@ -198,8 +198,8 @@ log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const ch
 		                   "database where another graph has that id."),
 		         errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(trigger),
 		                 quote_qualified_identifier(schema, name))));
-		return false;
 	});
+	return false;
 }
 
 bool
