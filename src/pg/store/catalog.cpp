@@ -286,7 +286,9 @@ graph_column(TupleDesc desc, const char *name) {
 // alloc: where watched_tables is copied to (SPI_palloc when the tuple is SPI's).
 static void
 decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedGraphRow *out) {
-	auto column = [&](const char *name, bool *null) { return heap_getattr(tuple, graph_column(desc, name), desc, null); };
+	auto column = [&](const char *name, bool *null) {
+		return heap_getattr(tuple, graph_column(desc, name), desc, null);
+	};
 	bool null;
 	GraphRow &row = out->row;
 	row.id = DatumGetInt64(column("id", &null));

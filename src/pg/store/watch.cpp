@@ -189,15 +189,14 @@ log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const ch
 		const char *schema = get_namespace_name(get_rel_namespace(table));
 		const char *name = get_rel_name(table);
 		const char *edge_name = get_rel_name(edge_table);
-		ereport(WARNING,
-		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		         errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: the table is not in the "
-		                "inheritance family of graph \"%s\" (id %lld), whose edge table is \"%s\"",
-		                trigger, name, graph_name, (long long)graph_id, edge_name ? edge_name : "?"),
-		         errdetail("Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a "
-		                   "database where another graph has that id."),
-		         errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(trigger),
-		                 quote_qualified_identifier(schema, name))));
+		ereport(WARNING, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                  errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: the table is not in the "
+		                         "inheritance family of graph \"%s\" (id %lld), whose edge table is \"%s\"",
+		                         trigger, name, graph_name, (long long)graph_id, edge_name ? edge_name : "?"),
+		                  errdetail("Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a "
+		                            "database where another graph has that id."),
+		                  errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(trigger),
+		                          quote_qualified_identifier(schema, name))));
 	});
 	return false;
 }
