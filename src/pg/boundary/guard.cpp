@@ -1,7 +1,10 @@
 #include "error.hpp"
 
+#include <cstdarg>
 #include <csetjmp>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <new>
 
@@ -101,27 +104,76 @@ sqlstate_of(ErrorKind kind) {
 	return ERRCODE_INTERNAL_ERROR;
 }
 
+void
+raise(int sqlstate, std::string message, std::string hint, std::string detail) {
+	throw SqlError(sqlstate, std::move(message), std::move(hint), std::move(detail));
+}
+
+std::string
+format(const char *fmt, ...) {
+	va_list args;
+	va_start(args, fmt);
+	va_list again;
+	va_copy(again, args);
+	int length = vsnprintf(nullptr, 0, fmt, args);
+	va_end(args);
+	std::string text(size_t(length > 0 ? length : 0), '\0');
+	if (length > 0)
+		vsnprintf(&text[0], size_t(length) + 1, fmt, again);
+	va_end(again);
+	return text;
+}
+
+/*
+ * A copy of text by malloc, which cannot longjmp (null for an empty text or without memory), for
+ * the exception handlers of call_and_raise.
+ */
+static char *
+copy_text(const std::string &text) noexcept {
+	return text.empty() ? nullptr : strdup(text.c_str());
+}
+
+/*
+ * The malloc'd text in the current memory context (freed with the error's transaction or
+ * subtransaction), and the malloc'd copy freed.
+ */
+static char *
+palloc_copy(char *text) {
+	if (text == nullptr)
+		return nullptr;
+	char *copy = pstrdup(text);
+	free(text);
+	return copy;
+}
+
 /*
  * Run body(arg); raise what it threw as a PostgreSQL error once its frames are gone. The one
  * place where C++ exceptions become PostgreSQL errors, for SQL functions and hooks alike.
  */
 void
 call_and_raise(void (*body)(void *), void *arg) {
-	// Plain buffers: nothing here may need a destructor when ereport longjmps away.
+	// Plain buffers and pointers: nothing here may need a destructor when ereport longjmps away.
 	ErrorData *pg_error = nullptr;
 	int sqlstate = 0;
 	char message[1024];
-	char hint[512];
-	hint[0] = '\0';
+	char *texts[3] = {nullptr, nullptr, nullptr}; // message, hint, detail of an SqlError or grail::Error
+	bool copied = false;                          // texts hold the message (message does otherwise)
 
 	try {
 		body(arg);
 	} catch (const PgError &e) {
 		pg_error = e.data();
+	} catch (const SqlError &e) {
+		sqlstate = e.sqlstate();
+		copied = true;
+		texts[0] = strdup(e.what());
+		texts[1] = copy_text(e.hint());
+		texts[2] = copy_text(e.detail());
 	} catch (const Error &e) {
 		sqlstate = sqlstate_of(e.kind());
-		snprintf(message, sizeof message, "%s", e.what());
-		snprintf(hint, sizeof hint, "%s", e.hint().c_str());
+		copied = true;
+		texts[0] = strdup(e.what());
+		texts[1] = copy_text(e.hint());
 	} catch (const std::bad_alloc &) {
 		sqlstate = ERRCODE_OUT_OF_MEMORY;
 		snprintf(message, sizeof message, "out of memory in pg_grail");
@@ -135,10 +187,15 @@ call_and_raise(void (*body)(void *), void *arg) {
 
 	if (pg_error)
 		ReThrowError(pg_error);
+	if (sqlstate == 0)
+		return;
+	const char *text = copied ? palloc_copy(texts[0]) : message;
+	const char *hint = palloc_copy(texts[1]);
+	const char *detail = palloc_copy(texts[2]);
 	if (sqlstate == ERRCODE_QUERY_CANCELED)
-		CHECK_FOR_INTERRUPTS();  // raises the proper cancel or timeout error
-	if (sqlstate != 0)
-		ereport(ERROR, (errcode(sqlstate), errmsg("%s", message), hint[0] ? errhint("%s", hint) : 0));
+		CHECK_FOR_INTERRUPTS(); // raises the proper cancel or timeout error
+	ereport(ERROR, (errcode(sqlstate), errmsg("%s", text != nullptr ? text : "out of memory in pg_grail"),
+	                hint != nullptr ? errhint("%s", hint) : 0, detail != nullptr ? errdetail("%s", detail) : 0));
 }
 
 /*

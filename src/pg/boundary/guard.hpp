@@ -15,6 +15,7 @@
 #pragma once
 
 #include <exception>
+#include <string>
 #include <type_traits>
 
 extern "C" {
@@ -42,6 +43,43 @@ public:
 private:
 	ErrorData *data_;  // palloc'd in the caller's memory context
 };
+
+// An error that C++ code raises with PostgreSQL's fields (raise() below): call_and_raise turns it
+// into ereport(ERROR) with the same SQLSTATE, message, detail and hint once the C++ frames have
+// unwound, as it does a PgError or a grail::Error.
+class SqlError : public std::exception {
+public:
+	SqlError(int sqlstate, std::string message, std::string hint, std::string detail)
+	    : sqlstate_(sqlstate), message_(std::move(message)), hint_(std::move(hint)), detail_(std::move(detail)) {
+	}
+	int
+	sqlstate() const noexcept {
+		return sqlstate_;
+	}
+	const char *
+	what() const noexcept override {
+		return message_.c_str();
+	}
+	const std::string &
+	hint() const noexcept {
+		return hint_;
+	}
+	const std::string &
+	detail() const noexcept {
+		return detail_;
+	}
+
+private:
+	int sqlstate_;
+	std::string message_, hint_, detail_;
+};
+
+// Throws SqlError: ERROR with this SQLSTATE (an ERRCODE_ value), message, hint and detail (empty:
+// none), without a PostgreSQL call.
+[[noreturn]] void raise(int sqlstate, std::string message, std::string hint = {}, std::string detail = {});
+
+// printf into a std::string, for the texts of raise(): plain C++, as PostgreSQL formats them.
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // Runs fn(arg) inside PG_TRY; a PostgreSQL error becomes a PgError. Out of line, so that no
 // caller's locals live in the frame that setjmp saves.

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -64,14 +65,11 @@ key_type_argument(FunctionCallInfo fcinfo, int arg, const char *what) {
 	grail::KeyKind kind;
 	// Not int2 or int4: the rows would have to be of that type, and an int8 id may not fit.
 	if (type == INT2OID || type == INT4OID || !key_kind_of(type, &kind))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-			                errmsg("%s: key_type must be NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, not "
-			                       "a value of type %s",
-			                       what, OidIsValid(type) ? format_type_be(type) : "unknown"),
-			                errhint("Pass a NULL of the type of the graph's keys, as in %s('graph', NULL::text).",
-			                        what)));
-		});
+		raise(
+		    ERRCODE_DATATYPE_MISMATCH,
+		    format("%s: key_type must be NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, not a value of type %s",
+		           what, OidIsValid(type) ? type_name(type) : "unknown"),
+		    format("Pass a NULL of the type of the graph's keys, as in %s('graph', NULL::text).", what));
 	return kind;
 }
 

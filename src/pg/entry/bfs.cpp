@@ -21,11 +21,8 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	if (!PG_ARGISNULL(2)) {
 		int32 depth = PG_GETARG_INT32(2);
 		if (depth < 0)
-			guard([&] {
-				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				                errmsg("max_depth must be at least 0, not %d", depth),
-				                errhint("Pass NULL (the default) for no depth limit.")));
-			});
+			raise(ERRCODE_INVALID_PARAMETER_VALUE, format("max_depth must be at least 0, not %d", depth),
+			      "Pass NULL (the default) for no depth limit.");
 		max_depth = uint32_t(depth);
 	}
 	LoadedGraph &graph = open_graph(fcinfo, 0, kind);

@@ -8,8 +8,7 @@
 // the graph's row by an index scan and inserts the log's rows through the table and index access
 // methods, as an INSERT's executor would (toasting included). That costs no planning, no SPI, no
 // change of user or search_path, and leaves nothing for a name in the caller's search_path to
-// reach. Only marking a graph that is not live stale is SQL (an UPDATE, for its row lock, run as
-// the extension's owner by CatalogRights).
+// reach. Only marking a graph that is not live stale is SQL (mark_graph_stale).
 #include "index.hpp"
 
 #include <cstring>
@@ -19,30 +18,23 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/log_catalog.hpp"
+#include "store/pending_changes.hpp"
+#include "store/watch.hpp"
 #include "store/edges.hpp"
 #include "boundary/key_datums.hpp"
 
 extern "C" {
-#include "access/genam.h"
-#include "access/heaptoast.h"
-#include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "access/toast_compression.h"
-#include "access/toast_internals.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/trigger.h"
 #include "executor/executor.h"
-#include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "replication/logicalworker.h"
 #include "replication/worker_internal.h"
-#include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
-#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -62,129 +54,6 @@ constexpr int kBatchRows = 8192;
 // from batch to batch: allocating and freeing them each time made malloc hand the memory back to
 // the kernel and fault it in again, with a TLB shootdown each time (2-3% of a bulk INSERT).
 constexpr Size kBatchBytes = Size(4) << 20;
-
-// Where grail.graph and grail.pending_change are, and grail.graph's columns and id index: looked up
-// once per backend, forgotten when either table's relcache entry is invalidated (DROP EXTENSION,
-// an ALTER EXTENSION UPDATE that alters them, an index made or dropped).
-struct LogCatalog {
-	bool valid = false;
-	Oid graph = InvalidOid, pending = InvalidOid, graph_id_index = InvalidOid;
-	AttrNumber id = 0, name = 0, relid = 0, live = 0, source_column = 0, target_column = 0;
-};
-LogCatalog log_catalog;
-
-void
-forget_log_catalog(Datum, Oid relid) {
-	if (relid == InvalidOid || relid == log_catalog.graph || relid == log_catalog.pending)
-		log_catalog.valid = false;
-}
-
-AttrNumber
-column_of(TupleDesc desc, const char *name) {
-	for (int i = 0; i < desc->natts; i++)
-		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
-			return AttrNumber(i + 1);
-	elog(ERROR, "pg_grail catalog table grail.graph has no column \"%s\"", name);
-}
-
-// grail.graph, opened, with log_catalog valid for it (PostgreSQL calls: inside guard()). Taking the
-// lock, or reading the catalogs, may bring an invalidation of the table (an ALTER EXTENSION UPDATE
-// committed meanwhile): then its columns are looked up again, under the lock.
-Relation
-open_graph_table() {
-	static bool callback = false;
-	if (!callback) {
-		CacheRegisterRelcacheCallback(forget_log_catalog, 0);
-		callback = true;
-	}
-	for (;;) {
-		if (!log_catalog.valid) {
-			Oid schema = get_namespace_oid("grail", false);
-			log_catalog.graph = get_relname_relid("graph", schema);
-			log_catalog.pending = get_relname_relid("pending_change", schema);
-			if (!OidIsValid(log_catalog.graph) || !OidIsValid(log_catalog.pending))
-				elog(ERROR, "pg_grail catalog table grail.graph or grail.pending_change is missing");
-		}
-		Relation rel = table_open(log_catalog.graph, AccessShareLock);
-		if (log_catalog.valid)
-			return rel;
-		log_catalog.valid = true; // until an invalidation that comes while the columns are read
-		TupleDesc desc = RelationGetDescr(rel);
-		log_catalog.id = column_of(desc, "id");
-		log_catalog.name = column_of(desc, "name");
-		log_catalog.relid = column_of(desc, "relid");
-		log_catalog.live = column_of(desc, "live");
-		log_catalog.source_column = column_of(desc, "source_column");
-		log_catalog.target_column = column_of(desc, "target_column");
-		log_catalog.graph_id_index = index_on(rel, {log_catalog.id}, "id");
-		table_close(rel, AccessShareLock);
-	}
-}
-
-// What the trigger needs of the graph's row, read in the latest snapshot: a change of `live` by
-// grail.alter_graph commits under a SHARE lock on the edge table, before this writer's lock, so
-// even a REPEATABLE READ writer whose snapshot is older logs or marks stale as the graph now says.
-struct GraphState {
-	bool exists = false;
-	bool live = false;
-	const char *name = nullptr; // palloc'd
-	Oid relid = InvalidOid;     // the edge table
-	NameData source_column, target_column;
-};
-
-// An index scan of grail.graph in the latest snapshot, as find_graph_in reads it.
-GraphState
-graph_state(int64_t graph_id) {
-	GraphState state;
-	guard([&] {
-		Relation rel = open_graph_table();
-		TupleDesc desc = RelationGetDescr(rel);
-		Snapshot snapshot = RegisterSnapshot(GetLatestSnapshot());
-		ScanKeyData key;
-		ScanKeyInit(&key, log_catalog.id, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-		SysScanDesc scan = systable_beginscan(rel, log_catalog.graph_id_index, true, snapshot, 1, &key);
-		if (HeapTuple tuple = systable_getnext(scan); HeapTupleIsValid(tuple)) {
-			bool null;
-			state.exists = true;
-			state.live = DatumGetBool(heap_getattr(tuple, log_catalog.live, desc, &null));
-			state.name = TextDatumGetCString(heap_getattr(tuple, log_catalog.name, desc, &null));
-			state.relid = DatumGetObjectId(heap_getattr(tuple, log_catalog.relid, desc, &null));
-			state.source_column = *DatumGetName(heap_getattr(tuple, log_catalog.source_column, desc, &null));
-			state.target_column = *DatumGetName(heap_getattr(tuple, log_catalog.target_column, desc, &null));
-		}
-		systable_endscan(scan);
-		UnregisterSnapshot(snapshot);
-		table_close(rel, AccessShareLock);
-	});
-	return state;
-}
-
-// Plan kept for the backend's life (SPI_keepplan).
-SPIPlanPtr stale_plan;
-
-// The graph's row is updated (not only read): concurrent writers wait for each other's row lock,
-// so the UPDATE is SQL, as the extension's owner.
-void
-mark_stale(int64_t graph_id) {
-	CatalogRights rights;
-	guard([&] {
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-		if (stale_plan == nullptr) {
-			Oid types[] = {INT8OID};
-			const char *sql = "UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) $1 AND NOT stale";
-			SPIPlanPtr plan = SPI_prepare(sql, 1, types);
-			if (plan == nullptr)
-				elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
-			SPI_keepplan(plan);
-			stale_plan = plan;
-		}
-		Datum values[] = {Int64GetDatum(graph_id)};
-		if (SPI_execute_plan(stale_plan, values, NULL, false, 0) != SPI_OK_UPDATE)
-			elog(ERROR, "pg_grail could not mark graph %lld stale", (long long)graph_id);
-		SPI_finish();
-	});
-}
 
 // One edge row's endpoints as the log stores them: int8 datums for integer keys, text datums
 // otherwise (uuid in its text form); nulls[i] for a NULL endpoint.
@@ -245,41 +114,6 @@ edge_key(const Edge &edge, bool integer) {
 		key.append(bytes, length);
 	}
 	return key;
-}
-
-// An int8[] of n elements, nulls[i] for a NULL element (maybe_null: there may be some), built in
-// place: what construct_md_array makes of them, without its per-element work (a batch is 8,192 of
-// them per side).
-Datum
-integer_array(const Datum *values, const bool *nulls, int n, bool maybe_null) {
-	int present = n;
-	if (maybe_null)
-		for (int i = 0; i < n; i++)
-			present -= nulls[i] ? 1 : 0;
-	bool any_null = present < n;
-	Size offset = any_null ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
-	Size bytes = offset + sizeof(int64) * Size(present);
-	auto *array = static_cast<ArrayType *>(palloc(bytes));
-	memset(array, 0, offset);
-	SET_VARSIZE(array, bytes);
-	array->ndim = 1;
-	array->dataoffset = any_null ? int32(offset) : 0;
-	array->elemtype = INT8OID;
-	ARR_DIMS(array)[0] = n;
-	ARR_LBOUND(array)[0] = 1;
-	auto *data = reinterpret_cast<int64 *>(ARR_DATA_PTR(array));
-	if (!any_null) {
-		for (int i = 0; i < n; i++)
-			data[i] = DatumGetInt64(values[i]);
-	} else {
-		bits8 *bitmap = ARR_NULLBITMAP(array);
-		for (int i = 0, j = 0; i < n; i++)
-			if (!nulls[i]) {
-				bitmap[i / 8] |= bits8(1 << (i % 8));
-				data[j++] = DatumGetInt64(values[i]);
-			}
-	}
-	return PointerGetDatum(array);
 }
 
 // Collects edge changes and writes them to grail.pending_change, one row per kBatchRows edges of
@@ -367,16 +201,12 @@ public:
 				if (entry.second.count > 0)
 					write(&entry.second);
 			if (marker_) {
-				insert(0, Datum(0), Datum(0), true);
+				if (!log_.is_open())
+					open_log();
+				log_.insert_marker(graph_id_);
 				written_++;
 			}
-			if (rel_ != nullptr) {
-				ExecDropSingleTupleTableSlot(slot_);
-				ExecCloseIndices(result_);
-				FreeExecutorState(estate_);
-				table_close(rel_, NoLock);
-				CommandCounterIncrement();
-			}
+			log_.close();
 			MemoryContextDelete(context_);
 		});
 	}
@@ -397,30 +227,10 @@ private:
 			        ? GenerationContextCreate(context_, "pg_grail log batch", kBatchBytes, kBatchBytes, kBatchBytes)
 			        : AllocSetContextCreate(context_, "pg_grail log batch", ALLOCSET_DEFAULT_SIZES);
 		MemoryContext old = MemoryContextSwitchTo(scratch_);
-		Datum arrays[2];
-		for (int i = 0; i < 2; i++) {
-			if (integer_) {
-				arrays[i] = integer_array(b->ends[i], b->nulls[i], b->count, b->any_null);
-			} else {
-				int dims[] = {b->count}, lbs[] = {1};
-				arrays[i] = PointerGetDatum(
-				    construct_md_array(b->ends[i], b->nulls[i], 1, dims, lbs, TEXTOID, -1, false, TYPALIGN_INT));
-			}
-		}
-#ifdef USE_LZ4
-		// A row that the toaster would store out of line (the columns are STORAGE EXTERNAL, so it
-		// compresses nothing) goes out compressed by lz4: about half the bytes of toast and WAL for
-		// ids below 2^32, for less CPU than writing those bytes takes (1M edges: lz4 10 ms, 20 ms
-		// less toasting); pglz, several times slower, would cost more than it saves. Readers
-		// detoast as before.
-		if (VARSIZE(DatumGetPointer(arrays[0])) + VARSIZE(DatumGetPointer(arrays[1])) > TOAST_TUPLE_THRESHOLD)
-			for (int i = 0; i < 2; i++) {
-				Datum compressed = toast_compress_datum(arrays[i], TOAST_LZ4_COMPRESSION);
-				if (DatumGetPointer(compressed) != nullptr)
-					arrays[i] = compressed;
-			}
-#endif
-		insert(b->change, arrays[0], arrays[1], false);
+		if (!log_.is_open())
+			open_log();
+		log_.insert_edges(graph_id_, b->change, integer_, b->ends[0], b->nulls[0], b->ends[1], b->nulls[1], b->count,
+		                  b->any_null);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(scratch_);
 		if (b->keys != nullptr)
@@ -430,69 +240,10 @@ private:
 		b->any_null = false;
 	}
 
-	// Opens grail.pending_change for inserts, as the executor opens an INSERT's table, and checks
-	// that its columns are the ones this library writes (and src/pg/store/pending_changes.cpp reads) (PostgreSQL
-	// calls).
+	// Opens grail.pending_change for inserts (PostgreSQL calls).
 	void
-	open() {
-		static constexpr struct {
-			const char *name;
-			Oid type;
-		} kColumns[] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
-		                {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID}};
-		MemoryContext old = MemoryContextSwitchTo(context_);
-		if (!log_catalog.valid)
-			table_close(open_graph_table(), AccessShareLock);
-		Relation rel = table_open(log_catalog.pending, RowExclusiveLock);
-		TupleDesc desc = RelationGetDescr(rel);
-		bool fits = desc->natts == int(lengthof(kColumns));
-		for (int i = 0; fits && i < desc->natts; i++) {
-			Form_pg_attribute att = TupleDescAttr(desc, i);
-			fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
-			       att->atttypid == kColumns[i].type;
-		}
-		if (!fits)
-			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			                errmsg("pg_grail catalog table grail.pending_change does not have the columns that "
-			                       "pg_grail's library (version %s) writes",
-			                       GRAIL_EXTVERSION),
-			                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
-		estate_ = CreateExecutorState();
-		result_ = makeNode(ResultRelInfo);
-		InitResultRelInfo(result_, rel, 1, NULL, 0);
-		ExecOpenIndices(result_, false);
-		slot_ = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-		rel_ = rel;
-		MemoryContextSwitchTo(old);
-	}
-
-	// One row of grail.pending_change: its heap tuple (toasted by the table access method) and
-	// its index entries, as an INSERT writes them (PostgreSQL calls).
-	void
-	insert(int change, Datum source, Datum target, bool marker) {
-		if (rel_ == nullptr)
-			open();
-		Datum values[6];
-		bool nulls[6];
-		values[0] = Int64GetDatum(graph_id_);
-		values[1] = Int32GetDatum(change);
-		nulls[0] = nulls[1] = false;
-		// source, target for integer keys; source_key, target_key for the others.
-		int first = integer_ ? 2 : 4;
-		for (int i = 2; i < 6; i++)
-			nulls[i] = true;
-		if (!marker) {
-			values[first] = source;
-			values[first + 1] = target;
-			nulls[first] = nulls[first + 1] = false;
-		}
-		// Formed here rather than in the slot's memory: a batch's row is as large as its arrays.
-		ExecStoreHeapTuple(heap_form_tuple(RelationGetDescr(rel_), values, nulls), slot_, true);
-		table_tuple_insert(rel_, slot_, GetCurrentCommandId(true), 0, NULL);
-		if (result_->ri_NumIndices > 0)
-			(void)ExecInsertIndexTuples(result_, slot_, estate_, false, false, NULL, NIL);
-		ResetPerTupleExprContext(estate_);
-		ExecClearTuple(slot_);
+	open_log() {
+		log_.open(log_table(), context_);
 	}
 
 	int64_t graph_id_;
@@ -501,10 +252,7 @@ private:
 	std::map<int, Batch> batches_;
 	bool marker_ = false;
 	uint64_t written_ = 0;
-	Relation rel_ = nullptr;
-	EState *estate_ = nullptr;
-	ResultRelInfo *result_ = nullptr;
-	TupleTableSlot *slot_ = nullptr;
+	PendingChangeInserter log_;
 };
 
 // Calls fn(slot) for each row of a transition table, all inside one guard() (so fn makes
@@ -586,15 +334,12 @@ log_trigger_named(const TriggerData *trigger, int64_t graph_id) {
 } // namespace
 
 GRAIL_FUNCTION(grail_log_changes) {
-	auto *trigger = guard([&] {
-		if (!CALLED_AS_TRIGGER(fcinfo))
-			ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-			                errmsg("grail._log_changes() must be called as a trigger")));
-		return reinterpret_cast<TriggerData *>(fcinfo->context);
-	});
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		raise(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED, "grail._log_changes() must be called as a trigger");
+	auto *trigger = reinterpret_cast<TriggerData *>(fcinfo->context);
 	TriggerEvent event = trigger->tg_event;
 	if (trigger->tg_trigger->tgnargs != 1)
-		guard([] { elog(ERROR, "grail._log_changes() takes one argument, the graph id"); });
+		raise(ERRCODE_INTERNAL_ERROR, "grail._log_changes() takes one argument, the graph id");
 	int64_t graph_id = guard(
 	    [&] { return DatumGetInt64(DirectFunctionCall1(int8in, CStringGetDatum(trigger->tg_trigger->tgargs[0]))); });
 	Relation rel = trigger->tg_relation;
@@ -620,7 +365,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 	// as a graph over it lags a change of its columns.
 	EdgeReader reader;
 	if (!guard([&] { return reader.open(rel, graph); })) {
-		mark_stale(graph_id);
+		mark_graph_stale(graph_id);
 		return PointerGetDatum(nullptr);
 	}
 	bool integer = reader.integer();
@@ -635,7 +380,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 		if (update && edge_key(old_edge, integer) == edge_key(new_edge, integer))
 			return PointerGetDatum(nullptr);
 		if (!graph.live) {
-			mark_stale(graph_id);
+			mark_graph_stale(graph_id);
 			return PointerGetDatum(nullptr);
 		}
 		ChangeWriter log(graph_id, integer);
@@ -682,7 +427,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 		for (auto &entry : net)
 			changed |= entry.second.change != 0;
 		if (changed && !graph.live) {
-			mark_stale(graph_id);
+			mark_graph_stale(graph_id);
 		} else if (changed) {
 			ChangeWriter log(graph_id, integer);
 			for (auto &entry : net)
@@ -694,7 +439,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			note_pending_changes(log.written());
 		}
 	} else if (!graph.live) {
-		mark_stale(graph_id);
+		mark_graph_stale(graph_id);
 	} else {
 		ChangeWriter log(graph_id, integer);
 		ChangeWriter::Batch *batch = log.batch(TRIGGER_FIRED_BY_INSERT(event) ? +1 : -1);

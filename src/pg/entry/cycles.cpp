@@ -10,6 +10,7 @@
 
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -34,17 +35,12 @@ constexpr size_t kBatchVertices = 1 << 16;
 static void
 check_lengths(int32 min_length, bool has_max, int32 max_length) {
 	if (min_length < 3)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("min_length must be at least 3, not %d", min_length),
-			                errhint("A chordless cycle has three vertices at least.")));
-		});
+		raise(ERRCODE_INVALID_PARAMETER_VALUE, format("min_length must be at least 3, not %d", min_length),
+		      "A chordless cycle has three vertices at least.");
 	if (has_max && max_length < min_length)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("max_length must be at least min_length (%d), not %d", min_length, max_length),
-			                errhint("Pass NULL (the default) for no length limit.")));
-		});
+		raise(ERRCODE_INVALID_PARAMETER_VALUE,
+		      format("max_length must be at least min_length (%d), not %d", min_length, max_length),
+		      "Pass NULL (the default) for no length limit.");
 }
 
 /*
@@ -102,10 +98,7 @@ static Datum
 chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 	auto *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 	if (rsinfo == nullptr || !IsA(rsinfo, ReturnSetInfo))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("set-valued function called in context that cannot accept a set")));
-		});
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED, "set-valued function called in context that cannot accept a set");
 	int min_arg = key_type_arg < 0 ? 1 : key_type_arg + 1, max_arg = min_arg + 1;
 
 	FuncCallContext *funcctx;
@@ -117,7 +110,7 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 		int32 max_length = has_max ? PG_GETARG_INT32(max_arg) : 0;
 		check_lengths(min_length, has_max, max_length);
 
-		char *name = guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(0)); });
+		const char *name = text_argument(fcinfo, 0);
 		auto stream = std::make_unique<CycleStream>(open_graph_named(name, kind), uint32_t(min_length),
 		                                            has_max ? uint32_t(max_length) : grail::kNoLengthLimit);
 		// The array's element type: the key_type argument's own (text or varchar alike).
@@ -181,11 +174,8 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 	if (!PG_ARGISNULL(1)) {
 		int32 length = PG_GETARG_INT32(1);
 		if (length < 3)
-			guard([&] {
-				ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				                errmsg("max_length must be at least 3, not %d", length),
-				                errhint("Pass NULL (the default) for no length limit.")));
-			});
+			raise(ERRCODE_INVALID_PARAMETER_VALUE, format("max_length must be at least 3, not %d", length),
+			      "Pass NULL (the default) for no length limit.");
 		max_length = uint32_t(length);
 	}
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt); // counts only: any kind of key
@@ -212,7 +202,7 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
  * grail._key_type(graph): bigint, text or uuid, for save_chordless_cycles().
  */
 GRAIL_FUNCTION(grail_key_type) {
-	char *name = grail::pg::guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(0)); });
+	const char *name = grail::pg::text_argument(fcinfo, 0);
 	std::shared_ptr<grail::pg::LoadedGraph> graph = grail::pg::open_graph_named(name, std::nullopt);
 	return ObjectIdGetDatum(grail::pg::key_type_oid(graph->index.keys().kind()));
 }

@@ -14,7 +14,7 @@
 //
 // grail._family_change (grail._on_family_change): whether the command changed a table's
 // inheritance family, and whether rows can have come or gone with it.
-#include "boundary/guard.hpp"
+#include "boundary/pg_calls.hpp"
 
 extern "C" {
 #include "nodes/parsenodes.h"
@@ -120,5 +120,5 @@ GRAIL_FUNCTION(grail_family_change) {
 	}
 	if (change == nullptr)
 		PG_RETURN_NULL();
-	return grail::pg::guard([&] { return CStringGetTextDatum(change); });
+	return grail::pg::text_datum(change);
 }

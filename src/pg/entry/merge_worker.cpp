@@ -23,6 +23,7 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/pending_changes.hpp"
 #include "entry/merge_worker.hpp"
 #include "boundary/settings.hpp"
 

@@ -1,18 +1,41 @@
-// Module entry: PG_MODULE_MAGIC and _PG_init. No CUDA here: a CUDA context does not survive
-// fork(), so the engine initialises the GPU lazily in the backend that uses it.
+// Module entry: PG_MODULE_MAGIC, _PG_init and the shared-memory hooks. No CUDA here: a CUDA
+// context does not survive fork(), so the engine initialises the GPU lazily in the backend that
+// uses it.
 #include "error.hpp"
 
-#include "store/activity.hpp"
-#include "store/image_stats.hpp"
+#include "store/shared_state.hpp"
 #include "entry/merge_worker.hpp"
 #include "entry/owner_hooks.hpp"
 #include "boundary/settings.hpp"
 #include "boundary/guard.hpp"
 
 extern "C" {
+#include "storage/ipc.h"
+
 PG_MODULE_MAGIC;
 
 void _PG_init(void);
+}
+
+static shmem_request_hook_type prev_shmem_request_hook = nullptr;
+static shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
+
+/*
+ * The shared-memory hooks: pg_grail's segments (src/pg/store/shared_state.hpp), after those of
+ * the libraries loaded before it.
+ */
+static void
+request_shmem(void) {
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	grail::pg::request_shared_state();
+}
+
+static void
+startup_shmem(void) {
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	grail::pg::attach_shared_state();
 }
 
 /*
@@ -33,8 +56,10 @@ _PG_init(void) {
 	grail::pg::define_settings();
 	grail::pg::install_owner_hooks();
 	if (process_shared_preload_libraries_in_progress) {
-		grail::pg::request_image_stats();
-		grail::pg::request_activity_shmem();
+		prev_shmem_request_hook = shmem_request_hook;
+		shmem_request_hook = request_shmem;
+		prev_shmem_startup_hook = shmem_startup_hook;
+		shmem_startup_hook = startup_shmem;
 		grail::pg::register_merge_launcher();
 	}
 }

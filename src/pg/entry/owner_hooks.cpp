@@ -55,13 +55,10 @@ refuse_dropping_owners(DropRoleStmt *stmt) {
 	std::string names;
 	for (const OwnedGraph &g : graphs)
 		names += (names.empty() ? "" : ", ") + g.name;
-	guard([&] {
-		ereport(ERROR, (errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-		                errmsg("role cannot be dropped because it owns pg_grail graphs"),
-		                errdetail("Graphs in this database: %s.", names.c_str()),
-		                errhint("Drop them with grail.drop_graph(), or hand them over with REASSIGN OWNED or drop "
-		                        "them with DROP OWNED, as for the role's tables.")));
-	});
+	raise(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST, "role cannot be dropped because it owns pg_grail graphs",
+	      "Drop them with grail.drop_graph(), or hand them over with REASSIGN OWNED or drop them with DROP OWNED, as "
+	      "for the role's tables.",
+	      "Graphs in this database: " + names + ".");
 }
 
 static void

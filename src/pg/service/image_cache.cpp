@@ -24,7 +24,6 @@ extern "C" {
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/fd.h"
 #include "storage/ipc.h"
@@ -489,6 +488,34 @@ forget_images(int64_t graph_id) {
 	closedir(dir);
 }
 
+std::vector<CachedImage>
+cached_images() {
+	std::vector<CacheFile> files = cache_files();
+	std::string prefix = std::to_string(MyDatabaseId) + "_";
+	std::vector<CachedImage> images;
+	for (const CacheFile &f : files) {
+		std::string name = file_name(f.path); // <database>_<graph>_<uuid>.img
+		if (f.being_written || name.compare(0, prefix.size(), prefix) != 0)
+			continue;
+		std::string graph_build_uuid = name.substr(prefix.size(), name.size() - prefix.size() - 4);
+		CachedImage image{graph_build_uuid.substr(graph_build_uuid.rfind('_') + 1), f.bytes, f.used.tv_sec, false, {}};
+		image.counted = image_stats(name, &image.stats);
+		images.push_back(image);
+	}
+	return images;
+}
+
+CacheContents
+cache_contents() {
+	CacheContents contents;
+	for (const CacheFile &f : cache_files())
+		if (!f.being_written) {
+			contents.bytes += f.bytes;
+			contents.images++;
+		}
+	return contents;
+}
+
 bool
 still_cached(const CachedFile *file) {
 	if (file == nullptr)
@@ -499,82 +526,3 @@ still_cached(const CachedFile *file) {
 }
 
 } // namespace grail::pg
-
-using namespace grail::pg;
-
-/*
- * grail.cache_info(): one row per cached image file of this database, with its server-wide
- * counters when there are any.
- */
-GRAIL_FUNCTION(grail_cache_info) {
-	std::vector<CacheFile> files = cache_files();
-	std::string prefix = std::to_string(MyDatabaseId) + "_";
-	struct Row {
-		std::string uuid;
-		const CacheFile *file;
-		bool counted;
-		ImageStats stats;
-	};
-	std::vector<Row> rows;
-	for (const CacheFile &f : files) {
-		std::string name = file_name(f.path); // <database>_<graph>_<uuid>.img
-		if (f.being_written || name.compare(0, prefix.size(), prefix) != 0)
-			continue;
-		std::string graph_build_uuid = name.substr(prefix.size(), name.size() - prefix.size() - 4);
-		Row row{graph_build_uuid.substr(graph_build_uuid.rfind('_') + 1), &f, false, {}};
-		row.counted = image_stats(name, &row.stats);
-		rows.push_back(row);
-	}
-	guard([&] {
-		InitMaterializedSRF(fcinfo, 0);
-		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-		for (const Row &row : rows) {
-			Datum values[6] = {DirectFunctionCall1(uuid_in, CStringGetDatum(row.uuid.c_str())),
-			                   Int64GetDatum(int64(row.file->bytes)),
-			                   TimestampTzGetDatum(time_t_to_timestamptz(row.file->used.tv_sec)),
-			                   Int32GetDatum(row.stats.backends),
-			                   Int64GetDatum(int64(row.stats.hits)),
-			                   Int64GetDatum(int64(row.stats.loads))};
-			bool nulls[6] = {false, false, false, !row.counted, !row.counted, !row.counted};
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		}
-	});
-	return (Datum)0;
-}
-
-/*
- * grail.cache_counters(): the cache's limit and contents, this backend's hits, loads and private
- * copies, and the mode with its reason.
- */
-GRAIL_FUNCTION(grail_cache_counters) {
-	std::vector<CacheFile> files = cache_files();
-	uint64_t cached = 0, images = 0;
-	for (const CacheFile &f : files)
-		if (!f.being_written) {
-			cached += f.bytes;
-			images++;
-		}
-	bool shared = settings.shared_cache_size_mb > 0;
-	const char *mode = shared ? "shared" : "private";
-	const char *reason = !shared ? "grail.shared_cache_size = 0: each backend reads its own copy from the catalog"
-	                     : image_stats_enabled()
-	                         ? "backends map one image file per build; server-wide counters in grail.cache_info()"
-	                         : "backends map one image file per build; no server-wide counters, since pg_grail is not "
-	                           "in shared_preload_libraries";
-	return guard([&] {
-		TupleDesc desc;
-		if (get_call_result_type(fcinfo, NULL, &desc) != TYPEFUNC_COMPOSITE)
-			elog(ERROR, "grail.cache_counters() must return a record");
-		desc = BlessTupleDesc(desc);
-		Datum values[8] = {Int64GetDatum(int64(uint64_t(settings.shared_cache_size_mb) << 20)),
-		                   Int64GetDatum(int64(cached)),
-		                   Int64GetDatum(int64(images)),
-		                   Int64GetDatum(int64(cache_counters.hits)),
-		                   Int64GetDatum(int64(cache_counters.loads)),
-		                   Int64GetDatum(int64(cache_counters.private_copies)),
-		                   CStringGetTextDatum(mode),
-		                   CStringGetTextDatum(reason)};
-		bool nulls[8] = {false, false, false, false, false, false, false, false};
-		return HeapTupleGetDatum(heap_form_tuple(desc, values, nulls));
-	});
-}

@@ -18,9 +18,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <ctime>
 #include <string>
+#include <vector>
 
 #include "store/catalog.hpp"
+#include "store/image_stats.hpp"
 
 namespace grail::pg {
 
@@ -46,6 +49,25 @@ void forget_images(int64_t graph_id);
 // freed once no backend maps it, and a truncated one is never read (its pages would be a SIGBUS)
 // but mapped again from a file written anew.
 bool still_cached(const CachedFile *file);
+
+// An image file of this database's graphs in the cache, for grail.cache_info(): its build, size,
+// last use, and its server-wide counters where there are any (counted).
+struct CachedImage {
+	std::string build_uuid;
+	uint64_t bytes;
+	time_t used;
+	bool counted;
+	ImageStats stats;
+};
+std::vector<CachedImage> cached_images();
+
+// The images in the cache (of every database: its limit is the server's) and their bytes, those
+// being written left out.
+struct CacheContents {
+	uint64_t bytes = 0;
+	uint64_t images = 0;
+};
+CacheContents cache_contents();
 
 // This backend's counters, for grail.cache_counters().
 struct CacheCounters {

@@ -1,4 +1,5 @@
-// create_graph, refresh_graph, drop_graph.
+// The graph lifecycle: create, rebuild (refresh, merge, background merge), alter, drop, and the
+// build they share; the SQL functions (src/pg/entry/graph_functions.cpp) and the merge worker call it.
 #include "error.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
@@ -10,12 +11,16 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/pending_changes.hpp"
+#include "store/watch.hpp"
 #include "store/edges.hpp"
 #include "boundary/gpu_choice.hpp"
 #include "service/lifecycle.hpp"
 #include "service/image_cache.hpp"
 #include "boundary/key_datums.hpp"
 #include "service/open_graph.hpp"
+#include "boundary/pg_calls.hpp"
+#include "boundary/run_as_role.hpp"
 #include "boundary/settings.hpp"
 
 extern "C" {
@@ -29,12 +34,11 @@ extern "C" {
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/syscache.h"
 #include "utils/lsyscache.h"
 }
 
-using namespace grail::pg;
+namespace grail::pg {
 
 static double
 ms_since(std::chrono::steady_clock::time_point start) {
@@ -47,11 +51,9 @@ ms_since(std::chrono::steady_clock::time_point start) {
 static grail::KeyKind
 edge_key_kind(Oid relid, AttrNumber attnum) {
 	grail::KeyKind kind = grail::KeyKind::integer;
-	key_kind_of(guard([&] { return get_atttype(relid, attnum); }), &kind);
+	key_kind_of(attribute_type(relid, attnum), &kind);
 	return kind;
 }
-
-namespace grail::pg {
 
 /*
  * A hash seed no one can predict, so that no one can prepare ids or keys that collide in the
@@ -87,16 +89,13 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	stored.null_rows = int64_t(scan.rows - edges.size());
 	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
 	if (stored.null_rows > 0 && !row.skip_nulls)
-		guard([&] {
-			ereport(ERROR,
-			        (errcode(ERRCODE_NOT_NULL_VIOLATION),
-			         errmsg("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", "
-			                "%llu in column \"%s\"",
-			                get_rel_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
-			                get_attname(row.relid, row.source_attnum, false), (unsigned long long)scan.null_target,
-			                get_attname(row.relid, row.target_attnum, false)),
-			         errhint("Delete those rows, or create the graph with skip_nulls => true to ignore them.")));
-		});
+		raise(ERRCODE_NOT_NULL_VIOLATION,
+		      format("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", %llu in "
+		             "column \"%s\"",
+		             relation_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
+		             attribute_name(row.relid, row.source_attnum), (unsigned long long)scan.null_target,
+		             attribute_name(row.relid, row.target_attnum)),
+		      "Delete those rows, or create the graph with skip_nulls => true to ignore them.");
 
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
@@ -136,8 +135,6 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	stored.label_ms = stats.label_seconds * 1e3;
 	return index;
 }
-
-} // namespace grail::pg
 
 /*
  * Read the edge table of a graph, build its index and store it; returns the summary line. For a
@@ -181,31 +178,18 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	return summary;
 }
 
-static Datum
-text_result(const std::string &s) {
-	return guard([&] { return CStringGetTextDatum(s.c_str()); });
-}
-
 static AttrNumber
 column_attnum(Oid relid, const char *column, const char *what) {
-	return guard([&] {
-		AttrNumber attnum = get_attnum(relid, column);
-		if (attnum == InvalidAttrNumber)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-			                errmsg("column \"%s\" of relation \"%s\" does not exist", column, get_rel_name(relid)),
-			                errhint("Name the %s column of the edge table: grail.create_graph(name, table, "
-			                        "source_column, target_column).",
-			                        what)));
-		if (attnum < 0)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("system column \"%s\" cannot be an edge column", column)));
-		return attnum;
-	});
-}
-
-static const char *
-text_arg_cstring(FunctionCallInfo fcinfo, int arg) {
-	return guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(arg)); });
+	AttrNumber attnum = attribute_number(relid, column);
+	if (attnum == InvalidAttrNumber)
+		raise(ERRCODE_UNDEFINED_COLUMN,
+		      format("column \"%s\" of relation \"%s\" does not exist", column, relation_name(relid)),
+		      format("Name the %s column of the edge table: grail.create_graph(name, table, source_column, "
+		             "target_column).",
+		             what));
+	if (attnum < 0)
+		raise(ERRCODE_INVALID_PARAMETER_VALUE, format("system column \"%s\" cannot be an edge column", column));
+	return attnum;
 }
 
 /*
@@ -215,16 +199,10 @@ static GraphRow
 existing_graph(const GraphName &name, bool lock_row) {
 	GraphRow row;
 	if (!find_graph(name, &row, lock_row))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
-			                errhint("The view grail.graphs lists the graphs.")));
-		});
-	guard([&] {
-		if (!has_privs_of_role(GetUserId(), row.owner))
-			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			                errmsg("must be owner of pg_grail graph \"%s\"", name.display.c_str())));
-	});
+		raise(ERRCODE_UNDEFINED_OBJECT, "pg_grail graph \"" + name.display + "\" does not exist",
+		      "The view grail.graphs lists the graphs.");
+	if (!has_privileges_of(GetUserId(), row.owner))
+		raise(ERRCODE_INSUFFICIENT_PRIVILEGE, "must be owner of pg_grail graph \"" + name.display + "\"");
 	return row;
 }
 
@@ -260,28 +238,24 @@ creation_schema(const GraphName &name) {
  */
 static void
 check_storage(Oid table, Oid edge_table) {
-	guard([&] {
-		char persistence = get_rel_persistence(table);
-		const char *name = get_rel_name(table);
-		const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
-		if (persistence == RELPERSISTENCE_TEMP)
-			ereport(ERROR,
-			        (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			         errmsg("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
-			         errdetail("A graph is a permanent catalog object; a temporary table ends with its session."),
-			         errhint("Build the graph over a permanent table.")));
-		if (persistence == RELPERSISTENCE_UNLOGGED)
-			ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			                errmsg("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
-			                errdetail("Crash recovery empties an unlogged table without firing the triggers that "
-			                          "keep a graph in step with its rows."),
-			                errhint("Make it logged first: ALTER TABLE %s SET LOGGED.", name)));
-		if (get_rel_relkind(table) == RELKIND_FOREIGN_TABLE)
-			ereport(ERROR,
-			        (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			         errmsg("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what, name),
-			         errhint("Copy its edges into a local table.")));
-	});
+	char persistence = relation_persistence(table);
+	const char *name = relation_name(table);
+	const char *what = table == edge_table ? "the edge table" : "a table of the edge table's inheritance family";
+	if (persistence == RELPERSISTENCE_TEMP)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("%s \"%s\" is temporary, so a pg_grail graph cannot be built over it", what, name),
+		      "Build the graph over a permanent table.",
+		      "A graph is a permanent catalog object; a temporary table ends with its session.");
+	if (persistence == RELPERSISTENCE_UNLOGGED)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("%s \"%s\" is unlogged, so a pg_grail graph cannot be built over it", what, name),
+		      format("Make it logged first: ALTER TABLE %s SET LOGGED.", name),
+		      "Crash recovery empties an unlogged table without firing the triggers that keep a graph in step with "
+		      "its rows.");
+	if (relation_kind(table) == RELKIND_FOREIGN_TABLE)
+		raise(ERRCODE_WRONG_OBJECT_TYPE,
+		      format("%s \"%s\" is a foreign table, whose rows pg_grail can neither read nor watch", what, name),
+		      "Copy its edges into a local table.");
 }
 
 /*
@@ -301,57 +275,39 @@ check_buildable(Oid relid) {
 		}
 }
 
-GRAIL_FUNCTION(grail_create_graph) {
-	GraphName graph_name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	GraphRow row;
-	row.relid = PG_GETARG_OID(1);
-	const char *source = NameStr(*PG_GETARG_NAME(2));
-	const char *target = NameStr(*PG_GETARG_NAME(3));
-	row.labels = PG_GETARG_INT32(4);
-	row.skip_nulls = PG_GETARG_BOOL(5);
-	row.live = PG_GETARG_BOOL(6);
-	row.owner = GetUserId();
-
-	guard([&] {
-		if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
-			                errhint("5 labels (the default) suit most graphs; more make negative queries cheaper and "
-			                        "the index larger.")));
-		if (get_rel_name(row.relid) == NULL)
-			ereport(ERROR,
-			        (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", row.relid)));
-		// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
-		// pg_grail cannot watch.
-		char relkind = get_rel_relkind(row.relid);
-		if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
-			ereport(ERROR,
-			        (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not a table", get_rel_name(row.relid)),
-			         errhint("pg_grail reads edges from a table or a partitioned table, whose changes it can track; "
-			                 "copy the edges of a view, materialized view or foreign table into one.")));
-	});
+std::string
+create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target) {
+	if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
+		raise(ERRCODE_INVALID_PARAMETER_VALUE,
+		      format("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
+		      "5 labels (the default) suit most graphs; more make negative queries cheaper and the index larger.");
+	const char *table = relation_name(row.relid);
+	if (table == nullptr)
+		raise(ERRCODE_UNDEFINED_TABLE, format("relation with OID %u does not exist", row.relid));
+	// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
+	// pg_grail cannot watch.
+	char relkind = relation_kind(row.relid);
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is not a table", table),
+		      "pg_grail reads edges from a table or a partitioned table, whose changes it can track; copy the edges "
+		      "of a view, materialized view or foreign table into one.");
 	row.schema = creation_schema(graph_name);
 	check_buildable(row.relid);
 	row.source_attnum = column_attnum(row.relid, source, "source");
 	row.target_attnum = column_attnum(row.relid, target, "target");
 	if (row.source_attnum == row.target_attnum)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			                errmsg("the source and target columns of a graph must differ, not both \"%s\"", source),
-			                errhint("Name the edge table's two columns: grail.create_graph(name, table, "
-			                        "source_column, target_column).")));
-		});
+		raise(ERRCODE_INVALID_PARAMETER_VALUE,
+		      format("the source and target columns of a graph must differ, not both \"%s\"", source),
+		      "Name the edge table's two columns: grail.create_graph(name, table, source_column, target_column).");
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 
 	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;
 	if (find_graph_in(&row.schema, 1, graph_name.name.c_str(), &existing, true))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DUPLICATE_OBJECT),
-			                errmsg("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
-			                       get_namespace_name(row.schema)),
-			                errhint("Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().")));
-		});
+		raise(ERRCODE_DUPLICATE_OBJECT,
+		      format("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
+		             namespace_name(row.schema)),
+		      "Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().");
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
 	watch_graph(row.id);
@@ -359,16 +315,9 @@ GRAIL_FUNCTION(grail_create_graph) {
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
 	building.live = false;
-	return text_result(build_graph(graph_name, building, BuildCommand::create_graph));
+	return build_graph(graph_name, building, BuildCommand::create_graph);
 }
 
-/*
- * refresh_graph and merge_graph. A graph that is not live is rebuilt under SHARE locks on its
- * tables (its triggers mark it stale: no write may come between the read and the commit). A live
- * graph's writers are not blocked: the build reads one snapshot and takes in the pending changes
- * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
- * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
- */
 /*
  * Takes the ACCESS SHARE locks that a build's read of the tables needs, on relid and its
  * descendants, if no other transaction holds a lock that conflicts (false, holding what it took
@@ -385,8 +334,15 @@ lock_tables_at_once(Oid relid) {
 	});
 }
 
+/*
+ * refresh_graph, merge_graph and a background merge. A graph that is not live is rebuilt under SHARE locks on its
+ * tables (its triggers mark it stale: no write may come between the read and the commit). A live
+ * graph's writers are not blocked: the build reads one snapshot and takes in the pending changes
+ * that snapshot sees; the others stay pending. A stale live graph (a write through an ancestor,
+ * a trigger disabled meanwhile) is rebuilt as a graph that is not live, so that it ends in step.
+ */
 static std::string
-rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
+rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
 	GraphRow row = existing_graph(name, false);
 	// A background merge never blocks writers: it leaves a graph alone that would need the SHARE
 	// lock (no longer live, stale, triggers gone), or that is not the one it was asked to merge.
@@ -399,7 +355,7 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	// trigger waits for the row, so the other order could deadlock with it.
 	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
-		guard([&] { LockRelationOid(row.relid, ShareLock); });
+		lock_relation(row.relid, ShareLock);
 	// A background merge waits for no lock: one worker serves every database by default, and a
 	// transaction that holds the graph's row (its owner's merge_graph(), left idle) or a lock on one
 	// of its tables that a read waits for would stall every merge. It leaves such a graph and tells
@@ -412,12 +368,12 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	// A graph given away meanwhile, or no longer one it may merge, is no error for a background
 	// merge, which leaves it.
 	if (background && (row.id != background_id || !row.live || row.stale || !row.watched ||
-	                   !guard([&] { return has_privs_of_role(GetUserId(), row.owner); })))
+	                   !has_privileges_of(GetUserId(), row.owner)))
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
 	if (row.live && (row.stale || !row.watched) && !blocking) {
-		guard([&] { LockRelationOid(row.relid, ShareLock); });
+		lock_relation(row.relid, ShareLock);
 		blocking = true;
 	}
 	// Re-making the triggers (CREATE OR REPLACE TRIGGER) takes a SHARE ROW EXCLUSIVE lock on the
@@ -433,48 +389,10 @@ rebuild_graph(const GraphName &name, BuildCommand command, int64_t background_id
 	return summary;
 }
 
-GRAIL_FUNCTION(grail_refresh_graph) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	return text_result(rebuild_graph(name, BuildCommand::refresh_graph, 0, nullptr, nullptr));
+std::string
+rebuild_graph(const GraphName &name, BuildCommand command) {
+	return rebuild(name, command, 0, nullptr, nullptr);
 }
-
-GRAIL_FUNCTION(grail_merge_graph) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	return text_result(rebuild_graph(name, BuildCommand::merge_graph, 0, nullptr, nullptr));
-}
-
-namespace {
-
-// Runs the enclosing scope as role, as a security-restricted operation with search_path =
-// pg_catalog, pg_temp (what VACUUM and REFRESH MATERIALIZED VIEW do for a table's owner). A
-// transaction abort restores the caller's too.
-class RunAsRole {
-public:
-	explicit RunAsRole(Oid role) {
-		GetUserIdAndSecContext(&saved_user_, &saved_context_);
-		guard([&] {
-			SetUserIdAndSecContext(role, saved_context_ | SECURITY_RESTRICTED_OPERATION);
-			guc_level_ = NewGUCNestLevel();
-			(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE,
-			                        true, 0, false);
-		});
-	}
-	~RunAsRole() {
-		AtEOXact_GUC(false, guc_level_);
-		SetUserIdAndSecContext(saved_user_, saved_context_);
-	}
-	RunAsRole(const RunAsRole &) = delete;
-	RunAsRole &operator=(const RunAsRole &) = delete;
-
-private:
-	Oid saved_user_;
-	int saved_context_;
-	int guc_level_ = 0;
-};
-
-} // namespace
-
-namespace grail::pg {
 
 /*
  * A background merge of graph id (src/pg/entry/merge_worker.cpp): what its owner's merge_graph() would
@@ -488,7 +406,7 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 	if (!graph_identity(id, &graph) || !graph.live || graph.stale)
 		return false;
 	bool owner_exists = guard([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(graph.owner)); });
-	const char *schema = guard([&] { return get_namespace_name(graph.schema); });
+	const char *schema = namespace_name(graph.schema);
 	if (!owner_exists || schema == nullptr)
 		return false;
 	GraphName name;
@@ -496,13 +414,12 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 	name.name = graph.name;
 	name.display = name.schema + "." + name.name;
 	name.quoted = name.display;
-	RunAsRole owner(graph.owner);
+	// As VACUUM and REFRESH MATERIALIZED VIEW run a table owner's code.
+	RunAsRole owner(graph.owner, SECURITY_RESTRICTED_OPERATION, false);
 	bool merged = false;
-	*summary = rebuild_graph(name, BuildCommand::background_merge, id, &merged, busy);
+	*summary = rebuild(name, BuildCommand::background_merge, id, &merged, busy);
 	return merged;
 }
-
-} // namespace grail::pg
 
 /*
  * alter_graph(name, live): under SHARE locks on the edge table and its descendants (as a build reads
@@ -511,17 +428,13 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
  * table, so a lock on that alone let it log, unseen, into a graph turning not live. (A write through
  * an ancestor marks the graph stale whatever its mode.)
  */
-GRAIL_FUNCTION(grail_alter_graph) {
-	GraphName name = parse_graph_name(text_arg_cstring(fcinfo, 0));
-	bool live = PG_GETARG_BOOL(1);
+void
+alter_graph(const GraphName &name, bool live) {
 	GraphRow row = existing_graph(name, false);
 	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
 	row = existing_graph(name, true);
 	set_graph_live(row.id, live);
-	PG_RETURN_VOID();
 }
-
-namespace grail::pg {
 
 void
 drop_graph(int64_t id) {
@@ -530,10 +443,9 @@ drop_graph(int64_t id) {
 	forget_images(id);
 }
 
-} // namespace grail::pg
-
-GRAIL_FUNCTION(grail_drop_graph) {
-	GraphRow row = existing_graph(parse_graph_name(text_arg_cstring(fcinfo, 0)), true);
-	drop_graph(row.id);
-	PG_RETURN_VOID();
+void
+drop_graph(const GraphName &name) {
+	drop_graph(existing_graph(name, true).id);
 }
+
+} // namespace grail::pg

@@ -6,6 +6,8 @@
 #include <unordered_map>
 
 #include "store/catalog.hpp"
+#include "store/pending_changes.hpp"
+#include "store/watch.hpp"
 #include "store/edges.hpp"
 #include "service/lifecycle.hpp"
 #include "service/image_cache.hpp"

@@ -9,8 +9,6 @@
 extern "C" {
 #include "access/twophase.h"
 #include "access/xact.h"
-#include "catalog/pg_authid.h"
-#include "funcapi.h"
 #include "mb/pg_wchar.h"
 #include "port/atomics.h"
 #include "storage/backendid.h"
@@ -20,10 +18,6 @@ extern "C" {
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
-#include "utils/acl.h"
-#include "utils/builtins.h"
-#include "utils/lsyscache.h"
-#include "utils/rls.h"
 #include "utils/timestamp.h"
 }
 
@@ -78,8 +72,6 @@ struct Shared {
 };
 
 Shared *shared = nullptr;
-shmem_request_hook_type prev_shmem_request_hook = nullptr;
-shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 // This backend's slot while it builds, and its database's counter slot once found.
 ProgressSlot *current = nullptr;
@@ -93,43 +85,6 @@ progress_size() {
 Size
 shared_size() {
 	return add_size(progress_size(), mul_size(sizeof(PreparedSlot), Size(max_prepared_xacts)));
-}
-
-void
-request_shmem() {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(shared_size());
-	RequestNamedLWLockTranche("pg_grail activity", 1);
-}
-
-void
-startup_shmem() {
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	bool found;
-	shared = static_cast<Shared *>(ShmemInitStruct("pg_grail activity", shared_size(), &found));
-	if (!found) {
-		std::memset(static_cast<void *>(shared), 0, shared_size());
-		shared->lock = &(GetNamedLWLockTranche("pg_grail activity"))->lock;
-		shared->launcher_latch = nullptr;
-		pg_atomic_init_u32(&shared->rescan, 0);
-		for (DatabaseSlot &slot : shared->databases) {
-			slot.database = InvalidOid;
-			pg_atomic_init_u64(&slot.logged, 0);
-			pg_atomic_init_u32(&slot.urgent, 0);
-			pg_atomic_init_u32(&slot.failed, 0);
-		}
-		shared->progress_slots = MaxBackends;
-		for (int i = 0; i < MaxBackends; i++)
-			SpinLockInit(&shared->progress[i].mutex);
-		shared->prepared_slots = max_prepared_xacts;
-		shared->prepared = reinterpret_cast<PreparedSlot *>(reinterpret_cast<char *>(shared) + progress_size());
-		for (int i = 0; i < max_prepared_xacts; i++)
-			shared->prepared[i].database = InvalidOid;
-	}
-	LWLockRelease(AddinShmemInitLock);
 }
 
 // A backend that exits (FATAL included) while a build is recorded leaves no slot behind.
@@ -218,10 +173,33 @@ database_slot() {
 
 void
 request_activity_shmem() {
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = request_shmem;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = startup_shmem;
+	RequestAddinShmemSpace(shared_size());
+	RequestNamedLWLockTranche("pg_grail activity", 1);
+}
+
+void
+attach_activity_shmem() {
+	bool found;
+	shared = static_cast<Shared *>(ShmemInitStruct("pg_grail activity", shared_size(), &found));
+	if (!found) {
+		std::memset(static_cast<void *>(shared), 0, shared_size());
+		shared->lock = &(GetNamedLWLockTranche("pg_grail activity"))->lock;
+		shared->launcher_latch = nullptr;
+		pg_atomic_init_u32(&shared->rescan, 0);
+		for (DatabaseSlot &slot : shared->databases) {
+			slot.database = InvalidOid;
+			pg_atomic_init_u64(&slot.logged, 0);
+			pg_atomic_init_u32(&slot.urgent, 0);
+			pg_atomic_init_u32(&slot.failed, 0);
+		}
+		shared->progress_slots = MaxBackends;
+		for (int i = 0; i < MaxBackends; i++)
+			SpinLockInit(&shared->progress[i].mutex);
+		shared->prepared_slots = max_prepared_xacts;
+		shared->prepared = reinterpret_cast<PreparedSlot *>(reinterpret_cast<char *>(shared) + progress_size());
+		for (int i = 0; i < max_prepared_xacts; i++)
+			shared->prepared[i].database = InvalidOid;
+	}
 }
 
 bool
@@ -454,77 +432,35 @@ database_slots() {
 	return kDatabaseSlots;
 }
 
-} // namespace grail::pg
-
-using namespace grail::pg;
-
-/*
- * grail._activity(): the builds and merges in progress in this database that the current role may
- * see: all for members of pg_read_all_stats; otherwise those over edge columns it may read, as
- * grail.graphs filters graphs (schema USAGE, SELECT on both columns, no row-level security
- * applying to it). Empty without the preload.
- */
-GRAIL_FUNCTION(grail_activity) {
-	int count = 0;
-	ProgressSlot *copies = nullptr;
-	if (shared != nullptr) {
-		copies =
-		    guard([] { return static_cast<ProgressSlot *>(palloc(sizeof(ProgressSlot) * shared->progress_slots)); });
-		for (int i = 0; i < shared->progress_slots; i++) {
-			ProgressSlot *slot = &shared->progress[i];
-			SpinLockAcquire(&slot->mutex);
-			if (slot->active && slot->database == MyDatabaseId)
-				copies[count++] = *slot;
-			SpinLockRelease(&slot->mutex);
+BuildActivity *
+builds_in_progress(int *count) {
+	*count = 0;
+	if (shared == nullptr)
+		return nullptr;
+	auto *copies =
+	    guard([] { return static_cast<BuildActivity *>(palloc(sizeof(BuildActivity) * shared->progress_slots)); });
+	for (int i = 0; i < shared->progress_slots; i++) {
+		ProgressSlot *slot = &shared->progress[i];
+		SpinLockAcquire(&slot->mutex);
+		if (slot->active && slot->database == MyDatabaseId) {
+			BuildActivity &a = copies[(*count)++];
+			a.pid = slot->pid;
+			a.graph_id = slot->graph_id;
+			a.schema = slot->schema;
+			memcpy(a.name, slot->name, sizeof a.name);
+			a.relid = slot->relid;
+			a.source = slot->source;
+			a.target = slot->target;
+			a.command = command_name(slot->command);
+			a.phase = phase_name(slot->phase, &a.unit);
+			a.done = slot->done;
+			a.total = slot->total;
+			a.started = slot->started;
+			a.phase_started = slot->phase_started;
 		}
+		SpinLockRelease(&slot->mutex);
 	}
-	guard([&] {
-		InitMaterializedSRF(fcinfo, 0);
-		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-		Oid role = GetUserId();
-		bool all = has_privs_of_role(role, ROLE_PG_READ_ALL_STATS);
-		for (int i = 0; i < count; i++) {
-			const ProgressSlot &s = copies[i];
-			Oid schema = get_rel_namespace(s.relid);
-			if (!OidIsValid(schema))
-				continue; // the edge table is gone
-			if (!all) {
-				bool missing = false;
-				if (pg_namespace_aclcheck(schema, role, ACL_USAGE) != ACLCHECK_OK)
-					continue;
-				bool table_select = pg_class_aclcheck_ext(s.relid, role, ACL_SELECT, &missing) == ACLCHECK_OK;
-				if (missing)
-					continue;
-				auto column_select = [&](AttrNumber attnum) {
-					bool gone = false;
-					return table_select ||
-					       (pg_attribute_aclcheck_ext(s.relid, attnum, role, ACL_SELECT, &gone) == ACLCHECK_OK &&
-					        !gone);
-				};
-				if (!column_select(s.source) || !column_select(s.target))
-					continue;
-				if (check_enable_rls(s.relid, InvalidOid, true) == RLS_ENABLED)
-					continue;
-			}
-			const char *unit;
-			const char *phase = phase_name(s.phase, &unit);
-			char *schema_name = get_namespace_name(s.schema);
-			Datum values[12] = {Int32GetDatum(s.pid),
-			                    Int64GetDatum(s.graph_id),
-			                    schema_name ? CStringGetTextDatum(schema_name) : Datum(0),
-			                    CStringGetTextDatum(s.name),
-			                    ObjectIdGetDatum(s.relid),
-			                    CStringGetTextDatum(command_name(s.command)),
-			                    CStringGetTextDatum(phase),
-			                    Int64GetDatum(s.done),
-			                    Int64GetDatum(s.total),
-			                    unit ? CStringGetTextDatum(unit) : Datum(0),
-			                    TimestampTzGetDatum(s.started),
-			                    TimestampTzGetDatum(s.phase_started)};
-			bool nulls[12] = {false,      false,       schema_name == nullptr, false, false, false, false,
-			                  s.done < 0, s.total < 0, unit == nullptr,        false, false};
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		}
-	});
-	return (Datum)0;
+	return copies;
 }
+
+} // namespace grail::pg

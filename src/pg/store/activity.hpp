@@ -14,12 +14,16 @@
 
 extern "C" {
 #include "access/attnum.h"
+#include "datatype/timestamp.h"
 }
 
 namespace grail::pg {
 
-// Asks for the shared memory; from _PG_init while the library is being preloaded.
+// Asks for the segment and its lock, from the shared-memory request hook
+// (src/pg/store/shared_state.cpp); attaches it (making it, the first time), from the startup hook
+// under AddinShmemInitLock.
 void request_activity_shmem();
+void attach_activity_shmem();
 
 // Whether the segment exists in this server.
 bool activity_enabled();
@@ -50,6 +54,24 @@ public:
 private:
 	bool active_ = false;
 };
+
+// A build or merge in progress, as grail.activity shows it.
+struct BuildActivity {
+	int pid;
+	int64_t graph_id;
+	Oid schema;
+	char name[NAMEDATALEN];
+	Oid relid;
+	AttrNumber source, target;
+	const char *command; // create_graph, refresh_graph, merge_graph or background merge
+	const char *phase;
+	const char *unit;    // of done and total, or null
+	int64_t done, total; // -1: unknown
+	TimestampTz started, phase_started;
+};
+// The builds and merges in progress in this database: count of them in a palloc'd array (null
+// without the preload).
+BuildActivity *builds_in_progress(int *count);
 
 // Enters a phase; total < 0: unknown. Plain shared-memory writes, which cannot fail.
 void progress_phase(BuildPhase phase, int64_t total = -1);

@@ -8,6 +8,10 @@
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
+#include "store/catalog_sql.hpp"
+#include "store/pending_changes.hpp"
+#include "store/watch.hpp"
+#include "boundary/pg_calls.hpp"
 
 extern "C" {
 #include "access/genam.h"
@@ -19,13 +23,11 @@ extern "C" {
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
-#include "executor/spi.h"
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
@@ -88,74 +90,20 @@ static Oid
 extension_owner() {
 	ExtensionRow row = extension_row();
 	if (!row.found)
-		guard([] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT), errmsg("extension \"pg_grail\" does not exist")));
-		});
+		raise(ERRCODE_UNDEFINED_OBJECT, "extension \"pg_grail\" does not exist");
 	if (row.version != GRAIL_EXTVERSION)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			                errmsg("pg_grail's SQL objects in this database are version %s, but its installed library "
-			                       "is version %s",
-			                       row.version.c_str(), GRAIL_EXTVERSION),
-			                errhint("Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.")));
-		});
+		raise(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+		      format("pg_grail's SQL objects in this database are version %s, but its installed library is version %s",
+		             row.version.c_str(), GRAIL_EXTVERSION),
+		      "Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.");
 	return row.owner;
 }
 
-CatalogRights::CatalogRights() {
-	GetUserIdAndSecContext(&saved_user_, &saved_context_);
-	Oid owner = extension_owner();
-	guard([&] {
-		SetUserIdAndSecContext(owner, saved_context_ | SECURITY_LOCAL_USERID_CHANGE);
-		guc_level_ = NewGUCNestLevel();
-		(void)set_config_option("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
-		                        0, false);
-	});
+CatalogRights::CatalogRights() : owner_(extension_owner(), SECURITY_LOCAL_USERID_CHANGE, true) {
 }
 
-CatalogRights::~CatalogRights() {
-	AtEOXact_GUC(true, guc_level_);
-	SetUserIdAndSecContext(saved_user_, saved_context_);
-}
-
-/*
- * Connect to SPI, run fn, disconnect; all with CatalogRights. If fn throws, the error aborts the
- * transaction, which closes the SPI connection.
- */
-template <typename Fn>
-static auto
-with_spi(Fn &&fn) -> decltype(fn()) {
-	CatalogRights rights;
-	guard([] {
-		if (SPI_connect() != SPI_OK_CONNECT)
-			elog(ERROR, "SPI_connect failed");
-	});
-	if constexpr (std::is_void_v<decltype(fn())>) {
-		fn();
-		guard([] { SPI_finish(); });
-	} else {
-		auto result = fn();
-		guard([] { SPI_finish(); });
-		return result;
-	}
-}
-
-/*
- * The oids as an oid[] datum, for SQL parameters.
- */
-Datum
-oid_array(const Oid *oids, int count) {
-	return guard([&] {
-		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
-		for (int i = 0; i < count; i++)
-			elements[i] = ObjectIdGetDatum(oids[i]);
-		return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
-	});
-}
-
-// read_only: run in the statement's snapshot (what a query sees); otherwise SPI takes a new one.
-static int
-execute(const char *sql, int nargs, Oid *types, Datum *values, int expected, bool read_only = false) {
+int
+execute(const char *sql, int nargs, Oid *types, Datum *values, int expected, bool read_only) {
 	return guard([&] {
 		int rc = SPI_execute_with_args(sql, nargs, types, values, NULL, read_only, 0);
 		if (rc != expected)
@@ -234,23 +182,29 @@ split_graph_name(char *raw, List **parts) {
 GraphName
 parse_graph_name(const char *text) {
 	struct Parts {
+		bool valid;
+		int count;
 		const char *schema; // nullptr when unqualified
 		const char *name;
 	};
 	Parts parts = guard([&] {
 		char *raw = pstrdup(text);
 		List *list = NIL;
-		if (!split_graph_name(raw, &list) || list_length(list) > 2)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_NAME), errmsg("invalid pg_grail graph name \"%s\"", text),
-			                errhint("A graph is named like a table: name or schema.name, unquoted parts in lower "
-			                        "case, other names in double quotes, as in '\"My Graph\"'.")));
-		if (list_length(list) == 0)
-			ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail graph name cannot be empty")));
-		return Parts{list_length(list) == 2 ? static_cast<const char *>(linitial(list)) : nullptr,
+		bool valid = split_graph_name(raw, &list) && list_length(list) <= 2;
+		if (!valid || list_length(list) == 0)
+			return Parts{valid, list_length(list), nullptr, nullptr};
+		return Parts{valid, list_length(list),
+		             list_length(list) == 2 ? static_cast<const char *>(linitial(list)) : nullptr,
 		             static_cast<const char *>(llast(list))};
 	});
-	const char *quoted_name = guard([&] { return quote_identifier(parts.name); });
-	const char *quoted_schema = parts.schema ? guard([&] { return quote_identifier(parts.schema); }) : nullptr;
+	if (!parts.valid)
+		raise(ERRCODE_INVALID_NAME, format("invalid pg_grail graph name \"%s\"", text),
+		      "A graph is named like a table: name or schema.name, unquoted parts in lower case, other names in "
+		      "double quotes, as in '\"My Graph\"'.");
+	if (parts.count == 0)
+		raise(ERRCODE_INVALID_PARAMETER_VALUE, "a pg_grail graph name cannot be empty");
+	const char *quoted_name = quoted_identifier(parts.name);
+	const char *quoted_schema = parts.schema ? quoted_identifier(parts.schema) : nullptr;
 
 	GraphName parsed;
 	parsed.name = parts.name;
@@ -321,8 +275,8 @@ struct DecodedGraphRow {
 	Datum watched_tables;
 };
 
-static AttrNumber
-attnum_of(TupleDesc desc, const char *name) {
+AttrNumber
+graph_column(TupleDesc desc, const char *name) {
 	for (int i = 0; i < desc->natts; i++)
 		if (!TupleDescAttr(desc, i)->attisdropped && strcmp(NameStr(TupleDescAttr(desc, i)->attname), name) == 0)
 			return AttrNumber(i + 1);
@@ -332,7 +286,9 @@ attnum_of(TupleDesc desc, const char *name) {
 // alloc: where watched_tables is copied to (SPI_palloc when the tuple is SPI's).
 static void
 decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedGraphRow *out) {
-	auto column = [&](const char *name, bool *null) { return heap_getattr(tuple, attnum_of(desc, name), desc, null); };
+	auto column = [&](const char *name, bool *null) {
+		return heap_getattr(tuple, graph_column(desc, name), desc, null);
+	};
 	bool null;
 	GraphRow &row = out->row;
 	row.id = DatumGetInt64(column("id", &null));
@@ -391,7 +347,7 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
  */
 static void
 take_state_as_now(Relation rel, TupleDesc desc, const char *name, DecodedGraphRow *found) {
-	AttrNumber id_att = attnum_of(desc, "id");
+	AttrNumber id_att = graph_column(desc, "id");
 	ScanKeyData key;
 	ScanKeyInit(&key, id_att, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(found->row.id));
 	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {id_att}, "(id)"), true, NULL, 1, &key);
@@ -426,7 +382,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 		// A row lock, in a new snapshot (what a change must see): SQL.
 		exists = with_spi([&] {
 			Oid types[] = {TEXTOID, OIDARRAYOID};
-			Datum values[] = {guard([&] { return CStringGetTextDatum(name); }), oid_array(schemas, count)};
+			Datum values[] = {text_datum(name), oid_array(schemas, count)};
 			// The first schema of the list that has a graph of that name wins, as for tables.
 			const char *sql = skip_locked
 			                      ? "SELECT g.* FROM grail.graph g WHERE g.name OPERATOR(pg_catalog.=) $1 "
@@ -450,7 +406,7 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 			Oid relid = get_relname_relid("graph", get_namespace_oid("grail", false));
 			Relation rel = table_open(relid, AccessShareLock);
 			TupleDesc desc = RelationGetDescr(rel);
-			AttrNumber namespace_att = attnum_of(desc, "namespace"), name_att = attnum_of(desc, "name");
+			AttrNumber namespace_att = graph_column(desc, "namespace"), name_att = graph_column(desc, "name");
 			Oid index = index_on(rel, {namespace_att, name_att}, "(namespace, name)");
 			Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 			Datum key_name = CStringGetTextDatum(name);
@@ -479,15 +435,11 @@ find_graph_in(const Oid *schemas, int count, const char *name, GraphRow *row, bo
 	// The row is read in the snapshot, the table in the catalog as it is now: a DROP TABLE (which
 	// drops the graph too) that committed after the snapshot leaves a row whose table is gone, and
 	// every catalog lookup of it would fail with an internal error.
-	guard([&] {
-		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(row->relid)))
-			ereport(ERROR,
-			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
-			         errmsg("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot "
-			                "was taken",
-			                name),
-			         errhint("Retry the transaction.")));
-	});
+	if (!relation_exists(row->relid))
+		raise(ERRCODE_T_R_SERIALIZATION_FAILURE,
+		      format("the edge table of pg_grail graph \"%s\" was dropped after this transaction's snapshot was taken",
+		             name),
+		      "Retry the transaction.");
 	row->watched = graph_watched(row->id, row->relid, found.watched_tables);
 	return true;
 }
@@ -508,7 +460,7 @@ int64_t
 insert_graph(const char *name, const GraphRow &row) {
 	return with_spi([&] {
 		Oid types[] = {TEXTOID, OIDOID, NAMEOID, NAMEOID, OIDOID, INT4OID, BOOLOID, OIDOID, BOOLOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(name); }),
+		Datum values[] = {text_datum(name),
 		                  ObjectIdGetDatum(row.relid),
 		                  column_name(row.relid, row.source_attnum),
 		                  column_name(row.relid, row.target_attnum),
@@ -533,43 +485,34 @@ delete_graph(int64_t id) {
 		        "WHERE g.id OPERATOR(pg_catalog.=) $1",
 		        1, types, values, SPI_OK_SELECT);
 		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
-		execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
-		        SPI_OK_DELETE);
 	});
+	delete_pending_changes(id, nullptr);
 }
 
+// Plan kept for the backend's life (SPI_keepplan).
+static SPIPlanPtr stale_plan;
+
+// The graph's row is updated (not only read): concurrent writers wait for each other's row lock,
+// so the UPDATE is SQL. Run by every write to a table of a graph that is not live: its plan is kept.
 void
-delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
-	with_spi([&] {
-		guard([&] {
+mark_graph_stale(int64_t graph_id) {
+	CatalogRights rights;
+	guard([&] {
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		if (stale_plan == nullptr) {
 			Oid types[] = {INT8OID};
-			Datum values[] = {Int64GetDatum(graph_id)};
-			SPIPlanPtr plan =
-			    SPI_prepare("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types);
-			if (plan == NULL)
-				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-			int rc = snapshot != nullptr
-			             ? SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, false, false, 0)
-			             : SPI_execute_plan(plan, values, NULL, false, 0);
-			if (rc != SPI_OK_DELETE)
-				elog(ERROR, "pg_grail could not delete the pending changes of graph %lld", (long long)graph_id);
-			SPI_freeplan(plan);
-		});
-	});
-}
-
-void
-set_graph_live(int64_t graph_id, bool live) {
-	with_spi([&] {
-		Oid types[] = {INT8OID, BOOLOID};
-		Datum values[] = {Int64GetDatum(graph_id), BoolGetDatum(live)};
-		execute("UPDATE grail.graph SET live = $2, stale = stale OR (NOT $2 AND EXISTS "
-		        "(SELECT 1 FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) $1)) "
-		        "WHERE id OPERATOR(pg_catalog.=) $1",
-		        2, types, values, SPI_OK_UPDATE);
-		if (!live)
-			execute("DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, types, values,
-			        SPI_OK_DELETE);
+			const char *sql = "UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) $1 AND NOT stale";
+			SPIPlanPtr plan = SPI_prepare(sql, 1, types);
+			if (plan == nullptr)
+				elog(ERROR, "SPI_prepare failed (%s): %s", SPI_result_code_string(SPI_result), sql);
+			SPI_keepplan(plan);
+			stale_plan = plan;
+		}
+		Datum values[] = {Int64GetDatum(graph_id)};
+		if (SPI_execute_plan(stale_plan, values, NULL, false, 0) != SPI_OK_UPDATE)
+			elog(ERROR, "pg_grail could not mark graph %lld stale", (long long)graph_id);
+		SPI_finish();
 	});
 }
 
@@ -596,36 +539,12 @@ graph_identity(int64_t id, GraphIdentity *graph) {
 	});
 }
 
-std::vector<int64_t>
-graphs_to_merge(int64_t threshold) {
-	return with_spi([&] {
-		Oid types[] = {INT8OID};
-		Datum values[] = {Int64GetDatum(threshold)};
-		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
-		// row holds at least one: the sum passes the threshold iff the graph's total does).
-		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
-		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
-		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
-		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
-		                "OPERATOR(pg_catalog.>=) $1 "
-		                "ORDER BY g.id",
-		                1, types, values, SPI_OK_SELECT);
-		std::vector<int64_t> ids;
-		for (int i = 0; i < n; i++)
-			ids.push_back(guard([&] {
-				bool null;
-				return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
-			}));
-		return ids;
-	});
-}
-
 void
 lock_graph_name(Oid schema, const char *name) {
 	with_spi([&] {
 		std::string key = std::to_string(schema) + "." + name;
 		Oid types[] = {TEXTOID};
-		Datum values[] = {guard([&] { return CStringGetTextDatum(key.c_str()); })};
+		Datum values[] = {text_datum(key)};
 		execute("SELECT pg_catalog.pg_advisory_xact_lock(1735551340, pg_catalog.hashtext($1))", 1, types, values,
 		        SPI_OK_SELECT);
 	});
@@ -737,12 +656,10 @@ void
 check_index_size(const GraphRow &row) {
 	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
 	if (row.index_bytes <= 0 || uint64_t(row.index_bytes) > kMaxIndexBytes)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-			                errmsg("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes",
-			                       (long long)row.index_bytes),
-			                errhint("Rebuild it with grail.refresh_graph().")));
-		});
+		raise(ERRCODE_DATA_CORRUPTED,
+		      format("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes",
+		             (long long)row.index_bytes),
+		      "Rebuild it with grail.refresh_graph().");
 }
 
 void

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "boundary/guard.hpp"
+#include "boundary/run_as_role.hpp"
 
 extern "C" {
 #include "access/attnum.h"
@@ -51,14 +52,9 @@ struct GraphRow {
 class CatalogRights {
 public:
 	CatalogRights();
-	~CatalogRights();
-	CatalogRights(const CatalogRights &) = delete;
-	CatalogRights &operator=(const CatalogRights &) = delete;
 
 private:
-	Oid saved_user_;
-	int saved_context_;
-	int guc_level_ = 0;
+	RunAsRole owner_;
 };
 
 // A graph name as SQL reads a table name: "deps", "app.deps", "\"My Graph\"" (unquoted parts fold
@@ -89,25 +85,8 @@ void lock_graph_name(Oid schema, const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
 // Drops the graph's catalog row (its chunks go with it) and its triggers.
 void delete_graph(int64_t id);
-// Whether the graph's staleness triggers are all in place on the tables of its watched_tables
-// (a regclass[] datum), which must still be edge_table's inheritance family (src/pg/store/watch.cpp).
-bool graph_watched(int64_t graph_id, Oid edge_table, Datum watched_tables);
 // Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
 void watch_graph(int64_t id);
-// The tables a graph over relid depends on (src/pg/store/watch.cpp): its descendants, relid first, which
-// SELECT reads, and the ancestors of any of them outside that family (relid's inheritance or
-// partition ancestors, a descendant's other parents), whose writes can reach its rows.
-struct TableFamily {
-	std::vector<Oid> ancestors;
-	std::vector<Oid> descendants;
-};
-TableFamily table_family(Oid relid);
-// Whether the table that a log trigger of graph graph_id (graph_name, over edge_table) fired on is
-// the edge table or one of its descendants; otherwise a WARNING that names the trigger, the table
-// and the graph, so that its writes are ignored rather than logged into an unrelated graph.
-bool log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table);
-// The oids as an oid[] datum, palloc'd in the current memory context.
-Datum oid_array(const Oid *oids, int count);
 
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
@@ -126,32 +105,12 @@ void load_index(const GraphRow &row, uint8_t *image);
 // naming the columns (`what`) without one. PostgreSQL calls: inside guard().
 Oid index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what);
 
-// The changes to a live graph's edge table that the active snapshot sees in grail.pending_change
-// (src/pg/store/pending_changes.cpp): how many rows, and a fingerprint of which (their row versions), which
-// differs between two snapshots that see different rows.
-struct PendingChanges {
-	uint64_t rows = 0;
-	uint64_t fingerprint = 0;
-};
-PendingChanges visible_pending_changes(int64_t graph_id);
-// One of those rows: an edge row written (change > 0) or removed (change < 0), |change| times; the
-// endpoints as integers or as text (uuid in its text form), by the graph's kind of key; has_source
-// or has_target false for a NULL endpoint; integer: the row holds integer keys (once the edge
-// columns changed type, rows hold keys of another kind than the graph's build).
-struct PendingRow {
-	int change = 0;
-	bool integer = false;
-	bool has_source = false, has_target = false;
-	int64_t source = 0, target = 0;
-	std::string source_key, target_key;
-};
-// The rows themselves, in index order (so in an order a fingerprint of them would follow).
-std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
-// Deletes the graph's rows of grail.pending_change that snapshot sees: the changes a build that
-// read the edge table in that snapshot has taken in (all of them without a snapshot).
-void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
-// Sets grail.graph.live.
-void set_graph_live(int64_t graph_id, bool live);
+// Marks the graph stale (a write its graph cannot follow), as the extension's owner.
+void mark_graph_stale(int64_t graph_id);
+
+// The number of grail.graph's column named name in its descriptor (PostgreSQL calls: inside
+// guard()); an error without one.
+AttrNumber graph_column(TupleDesc desc, const char *name);
 
 // What a background merge needs to know of a graph before it looks it up by name as its owner.
 struct GraphIdentity {
@@ -162,9 +121,6 @@ struct GraphIdentity {
 	bool stale = false;
 };
 bool graph_identity(int64_t id, GraphIdentity *graph);
-// The live graphs that are not stale and have at least threshold edge changes in grail.pending_change (in a
-// new snapshot), by id.
-std::vector<int64_t> graphs_to_merge(int64_t threshold);
 
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).

@@ -5,6 +5,7 @@
 #include "store/activity.hpp"
 #include "store/edges.hpp"
 #include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
 
 extern "C" {
 #include "access/detoast.h"
@@ -29,74 +30,87 @@ namespace grail::pg {
 
 void
 check_table_access(Oid relid) {
-	guard([&] {
-		char *relname = get_rel_name(relid);
-		if (relname == NULL)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("the edge table (oid %u) no longer exists", relid),
-			                errhint("Drop the graph with grail.drop_graph().")));
+	const char *relname = relation_name(relid);
+	if (relname == nullptr)
+		raise(ERRCODE_UNDEFINED_TABLE, format("the edge table (oid %u) no longer exists", relid),
+		      "Drop the graph with grail.drop_graph().");
+	bool row_security = guard([&] {
 		Oid schema = get_rel_namespace(relid);
 		AclResult acl = pg_namespace_aclcheck(schema, GetUserId(), ACL_USAGE);
 		if (acl != ACLCHECK_OK)
 			aclcheck_error(acl, OBJECT_SCHEMA, get_namespace_name(schema));
-		// A graph holds every row of its table, whatever policy would hide from the caller.
-		if (check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED)
-			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			                errmsg("row-level security of table \"%s\" applies to role \"%s\", so it cannot build or "
-			                       "query a pg_grail graph over it",
-			                       relname, GetUserNameFromId(GetUserId(), false)),
-			                errdetail("A graph holds every row of its table; only roles that bypass the table's "
-			                          "policies (its owner unless FORCE ROW LEVEL SECURITY, superusers, roles with "
-			                          "BYPASSRLS) may use it.")));
+		return check_enable_rls(relid, InvalidOid, true) == RLS_ENABLED;
 	});
+	// A graph holds every row of its table, whatever policy would hide from the caller.
+	if (row_security)
+		raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
+		      format("row-level security of table \"%s\" applies to role \"%s\", so it cannot build or query a "
+		             "pg_grail graph over it",
+		             relname, role_name(GetUserId())),
+		      {},
+		      "A graph holds every row of its table; only roles that bypass the table's policies (its owner unless "
+		      "FORCE ROW LEVEL SECURITY, superusers, roles with BYPASSRLS) may use it.");
 }
 
 void
 check_build_rights(Oid relid) {
-	guard([&] {
+	bool allowed = guard([&] {
 		Oid user = GetUserId();
 		if (pg_class_ownercheck(relid, user))
-			return;
-		if (pg_class_aclcheck(relid, user, ACL_TRIGGER) == ACLCHECK_OK &&
-		    pg_class_aclmask(relid, user, ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE, ACLMASK_ANY) != 0)
-			return;
-		ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-		                errmsg("permission denied to build a pg_grail graph over table \"%s\"", get_rel_name(relid)),
-		                errdetail("A build locks the table in SHARE mode and keeps a trigger on it, so it needs "
-		                          "ownership of the table, or the TRIGGER privilege together with UPDATE, DELETE or "
-		                          "TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs)."),
-		                errhint("Ask the table's owner to build the graph, or to GRANT TRIGGER, UPDATE ON it.")));
+			return true;
+		return pg_class_aclcheck(relid, user, ACL_TRIGGER) == ACLCHECK_OK &&
+		       pg_class_aclmask(relid, user, ACL_UPDATE | ACL_DELETE | ACL_TRUNCATE, ACLMASK_ANY) != 0;
 	});
+	if (!allowed)
+		raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
+		      format("permission denied to build a pg_grail graph over table \"%s\"", relation_name(relid)),
+		      "Ask the table's owner to build the graph, or to GRANT TRIGGER, UPDATE ON it.",
+		      "A build locks the table in SHARE mode and keeps a trigger on it, so it needs ownership of the table, "
+		      "or the TRIGGER privilege together with UPDATE, DELETE or TRUNCATE (what LOCK TABLE ... IN SHARE MODE "
+		      "needs).");
 }
 
 void
 check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
-	guard([&] {
-		char *relname = get_rel_name(relid);
+	struct Column {
+		const char *relname;
+		const char *attname; // null: no such column now
+		Oid type;
+		bool keyable;  // of a type pg_grail keys vertices by
+		bool readable; // by the current role
+	};
+	Column column = guard([&] {
+		Column c{get_rel_name(relid), nullptr, InvalidOid, false, false};
 		// A dropped column keeps its pg_attribute row (named ........pg.dropped.N........, type 0).
 		HeapTuple attribute = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid), Int16GetDatum(attnum));
 		bool live = HeapTupleIsValid(attribute) && !((Form_pg_attribute)GETSTRUCT(attribute))->attisdropped;
 		if (HeapTupleIsValid(attribute))
 			ReleaseSysCache(attribute);
-		char *attname = live ? get_attname(relid, attnum, false) : NULL;
-		if (attname == NULL)
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
-			                errmsg("the %s column of edge table \"%s\" no longer exists", what, relname),
-			                errhint("Drop the graph with grail.drop_graph() and create it again.")));
-		Oid type = get_atttype(relid, attnum);
+		c.attname = live ? get_attname(relid, attnum, false) : NULL;
+		if (c.attname == NULL)
+			return c;
+		c.type = get_atttype(relid, attnum);
 		grail::KeyKind kind;
-		if (!key_kind_of(type, &kind))
-			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-			                errmsg("%s column \"%s\" of table \"%s\" has type %s, which pg_grail cannot key vertices by",
-			                       what, attname, relname, format_type_be(type)),
-			                errhint("Use a smallint, integer, bigint, text, varchar or uuid column; for other types, "
-			                        "copy the edges into a table with columns of one of those.")));
-		if (pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK &&
-		    pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			ereport(ERROR, (errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-			                errmsg("permission denied for column \"%s\" of table \"%s\"", attname, relname),
-			                errdetail("A pg_grail graph may be built and queried only by roles that can read its "
-			                          "edge columns.")));
+		c.keyable = key_kind_of(c.type, &kind);
+		if (c.keyable)
+			c.readable = pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+			             pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+		return c;
 	});
+	if (column.attname == nullptr)
+		raise(ERRCODE_UNDEFINED_COLUMN,
+		      format("the %s column of edge table \"%s\" no longer exists", what, column.relname),
+		      "Drop the graph with grail.drop_graph() and create it again.");
+	if (!column.keyable)
+		raise(ERRCODE_DATATYPE_MISMATCH,
+		      format("%s column \"%s\" of table \"%s\" has type %s, which pg_grail cannot key vertices by", what,
+		             column.attname, column.relname, type_name(column.type)),
+		      "Use a smallint, integer, bigint, text, varchar or uuid column; for other types, copy the edges into a "
+		      "table with columns of one of those.");
+	if (!column.readable)
+		raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
+		      format("permission denied for column \"%s\" of table \"%s\"", column.attname, column.relname), {},
+		      "A pg_grail graph may be built and queried only by roles that can read its edge columns.");
 }
 
 /*

@@ -36,35 +36,11 @@ struct SharedTable {
 };
 
 SharedTable *table = nullptr;
-shmem_request_hook_type prev_shmem_request_hook = nullptr;
-shmem_startup_hook_type prev_shmem_startup_hook = nullptr;
 
 // How many live pointers of this backend map each image; the shared count moves on the first
 // and the last. Cleared at backend exit, before shared memory goes.
 std::map<std::string, int> *local_uses = nullptr;
 bool exiting = false;
-
-void
-request_shmem() {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(sizeof(SharedTable));
-	RequestNamedLWLockTranche("pg_grail", 1);
-}
-
-void
-startup_shmem() {
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	bool found;
-	table = static_cast<SharedTable *>(ShmemInitStruct("pg_grail image cache", sizeof(SharedTable), &found));
-	if (!found) {
-		std::memset(table, 0, sizeof(SharedTable));
-		table->lock = &(GetNamedLWLockTranche("pg_grail"))->lock;
-	}
-	LWLockRelease(AddinShmemInitLock);
-}
 
 // The slot of name, made if missing (nullptr if every slot is in use); under the lock.
 Slot *
@@ -151,11 +127,19 @@ private:
 } // namespace
 
 void
-request_image_stats() {
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = request_shmem;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = startup_shmem;
+request_image_stats_shmem() {
+	RequestAddinShmemSpace(sizeof(SharedTable));
+	RequestNamedLWLockTranche("pg_grail", 1);
+}
+
+void
+attach_image_stats_shmem() {
+	bool found;
+	table = static_cast<SharedTable *>(ShmemInitStruct("pg_grail image cache", sizeof(SharedTable), &found));
+	if (!found) {
+		std::memset(table, 0, sizeof(SharedTable));
+		table->lock = &(GetNamedLWLockTranche("pg_grail"))->lock;
+	}
 }
 
 bool

@@ -14,8 +14,11 @@
 
 namespace grail::pg {
 
-// Asks for the shared memory; from _PG_init while the library is being preloaded.
-void request_image_stats();
+// Asks for the counters' shared memory and lock, from the shared-memory request hook
+// (src/pg/store/shared_state.cpp); attaches it (making it, the first time), from the startup hook
+// under AddinShmemInitLock.
+void request_image_stats_shmem();
+void attach_image_stats_shmem();
 
 // Whether the server-wide counters exist in this server.
 bool image_stats_enabled();

@@ -1,22 +1,55 @@
-// The pending changes of a live graph that a query's snapshot sees (grail.pending_change): read by
-// an index scan in the active snapshot, as find_graph_in reads grail.graph, with no SQL to plan.
+// grail.pending_change (src/pg/store/pending_changes.hpp): its rows read by an index scan in the
+// active snapshot, as find_graph_in reads grail.graph, with no SQL to plan; written through the
+// table and index access methods; deleted and counted by SQL with the catalog's rights.
+#include <cstring>
+
 #include "store/catalog.hpp"
+#include "store/catalog_sql.hpp"
+#include "store/pending_changes.hpp"
 
 extern "C" {
 #include "access/genam.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tableam.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
-#include "utils/array.h"
-#include "utils/builtins.h"
-#include "catalog/pg_type.h"
 }
 
 namespace grail::pg {
+
+namespace {
+
+// The columns of grail.pending_change, by attribute number.
+constexpr AttrNumber kGraphIdColumn = 1;
+constexpr AttrNumber kChangeColumn = 2;
+constexpr AttrNumber kSourceColumn = 3; // int8[]: integer keys
+constexpr AttrNumber kTargetColumn = 4;
+constexpr AttrNumber kSourceKeyColumn = 5; // text[]: the other kinds of key
+constexpr AttrNumber kTargetKeyColumn = 6;
+constexpr int kColumnCount = 6;
+
+// The SQL that deletes a graph's rows.
+constexpr const char *kDeleteSql = "DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1";
+
+} // namespace
+
+Oid
+pending_change_table() {
+	return get_relname_relid("pending_change", get_namespace_oid("grail", false));
+}
 
 /*
  * Calls visit(tuple, descriptor) for each row of grail.pending_change of the graph that the active
@@ -25,14 +58,14 @@ namespace grail::pg {
 template <typename Visit>
 static void
 scan_visible_pending(int64_t graph_id, Visit &&visit) {
-	Oid relid = get_relname_relid("pending_change", get_namespace_oid("grail", false));
+	Oid relid = pending_change_table();
 	if (!OidIsValid(relid))
 		elog(ERROR, "pg_grail catalog table grail.pending_change is missing");
 	Relation rel = table_open(relid, AccessShareLock);
 	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 	ScanKeyData key;
-	ScanKeyInit(&key, 1, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {1}, "graph_id"), true, snapshot, 1, &key);
+	ScanKeyInit(&key, kGraphIdColumn, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {kGraphIdColumn}, "graph_id"), true, snapshot, 1, &key);
 	while (HeapTuple tuple = systable_getnext(scan)) {
 		CHECK_FOR_INTERRUPTS();
 		visit(tuple, RelationGetDescr(rel));
@@ -66,14 +99,13 @@ visible_pending_rows(int64_t graph_id) {
 	std::vector<PendingRow> rows;
 	guard([&] {
 		scan_visible_pending(graph_id, [&](HeapTuple tuple, TupleDesc descriptor) {
-			// grail.pending_change (graph_id, change, source[], target[], source_key[], target_key[]):
-			// each edge of the arrays changed by change; arrays NULL: a TRUNCATE's marker.
-			Datum values[6];
-			bool nulls[6];
+			Datum values[kColumnCount];
+			bool nulls[kColumnCount];
 			heap_deform_tuple(tuple, descriptor, values, nulls);
-			int change = DatumGetInt32(values[1]);
-			bool integer = !nulls[2];
-			int s = integer ? 2 : 4, t = integer ? 3 : 5;
+			int change = DatumGetInt32(values[kChangeColumn - 1]);
+			bool integer = !nulls[kSourceColumn - 1];
+			int s = (integer ? kSourceColumn : kSourceKeyColumn) - 1,
+			    t = (integer ? kTargetColumn : kTargetKeyColumn) - 1;
 			if (nulls[s] || nulls[t]) {
 				PendingRow marker;
 				marker.change = change;
@@ -123,6 +155,207 @@ visible_pending_rows(int64_t graph_id) {
 		});
 	});
 	return rows;
+}
+
+void
+delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
+	with_spi([&] {
+		guard([&] {
+			Oid types[] = {INT8OID};
+			Datum values[] = {Int64GetDatum(graph_id)};
+			SPIPlanPtr plan = SPI_prepare(kDeleteSql, 1, types);
+			if (plan == NULL)
+				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+			int rc = snapshot != nullptr
+			             ? SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, false, false, 0)
+			             : SPI_execute_plan(plan, values, NULL, false, 0);
+			if (rc != SPI_OK_DELETE)
+				elog(ERROR, "pg_grail could not delete the pending changes of graph %lld", (long long)graph_id);
+			SPI_freeplan(plan);
+		});
+	});
+}
+
+void
+set_graph_live(int64_t graph_id, bool live) {
+	with_spi([&] {
+		Oid types[] = {INT8OID, BOOLOID};
+		Datum values[] = {Int64GetDatum(graph_id), BoolGetDatum(live)};
+		execute("UPDATE grail.graph SET live = $2, stale = stale OR (NOT $2 AND EXISTS "
+		        "(SELECT 1 FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) $1)) "
+		        "WHERE id OPERATOR(pg_catalog.=) $1",
+		        2, types, values, SPI_OK_UPDATE);
+		if (!live)
+			execute(kDeleteSql, 1, types, values, SPI_OK_DELETE);
+	});
+}
+
+std::vector<int64_t>
+graphs_to_merge(int64_t threshold) {
+	return with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(threshold)};
+		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
+		// row holds at least one: the sum passes the threshold iff the graph's total does).
+		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
+		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
+		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
+		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
+		                "OPERATOR(pg_catalog.>=) $1 "
+		                "ORDER BY g.id",
+		                1, types, values, SPI_OK_SELECT);
+		std::vector<int64_t> ids;
+		for (int i = 0; i < n; i++)
+			ids.push_back(guard([&] {
+				bool null;
+				return DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+			}));
+		return ids;
+	});
+}
+
+namespace {
+
+// An int8[] of n elements, nulls[i] for a NULL element (maybe_null: there may be some), built in
+// place: what construct_md_array makes of them, without its per-element work (a batch is 8,192 of
+// them per side).
+Datum
+integer_array(const Datum *values, const bool *nulls, int n, bool maybe_null) {
+	int present = n;
+	if (maybe_null)
+		for (int i = 0; i < n; i++)
+			present -= nulls[i] ? 1 : 0;
+	bool any_null = present < n;
+	Size offset = any_null ? ARR_OVERHEAD_WITHNULLS(1, n) : ARR_OVERHEAD_NONULLS(1);
+	Size bytes = offset + sizeof(int64) * Size(present);
+	auto *array = static_cast<ArrayType *>(palloc(bytes));
+	memset(array, 0, offset);
+	SET_VARSIZE(array, bytes);
+	array->ndim = 1;
+	array->dataoffset = any_null ? int32(offset) : 0;
+	array->elemtype = INT8OID;
+	ARR_DIMS(array)[0] = n;
+	ARR_LBOUND(array)[0] = 1;
+	auto *data = reinterpret_cast<int64 *>(ARR_DATA_PTR(array));
+	if (!any_null) {
+		for (int i = 0; i < n; i++)
+			data[i] = DatumGetInt64(values[i]);
+	} else {
+		bits8 *bitmap = ARR_NULLBITMAP(array);
+		for (int i = 0, j = 0; i < n; i++)
+			if (!nulls[i]) {
+				bitmap[i / 8] |= bits8(1 << (i % 8));
+				data[j++] = DatumGetInt64(values[i]);
+			}
+	}
+	return PointerGetDatum(array);
+}
+
+// An array of the endpoints of one side, as its column holds them.
+Datum
+endpoint_array(bool integer, const Datum *values, const bool *nulls, int n, bool maybe_null) {
+	if (integer)
+		return integer_array(values, nulls, n, maybe_null);
+	int dims[] = {n}, lbs[] = {1};
+	return PointerGetDatum(construct_md_array(const_cast<Datum *>(values), const_cast<bool *>(nulls), 1, dims, lbs,
+	                                          TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+} // namespace
+
+void
+PendingChangeInserter::open(Oid table, MemoryContext context) {
+	static constexpr struct {
+		const char *name;
+		Oid type;
+	} kColumns[kColumnCount] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
+	                            {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID}};
+	MemoryContext old = MemoryContextSwitchTo(context);
+	Relation rel = table_open(table, RowExclusiveLock);
+	TupleDesc desc = RelationGetDescr(rel);
+	bool fits = desc->natts == kColumnCount;
+	for (int i = 0; fits && i < desc->natts; i++) {
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
+		       att->atttypid == kColumns[i].type;
+	}
+	if (!fits)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("pg_grail catalog table grail.pending_change does not have the columns that "
+		                       "pg_grail's library (version %s) writes",
+		                       GRAIL_EXTVERSION),
+		                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
+	estate_ = CreateExecutorState();
+	result_ = makeNode(ResultRelInfo);
+	InitResultRelInfo(result_, rel, 1, NULL, 0);
+	ExecOpenIndices(result_, false);
+	slot_ = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	rel_ = rel;
+	MemoryContextSwitchTo(old);
+}
+
+void
+PendingChangeInserter::insert_edges(int64_t graph_id, int change, bool integer, const Datum *sources,
+                                    const bool *source_nulls, const Datum *targets, const bool *target_nulls, int count,
+                                    bool any_null) {
+	Datum arrays[2] = {endpoint_array(integer, sources, source_nulls, count, any_null),
+	                   endpoint_array(integer, targets, target_nulls, count, any_null)};
+#ifdef USE_LZ4
+	// A row that the toaster would store out of line (the columns are STORAGE EXTERNAL, so it
+	// compresses nothing) goes out compressed by lz4: about half the bytes of toast and WAL for
+	// ids below 2^32, for less CPU than writing those bytes takes (1M edges: lz4 10 ms, 20 ms
+	// less toasting); pglz, several times slower, would cost more than it saves. Readers
+	// detoast as before.
+	if (VARSIZE(DatumGetPointer(arrays[0])) + VARSIZE(DatumGetPointer(arrays[1])) > TOAST_TUPLE_THRESHOLD)
+		for (int i = 0; i < 2; i++) {
+			Datum compressed = toast_compress_datum(arrays[i], TOAST_LZ4_COMPRESSION);
+			if (DatumGetPointer(compressed) != nullptr)
+				arrays[i] = compressed;
+		}
+#endif
+	insert(graph_id, change, integer ? kSourceColumn : kSourceKeyColumn, arrays[0], arrays[1], false);
+}
+
+void
+PendingChangeInserter::insert_marker(int64_t graph_id) {
+	insert(graph_id, 0, kSourceColumn, Datum(0), Datum(0), true);
+}
+
+// One row: its heap tuple (toasted by the table access method) and its index entries, as an
+// INSERT writes them; source and target go to columns first and first + 1.
+void
+PendingChangeInserter::insert(int64_t graph_id, int change, int first, Datum source, Datum target, bool marker) {
+	Datum values[kColumnCount];
+	bool nulls[kColumnCount];
+	values[kGraphIdColumn - 1] = Int64GetDatum(graph_id);
+	values[kChangeColumn - 1] = Int32GetDatum(change);
+	nulls[kGraphIdColumn - 1] = nulls[kChangeColumn - 1] = false;
+	for (AttrNumber column : {kSourceColumn, kTargetColumn, kSourceKeyColumn, kTargetKeyColumn})
+		nulls[column - 1] = true;
+	if (!marker) {
+		values[first - 1] = source;
+		values[first] = target;
+		nulls[first - 1] = nulls[first] = false;
+	}
+	// Formed here rather than in the slot's memory: a batch's row is as large as its arrays.
+	ExecStoreHeapTuple(heap_form_tuple(RelationGetDescr(rel_), values, nulls), slot_, true);
+	table_tuple_insert(rel_, slot_, GetCurrentCommandId(true), 0, NULL);
+	if (result_->ri_NumIndices > 0)
+		(void)ExecInsertIndexTuples(result_, slot_, estate_, false, false, NULL, NIL);
+	ResetPerTupleExprContext(estate_);
+	ExecClearTuple(slot_);
+}
+
+void
+PendingChangeInserter::close() {
+	if (rel_ == nullptr)
+		return;
+	ExecDropSingleTupleTableSlot(slot_);
+	ExecCloseIndices(result_);
+	FreeExecutorState(estate_);
+	table_close(rel_, NoLock);
+	rel_ = nullptr;
+	CommandCounterIncrement();
 }
 
 } // namespace grail::pg

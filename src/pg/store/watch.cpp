@@ -4,6 +4,7 @@
 // (grail._watched) alike. Written against the catalogs directly rather than in SQL, because a
 // statement of a pg_grail function pays for it: no SQL function to plan, no lock on the tables.
 #include "store/catalog.hpp"
+#include "store/watch.hpp"
 
 #include <algorithm>
 #include <string>
@@ -180,25 +181,24 @@ bool
 log_trigger_in_family(const char *trigger, Oid table, int64_t graph_id, const char *graph_name, Oid edge_table) {
 	if (table == edge_table)
 		return true;
-	return guard([&] {
-		std::vector<Oid> ancestors;
-		add_ancestors(table, &ancestors);
-		if (std::find(ancestors.begin(), ancestors.end(), edge_table) != ancestors.end())
-			return true;
+	std::vector<Oid> ancestors; // outside the guard: a PostgreSQL error must not skip its destructor
+	guard([&] { add_ancestors(table, &ancestors); });
+	if (std::find(ancestors.begin(), ancestors.end(), edge_table) != ancestors.end())
+		return true;
+	guard([&] {
 		const char *schema = get_namespace_name(get_rel_namespace(table));
 		const char *name = get_rel_name(table);
 		const char *edge_name = get_rel_name(edge_table);
-		ereport(WARNING,
-		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		         errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: the table is not in the "
-		                "inheritance family of graph \"%s\" (id %lld), whose edge table is \"%s\"",
-		                trigger, name, graph_name, (long long)graph_id, edge_name ? edge_name : "?"),
-		         errdetail("Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a "
-		                   "database where another graph has that id."),
-		         errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(trigger),
-		                 quote_qualified_identifier(schema, name))));
-		return false;
+		ereport(WARNING, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                  errmsg("pg_grail trigger \"%s\" on table \"%s\" ignores this write: the table is not in the "
+		                         "inheritance family of graph \"%s\" (id %lld), whose edge table is \"%s\"",
+		                         trigger, name, graph_name, (long long)graph_id, edge_name ? edge_name : "?"),
+		                  errdetail("Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a "
+		                            "database where another graph has that id."),
+		                  errhint("Drop the trigger: DROP TRIGGER %s ON %s;", quote_identifier(trigger),
+		                          quote_qualified_identifier(schema, name))));
 	});
+	return false;
 }
 
 bool
@@ -236,24 +236,3 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 }
 
 } // namespace grail::pg
-
-/*
- * grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[]), for the event
- * triggers.
- */
-GRAIL_FUNCTION(grail_watched) {
-	return BoolGetDatum(grail::pg::graph_watched(PG_GETARG_INT64(0), PG_GETARG_OID(1), PG_GETARG_DATUM(2)));
-}
-
-/*
- * grail._ancestors(edge_table oid) and grail._descendants(edge_table oid), for grail._watch.
- */
-GRAIL_FUNCTION(grail_ancestors) {
-	std::vector<Oid> ancestors = grail::pg::table_family(PG_GETARG_OID(0)).ancestors;
-	return grail::pg::oid_array(ancestors.data(), int(ancestors.size()));
-}
-
-GRAIL_FUNCTION(grail_descendants) {
-	std::vector<Oid> descendants = grail::pg::table_family(PG_GETARG_OID(0)).descendants;
-	return grail::pg::oid_array(descendants.data(), int(descendants.size()));
-}

@@ -1,0 +1,100 @@
+#include "boundary/pg_calls.hpp"
+
+extern "C" {
+#include "storage/lmgr.h"
+#include "catalog/pg_type.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+}
+
+namespace grail::pg {
+
+const char *
+text_argument(FunctionCallInfo fcinfo, int arg) {
+	return guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(arg)); });
+}
+
+Datum
+text_datum(const char *s) {
+	return guard([&] { return CStringGetTextDatum(s); });
+}
+
+Datum
+oid_array(const Oid *oids, int count) {
+	return guard([&] {
+		Datum *elements = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(count, 1))));
+		for (int i = 0; i < count; i++)
+			elements[i] = ObjectIdGetDatum(oids[i]);
+		return PointerGetDatum(construct_array(elements, count, OIDOID, sizeof(Oid), true, TYPALIGN_INT));
+	});
+}
+
+bool
+relation_exists(Oid relid) {
+	return guard([&] { return SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)); });
+}
+
+const char *
+relation_name(Oid relid) {
+	return guard([&] { return get_rel_name(relid); });
+}
+
+char
+relation_kind(Oid relid) {
+	return guard([&] { return get_rel_relkind(relid); });
+}
+
+char
+relation_persistence(Oid relid) {
+	return guard([&] { return get_rel_persistence(relid); });
+}
+
+Oid
+attribute_type(Oid relid, AttrNumber attnum) {
+	return guard([&] { return get_atttype(relid, attnum); });
+}
+
+const char *
+attribute_name(Oid relid, AttrNumber attnum) {
+	return guard([&] { return get_attname(relid, attnum, false); });
+}
+
+AttrNumber
+attribute_number(Oid relid, const char *name) {
+	return guard([&] { return get_attnum(relid, name); });
+}
+
+const char *
+quoted_identifier(const char *name) {
+	return guard([&] { return quote_identifier(name); });
+}
+
+const char *
+namespace_name(Oid schema) {
+	return guard([&] { return get_namespace_name(schema); });
+}
+
+const char *
+type_name(Oid type) {
+	return guard([&] { return format_type_be(type); });
+}
+
+const char *
+role_name(Oid role) {
+	return guard([&] { return GetUserNameFromId(role, false); });
+}
+
+bool
+has_privileges_of(Oid member, Oid role) {
+	return guard([&] { return has_privs_of_role(member, role); });
+}
+
+void
+lock_relation(Oid relid, LOCKMODE mode) {
+	guard([&] { LockRelationOid(relid, mode); });
+}
+
+} // namespace grail::pg

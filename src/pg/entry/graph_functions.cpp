@@ -1,0 +1,40 @@
+// The graph lifecycle's SQL functions: grail.create_graph, refresh_graph, merge_graph, alter_graph
+// and drop_graph. Each reads its arguments and calls the lifecycle service
+// (src/pg/service/lifecycle.cpp).
+#include "service/lifecycle.hpp"
+#include "boundary/pg_calls.hpp"
+
+using namespace grail::pg;
+
+GRAIL_FUNCTION(grail_create_graph) {
+	GraphName name = parse_graph_name(text_argument(fcinfo, 0));
+	GraphRow row;
+	row.relid = PG_GETARG_OID(1);
+	const char *source = NameStr(*PG_GETARG_NAME(2));
+	const char *target = NameStr(*PG_GETARG_NAME(3));
+	row.labels = PG_GETARG_INT32(4);
+	row.skip_nulls = PG_GETARG_BOOL(5);
+	row.live = PG_GETARG_BOOL(6);
+	row.owner = GetUserId();
+	return text_datum(create_graph(name, row, source, target));
+}
+
+GRAIL_FUNCTION(grail_refresh_graph) {
+	GraphName name = parse_graph_name(text_argument(fcinfo, 0));
+	return text_datum(rebuild_graph(name, BuildCommand::refresh_graph));
+}
+
+GRAIL_FUNCTION(grail_merge_graph) {
+	GraphName name = parse_graph_name(text_argument(fcinfo, 0));
+	return text_datum(rebuild_graph(name, BuildCommand::merge_graph));
+}
+
+GRAIL_FUNCTION(grail_alter_graph) {
+	alter_graph(parse_graph_name(text_argument(fcinfo, 0)), PG_GETARG_BOOL(1));
+	PG_RETURN_VOID();
+}
+
+GRAIL_FUNCTION(grail_drop_graph) {
+	drop_graph(parse_graph_name(text_argument(fcinfo, 0)));
+	PG_RETURN_VOID();
+}

@@ -1,0 +1,93 @@
+// grail.pending_change, the change log of live graphs: the one place that knows its rows,
+// (graph_id, change, source int8[], target int8[], source_key text[], target_key text[]). A row
+// holds a batch of edges changed by one change value (an edge row written, change > 0, or removed,
+// change < 0, |change| times): their endpoints in source and target for integer keys, in
+// source_key and target_key as text otherwise (uuid in its text form); all four arrays NULL: a
+// TRUNCATE's marker. The log trigger (src/pg/entry/change_log.cpp) writes it, a query reads what
+// its snapshot sees of it, a build deletes what it took in.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "boundary/guard.hpp"
+
+extern "C" {
+#include "nodes/execnodes.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+}
+
+namespace grail::pg {
+
+// The changes to a live graph's edge table that the active snapshot sees: how many rows, and a
+// fingerprint of which (their row versions), which differs between two snapshots that see
+// different rows.
+struct PendingChanges {
+	uint64_t rows = 0;
+	uint64_t fingerprint = 0;
+};
+PendingChanges visible_pending_changes(int64_t graph_id);
+
+// One edge of those rows: an edge row written (change > 0) or removed (change < 0), |change|
+// times; the endpoints as integers or as text (uuid in its text form), by the graph's kind of key;
+// has_source or has_target false for a NULL endpoint; integer: the row holds integer keys (once
+// the edge columns changed type, rows hold keys of another kind than the graph's build). A
+// TRUNCATE's marker has neither endpoint.
+struct PendingRow {
+	int change = 0;
+	bool integer = false;
+	bool has_source = false, has_target = false;
+	int64_t source = 0, target = 0;
+	std::string source_key, target_key;
+};
+// The edges themselves, in index order (so in an order a fingerprint of them would follow).
+std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
+
+// Deletes the graph's rows that snapshot sees: the changes a build that read the edge table in
+// that snapshot has taken in (all of them without a snapshot).
+void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
+
+// Sets grail.graph.live; a graph no longer live loses its log, and is stale if it had any.
+void set_graph_live(int64_t graph_id, bool live);
+
+// The live graphs that are not stale and have at least threshold edge changes logged (in a new
+// snapshot), by id.
+std::vector<int64_t> graphs_to_merge(int64_t threshold);
+
+// The oid of grail.pending_change, InvalidOid if it is missing (PostgreSQL calls: inside guard()).
+Oid pending_change_table();
+
+// Writes rows of grail.pending_change through the table and index access methods, as an INSERT's
+// executor would (toasting included): no SQL to plan. PostgreSQL calls only: inside guard(). An
+// error aborts the transaction, which closes the table.
+class PendingChangeInserter {
+public:
+	// Opens table (pending_change_table()) for inserts, its state allocated in context, and checks
+	// that its columns are the ones this library writes.
+	void open(Oid table, MemoryContext context);
+	bool
+	is_open() const {
+		return rel_ != nullptr;
+	}
+	// One row of count edges of one change value: their endpoints as int8 datums (integer) or text
+	// datums, NULL where source_nulls or target_nulls say (any_null: some may be). Its arrays are
+	// made in CurrentMemoryContext.
+	void insert_edges(int64_t graph_id, int change, bool integer, const Datum *sources, const bool *source_nulls,
+	                  const Datum *targets, const bool *target_nulls, int count, bool any_null);
+	// A TRUNCATE's marker: change 0, no endpoints.
+	void insert_marker(int64_t graph_id);
+	// Closes the table; later commands see the rows.
+	void close();
+
+private:
+	void insert(int64_t graph_id, int change, int first, Datum source, Datum target, bool marker);
+
+	Relation rel_ = nullptr;
+	EState *estate_ = nullptr;
+	ResultRelInfo *result_ = nullptr;
+	TupleTableSlot *slot_ = nullptr;
+};
+
+} // namespace grail::pg
