@@ -65,6 +65,14 @@ int
 errhint(const char *, ...) {
 	return 0;
 }
+int
+errdetail(const char *, ...) {
+	return 0;
+}
+char *
+pstrdup(const char *) {
+	abort();
+}
 void
 ProcessInterrupts(void) {
 	abort();
@@ -78,6 +86,10 @@ pg_snprintf(char *buffer, size_t size, const char *format, ...) {
 	int n = vsnprintf(buffer, size, format, args);
 	va_end(args);
 	return n;
+}
+int
+pg_vsnprintf(char *buffer, size_t size, const char *format, va_list args) {
+	return vsnprintf(buffer, size, format, args);
 }
 }
 

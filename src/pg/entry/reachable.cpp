@@ -95,12 +95,9 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	KeyArray sources = key_array(fcinfo, 1, "sources", kind);
 	KeyArray targets = key_array(fcinfo, 2, "targets", kind);
 	if (sources.count != targets.count)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-			                errmsg("sources and targets must have the same length, not %d and %d", sources.count,
-			                       targets.count),
-			                errhint("Pair each source with its target: sources[i] is tested against targets[i].")));
-		});
+		raise(ERRCODE_ARRAY_SUBSCRIPT_ERROR,
+		      format("sources and targets must have the same length, not %d and %d", sources.count, targets.count),
+		      "Pair each source with its target: sources[i] is tested against targets[i].");
 	ReachabilityView view = open_reachability(fcinfo, 0, kind);
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });

@@ -233,12 +233,10 @@ static void
 check_keys(const LoadedGraph &graph, const GraphName &name, std::optional<grail::KeyKind> keys) {
 	grail::KeyKind actual = graph.index.keys().kind();
 	if (keys && *keys != actual)
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-			                errmsg("pg_grail graph \"%s\" has %s keys, not %s keys", name.display.c_str(),
-			                       key_kind_name(actual), key_kind_name(*keys)),
-			                errhint("Pass keys of the type of its edge columns.")));
-		});
+		raise(ERRCODE_DATATYPE_MISMATCH,
+		      format("pg_grail graph \"%s\" has %s keys, not %s keys", name.display.c_str(), key_kind_name(actual),
+		             key_kind_name(*keys)),
+		      "Pass keys of the type of its edge columns.");
 }
 
 // The kept value for this build and these changes, or null; a value for others is freed first, so
@@ -468,22 +466,16 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-			                errmsg("pg_grail graph \"%s\" does not exist", name.display.c_str()),
-			                errhint("The view grail.graphs lists the graphs; grail.create_graph() makes one.")));
-		});
+		raise(ERRCODE_UNDEFINED_OBJECT, format("pg_grail graph \"%s\" does not exist", name.display.c_str()),
+		      "The view grail.graphs lists the graphs; grail.create_graph() makes one.");
 	check_table_access(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	if (!row.stale && !row.watched && !graph_row_current(name, row))
-		guard([&] {
-			ereport(ERROR, (errcode(ERRCODE_UNDEFINED_OBJECT),
-			                errmsg("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
-			                       name.display.c_str()),
-			                errhint("Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new "
-			                        "transaction.")));
-		});
+		raise(ERRCODE_UNDEFINED_OBJECT,
+		      format("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
+		             name.display.c_str()),
+		      "Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new transaction.");
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
 		guard([&] {
 			const char *table = get_rel_name(row.relid);
