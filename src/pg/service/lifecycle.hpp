@@ -1,5 +1,5 @@
-// The graph lifecycle: create, rebuild (refresh, merge, background merge), alter and drop, and the
-// build they share. The SQL functions (src/pg/entry/graph_functions.cpp), the merge worker and the
+// The graph lifecycle: create, rebuild (refresh, merge, background merge), alter and drop, over
+// the build of service/build_index.hpp. The SQL functions (src/pg/entry/graph_functions.cpp), the merge worker and the
 // owner hooks call it; each checks what its SQL function's documentation says it checks.
 #pragma once
 
@@ -38,11 +38,5 @@ void drop_graph(int64_t id);
 // with busy set, doing nothing, where it would wait for another transaction's lock on the graph's
 // row or tables (the worker comes back later).
 bool background_merge(int64_t id, std::string *summary, bool *busy);
-
-// Reads a graph's edge table and builds its index: in snapshot under ACCESS SHARE locks, or
-// without one under SHARE locks in the latest snapshot (read_edges). Raises the build's errors
-// (NULL endpoints unless skip_nulls, memory limit) as create_graph does; fills stats but
-// persist_ms and index_bytes.
-grail::Index build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats);
 
 } // namespace grail::pg

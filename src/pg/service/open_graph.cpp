@@ -9,7 +9,7 @@
 #include "store/pending_changes.hpp"
 #include "store/watch.hpp"
 #include "store/edges.hpp"
-#include "service/lifecycle.hpp"
+#include "service/build_index.hpp"
 #include "service/image_cache.hpp"
 #include "boundary/key_datums.hpp"
 #include "service/open_graph.hpp"

@@ -1,0 +1,122 @@
+// Reading a graph's edge table and building its index: what create_graph, refresh, merges
+// (service/lifecycle.cpp) and a live graph's snapshot rebuild (service/open_graph.cpp) share.
+#include "error.hpp"
+#include "gpu.hpp"
+#include "index.hpp"
+#include "keys.hpp"
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "service/build_index.hpp"
+#include "store/activity.hpp"
+#include "store/edges.hpp"
+#include "boundary/gpu_choice.hpp"
+#include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
+#include "boundary/settings.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+}
+
+namespace grail::pg {
+
+double
+ms_since(std::chrono::steady_clock::time_point start) {
+	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+/*
+ * The kind of key of an edge column (of no kind: integer; read_edges checks the columns).
+ */
+static grail::KeyKind
+edge_key_kind(Oid relid, AttrNumber attnum) {
+	grail::KeyKind kind = grail::KeyKind::integer;
+	key_kind_of(attribute_type(relid, attnum), &kind);
+	return kind;
+}
+
+/*
+ * A hash seed no one can predict, so that no one can prepare ids or keys that collide in the
+ * build's hash tables; 0 (the engine then draws one from the clock) without a strong source.
+ */
+static uint64_t
+unpredictable_seed() {
+	uint64_t seed = 0;
+	if (!pg_strong_random(&seed, sizeof seed))
+		seed = 0;
+	return seed;
+}
+
+/*
+ * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
+ * one) and build its index.
+ */
+grail::Index
+build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
+	auto start = std::chrono::steady_clock::now();
+	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
+	grail::EdgeList edges;
+	grail::KeyKind kind = edge_key_kind(row.relid, row.source_attnum);
+	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
+	if (kind != grail::KeyKind::integer)
+		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind, unpredictable_seed());
+	EdgeScan scan =
+	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
+	StoredBuild &stored = *stored_stats;
+	stored = StoredBuild{};
+	stored.read_ms = ms_since(start);
+	stored.input_rows = int64_t(scan.rows);
+	stored.null_rows = int64_t(scan.rows - edges.size());
+	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
+	if (stored.null_rows > 0 && !row.skip_nulls)
+		raise(ERRCODE_NOT_NULL_VIOLATION,
+		      format("edge table \"%s\" has %lld rows with a NULL endpoint: %llu NULLs in column \"%s\", %llu in "
+		             "column \"%s\"",
+		             relation_name(row.relid), (long long)stored.null_rows, (unsigned long long)scan.null_source,
+		             attribute_name(row.relid, row.source_attnum), (unsigned long long)scan.null_target,
+		             attribute_name(row.relid, row.target_attnum)),
+		      "Delete those rows, or create the graph with skip_nulls => true to ignore them.");
+
+	grail::BuildOptions options;
+	options.labels = unsigned(row.labels);
+	options.memory_limit_bytes = memory_limit;
+	options.id_hash_seed = unpredictable_seed();
+	options.components = [](const grail::Csr &graph) {
+		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
+		return on_chosen_device(
+		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
+		    [&] { return grail::strongly_connected_components(graph); });
+	};
+	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
+		return on_chosen_device(
+		    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
+		    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+	};
+	grail::BuildStats stats;
+	grail::Index index;
+	try {
+		grail::KeyDictionary dictionary = keys ? keys->finish(edges) : grail::KeyDictionary();
+		keys.reset();
+		index = grail::Index::build(std::move(edges), options, &stats, std::move(dictionary));
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		throw grail::Error(e.kind(), std::string("graph \"") + name + "\": " + e.what(),
+		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
+	}
+	stored.vertices = int64_t(stats.vertices);
+	stored.build_ms = ms_since(start);
+	stored.edges = int64_t(stats.edges);
+	stored.components = int64_t(stats.components);
+	stored.dag_edges = int64_t(stats.dag_edges);
+	stored.graph_ms = stats.graph_seconds * 1e3;
+	stored.scc_ms = stats.scc_seconds * 1e3;
+	stored.label_ms = stats.label_seconds * 1e3;
+	return index;
+}
+
+} // namespace grail::pg
