@@ -33,6 +33,7 @@
 // decodes a vertex with one lookup.
 #include "check.cuh"
 #include "chordless.hpp"
+#include "clock.hpp"
 #include "device_csr.cuh"
 #include "error.hpp"
 #include "gpu.hpp"
@@ -55,7 +56,6 @@ namespace grail {
 
 using namespace cuda;
 using cuda_host::mib;
-using cuda_host::now_ms;
 
 namespace {
 

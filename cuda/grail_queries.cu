@@ -7,10 +7,10 @@
 // vertex whose DFS-tree interval holds the target is (a certain "yes"); a group ends when no
 // frontier is left. The targets' records are gathered per group into one small array that every
 // thread reads, so it stays in L1.
+#include "clock.hpp"
 #include "error.hpp"
 #include "frontier_push.cuh"
 #include "gpu.hpp"
-#include "host_util.hpp"
 #include "pruning.hpp"
 
 #include <algorithm>
@@ -18,7 +18,6 @@
 namespace grail {
 
 using namespace cuda;
-using cuda_host::now_ms;
 
 namespace {
 
