@@ -108,7 +108,7 @@ seed_sources(CsrView dag, const vid_t *source, size_t count, unsigned words, uin
 	atomicOr(reinterpret_cast<unsigned long long *>(&visited[slot]), bit);
 	if (in_next.try_set(s)) {
 		atomicAdd(&counters->edges, (unsigned long long)degree(dag, s));
-		append(queue, &counters->count, s);
+		queue[warp_reserve(cooperative_groups::coalesced_threads(), &counters->count)] = s;
 	}
 }
 
