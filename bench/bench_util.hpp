@@ -1,19 +1,14 @@
 // Helpers shared by the engine benchmarks (bench/*_bench.cpp).
 #pragma once
+#include "clock.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 namespace grail::bench {
-
-inline double
-now_ms() {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 inline double
 median(std::vector<double> v) {

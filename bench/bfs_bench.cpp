@@ -31,7 +31,6 @@ using namespace grail;
 namespace {
 
 using bench::median;
-using bench::now_ms;
 
 uint64_t
 arg(const char *text) {

@@ -27,7 +27,6 @@ using namespace grail::shapes;
 namespace {
 
 using bench::median;
-using bench::now_ms;
 
 struct Row {
 	std::string name;

@@ -3,11 +3,13 @@
 // reachability batches answered with the GPU search vs the CPU's pruned DFS, both after the same
 // CPU pre-filter (the paper's section 5).
 //   grail_bench dag VERTICES DEGREE SEED | rmat SCALE EDGE_FACTOR SEED  [--runs R] [--max-labels D]
-//               [--queries Q] [--words W]
+//               [--queries Q] [--words W] [--cpu]
 // dag is the paper's home-made random DAG (generate_random_dag: dag09 is "dag 1000000 100 9");
 // rmat is R-MAT, whose condensation is the DAG labelled. Batches run with GPU groups of 64 x W
 // queries for W = 1, 4, 8 and 16, or the one W given. Checks that the GPU labels give the same
-// answers as the CPU's on every query, and the batches the same answers on both devices.
+// answers as the CPU's on every query, and the batches the same answers on both devices. --cpu
+// runs the CPU's side alone (labelling, label quality, batches), with no GPU needed: to compare
+// CPU trees, or on a machine without one.
 #include "device.hpp"
 #include "error.hpp"
 #include "generate.hpp"
@@ -27,7 +29,6 @@ using namespace grail;
 namespace {
 
 using bench::median;
-using bench::now_ms;
 
 uint64_t
 arg(const char *text) {
@@ -37,7 +38,7 @@ arg(const char *text) {
 int
 usage() {
 	std::fputs("usage: grail_bench dag VERTICES DEGREE SEED | rmat SCALE EDGE_FACTOR SEED [--runs R] [--max-labels D] "
-	           "[--queries Q (0: labelling only)] [--words W]\n",
+	           "[--queries Q (0: labelling only)] [--words W] [--cpu]\n",
 	           stderr);
 	return 2;
 }
@@ -61,6 +62,87 @@ struct Batch {
 	std::vector<int64_t> sources, targets;
 };
 
+// Uniform pairs, and pairs whose target ends a random walk from the source (reachable-heavy).
+void
+make_batches(const Index &index, uint64_t seed, size_t count, Batch &uniform, Batch &heavy) {
+	const Array<int64_t> &ids = index.graph().ids;
+	const Csr &g = index.graph().out;
+	Rng rng(seed ^ 0x9A11ull);
+	uniform = {"uniform", {}, {}};
+	heavy = {"reachable-heavy", {}, {}};
+	for (size_t k = 0; k < count; k++) {
+		uniform.sources.push_back(ids[rng.below(ids.size())]);
+		uniform.targets.push_back(ids[rng.below(ids.size())]);
+		vid_t v = vid_t(rng.below(ids.size()));
+		heavy.sources.push_back(ids[v]);
+		for (int step = 0; step < 64 && g.offsets[v] != g.offsets[v + 1]; step++)
+			v = g.targets[g.offsets[v] + rng.below(g.offsets[v + 1] - g.offsets[v])];
+		heavy.targets.push_back(ids[v]);
+	}
+}
+
+// The uniform pairs a before b in topological order (components), and whether a reaches b.
+void
+ordered_pairs(const Index &index, const Batch &uniform, std::vector<vid_t> &a, std::vector<vid_t> &b,
+              std::vector<uint8_t> &reaches) {
+	ReachabilityQuery q(index);
+	for (size_t k = 0; k < uniform.sources.size(); k++) {
+		vid_t ca = index.components().of_vertex[size_t(index.find(uniform.sources[k]))];
+		vid_t cb = index.components().of_vertex[size_t(index.find(uniform.targets[k]))];
+		if (ca < cb) {
+			a.push_back(ca);
+			b.push_back(cb);
+			reaches.push_back(q.reachable(uniform.sources[k], uniform.targets[k]));
+		}
+	}
+}
+
+// --cpu: labelling times for d = 1..D, the labels' quality at D and the CPU's batches (pairs
+// searched: those the labels and filters left undecided).
+int
+cpu_side(const Index &index, uint64_t seed, int runs, unsigned max_labels, size_t query_count) {
+	const Csr &dag = index.dag();
+	std::printf("\nCPU labelling, ms (medians of %d)\n%2s %10s\n", runs, "d", "cpu");
+	for (unsigned d = 1; d <= max_labels; d++) {
+		std::vector<double> cpu;
+		for (int r = 0; r < runs; r++) {
+			double a = now_ms();
+			GrailLabels labels = GrailLabels::build(dag, d, BuildOptions{}.seed);
+			cpu.push_back(now_ms() - a);
+		}
+		std::printf("%2u %10.1f\n", d, median(cpu));
+	}
+	if (query_count == 0)
+		return 0;
+	Batch uniform, heavy;
+	make_batches(index, seed, query_count, uniform, heavy);
+	std::vector<vid_t> a, b;
+	std::vector<uint8_t> reaches;
+	ordered_pairs(index, uniform, a, b, reaches);
+	std::printf("\nlabel quality: share of negative uniform pairs (a before b) ruled out by the d=%u intervals "
+	            "alone\n  cpu labels %.4f (of %zu pairs)\n",
+	            max_labels, label_negative_share(index.labels(), a, b, reaches), a.size());
+	std::printf("\nbatches of %zu pairs, ms (medians of %d)\n%-16s %8s %8s %10s\n", query_count, runs, "pairs", "yes",
+	            "searched", "cpu");
+	for (const Batch *batch : {&uniform, &heavy}) {
+		const size_t n = batch->sources.size();
+		std::unique_ptr<bool[]> answers(new bool[n]);
+		std::vector<double> cpu;
+		size_t searched = 0;
+		ReachabilityQuery q(index);
+		for (int r = 0; r < runs; r++) {
+			double t = now_ms();
+			searched = q.reachable_many(batch->sources.data(), batch->targets.data(), n, answers.get());
+			cpu.push_back(now_ms() - t);
+		}
+		size_t yes = 0;
+		for (size_t k = 0; k < n; k++)
+			yes += answers[k];
+		std::printf("%-16s %8zu %8zu %10.1f\n", batch->name.c_str(), yes, searched, median(cpu));
+	}
+	return 0;
+}
+
 } // namespace
 
 int
@@ -73,22 +155,27 @@ main(int argc, char **argv) {
 	unsigned max_labels = 5;
 	size_t query_count = 100000;
 	std::vector<unsigned> word_counts = {1, 4, 8, 16};
-	for (int i = 5; i + 1 < argc; i += 2) {
-		if (std::strcmp(argv[i], "--runs") == 0)
-			runs = int(arg(argv[i + 1]));
+	bool cpu_only = false;
+	for (int i = 5; i < argc; i++) {
+		if (std::strcmp(argv[i], "--cpu") == 0)
+			cpu_only = true;
+		else if (i + 1 >= argc)
+			return usage();
+		else if (std::strcmp(argv[i], "--runs") == 0)
+			runs = int(arg(argv[++i]));
 		else if (std::strcmp(argv[i], "--max-labels") == 0)
-			max_labels = unsigned(arg(argv[i + 1]));
+			max_labels = unsigned(arg(argv[++i]));
 		else if (std::strcmp(argv[i], "--queries") == 0)
-			query_count = arg(argv[i + 1]);
+			query_count = arg(argv[++i]);
 		else if (std::strcmp(argv[i], "--words") == 0)
-			word_counts = {unsigned(arg(argv[i + 1]))};
+			word_counts = {unsigned(arg(argv[++i]))};
 		else
 			return usage();
 	}
 	if (runs < 1 || max_labels < 1 || max_labels > kMaxLabels)
 		return usage();
 	GpuProbe probe = probe_gpu();
-	if (!probe.usable) {
+	if (!cpu_only && !probe.usable) {
 		std::fprintf(stderr, "grail_bench: no usable GPU: %s\n", probe.description.c_str());
 		return 1;
 	}
@@ -114,6 +201,8 @@ main(int argc, char **argv) {
 		std::printf("%s: %zu vertices, %zu edges, DAG of %zu vertices and %zu edges (built in %.0f ms on the CPU)\n",
 		            name.c_str(), cpu_index.graph().vertex_count(), cpu_index.graph().out.edge_count(),
 		            dag.vertex_count(), dag.edge_count(), now_ms() - t0);
+		if (cpu_only)
+			return cpu_side(cpu_index, seed, runs, max_labels, query_count);
 
 		std::printf("\nlabelling, ms (medians of %d)\n%2s %10s %10s %8s | %8s %8s %8s %8s %8s %8s %8s %7s %9s\n", runs,
 		            "d", "cpu", "gpu", "speedup", "upload", "levels", "step1", "step2", "step3", "step4", "download",
@@ -151,19 +240,8 @@ main(int argc, char **argv) {
 		BuildOptions gpu_options = cpu_options;
 		gpu_options.label_builder = [](const Csr &g, unsigned d, uint64_t s) { return grail_labels_gpu(g, d, s); };
 		Index gpu_index = Index::build(std::move(edges_copy), gpu_options);
-		const Array<int64_t> &ids = cpu_index.graph().ids;
-		const Csr &g = cpu_index.graph().out;
-		Rng rng(seed ^ 0x9A11ull);
-		Batch uniform{"uniform", {}, {}}, heavy{"reachable-heavy", {}, {}};
-		for (size_t k = 0; k < query_count; k++) {
-			uniform.sources.push_back(ids[rng.below(ids.size())]);
-			uniform.targets.push_back(ids[rng.below(ids.size())]);
-			vid_t v = vid_t(rng.below(ids.size()));
-			heavy.sources.push_back(ids[v]);
-			for (int step = 0; step < 64 && g.offsets[v] != g.offsets[v + 1]; step++)
-				v = g.targets[g.offsets[v] + rng.below(g.offsets[v + 1] - g.offsets[v])];
-			heavy.targets.push_back(ids[v]);
-		}
+		Batch uniform, heavy;
+		make_batches(cpu_index, seed, query_count, uniform, heavy);
 
 		std::printf(
 		    "\nlabel quality: share of negative uniform pairs (a before b) ruled out by the d=%u intervals alone\n",
@@ -171,16 +249,7 @@ main(int argc, char **argv) {
 		{
 			std::vector<vid_t> a, b;
 			std::vector<uint8_t> reaches;
-			ReachabilityQuery q(cpu_index);
-			for (size_t k = 0; k < query_count; k++) {
-				vid_t ca = cpu_index.components().of_vertex[size_t(cpu_index.find(uniform.sources[k]))];
-				vid_t cb = cpu_index.components().of_vertex[size_t(cpu_index.find(uniform.targets[k]))];
-				if (ca < cb) {
-					a.push_back(ca);
-					b.push_back(cb);
-					reaches.push_back(q.reachable(uniform.sources[k], uniform.targets[k]));
-				}
-			}
+			ordered_pairs(cpu_index, uniform, a, b, reaches);
 			std::printf("  cpu labels %.4f, gpu labels %.4f (of %zu pairs)\n",
 			            label_negative_share(cpu_index.labels(), a, b, reaches),
 			            label_negative_share(gpu_index.labels(), a, b, reaches), a.size());

@@ -28,7 +28,6 @@ using namespace grail;
 namespace {
 
 using bench::median;
-using bench::now_ms;
 
 constexpr size_t kBatchRows = 128;
 

@@ -19,7 +19,6 @@
 
 using namespace grail;
 using bench::median;
-using bench::now_ms;
 
 int
 main(int argc, char **argv) {

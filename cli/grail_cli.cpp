@@ -1,13 +1,13 @@
 // Command-line front end of the engine: build an index from an edge-list file, query it, and
 // time it, on machines without PostgreSQL (the GPU machine).
 #include "bfs.hpp"
+#include "clock.hpp"
 #include "device.hpp"
 #include "error.hpp"
 #include "generate.hpp"
 #include "index.hpp"
 
 #include <cerrno>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,11 +31,6 @@ const char *kUsage =
 struct UsageError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
-
-double
-now() {
-	return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 int64_t
 parse_int(const std::string &text, const char *what) {
@@ -178,7 +173,7 @@ cmd_build(const std::vector<std::string> &args) {
 	}
 	if (input.empty() || output.empty())
 		throw UsageError("build needs EDGES.txt and -o INDEX.bin");
-	double t0 = now();
+	double t0 = now_ms();
 	EdgeList edges;
 	{
 		File file(input, "rb");
@@ -188,18 +183,18 @@ cmd_build(const std::vector<std::string> &args) {
 			if (!edges.append(a, b))
 				throw Error(ErrorKind::limit_exceeded, "out of memory reading edges");
 	}
-	double t1 = now();
+	double t1 = now_ms();
 	BuildStats stats;
 	Index index = Index::build(std::move(edges), options, &stats);
-	double t2 = now();
+	double t2 = now_ms();
 	std::vector<uint8_t> bytes = index.serialize();
-	double t3 = now();
+	double t3 = now_ms();
 	{
 		File file(output, "wb");
 		if (std::fwrite(bytes.data(), 1, bytes.size(), file.f) != bytes.size() || std::fflush(file.f) != 0)
 			throw Error(ErrorKind::invalid_input, "cannot write " + output);
 	}
-	double t4 = now();
+	double t4 = now_ms();
 	std::printf("input edges     %llu\n", (unsigned long long)stats.input_edges);
 	std::printf("vertices        %llu\n", (unsigned long long)stats.vertices);
 	std::printf("edges           %llu (distinct, no self-loops)\n", (unsigned long long)stats.edges);
@@ -207,13 +202,13 @@ cmd_build(const std::vector<std::string> &args) {
 	std::printf("dag edges       %llu\n", (unsigned long long)stats.dag_edges);
 	std::printf("labels          %u\n", options.labels);
 	std::printf("index bytes     %zu\n", bytes.size());
-	std::printf("read edges      %.3f s\n", t1 - t0);
+	std::printf("read edges      %.3f s\n", (t1 - t0) / 1e3);
 	std::printf("graph (ids+csr) %.3f s\n", stats.graph_seconds);
 	std::printf("scc+condense    %.3f s\n", stats.scc_seconds);
 	std::printf("labels          %.3f s\n", stats.label_seconds);
-	std::printf("build total     %.3f s\n", t2 - t1);
-	std::printf("serialize       %.3f s\n", t3 - t2);
-	std::printf("write           %.3f s\n", t4 - t3);
+	std::printf("build total     %.3f s\n", (t2 - t1) / 1e3);
+	std::printf("serialize       %.3f s\n", (t3 - t2) / 1e3);
+	std::printf("write           %.3f s\n", (t4 - t3) / 1e3);
 	return 0;
 }
 
@@ -322,12 +317,12 @@ cmd_bench(const std::vector<std::string> &args) {
 	for (int set = 0; set < 2; set++) {
 		const auto &pairs = set == 0 ? uniform : positive;
 		uint64_t decided[ReachabilityQuery::kDecidedCount] = {}, yes = 0;
-		double t0 = now();
+		double t0 = now_ms();
 		for (const auto &p : pairs) {
 			yes += q.reachable(p.first, p.second);
 			decided[int(q.last_decision())]++;
 		}
-		double t = now() - t0;
+		double t = ms_since(t0) / 1e3;
 		std::printf("%s queries: %llu, reachable %llu, %.0f queries/s (%.3f us each)\n",
 		            set == 0 ? "uniform random" : "known reachable", (unsigned long long)pairs.size(),
 		            (unsigned long long)yes, double(pairs.size()) / t, 1e6 * t / double(pairs.size()));

@@ -14,10 +14,10 @@
 #include "bfs_chains.cuh"
 #include "bfs_levels.cuh"
 #include "bfs_rows.cuh"
-#include "frontier_push.cuh"
+#include "clock.hpp"
 #include "error.hpp"
+#include "frontier_push.cuh"
 #include "gpu.hpp"
-#include "host_util.hpp"
 #include "probe.cuh"
 
 #include <algorithm>
@@ -241,7 +241,7 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	CUDA_CHECK(cudaMemcpyAsync(result.vertex.data(), rows.vertex, bytes, cudaMemcpyDeviceToHost, s));
 	CUDA_CHECK(cudaMemcpyAsync(result.depth.data(), rows.depth, bytes, cudaMemcpyDeviceToHost, s));
 	CUDA_CHECK(cudaMemcpyAsync(result.parent.data(), rows.parent, bytes, cudaMemcpyDeviceToHost, s));
-	double download_start = cuda_host::now_ms();
+	double download_start = now_ms();
 	stream.synchronize();
 	if (timings) {
 		timings->upload_ms = probe.between(mark_begin, mark_uploaded);
@@ -249,7 +249,7 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 		timings->traverse_ms = probe.between(mark_in_edges, mark_traversed);
 		timings->rows_ms = probe.between(mark_traversed, mark_ordered);
 		timings->compute_ms = timings->traverse_ms + timings->rows_ms;
-		timings->download_ms = cuda_host::now_ms() - download_start;
+		timings->download_ms = now_ms() - download_start;
 		timings->levels = loop.level;
 		timings->bottom_up_levels = loop.bottom_up_levels;
 		timings->chain_vertices = loop.chain_vertices;

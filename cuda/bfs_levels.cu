@@ -264,7 +264,7 @@ __global__ void
 bits_to_queue_kernel(const uint32_t *bits, vid_t vertices, vid_t *queue, uint32_t *tail) {
 	size_t v = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 	if (v < vertices && ((bits[v >> 5] >> (v & 31)) & 1u))
-		append(queue, tail, vid_t(v));
+		queue[warp_reserve(cooperative_groups::coalesced_threads(), tail)] = vid_t(v);
 }
 
 } // namespace

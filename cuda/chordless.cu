@@ -1,23 +1,4 @@
-// GPU chordless cycles: the two stages of Jradi et al. (papers/gpu-chordless-cycles.txt §4) on
-// the undirected simple view, vertices renumbered by the CPU's degree labelling so that the GPU
-// finds exactly the cycles the CPU search finds:
-//   - stage 1: every initial triplet <x, u, y> (u < x < y, x and y neighbours of u) in parallel,
-//     one thread per (u, x); adjacent x, y close a triangle, the others become chordless paths;
-//   - stage 2: every chordless path is expanded in parallel, one thread per path, a path being
-//     the paper's bitmap of its vertices plus its first (x), second (u) and last vertex. A
-//     neighbour v > u of the last vertex that is not on the path and whose only path neighbours
-//     are the last vertex (and possibly x) extends the path, or closes a cycle if it is adjacent
-//     to x. The tests are word operations on the rows of an adjacency bitmap (neighbours of v AND
-//     the path), held in registers when the graph has at most 256 vertices.
-// Beyond the paper, the path set lives in a fixed device-memory budget: a stack of paths, in
-// segments of one length each, always expanding the top (longest) segment, in chunks as large as
-// the free room allows and one path at a time when it is tight. One path at a time is a
-// depth-first search, whose stack holds at most n + fanout paths above where it started (see
-// plan_step), so any graph within the bitmap limit completes within the budget. The stack is two
-// stacks in one buffer, growing towards each other: odd lengths in one, even in the other, so
-// that a step reads the top of one and writes its new paths on the top of the other, with no
-// copy and no hole.
-//
+// The host driver of the GPU chordless cycle search (the search itself: chordless_search.cuh).
 // The steps run in one cooperative launch that decides each step's chunk on the device (thread 0
 // between two grid barriers), so the host waits once per launch, not once per step.
 //
@@ -33,29 +14,25 @@
 // decodes a vertex with one lookup.
 #include "check.cuh"
 #include "chordless.hpp"
+#include "chordless_search.cuh"
+#include "clock.hpp"
 #include "device_csr.cuh"
 #include "error.hpp"
 #include "gpu.hpp"
 #include "host_util.hpp"
 #include "launch.cuh"
-#include "primitives.cuh"
-
-#include <cooperative_groups.h>
-#include <cooperative_groups/scan.h>
-#include <cub/block/block_scan.cuh>
+#include "pinned_pool.cuh"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
 namespace grail {
 
 using namespace cuda;
+using namespace cuda::chordless;
 using cuda_host::mib;
-using cuda_host::now_ms;
 
 namespace {
 
@@ -63,648 +40,14 @@ constexpr size_t kDefaultBudget = size_t(512) << 20;
 // Each of the two cycle buffers: a sixteenth of the budget, at most this much, at least what one
 // step of one path can close. Small: the host's staging buffers are as large, and pinned host
 // memory costs about a millisecond per few MiB to allocate, while a launch more costs tens of
-// microseconds (grid 7x10: 2 x 16 MiB took 30 ms of allocations for 100 MB of cycles).
-constexpr size_t kMaxCycleBuffer = size_t(4) << 20;
+// microseconds (grid 7x10: 2 x 16 MiB took 30 ms of allocations for 100 MB of cycles). The
+// pinned pool keeps buffers of this size for the next search.
+constexpr size_t kMaxCycleBuffer = PinnedPool::kLargestKept;
 // The first launch of an enumeration stops at this many cycle words, so that the first rows come
 // at once; each later launch asks for twice as many, up to three quarters of a buffer.
 constexpr size_t kFirstDownloadWords = size_t(1) << 16;
 // The smallest pinned staging buffer a search allocates (words): a first download's goal.
 constexpr size_t kFirstStaging = kFirstDownloadWords;
-// A launch returns to the host after this much device time, so that cancellation is polled.
-constexpr uint64_t kLaunchNs = 20'000'000;
-constexpr int kSearchThreads = 512;
-
-// A path record: kHeader words, then the bitmap of its vertices (one bit per search vertex,
-// `words` words, a power of two up to 8 when the bitmap fits in registers).
-enum Field : uint32_t { f_ends, f_last, kHeader }; // f_ends: x | u << 16
-
-// Cycles leave the device as records of 16-bit words: the length, the first search vertex, then
-// the length - 1 steps of the walk packed code_bits to a word part (see record_words). Lengths,
-// vertices and row positions fit since n <= kGpuChordlessMaxVertices.
-using CycleWord = uint16_t;
-static_assert(kGpuChordlessMaxVertices <= 0xFFFF, "records hold vertex indexes in 16 bits");
-
-namespace cg = cooperative_groups;
-
-// atomicAdd(counter, count) for the active threads of a warp at once (they must all add to the
-// same counter): one atomic instead of up to 32, since millions of paths and cycles go through
-// one counter. Returns the counter's value before this thread's share, as atomicAdd does.
-__device__ unsigned long long
-warp_add(unsigned long long *counter, unsigned long long count) {
-	cg::coalesced_group group = cg::coalesced_threads();
-	unsigned long long before = cg::exclusive_scan(group, count);
-	unsigned long long base = 0;
-	if (group.thread_rank() == group.size() - 1)
-		base = atomicAdd(counter, before + count);
-	return group.shfl(base, group.size() - 1) + before;
-}
-
-// Words of a cycle record; code_bits is 1, 2, 4, 8 or 16, so that no step straddles two words.
-__host__ __device__ inline uint32_t
-record_words(uint32_t length, uint32_t code_bits) {
-	return 2 + ((length - 1) * code_bits + 15) / 16;
-}
-
-enum StepKind : uint32_t { k_exit, k_seed, k_expand };
-enum ExitReason : uint32_t { r_done = 1, r_enough, r_full, r_time, r_stack_overflow, r_path_overflow };
-
-// The search's state on the device, kept between launches, and the step being run. Thread 0
-// plans and commits steps; the other threads read the step behind a grid barrier and add to
-// the step's counters.
-struct Control {
-	// Step counters, added to by every thread.
-	unsigned long long paths; // paths the step wrote
-	unsigned long long words; // cycle words claimed in the buffer (may run past its capacity)
-	unsigned long long step_cycles;
-	// The step (plan_step).
-	uint32_t kind, length, extend, out_down;
-	unsigned long long begin, count, out_at; // input records [begin, begin + count); outputs from
-	                                         // out_at, upwards or (out_down) downwards
-	// The search.
-	unsigned long long top[2];    // records on each of the two stacks
-	unsigned long long next_unit; // first seed unit not yet run
-	unsigned long long retry;     // most items of a step, halved after a step's cycles overflowed
-	unsigned long long committed; // cycle words of the steps kept, in this launch's buffer
-	unsigned long long cycles;    // their cycles
-	unsigned long long steps, redone, peak;
-	uint32_t segments;
-	uint32_t reason; // why the last launch ended (ExitReason)
-};
-
-// Segment i (paths of length 3 + i) lives on stack i % 2: records [begin, begin + count) counted
-// from that stack's base (record 0 for stack 0, the buffer's last record for stack 1, downwards).
-struct Segment {
-	unsigned long long begin, count;
-};
-
-struct SearchArgs {
-	CsrView g;                             // the search graph: sorted rows, for the seeds and triangles
-	const uint32_t *nbr;                   // n rows of `words` words: the adjacency bitmap
-	uint32_t words, record;                // bitmap words, path record words (kHeader + words)
-	const vid_t *unit_u;                   // seed units: u and x's position in u's row
-	const eid_t *unit_pos;                 //
-	const unsigned long long *unit_prefix; // triplets the units before each unit can yield
-	unsigned long long units;
-	uint32_t *stack;
-	unsigned long long capacity, reserve, fanout; // stack records; room kept for a depth-first run
-	uint32_t top_length, min_length;
-	unsigned long long *counts;              // per cycle length (counting), else null
-	CycleWord *cycles;                       // this launch's cycle buffer (enumerating), else null
-	unsigned long long cycle_capacity, goal; // words; the launch ends once `goal` are kept
-	const vid_t *original;                   // search vertex -> input vertex
-	uint32_t code_bits;
-	Control *control;
-	Segment *segments;
-	float *yield;  // per path length: most cycle words a path has closed, a step's average
-	uint2 *closed; // an expansion's closed cycles to emit: (path in the chunk, closing vertex)
-	unsigned long long closed_capacity;
-};
-
-// Whether x - y is an edge: binary search of x's sorted row.
-__device__ bool
-adjacent(CsrView g, vid_t x, vid_t y) {
-	eid_t lo = g.offsets[x], hi = g.offsets[x + 1];
-	while (lo < hi) {
-		eid_t mid = lo + (hi - lo) / 2;
-		vid_t w = g.targets[mid];
-		if (w == y)
-			return true;
-		if (w < y)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return false;
-}
-
-// Packs the steps of a cycle record, code_bits at a time.
-struct CodeWriter {
-	CycleWord *codes;
-	uint32_t bits, packed = 0, filled = 0;
-	__device__ void
-	put(uint32_t code) {
-		packed |= code << filled;
-		filled += bits;
-		if (filled == 16) {
-			*codes++ = CycleWord(packed);
-			packed = 0;
-			filled = 0;
-		}
-	}
-	__device__ void
-	flush() {
-		if (filled)
-			*codes = CycleWord(packed);
-	}
-};
-
-// Claims room for a cycle record of `length` vertices; null when it does not fit (its words
-// are still claimed: the host sees the overflow and the step is redone into an empty buffer).
-__device__ CycleWord *
-claim_record(const SearchArgs &a, uint32_t length) {
-	const unsigned long long words = record_words(length, a.code_bits);
-	unsigned long long at = warp_add(&a.control->words, words);
-	if (at + words > a.cycle_capacity)
-		return nullptr;
-	return a.cycles + at;
-}
-
-// A triangle's record, walked over the rows of the CSR.
-__device__ void
-emit_triangle(const SearchArgs &a, vid_t x, vid_t u, vid_t y) {
-	CycleWord *out = claim_record(a, 3);
-	if (!out)
-		return;
-	vid_t start = x;
-	if (a.original[u] < a.original[start])
-		start = u;
-	if (a.original[y] < a.original[start])
-		start = y;
-	auto on_cycle = [&](vid_t w) { return w == x || w == u || w == y; };
-	out[0] = 3;
-	out[1] = CycleWord(start);
-	CodeWriter codes{out + 2, a.code_bits};
-	const eid_t row = a.g.offsets[start];
-	eid_t first = row, second = row;
-	bool found = false;
-	for (eid_t e = row; e < a.g.offsets[start + 1]; e++)
-		if (on_cycle(a.g.targets[e])) {
-			if (!found) {
-				first = e;
-				found = true;
-			} else {
-				second = e;
-				break;
-			}
-		}
-	if (a.original[a.g.targets[second]] < a.original[a.g.targets[first]])
-		first = second;
-	codes.put(uint32_t(first - row));
-	vid_t previous = start, current = a.g.targets[first];
-	const eid_t r = a.g.offsets[current];
-	for (eid_t e = r; e < a.g.offsets[current + 1]; e++) {
-		vid_t w = a.g.targets[e];
-		if (w != previous && on_cycle(w)) {
-			codes.put(uint32_t(e - r));
-			break;
-		}
-	}
-	codes.flush();
-}
-
-// A path's vertex bitmap: in registers when W > 0 (W words), else read from its record.
-template <int W> struct PathBits {
-	uint32_t w[W];
-	__device__ explicit PathBits(const uint32_t *bits, uint32_t) {
-#pragma unroll
-		for (int k = 0; k < W; k++)
-			w[k] = fresh(bits + k);
-	}
-	__device__ __forceinline__ uint32_t
-	operator[](uint32_t k) const {
-		return w[k];
-	}
-};
-template <> struct PathBits<0> {
-	const uint32_t *bits;
-	uint32_t words;
-	__device__ explicit PathBits(const uint32_t *b, uint32_t n) : bits(b), words(n) {
-	}
-	__device__ __forceinline__ uint32_t
-	operator[](uint32_t k) const {
-		return fresh(bits + k);
-	}
-};
-
-// Word k of the cycle's vertex set: the path and the closing vertex v.
-template <int W>
-__device__ __forceinline__ uint32_t
-cycle_word(const PathBits<W> &bits, uint32_t k, vid_t v) {
-	return bits[k] | (k == v >> 5 ? 1u << (v & 31) : 0u);
-}
-
-// The position of w in c's row: its rank among c's neighbours (rows are sorted).
-__device__ __forceinline__ uint32_t
-row_position(const uint32_t *row, vid_t w) {
-	uint32_t rank = 0;
-	for (uint32_t k = 0; k < (w >> 5); k++)
-		rank += __popc(__ldg(row + k));
-	return rank + __popc(__ldg(row + (w >> 5)) & ((1u << (w & 31)) - 1u));
-}
-
-// The one vertex of `row` AND the cycle, other than `previous` (and, at the start, than `other`).
-template <int W>
-__device__ __forceinline__ vid_t
-next_on_cycle(const PathBits<W> &bits, uint32_t words, vid_t v, const uint32_t *row, vid_t previous) {
-#pragma unroll
-	for (uint32_t k = 0; k < words; k++) {
-		uint32_t m = __ldg(row + k) & cycle_word(bits, k, v);
-		if (k == previous >> 5)
-			m &= ~(1u << (previous & 31));
-		if (m)
-			return k * 32 + __ffs(int(m)) - 1;
-	}
-	return 0; // unreachable: the cycle is induced
-}
-
-// The record of the cycle closed by v: from its smallest input vertex towards the smaller of that
-// vertex's two neighbours on it.
-template <int W>
-__device__ __forceinline__ void
-emit_closed_path(const SearchArgs &a, const PathBits<W> &bits, vid_t v, uint32_t length, CycleWord *out) {
-	const uint32_t words = W > 0 ? uint32_t(W) : a.words;
-	vid_t start = v, lowest = __ldg(a.original + v);
-#pragma unroll
-	for (uint32_t k = 0; k < words; k++)
-		for (uint32_t m = bits[k]; m; m &= m - 1) {
-			vid_t w = k * 32 + __ffs(int(m)) - 1;
-			vid_t o = __ldg(a.original + w);
-			if (o < lowest) {
-				lowest = o;
-				start = w;
-			}
-		}
-	out[0] = CycleWord(length);
-	out[1] = CycleWord(start);
-	CodeWriter codes{out + 2, a.code_bits};
-	const uint32_t *row = a.nbr + size_t(start) * words;
-	// start's two neighbours on the cycle: the first found, and the next one after it.
-	vid_t one = next_on_cycle(bits, words, v, row, start), other = one;
-#pragma unroll
-	for (uint32_t k = 0; k < words; k++) {
-		if (k < one >> 5)
-			continue;
-		uint32_t m = __ldg(row + k) & cycle_word(bits, k, v);
-		if (k == one >> 5)
-			m &= ~((2u << (one & 31)) - 1u);
-		if (m) {
-			other = k * 32 + __ffs(int(m)) - 1;
-			break;
-		}
-	}
-	vid_t current = __ldg(a.original + other) < __ldg(a.original + one) ? other : one;
-	codes.put(row_position(row, current));
-	vid_t previous = start;
-	for (uint32_t i = 2; i < length; i++) {
-		row = a.nbr + size_t(current) * words;
-		vid_t next = next_on_cycle(bits, words, v, row, previous);
-		codes.put(row_position(row, next));
-		previous = current;
-		current = next;
-	}
-	codes.flush();
-}
-
-// Stage 1 on seed units [begin, end): a unit is the position in u's row of a neighbour x > u, and
-// yields the triplets <x, u, y> for the neighbours y after x in that row. Triangles are counted or
-// emitted; the other triplets become paths of length 3 (when extend) from out[0] on.
-__device__ void
-seed_units(const SearchArgs &a, unsigned long long begin, unsigned long long end, bool extend, uint32_t *out,
-           size_t thread, size_t threads) {
-	const bool emit = a.cycles && a.min_length <= 3;
-	unsigned long long triangles = 0;
-	for (unsigned long long i = begin + thread; i < end; i += threads) {
-		vid_t u = a.unit_u[i];
-		eid_t pos = a.unit_pos[i];
-		vid_t x = a.g.targets[pos];
-		for (eid_t e = pos + 1; e < a.g.offsets[u + 1]; e++) {
-			vid_t y = a.g.targets[e];
-			if (adjacent(a.g, x, y)) {
-				triangles++;
-				if (emit)
-					emit_triangle(a, x, u, y);
-				continue;
-			}
-			if (!extend)
-				continue;
-			uint32_t *p = out + warp_add(&a.control->paths, 1) * a.record;
-			p[f_ends] = x | u << 16;
-			p[f_last] = y;
-			uint32_t *bits = p + kHeader;
-			for (uint32_t k = 0; k < a.words; k++)
-				bits[k] = 0;
-			// Atomics-free: the record is this thread's alone.
-			bits[x >> 5] |= 1u << (x & 31);
-			bits[u >> 5] |= 1u << (u & 31);
-			bits[y >> 5] |= 1u << (y & 31);
-		}
-	}
-	if (triangles) {
-		if (a.counts)
-			warp_add(&a.counts[3], triangles);
-		if (a.cycles && a.min_length <= 3)
-			warp_add(&a.control->step_cycles, triangles);
-	}
-}
-
-// Stage 2 on the `count` paths of length `length` at in[0 ..): cycles of length + 1 are counted
-// or listed for emission; when extend, the chordless paths of length + 1 go to out[0 ..) (every
-// out_step words). Two passes over each path's candidates, the first counting, so that a block
-// reserves its outputs and cycle records with one atomic each (one counter takes every path of
-// the step: per-warp atomics were millions on one address).
-using BlockScan = cub::BlockScan<unsigned long long, kSearchThreads>;
-
-template <int W>
-__device__ void
-expand_paths(const SearchArgs &a, const uint32_t *in, unsigned long long count, uint32_t length, bool extend,
-             uint32_t *out, long long out_step, BlockScan::TempStorage &scan, unsigned long long *shared_base) {
-	const bool emit = a.cycles && length + 1 >= a.min_length;
-	const uint32_t words = W > 0 ? uint32_t(W) : a.words;
-	const unsigned long long rw = record_words(length + 1, a.code_bits);
-	const unsigned long long committed = fresh(&a.control->committed);
-	for (unsigned long long first = (unsigned long long)blockIdx.x * blockDim.x; first < count;
-	     first += (unsigned long long)gridDim.x * blockDim.x) {
-		const unsigned long long i = first + threadIdx.x;
-		const bool valid = i < count;
-		const uint32_t *p = in + (valid ? i : 0) * a.record;
-		const uint32_t ends = valid ? fresh(p + f_ends) : 0;
-		const vid_t x = ends & 0xFFFF, u = ends >> 16, last = valid ? fresh(p + f_last) : 0;
-		const PathBits<W> bits(p + kHeader, words);
-		const uint32_t *last_row = a.nbr + size_t(last) * words;
-		const uint32_t from = u >> 5;
-		// visit(v, closes) for each candidate v that extends the path or closes a cycle.
-		auto candidates = [&](auto visit) {
-			if (!valid)
-				return;
-#pragma unroll
-			for (uint32_t k = (W > 0 ? 0 : from); k < words; k++) {
-				// Neighbours v > u of the last vertex, not on the path (u is the cycle's smallest
-				// label).
-				uint32_t m = __ldg(last_row + k) & ~bits[k];
-				if (k < from)
-					m = 0;
-				else if (k == from)
-					m &= ~((2u << (u & 31)) - 1u);
-				while (m) {
-					const vid_t v = k * 32 + __ffs(int(m)) - 1;
-					m &= m - 1;
-					// v's path neighbours besides `last` may only be x: any other (u included) is
-					// a chord.
-					const uint32_t *row = a.nbr + size_t(v) * words;
-					bool chord = false;
-#pragma unroll
-					for (uint32_t j = 0; j < words; j++) {
-						uint32_t t = __ldg(row + j) & bits[j];
-						if (j == last >> 5)
-							t &= ~(1u << (last & 31));
-						if (j == x >> 5)
-							t &= ~(1u << (x & 31));
-						if (t) {
-							chord = true;
-							break;
-						}
-					}
-					if (!chord)
-						visit(v, (__ldg(row + (x >> 5)) >> (x & 31) & 1u) != 0);
-				}
-			}
-		};
-		uint32_t outs = 0, closed = 0;
-		candidates([&](vid_t, bool closes) {
-			if (closes)
-				closed++;
-			else if (extend)
-				outs++;
-		});
-		unsigned long long before, total;
-		BlockScan(scan).ExclusiveSum((unsigned long long)closed << 32 | outs, before, total);
-		if (threadIdx.x == 0) {
-			const unsigned long long block_outs = total & 0xFFFFFFFFu, block_closed = total >> 32;
-			shared_base[0] = block_outs ? atomicAdd(&a.control->paths, block_outs) : 0;
-			shared_base[1] = emit && block_closed ? atomicAdd(&a.control->words, block_closed * rw) : 0;
-			if (a.counts && block_closed)
-				atomicAdd(&a.counts[length + 1], block_closed);
-		}
-		__syncthreads();
-		if (outs || (emit && closed)) {
-			unsigned long long at = shared_base[0] + (before & 0xFFFFFFFFu);
-			unsigned long long k = (shared_base[1] - committed) / rw + (before >> 32);
-			candidates([&](vid_t v, bool closes) {
-				if (closes) {
-					if (emit && k < a.closed_capacity)
-						a.closed[k] = make_uint2(uint32_t(i), v);
-					k++;
-					return;
-				}
-				if (!extend)
-					return;
-				uint32_t *q = out + (long long)(at++) * out_step;
-				q[f_ends] = ends;
-				q[f_last] = v;
-#pragma unroll
-				for (uint32_t j = 0; j < words; j++)
-					q[kHeader + j] = bits[j] | (j == v >> 5 ? 1u << (v & 31) : 0u);
-			});
-		}
-		__syncthreads(); // the scan's storage and shared_base are reused
-	}
-}
-
-// The cycles an expansion listed, walked and written in the order of their records, a thread
-// each (the walks diverge less than they would inside the expansion).
-template <int W>
-__device__ void
-emit_listed(const SearchArgs &a, const uint32_t *in, uint32_t length, size_t thread, size_t threads) {
-	const unsigned long long committed = fresh(&a.control->committed), words = fresh(&a.control->words);
-	if (words > a.cycle_capacity)
-		return; // the step overflowed: it is redone
-	const unsigned long long rw = record_words(length + 1, a.code_bits);
-	const unsigned long long listed = (words - committed) / rw;
-	const uint32_t bitmap_words = W > 0 ? uint32_t(W) : a.words;
-	for (unsigned long long k = thread; k < listed; k += threads) {
-		const uint2 e = a.closed[k];
-		const PathBits<W> bits(in + size_t(e.x) * a.record + kHeader, bitmap_words);
-		emit_closed_path(a, bits, e.y, length + 1, a.cycles + committed + k * rw);
-	}
-}
-
-// Thread 0: the next step, or the end of the launch. Chunks: as many paths of the top segment as
-// keep both stacks, with the step's outputs, within capacity - reserve (else one), and, when
-// enumerating, whose cycles should fit in the buffer (by the yield seen at that length). One at a
-// time from a state within capacity - reserve is a depth-first search: the paths it leaves on the
-// stacks at the successive lengths extend one path's successive prefixes, and are pairwise
-// distinct vertices (a path of length j + 1 ends at a neighbour of the j-th vertex, which every
-// longer path of the chain must not touch), so they number fewer than n, and one step's output
-// adds at most `fanout`. Hence a reserve of n + fanout (twice that is kept).
-__device__ void
-plan_step(const SearchArgs &a, Control *c, uint64_t started, uint32_t steps_here) {
-	c->paths = 0;
-	c->words = c->committed;
-	c->step_cycles = 0;
-	const unsigned long long limit = a.capacity - a.reserve, used = c->top[0] + c->top[1];
-	uint32_t reason = 0;
-	if (c->segments == 0 && c->next_unit == a.units)
-		reason = r_done;
-	else if (a.cycles && c->committed >= a.goal)
-		reason = r_enough;
-	else if (steps_here > 0 && now_ns() - started > kLaunchNs)
-		reason = r_time;
-	if (reason) {
-		c->kind = k_exit;
-		c->reason = reason;
-		return;
-	}
-	if (c->segments == 0) {
-		const bool extend = a.top_length >= 4;
-		const unsigned long long begin = c->next_unit;
-		unsigned long long end = begin + min(a.units - begin, c->retry);
-		if (extend) {
-			// The last end whose triplets fit in the room (one unit at least: a unit yields fewer
-			// than `fanout` triplets).
-			unsigned long long lo = begin + 1, hi = end;
-			while (lo < hi) {
-				unsigned long long mid = hi - (hi - lo) / 2;
-				if (a.unit_prefix[mid] - a.unit_prefix[begin] <= limit)
-					lo = mid;
-				else
-					hi = mid - 1;
-			}
-			end = lo;
-		}
-		c->kind = k_seed;
-		c->length = 3;
-		c->extend = extend;
-		c->begin = begin;
-		c->count = end - begin;
-		c->out_at = 0;
-		c->out_down = 0;
-		return;
-	}
-	const uint32_t top = c->segments - 1, stack = top % 2;
-	const Segment seg = a.segments[top];
-	const uint32_t length = 3 + top;
-	const bool extend = length + 2 <= a.top_length;
-	unsigned long long chunk = seg.count;
-	if (extend) {
-		unsigned long long room = limit > used ? (limit - used) / a.fanout : 0;
-		chunk = max(min(room, seg.count), 1ull);
-		if (used + chunk * a.fanout > a.capacity) {
-			c->kind = k_exit; // cannot happen (see above); the host reports it
-			c->reason = r_stack_overflow;
-			return;
-		}
-	}
-	chunk = min(chunk, c->retry);
-	const float yield = a.cycles && length + 1 >= a.min_length ? a.yield[length] : 0.0f;
-	if (yield > 0) {
-		const float fit = float(a.cycle_capacity - min(c->committed, a.cycle_capacity)) / (yield * 1.125f);
-		if (fit < float(chunk)) {
-			if (c->committed > 0 && fit < float(chunk) / 4) {
-				c->kind = k_exit; // little room left for this length: the next buffer
-				c->reason = r_full;
-				return;
-			}
-			chunk = max((unsigned long long)fit, 1ull);
-		}
-	}
-	c->kind = k_expand;
-	c->length = length;
-	c->extend = extend;
-	c->count = chunk;
-	// The chunk: the top `chunk` records of the segment, contiguous on either stack.
-	const unsigned long long first = seg.begin + seg.count - chunk;
-	c->begin = stack == 0 ? first : a.capacity - first - chunk;
-	// Outputs on the other stack's top.
-	const unsigned long long other = c->top[stack ^ 1];
-	c->out_down = stack == 0;
-	c->out_at = stack == 0 ? a.capacity - 1 - other : other;
-}
-
-// Thread 0, after a step: keeps it, or forgets it when its cycles overflowed the buffer.
-__device__ void
-commit_step(const SearchArgs &a, Control *c) {
-	const unsigned long long words = fresh(&c->words);
-	const bool expand = c->kind == k_expand;
-	if (a.cycles && expand && c->count > 0) {
-		// The words claimed, kept or not, per path: what a chunk of this length will need.
-		const float seen = float(words - c->committed) / float(c->count);
-		if (seen > a.yield[c->length])
-			a.yield[c->length] = seen;
-	}
-	if (a.cycles && words > a.cycle_capacity) {
-		c->redone++;
-		if (c->committed > 0) {
-			c->kind = k_exit; // redone into the next, empty buffer
-			c->reason = r_full;
-		} else if (c->count == 1) {
-			c->kind = k_exit; // cannot happen: the buffers take what one path closes
-			c->reason = r_path_overflow;
-		} else {
-			c->retry = max(c->count / 2, 1ull);
-		}
-		return;
-	}
-	c->steps++;
-	if (expand)
-		c->cycles += (words - c->committed) / record_words(c->length + 1, a.code_bits);
-	else
-		c->cycles += fresh(&c->step_cycles);
-	c->committed = words;
-	c->retry = ~0ull;
-	const unsigned long long got = fresh(&c->paths);
-	if (c->kind == k_seed)
-		c->next_unit = c->begin + c->count;
-	else
-		a.segments[c->segments - 1].count -= c->count;
-	if (got > 0) {
-		const uint32_t next = c->kind == k_seed ? 0 : c->segments;
-		a.segments[next] = {c->kind == k_seed ? 0 : c->top[next % 2], got};
-		c->segments = next + 1;
-	}
-	while (c->segments > 0 && a.segments[c->segments - 1].count == 0)
-		c->segments--;
-	// Each stack's top: its highest segment's end, the top segment's or the one below it.
-	c->top[0] = c->top[1] = 0;
-	for (uint32_t i = c->segments > 2 ? c->segments - 2 : 0; i < c->segments; i++)
-		c->top[i % 2] = a.segments[i].begin + a.segments[i].count;
-	c->peak = max(c->peak, c->top[0] + c->top[1]);
-}
-
-// The search, step after step, in one cooperative launch: thread 0 plans a step, every thread
-// runs its share, thread 0 commits it.
-template <int W>
-__global__ void
-__launch_bounds__(kSearchThreads) search_kernel(SearchArgs a) {
-	__shared__ BlockScan::TempStorage scan;
-	__shared__ unsigned long long shared_base[2];
-	cg::grid_group grid = cg::this_grid();
-	Control *c = a.control;
-	const size_t thread = size_t(blockIdx.x) * blockDim.x + threadIdx.x, threads = size_t(gridDim.x) * blockDim.x;
-	const bool leader = thread == 0;
-	uint64_t started = 0;
-	if (leader) {
-		started = now_ns();
-		c->committed = 0;
-		c->cycles = 0;
-		c->reason = 0;
-	}
-	for (uint32_t steps_here = 0;; steps_here++) {
-		if (leader)
-			plan_step(a, c, started, steps_here);
-		grid.sync();
-		const uint32_t kind = fresh(&c->kind);
-		if (kind == k_exit)
-			return;
-		const unsigned long long begin = fresh(&c->begin), count = fresh(&c->count), out_at = fresh(&c->out_at);
-		const bool extend = fresh(&c->extend) != 0;
-		uint32_t *out = a.stack + out_at * a.record;
-		const uint32_t length = fresh(&c->length);
-		if (kind == k_seed) {
-			seed_units(a, begin, begin + count, extend, out, thread, threads);
-		} else {
-			const uint32_t *in = a.stack + begin * a.record;
-			expand_paths<W>(a, in, count, length, extend, out,
-			                fresh(&c->out_down) ? -(long long)a.record : (long long)a.record, scan, shared_base);
-			if (a.cycles && length + 1 >= a.min_length) {
-				grid.sync();
-				emit_listed<W>(a, in, length, thread, threads);
-			}
-		}
-		grid.sync();
-		if (leader)
-			commit_step(a, c);
-	}
-}
 
 // Refuses what the GPU search cannot take, before any device work.
 void
@@ -718,110 +61,6 @@ check_gpu_search(const Csr &graph) {
 		            "Use the CPU for this graph (grail.device = auto or cpu).");
 	require_device("GPU chordless cycles");
 }
-
-// Bitmap words for n vertices: a power of two up to 8 (the bitmap in registers), else exact.
-uint32_t
-bitmap_words(size_t n) {
-	uint32_t words = uint32_t((n + 31) / 32);
-	if (words > 8)
-		return words;
-	uint32_t w = 1;
-	while (w < words)
-		w *= 2;
-	return w;
-}
-
-const void *
-search_kernel_for(uint32_t words) {
-	switch (words) {
-	case 1:
-		return reinterpret_cast<const void *>(search_kernel<1>);
-	case 2:
-		return reinterpret_cast<const void *>(search_kernel<2>);
-	case 4:
-		return reinterpret_cast<const void *>(search_kernel<4>);
-	case 8:
-		return reinterpret_cast<const void *>(search_kernel<8>);
-	default:
-		return reinterpret_cast<const void *>(search_kernel<0>);
-	}
-}
-
-// Pinned host buffers for the cycle downloads, kept by the process between enumerations:
-// cudaMallocHost costs about 0.3 ms per MiB here and cudaFreeHost as much, more than a small
-// graph's whole search. A search takes a buffer as large as its first download needs (128 KiB
-// at least), the full cycle buffer once a download outgrows it, and gives its buffers back when
-// it ends; the pool keeps the two largest of at most kMaxCycleBuffer bytes (8 MiB together) for
-// the next search of the process and frees the rest.
-class StagingPool {
-public:
-	struct Buffer {
-		CycleWord *data = nullptr;
-		size_t words = 0;
-	};
-
-	static StagingPool &
-	instance() {
-		static StagingPool pool; // freed at exit, before the CUDA runtime's own teardown
-		return pool;
-	}
-
-	// A buffer of at least `need` words: the smallest kept one that is large enough, else a new
-	// one of `size` words (size >= need).
-	Buffer
-	take(size_t need, size_t size) {
-		{
-			std::lock_guard<std::mutex> lock(mutex_);
-			auto best = kept_.end();
-			for (auto k = kept_.begin(); k != kept_.end(); ++k)
-				if (k->words >= need && (best == kept_.end() || k->words < best->words))
-					best = k;
-			if (best != kept_.end()) {
-				Buffer b = *best;
-				kept_.erase(best);
-				return b;
-			}
-		}
-		Buffer b;
-		CUDA_CHECK(cudaMallocHost(&b.data, size * sizeof(CycleWord)));
-		b.words = size;
-		return b;
-	}
-
-	// Never throws: runs while an Error unwinds.
-	void
-	give(Buffer b) noexcept {
-		if (!b.data)
-			return;
-		if (b.words * sizeof(CycleWord) > kMaxCycleBuffer) {
-			cudaFreeHost(b.data); // a graph with very long rows: not kept
-			return;
-		}
-		Buffer spare{};
-		{
-			std::lock_guard<std::mutex> lock(mutex_);
-			kept_.push_back(b);
-			if (kept_.size() > kKept) {
-				auto smallest = std::min_element(kept_.begin(), kept_.end(),
-				                                 [](const Buffer &x, const Buffer &y) { return x.words < y.words; });
-				spare = *smallest;
-				kept_.erase(smallest);
-			}
-		}
-		if (spare.data)
-			cudaFreeHost(spare.data);
-	}
-
-	~StagingPool() {
-		for (const Buffer &b : kept_)
-			cudaFreeHost(b.data);
-	}
-
-private:
-	static constexpr size_t kKept = 2;
-	std::mutex mutex_;
-	std::vector<Buffer> kept_;
-};
 
 // Adds the time from construction to destruction to a timing field.
 class Stopwatch {
@@ -883,8 +122,8 @@ public:
 		// Nothing may still write into buffers being freed or handed on.
 		cudaStreamSynchronize(stream_.get());
 		cudaStreamSynchronize(copies_.get());
-		for (StagingPool::Buffer &b : staging_)
-			StagingPool::instance().give(b);
+		for (PinnedPool::Buffer &b : staging_)
+			PinnedPool::instance().give(b);
 	}
 
 	// Counting: launches until the search is complete.
@@ -928,7 +167,7 @@ public:
 				Stopwatch watch(timings.download_ms);
 				CUDA_CHECK(cudaEventSynchronize(downloaded_[pending_buffer_].get()));
 				pending_ = false;
-				staged_ = staging_[pending_buffer_].data;
+				staged_ = static_cast<const CycleWord *>(staging_[pending_buffer_].data);
 				staged_words_ = pending_words_;
 				block_cycles_ = pending_cycles_;
 				return true;
@@ -1122,14 +361,15 @@ private:
 	void
 	start_download() {
 		Stopwatch watch(timings.download_ms);
-		StagingPool::Buffer &staging = staging_[buffer_];
-		if (staging.words < launch_words_) {
+		PinnedPool::Buffer &staging = staging_[buffer_];
+		if (staging.bytes < launch_words_ * sizeof(CycleWord)) {
 			// First as large as this download needs; once outgrown, the whole cycle buffer. The
 			// buffer's last download is done: the launch that refilled it waited for it.
 			const size_t size = staging.data ? cycle_capacity_ : std::max(launch_words_, kFirstStaging);
-			StagingPool::instance().give(staging);
+			PinnedPool::instance().give(staging);
 			staging = {};
-			staging = StagingPool::instance().take(launch_words_, std::min(size, cycle_capacity_));
+			staging = PinnedPool::instance().take(launch_words_ * sizeof(CycleWord),
+			                                      std::min(size, cycle_capacity_) * sizeof(CycleWord));
 		}
 		cudaStream_t c = copies_.get();
 		// After the launch that wrote the buffer.
@@ -1181,7 +421,7 @@ private:
 	unsigned pending_buffer_ = 0;
 	size_t pending_words_ = 0, pending_cycles_ = 0;
 
-	StagingPool::Buffer staging_[2]; // downloaded cycles, pinned (from the process's pool)
+	PinnedPool::Buffer staging_[2]; // downloaded cycles, pinned (from the process's pool)
 	const CycleWord *staged_ = nullptr;
 	size_t staged_words_ = 0, read_ = 0, block_cycles_ = 0;
 };

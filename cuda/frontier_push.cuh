@@ -10,18 +10,6 @@
 
 namespace grail::cuda {
 
-// A slot in queue for each calling thread, the slots in one run from *tail: one atomic per group
-// of threads that arrive together, not one per thread.
-__device__ __forceinline__ void
-append(vid_t *queue, uint32_t *tail, vid_t v) {
-	namespace cg = cooperative_groups;
-	cg::coalesced_group group = cg::coalesced_threads();
-	uint32_t base = 0;
-	if (group.thread_rank() == 0)
-		base = atomicAdd(tail, group.size());
-	queue[group.shfl(base, 0) + group.thread_rank()] = v;
-}
-
 __device__ __forceinline__ eid_t
 degree(CsrView g, vid_t v) {
 	return g.offsets[v + 1] - g.offsets[v];
@@ -50,7 +38,7 @@ visit(CsrView g, const Op &op, vid_t u, vid_t w, vid_t *next, LevelCounters *cou
 	if (!op(u, w))
 		return;
 	edges += degree(g, w);
-	append(next, &counters->count, w);
+	next[warp_reserve(cooperative_groups::coalesced_threads(), &counters->count)] = w;
 }
 
 template <class Op>

@@ -7,10 +7,10 @@
 // vertex whose DFS-tree interval holds the target is (a certain "yes"); a group ends when no
 // frontier is left. The targets' records are gathered per group into one small array that every
 // thread reads, so it stays in L1.
+#include "clock.hpp"
 #include "error.hpp"
 #include "frontier_push.cuh"
 #include "gpu.hpp"
-#include "host_util.hpp"
 #include "pruning.hpp"
 
 #include <algorithm>
@@ -18,7 +18,6 @@
 namespace grail {
 
 using namespace cuda;
-using cuda_host::now_ms;
 
 namespace {
 
@@ -109,7 +108,7 @@ seed_sources(CsrView dag, const vid_t *source, size_t count, unsigned words, uin
 	atomicOr(reinterpret_cast<unsigned long long *>(&visited[slot]), bit);
 	if (in_next.try_set(s)) {
 		atomicAdd(&counters->edges, (unsigned long long)degree(dag, s));
-		append(queue, &counters->count, s);
+		queue[warp_reserve(cooperative_groups::coalesced_threads(), &counters->count)] = s;
 	}
 }
 

@@ -1,16 +1,10 @@
 // Small host-side helpers of the CUDA engine's entry points.
 #pragma once
 
-#include <chrono>
 #include <cstddef>
 #include <string>
 
 namespace grail::cuda_host {
-
-inline double
-now_ms() {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 // Bytes as MiB, rounded up, for memory messages.
 inline std::string

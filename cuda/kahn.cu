@@ -64,10 +64,8 @@ __device__ __forceinline__ void
 release_edge(const KahnBuffers &b, const vid_t *target, bool valid, uint32_t level, vid_t *next,
              uint32_t *next_count) {
 	vid_t d = valid ? __ldg(target) : 0;
-	bool ready = warp_release(b.in_degree, d, valid);
-	uint32_t slot = warp_append(next_count, ready);
-	if (ready) {
-		next[slot] = d;
+	if (warp_release(b.in_degree, d, valid)) {
+		next[warp_reserve(cg::coalesced_threads(), next_count)] = d;
 		b.level[d] = level;
 	}
 }
@@ -84,9 +82,8 @@ __launch_bounds__(kThreads) kahn_kernel(KahnDag<Offset> g, KahnBuffers b, uint32
 	for (size_t first = warp * 32; first < g.vertices; first += warps * 32) {
 		size_t v = first + lane_id();
 		bool source = v < g.vertices && (!g.label || __ldg(g.label + v) == v) && fresh(b.in_degree + v) == 0;
-		uint32_t slot = warp_append(&c->count[0], source);
 		if (source) {
-			b.order[slot] = vid_t(v);
+			b.order[warp_reserve(cg::coalesced_threads(), &c->count[0])] = vid_t(v);
 			b.level[v] = 0;
 		}
 	}

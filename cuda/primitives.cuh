@@ -1,7 +1,11 @@
-// Device helpers that the kernel files share: warp-aggregated atomics, the edge-parallel walk over
-// a CSR, a gather, the device clock and reads that bypass L1. Only .cu files include this.
+// Device helpers that the kernel files share: warp- and block-aggregated atomics (the one way to
+// reserve slots in a list), the edge-parallel walk over a CSR, a gather, the device clock and
+// reads that bypass L1. Only .cu files include this.
 #pragma once
 #include "device_csr.cuh"
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/scan.h>
 
 #include <cstdint>
 
@@ -47,17 +51,36 @@ fresh(const T *p) {
 	return __ldcg(p);
 }
 
-// Reserves a slot in a list for each lane with keep set, one atomic per warp; every lane of the
-// warp must call it. Returns the lane's slot (meaningless where keep is false).
-template <class Count>
+// Appending to a list that many threads fill at once (CUB's habit): the threads that append
+// together agree on their offsets by a scan, and one of them adds their total to the list's
+// counter, so that a group of threads costs one atomic on the counter rather than one each (one
+// counter may take millions of items).
+//
+// warp_reserve serves the threads of one warp, in a group: cg::tiled_partition<32> (every lane
+// of the warp calls) or cg::coalesced_threads() (the threads of a divergent branch that arrive
+// together). Reserves `count` slots of the list counted by *counter for each thread of the group:
+// one atomicAdd, none where the group reserves nothing. Returns the thread's first slot, as
+// atomicAdd(counter, count) would.
+template <class Group, class Count>
 __device__ __forceinline__ Count
-warp_append(Count *counter, bool keep) {
-	unsigned ballot = __ballot_sync(kFullMask, keep);
+warp_reserve(const Group &group, Count *counter, Count count) {
+	const Count before = cooperative_groups::exclusive_scan(group, count);
+	// The last thread's before + count is the group's total.
+	const unsigned last = group.size() - 1;
 	Count base = 0;
-	if (lane_id() == 0 && ballot)
-		base = atomicAdd(counter, Count(__popc(ballot)));
-	base = __shfl_sync(kFullMask, base, 0);
-	return base + Count(__popc(ballot & lanes_below()));
+	if (group.thread_rank() == last && before + count > 0)
+		base = atomicAdd(counter, before + count);
+	return group.shfl(base, last) + before;
+}
+
+// One slot for each thread of the group: the same with the threads' ranks for offsets (no scan).
+template <class Group, class Count>
+__device__ __forceinline__ Count
+warp_reserve(const Group &group, Count *counter) {
+	Count base = 0;
+	if (group.thread_rank() == 0)
+		base = atomicAdd(counter, Count(group.size()));
+	return group.shfl(base, 0) + Count(group.thread_rank());
 }
 
 // counts[key] += 1 for every lane with valid set, one atomic per distinct key in the warp (the
@@ -170,15 +193,11 @@ compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, ui
 			if (keep(u, w, valid) && valid)
 				mask |= 1u << step;
 		});
-		unsigned long long total = __popc(mask);
-		for (unsigned o = 16; o > 0; o >>= 1)
-			total += __shfl_xor_sync(kFullMask, total, o);
-		unsigned long long base = 0;
-		if (lane_id() == 0 && total > 0)
-			base = atomicAdd(count, total);
-		base = __shfl_sync(kFullMask, base, 0);
-		if (total == 0)
+		if (!__any_sync(kFullMask, mask != 0))
 			continue;
+		// The warp's first slot: lane 0's, its offset being 0.
+		const auto warp_group = cooperative_groups::tiled_partition<32>(cooperative_groups::this_thread_block());
+		unsigned long long base = warp_group.shfl(warp_reserve(warp_group, count, (unsigned long long)__popc(mask)), 0);
 		vid_t u = start;
 		eid_t e = first + lane_id();
 		for (unsigned step = 0; step < Steps; step++, e += 32) {
@@ -194,29 +213,60 @@ compact_edges(CsrView g, size_t warp, size_t warps, Keep &&keep, Make &&make, ui
 	}
 }
 
-// Reserves a slot for each thread of the block with keep set, one atomic per block; every thread
-// of the block calls it (it synchronises the block). scratch: shared memory, warps + 1 words.
-template <class Count>
-__device__ __forceinline__ Count
-block_append(Count *count, bool keep, Count *scratch) {
-	const unsigned ballot = __ballot_sync(kFullMask, keep);
+// block_reserve: the same for every thread of a block (it synchronises the block), in Lists lists
+// at once: counts[l] slots of the list counted by *counters[l] for each thread, one atomicAdd per
+// list (none where the block reserves nothing), issued together. Sets slots[l] to the thread's
+// first slot in list l. scratch: shared memory, Lists x warps Counts.
+template <class Count, int Lists>
+__device__ __forceinline__ void
+block_reserve(Count *const (&counters)[Lists], const Count (&counts)[Lists], Count (&slots)[Lists], Count *scratch) {
+	namespace cg = cooperative_groups;
+	const cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cg::this_thread_block());
 	const unsigned warp = threadIdx.x / 32, warps = blockDim.x / 32;
-	if (lane_id() == 0)
-		scratch[warp] = __popc(ballot);
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		Count total = 0;
-		for (unsigned w = 0; w < warps; w++) {
-			Count c = scratch[w];
-			scratch[w] = total;
-			total += c;
-		}
-		scratch[warps] = total > 0 ? atomicAdd(count, total) : 0;
+	Count before[Lists];
+#pragma unroll
+	for (int l = 0; l < Lists; l++) {
+		before[l] = cg::exclusive_scan(tile, counts[l]);
+		if (tile.thread_rank() == 31)
+			scratch[l * warps + warp] = before[l] + counts[l];
 	}
 	__syncthreads();
-	const Count slot = scratch[warps] + scratch[warp] + __popc(ballot & lanes_below());
+	if (warp == 0) {
+		// Warp 0 scans the warps' totals; its last lane holds the block's.
+		Count mine[Lists], prior[Lists], base[Lists];
+#pragma unroll
+		for (int l = 0; l < Lists; l++) {
+			mine[l] = tile.thread_rank() < warps ? scratch[l * warps + tile.thread_rank()] : Count(0);
+			prior[l] = cg::exclusive_scan(tile, mine[l]);
+			base[l] = 0;
+		}
+#pragma unroll
+		for (int l = 0; l < Lists; l++)
+			if (tile.thread_rank() == 31 && prior[l] + mine[l] > 0)
+				base[l] = atomicAdd(counters[l], prior[l] + mine[l]);
+#pragma unroll
+		for (int l = 0; l < Lists; l++) {
+			const Count block_base = tile.shfl(base[l], 31); // every lane: a shuffle of the whole warp
+			if (tile.thread_rank() < warps)
+				scratch[l * warps + tile.thread_rank()] = block_base + prior[l];
+		}
+	}
 	__syncthreads();
-	return slot;
+#pragma unroll
+	for (int l = 0; l < Lists; l++)
+		slots[l] = scratch[l * warps + warp] + before[l];
+	__syncthreads(); // scratch is reused by the next call
+}
+
+// One list: returns the thread's first slot. scratch: warps Counts.
+template <class Count>
+__device__ __forceinline__ Count
+block_reserve(Count *counter, Count count, Count *scratch) {
+	Count *const counters[1] = {counter};
+	const Count counts[1] = {count};
+	Count slots[1];
+	block_reserve(counters, counts, slots, scratch);
+	return slots[0];
 }
 
 // to[i] = from[index[i]] for i < count, a thread each.

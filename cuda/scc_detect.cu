@@ -244,7 +244,7 @@ propagate(const DetectArgs &a, const uint2 *list, uint2 *out, eid_t count, uint3
 				changed |= relax(a.signature, edge, su, sw, keys);
 				keep = su.x != su.y && su.x == sw.x && su.y == sw.y;
 			}
-			const unsigned long long slot = block_append(kept, keep, scratch);
+			const unsigned long long slot = block_reserve(kept, (unsigned long long)keep, scratch);
 			if (keep)
 				out[slot] = edge;
 		}
@@ -275,7 +275,7 @@ propagate(const DetectArgs &a, const uint2 *list, uint2 *out, eid_t count, uint3
 
 __global__ void
 __launch_bounds__(kThreads) detect_kernel(DetectArgs a) {
-	__shared__ unsigned long long scratch[kThreads / 32 + 1];
+	__shared__ unsigned long long scratch[kThreads / 32];
 	cg::grid_group grid = cg::this_grid();
 	const Grid t;
 	Progress *p = a.p;

@@ -1,22 +1,15 @@
 // Building an index: the pipeline from an edge list (ids and CSR, components and condensation,
 // GRAIL and Bloom labels, the id hash table, the key dictionary), and looking ids up in it.
 #include "index.hpp"
+#include "clock.hpp"
 #include "error.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <string>
 
 namespace grail {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double
-seconds_since(Clock::time_point start) {
-	return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // The graph of edges between keys' ranks: vertex v is id v, key v. The ids are dense already, so
 // this skips the sort that maps integer ids to vertices.
@@ -54,12 +47,12 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.input_edges = edges.size();
 	Index index;
 
-	auto start = Clock::now();
+	double start = now_ms();
 	index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
 	edges = EdgeList{}; // release the raw edges before the next phases allocate
 	st.vertices = index.graph_.vertex_count();
 	st.edges = index.graph_.out.edge_count();
-	st.graph_seconds = seconds_since(start);
+	st.graph_seconds = ms_since(start) / 1e3;
 	index.keys_ = std::move(keys);
 	uint64_t needed =
 	    estimate_build_bytes(st.input_edges, st.vertices, st.edges, index.keys_.size(), index.keys_.bytes().size());
@@ -69,15 +62,15 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		                                           std::to_string(st.edges) + " edges), more than the limit of " +
 		                                           std::to_string(options.memory_limit_bytes >> 20) + " MB");
 
-	start = Clock::now();
+	start = now_ms();
 	index.components_ =
 	    options.components ? options.components(index.graph_.out) : strongly_connected_components(index.graph_.out);
 	index.dag_ = condensation(index.graph_.out, index.components_);
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
-	st.scc_seconds = seconds_since(start);
+	st.scc_seconds = ms_since(start) / 1e3;
 
-	start = Clock::now();
+	start = now_ms();
 	if (options.label_builder) {
 		index.labels_ = options.label_builder(index.dag_, options.labels, options.seed);
 		// Checked rather than trusted: a wrong label would give a wrong "no" to every query it covers.
@@ -96,7 +89,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 			post[v] = index.labels_.record(vid_t(v))[0];
 		index.bloom_ = BloomLabels::build(index.dag_, post);
 	}
-	st.label_seconds = seconds_since(start);
+	st.label_seconds = ms_since(start) / 1e3;
 
 	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.
 	if (index.keys_.kind() == KeyKind::integer)
