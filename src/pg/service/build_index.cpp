@@ -1,11 +1,11 @@
 // Reading a graph's edge table and building its index: what create_graph, refresh, merges
 // (service/lifecycle.cpp) and a live graph's snapshot rebuild (service/open_graph.cpp) share.
+#include "clock.hpp"
 #include "error.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
 #include "keys.hpp"
 
-#include <chrono>
 #include <memory>
 #include <string>
 
@@ -23,10 +23,6 @@ extern "C" {
 
 namespace grail::pg {
 
-double
-ms_since(std::chrono::steady_clock::time_point start) {
-	return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-}
 
 /*
  * The kind of key of an edge column (of no kind: integer; read_edges checks the columns).
@@ -56,7 +52,7 @@ unpredictable_seed() {
  */
 grail::Index
 build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
-	auto start = std::chrono::steady_clock::now();
+	double start = grail::now_ms();
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	grail::EdgeList edges;
 	grail::KeyKind kind = edge_key_kind(row.relid, row.source_attnum);
@@ -67,7 +63,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
-	stored.read_ms = ms_since(start);
+	stored.read_ms = grail::ms_since(start);
 	stored.input_rows = int64_t(scan.rows);
 	stored.null_rows = int64_t(scan.rows - edges.size());
 	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
@@ -109,7 +105,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
 	}
 	stored.vertices = int64_t(stats.vertices);
-	stored.build_ms = ms_since(start);
+	stored.build_ms = grail::ms_since(start);
 	stored.edges = int64_t(stats.edges);
 	stored.components = int64_t(stats.components);
 	stored.dag_edges = int64_t(stats.dag_edges);

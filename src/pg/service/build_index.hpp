@@ -4,8 +4,6 @@
 
 #include "index.hpp"
 
-#include <chrono>
-
 #include "store/catalog.hpp"
 
 namespace grail::pg {
@@ -16,8 +14,5 @@ namespace grail::pg {
 // persist_ms and index_bytes.
 grail::Index build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats);
 
-
-// Milliseconds since start, for the build's timings.
-double ms_since(std::chrono::steady_clock::time_point start);
 
 } // namespace grail::pg

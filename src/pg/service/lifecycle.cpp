@@ -1,8 +1,8 @@
 // The graph lifecycle: create, rebuild (refresh, merge, background merge), alter, drop, and the
 // build they share; the SQL functions (src/pg/entry/graph_functions.cpp) and the merge worker call it.
+#include "clock.hpp"
 #include "index.hpp"
 
-#include <chrono>
 #include <memory>
 #include <string>
 
@@ -43,7 +43,7 @@ namespace grail::pg {
  */
 static std::string
 build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand command) {
-	auto start = std::chrono::steady_clock::now();
+	double start = grail::now_ms();
 	const char *name = graph_name.display.c_str();
 	BuildProgress progress(command, row.id, row.schema, graph_name.name.c_str(), row.relid, row.source_attnum,
 	                       row.target_attnum);
@@ -71,7 +71,7 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	         (long long)stored.vertices, (long long)stored.edges, (long long)stored.components,
 	         (long long)stored.dag_edges, row.labels,
 	         stored.index_bytes < 1000000 ? double(stored.index_bytes) / 1e3 : double(stored.index_bytes) / 1e6,
-	         stored.index_bytes < 1000000 ? "kB" : "MB", ms_since(start) / 1e3);
+	         stored.index_bytes < 1000000 ? "kB" : "MB", grail::ms_since(start) / 1e3);
 	std::string summary = std::string("graph \"") + name + "\": " + sizes;
 	if (stored.null_rows > 0)
 		summary += " (" + std::to_string(stored.null_rows) + " rows with a NULL endpoint skipped)";

@@ -1,8 +1,8 @@
+#include "clock.hpp"
 #include "error.hpp"
 #include "index.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <string>
 
@@ -595,7 +595,7 @@ watch_graph(int64_t id) {
 
 int64_t
 store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
-	auto start = std::chrono::steady_clock::now();
+	double start = grail::now_ms();
 	return with_spi([&] {
 		Oid id_type[] = {INT8OID};
 		Datum id_value[] = {Int64GetDatum(id)};
@@ -626,7 +626,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 		});
 
 		stats->index_bytes = int64_t(bytes.size());
-		stats->persist_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+		stats->persist_ms = grail::ms_since(start);
 		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,  INT8OID,
 		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID};
 		Datum values[] = {Int64GetDatum(id),
