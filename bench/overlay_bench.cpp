@@ -44,8 +44,8 @@ main(int argc, char **argv) {
 	const size_t n = index.graph().vertex_count();
 	const auto &component = index.components().of_vertex;
 	const Csr &out = index.graph().out;
-	std::printf("random DAG: %zu vertices, %zu edges\n%8s %10s %10s %7s %10s\n", n, size_t(out.edge_count()),
-	            "changes", "fresh_ms", "lent_ms", "ratio", "widened");
+	std::printf("random DAG: %zu vertices, %zu edges\n%8s %10s %10s %7s %10s\n", n, size_t(out.edge_count()), "changes",
+	            "fresh_ms", "lent_ms", "ratio", "widened");
 	for (uint64_t k : counts) {
 		Rng rng(k);
 		std::vector<double> fresh, lent;

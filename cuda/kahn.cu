@@ -3,16 +3,14 @@
 // than in work. Level l's nodes lie in order[] after level l - 1's; a warp takes up to 32 of them
 // (fewer when the level is narrow) and spreads their out-edges over its lanes (each lane finds its
 // node by a binary search over the warp's inclusive sums of out-degrees), so that a level of many
-// low-degree nodes keeps every lane busy; a node with more out-edges than a warp should walk (a giant component, a hub) is set
-// aside and walked by the whole grid behind one more barrier. An edge lowers its target's
-// in-degree (one atomic per distinct target in the warp); the lane that brings it to zero appends
-// the target to the next level.
+// low-degree nodes keeps every lane busy; a node with more out-edges than a warp should walk (a giant component, a hub)
+// is set aside and walked by the whole grid behind one more barrier. An edge lowers its target's in-degree (one atomic
+// per distinct target in the warp); the lane that brings it to zero appends the target to the next level.
 #include "kahn.cuh"
 #include "launch.cuh"
 #include "primitives.cuh"
 
 #include <cooperative_groups.h>
-
 
 namespace grail::cuda {
 
@@ -28,8 +26,7 @@ constexpr uint32_t kBigNode = 4096;
 
 // Per warp: the inclusive sums of its 32 nodes' out-degrees and where their edges start, so that
 // a lane finds which node an edge position belongs to.
-template <class Offset>
-struct WarpItems {
+template <class Offset> struct WarpItems {
 	uint32_t incl[kWarps][32];
 	Offset start[kWarps][32];
 };
@@ -61,8 +58,7 @@ warp_inclusive_sum(uint32_t x) {
 // Lowers the in-degree of the target of the edge at *target for each lane with valid set (the
 // whole warp calling); a node brought to zero joins level `level` at next[*next_count ..).
 __device__ __forceinline__ void
-release_edge(const KahnBuffers &b, const vid_t *target, bool valid, uint32_t level, vid_t *next,
-             uint32_t *next_count) {
+release_edge(const KahnBuffers &b, const vid_t *target, bool valid, uint32_t level, vid_t *next, uint32_t *next_count) {
 	vid_t d = valid ? __ldg(target) : 0;
 	if (warp_release(b.in_degree, d, valid)) {
 		next[warp_reserve(cg::coalesced_threads(), next_count)] = d;

@@ -22,8 +22,7 @@ struct KahnCounters {
 
 // The DAG: node v's out-edges are targets[offsets[v] .. offsets[v + 1]), repeated edges allowed.
 // Offset is eid_t for a graph's CSR, uint32_t for the condensation SCC builds.
-template <class Offset>
-struct KahnDag {
+template <class Offset> struct KahnDag {
 	const Offset *offsets; // vertices + 1 entries
 	const vid_t *targets;
 	vid_t vertices;

@@ -30,7 +30,7 @@ struct Progress {
 	uint32_t epoch;             // propagation sweeps so far, over all rounds and launches
 	uint32_t last_change;       // the last epoch in which a sweep lowered a signature
 	uint32_t trim_passes;
-	uint32_t finished;                                 // every vertex has its component
+	uint32_t finished;                        // every vertex has its component
 	unsigned long long trim_ns, propagate_ns; // device clock, for benchmarks
 	unsigned long long cross;                 // edges between components
 	// Numbering.

@@ -17,8 +17,7 @@
 
 namespace grail {
 
-template <typename T>
-class Array {
+template <typename T> class Array {
 public:
 	using value_type = T;
 	using iterator = T *;

@@ -10,7 +10,6 @@ namespace grail {
 // Long loops poll for cancellation every 2^20 steps: a few milliseconds apart at most.
 constexpr size_t kPollMask = (size_t(1) << 20) - 1;
 
-
 bool
 EdgeList::append(int64_t s, int64_t t) noexcept {
 	try {

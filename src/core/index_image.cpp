@@ -5,9 +5,9 @@
 // prepare ids that collide. Older versions placed them by an unseeded Fibonacci hash; their
 // tables are still read as they are (seeded 0).
 // Version 4 (0.5.0) is version 3 with a last section, the edges that several rows held
-// ({edge u64, rows u64}, by ascending edge; the one entry {2^64 - 1, 0} where that is unknown). Version 3 (0.4.0) is read in place: a 64-byte header, a table of
-// sections, then each section at a 64-byte-aligned offset, so that an Index can borrow its arrays
-// from wherever the image lies (one buffer, a file mapped by many processes) instead of copying
+// ({edge u64, rows u64}, by ascending edge; the one entry {2^64 - 1, 0} where that is unknown). Version 3 (0.4.0) is
+// read in place: a 64-byte header, a table of sections, then each section at a 64-byte-aligned offset, so that an Index
+// can borrow its arrays from wherever the image lies (one buffer, a file mapped by many processes) instead of copying
 // them out, and the hash tables (ids; keys) are sections rather than rebuilt by every reader. Its
 // last four sections are the key dictionary: {kind u32, hash shift u32, hash seed u64}, key
 // offsets u64[n + 1], key bytes, the key hash table of KeyDictionary::Slot (the last three empty
@@ -499,9 +499,8 @@ Index::serialize() const {
 	    {kKeyOffsets, keys_.offsets().data(), keys_.offsets().size() * sizeof(uint64_t)},
 	    {kKeyBytes, keys_.bytes().data(), keys_.bytes().size()},
 	    {kKeyHash, keys_.hash().data(), keys_.hash().size() * sizeof(KeyDictionary::Slot)},
-	    graph_.rows_known
-	        ? Part{kRepeatedEdges, graph_.repeated.data(), graph_.repeated.size() * sizeof(RepeatedEdge)}
-	        : Part{kRepeatedEdges, &kRowsUnknown, sizeof kRowsUnknown},
+	    graph_.rows_known ? Part{kRepeatedEdges, graph_.repeated.data(), graph_.repeated.size() * sizeof(RepeatedEdge)}
+	                      : Part{kRepeatedEdges, &kRowsUnknown, sizeof kRowsUnknown},
 	};
 	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
 	for (const Part &part : parts)
@@ -574,7 +573,10 @@ Index::attach(std::shared_ptr<const uint8_t> image, size_t size, Check check) {
 	if (reinterpret_cast<uintptr_t>(bytes) % kAlign != 0)
 		throw Error(ErrorKind::internal, "an index image must lie at a 64-byte boundary to be read in place");
 	read_sections(bytes, size, section_count,
-	              version == 2 ? kTagCountV2 : version == 3 ? kTagCountV3 : kTagCount, sections);
+	              version == 2   ? kTagCountV2
+	              : version == 3 ? kTagCountV3
+	                             : kTagCount,
+	              sections);
 	return ImageReader::assemble(sections, version, std::shared_ptr<const void>(image, image.get()), verify);
 }
 

@@ -538,7 +538,6 @@ TEST(Index, CancelHookStopsWork) {
 	poll_cancel();
 }
 
-
 // Damage behind a valid checksum (a bug, or a forged index) is caught by the structural checks.
 TEST(Index, StructuralChecksBehindAValidChecksum) {
 	Index index = small_index();

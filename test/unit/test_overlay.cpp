@@ -261,8 +261,7 @@ TEST(Overlay, NoChangesAnswerAsTheIndex) {
 	ReachabilityQuery q(index);
 	for (size_t a = 0; a < index.graph().vertex_count(); a++)
 		for (size_t b = 0; b < index.graph().vertex_count(); b++)
-			ASSERT_EQ(overlay->reachable(vid_t(a), vid_t(b)),
-			          q.reachable(index.graph().ids[a], index.graph().ids[b]));
+			ASSERT_EQ(overlay->reachable(vid_t(a), vid_t(b)), q.reachable(index.graph().ids[a], index.graph().ids[b]));
 }
 
 // The rows each edge was read from, as the overlay's caller needs them, survive the image: for

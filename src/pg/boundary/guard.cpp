@@ -208,10 +208,12 @@ call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
 		Datum (*body)(FunctionCallInfo);
 		Datum result;
 	} c{fcinfo, body, 0};
-	call_and_raise([](void *arg) {
-		auto *c = static_cast<Call *>(arg);
-		c->result = c->body(c->fcinfo);
-	}, &c);
+	call_and_raise(
+	    [](void *arg) {
+		    auto *c = static_cast<Call *>(arg);
+		    c->result = c->body(c->fcinfo);
+	    },
+	    &c);
 	return c.result;
 }
 

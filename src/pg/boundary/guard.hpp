@@ -41,7 +41,7 @@ public:
 	}
 
 private:
-	ErrorData *data_;  // palloc'd in the caller's memory context
+	ErrorData *data_; // palloc'd in the caller's memory context
 };
 
 // An error that C++ code raises with PostgreSQL's fields (raise() below): call_and_raise turns it
@@ -116,7 +116,7 @@ Datum call_unless_null(FunctionCallInfo fcinfo, const int *required, int count, 
 } // namespace grail::pg
 
 // Declares an SQL-callable function whose body is C++: GRAIL_FUNCTION(name) { ... return x; }
-#define GRAIL_FUNCTION(name)                                                                                          \
+#define GRAIL_FUNCTION(name)                                                                                           \
 	static Datum name##_body(FunctionCallInfo fcinfo);                                                                 \
 	extern "C" {                                                                                                       \
 	PGDLLEXPORT PG_FUNCTION_INFO_V1(name);                                                                             \
@@ -131,7 +131,7 @@ Datum call_unless_null(FunctionCallInfo fcinfo, const int *required, int count, 
 // positions of the arguments that must not be NULL: a NULL there gives NULL or no rows before the
 // body runs, so the body reads them as values and checks only the others with PG_ARGISNULL. Every
 // other SQL function is STRICT (test/pgtap/null_arguments.sql holds the list of those that are not).
-#define GRAIL_FUNCTION_NULLABLE(name, ...)                                                                            \
+#define GRAIL_FUNCTION_NULLABLE(name, ...)                                                                             \
 	static Datum name##_body(FunctionCallInfo fcinfo);                                                                 \
 	extern "C" {                                                                                                       \
 	PGDLLEXPORT PG_FUNCTION_INFO_V1(name);                                                                             \

@@ -27,7 +27,8 @@ define_settings() {
 	                         "auto uses the GPU when one is usable and the graph has at least grail.gpu_min_edges "
 	                         "edges; gpu makes a missing GPU an error.",
 	                         &settings.device, DEVICE_AUTO, device_options, PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("grail.gpu_min_edges", "Smallest graph, in edges, that grail.device = auto sends to the GPU.",
+	DefineCustomIntVariable("grail.gpu_min_edges",
+	                        "Smallest graph, in edges, that grail.device = auto sends to the GPU.",
 	                        "Below it, copying the graph to the GPU costs more than the CPU needs for the whole run.",
 	                        &settings.gpu_min_edges, 2000000, 0, INT_MAX, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("grail.stale_policy", "What a query on a stale graph does: error or warn.",
@@ -38,16 +39,16 @@ define_settings() {
 	                        "A build estimated to need more fails before it allocates; 0 means no limit.",
 	                        &settings.build_memory_limit_mb, 4096, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL,
 	                        NULL);
-	DefineCustomIntVariable("grail.shared_cache_size",
-	                        "Disk and page-cache space for the index image files that all backends share.",
-	                        "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",
-	                        &settings.shared_cache_size_mb, 1024, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL,
-	                        NULL);
-	DefineCustomIntVariable("grail.merge_threshold",
-	                        "Pending edge changes (edges in grail.pending_change) of a live graph at which a background "
-	                        "worker merges it.",
-	                        "Needs pg_grail in shared_preload_libraries; 0 never merges in the background.",
-	                        &settings.merge_threshold, 10000, 0, INT_MAX, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable(
+	    "grail.shared_cache_size", "Disk and page-cache space for the index image files that all backends share.",
+	    "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",
+	    &settings.shared_cache_size_mb, 1024, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable(
+	    "grail.merge_threshold",
+	    "Pending edge changes (edges in grail.pending_change) of a live graph at which a background "
+	    "worker merges it.",
+	    "Needs pg_grail in shared_preload_libraries; 0 never merges in the background.", &settings.merge_threshold,
+	    10000, 0, INT_MAX, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("grail.merge_naptime",
 	                        "How often the merge launcher looks for databases with new pending changes.",
 	                        "A database that passes grail.merge_threshold wakes it at once.", &settings.merge_naptime_s,

@@ -306,7 +306,7 @@ scan_stored_rows(Relation rel, Fn &&fn) {
 bool
 log_trigger_named(const TriggerData *trigger, int64_t graph_id) {
 	TriggerEvent event = trigger->tg_event;
-	const char *suffix = TRIGGER_FIRED_FOR_ROW(event)      ? "_apply"
+	const char *suffix = TRIGGER_FIRED_FOR_ROW(event)       ? "_apply"
 	                     : TRIGGER_FIRED_BY_INSERT(event)   ? "_insert"
 	                     : TRIGGER_FIRED_BY_DELETE(event)   ? "_delete"
 	                     : TRIGGER_FIRED_BY_UPDATE(event)   ? "_update"

@@ -150,8 +150,8 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 		Datum *elements = static_cast<Datum *>(palloc(length * sizeof(Datum)));
 		for (int k = 0; k < length; k++)
 			elements[k] = key_datum(index, ids[begin[k]]);
-		return construct_array(elements, length, stream->element_type, stream->element_length,
-		                       stream->element_by_value, stream->element_align);
+		return construct_array(elements, length, stream->element_type, stream->element_length, stream->element_by_value,
+		                       stream->element_align);
 	});
 	funcctx->call_cntr++;
 	rsinfo->isDone = ExprMultipleResult;

@@ -23,7 +23,6 @@ extern "C" {
 
 namespace grail::pg {
 
-
 /*
  * The kind of key of an edge column (of no kind: integer; read_edges checks the columns).
  */

@@ -14,5 +14,4 @@ namespace grail::pg {
 // persist_ms and index_bytes.
 grail::Index build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats);
 
-
 } // namespace grail::pg

@@ -88,7 +88,7 @@ struct CachedFile {
 		if (bytes != MAP_FAILED)
 			munmap(bytes, size);
 		if (fd >= 0) {
-			close(fd);     // releases the flock
+			close(fd);           // releases the flock
 			ReleaseExternalFD(); // a counter: cannot raise an error
 		}
 	}

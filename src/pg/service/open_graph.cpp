@@ -129,9 +129,8 @@ same_snapshot(const CheckedSnapshot &checked) {
 	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
 	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
 	       (now->xcnt == 0 || memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0) &&
-	       checked.user == user &&
-	       checked.security_context == security_context && checked.row_security == row_security &&
-	       checked.invalidations == SharedInvalidMessageCounter &&
+	       checked.user == user && checked.security_context == security_context &&
+	       checked.row_security == row_security && checked.invalidations == SharedInvalidMessageCounter &&
 	       strcmp(checked.search_path, current_search_path()) == 0;
 }
 
@@ -472,10 +471,10 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
 	if (!row.stale && !row.watched && !graph_row_current(name, row))
-		raise(ERRCODE_UNDEFINED_OBJECT,
-		      format("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
-		             name.display.c_str()),
-		      "Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new transaction.");
+		raise(
+		    ERRCODE_UNDEFINED_OBJECT,
+		    format("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken", name.display.c_str()),
+		    "Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new transaction.");
 	if ((row.stale || !row.watched) && (settings.stale_policy == STALE_ERROR || !warned_this_statement(row.id)))
 		guard([&] {
 			const char *table = get_rel_name(row.relid);

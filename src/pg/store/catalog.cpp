@@ -358,8 +358,8 @@ take_state_as_now(Relation rel, TupleDesc desc, const char *name, DecodedGraphRo
 		found->row.target_attnum = now.row.target_attnum;
 		const varlena *then_watched = (const varlena *)DatumGetPointer(found->watched_tables);
 		const varlena *now_watched = (const varlena *)DatumGetPointer(now.watched_tables);
-		bool family_changed =
-		    VARSIZE(then_watched) != VARSIZE(now_watched) || memcmp(then_watched, now_watched, VARSIZE(now_watched)) != 0;
+		bool family_changed = VARSIZE(then_watched) != VARSIZE(now_watched) ||
+		                      memcmp(then_watched, now_watched, VARSIZE(now_watched)) != 0;
 		if (family_changed && !found->row.stale && (now.row.stale || now.row.build != found->row.build))
 			ereport(ERROR,
 			        (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),

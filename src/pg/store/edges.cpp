@@ -227,7 +227,7 @@ struct KeyBatch {
 static void
 out_of_memory_reading(Relation rel, uint64_t rows) {
 	ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory reading the edges of \"%s\" after %llu rows",
-	                                                      RelationGetRelationName(rel), (unsigned long long)rows)));
+	                                                       RelationGetRelationName(rel), (unsigned long long)rows)));
 }
 
 /*
@@ -291,13 +291,14 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	// The family can have changed since a build checked it (a foreign table created or attached as
 	// a partition): only a table with a table access method keeps its rows here to scan.
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
-		ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
-		                errmsg("pg_grail cannot read the edges of \"%s\", a table of the edge table's inheritance "
-		                       "family: it is %s",
-		                       RelationGetRelationName(rel),
-		                       rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE ? "a foreign table, whose rows are elsewhere"
-		                                                                     : "not a table that stores rows"),
-		                errhint("Detach it from the family, or copy its edges into a local table.")));
+		ereport(ERROR,
+		        (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+		         errmsg("pg_grail cannot read the edges of \"%s\", a table of the edge table's inheritance "
+		                "family: it is %s",
+		                RelationGetRelationName(rel),
+		                rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE ? "a foreign table, whose rows are elsewhere"
+		                                                              : "not a table that stores rows"),
+		         errhint("Detach it from the family, or copy its edges into a local table.")));
 	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
 	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
 	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.
@@ -343,10 +344,10 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 			// The row's keys counted before they are copied (a key stored compressed or out of line
 			// may be far larger than the table), as if both were new: the memory the dictionary
 			// would hold with them, against the limit. The batch's keys count as new too.
-			uint64_t key_bytes = keys->key_bytes() + batch->used + columns.length(0, source_key) +
-			                     columns.length(1, target_key);
-			uint64_t needed = grail::estimate_build_bytes(counts->rows, 0, 0, keys->size() + 2 * batch->rows + 2,
-			                                              key_bytes);
+			uint64_t key_bytes =
+			    keys->key_bytes() + batch->used + columns.length(0, source_key) + columns.length(1, target_key);
+			uint64_t needed =
+			    grail::estimate_build_bytes(counts->rows, 0, 0, keys->size() + 2 * batch->rows + 2, key_bytes);
 			if (needed > memory_limit && memory_limit != 0)
 				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
@@ -370,8 +371,8 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 }
 
 EdgeScan
-read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
-           EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
+read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit, EdgeList *edges,
+           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
 	EdgeScan counts;
 	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
 	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });

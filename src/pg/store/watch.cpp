@@ -48,8 +48,8 @@ static constexpr ExpectedTrigger kLogTriggers[] = {
     {"_delete", TRIGGER_TYPE_DELETE, true, false, false, TRIGGER_FIRES_ALWAYS},
     {"_update", TRIGGER_TYPE_UPDATE, true, true, false, TRIGGER_FIRES_ALWAYS},
     {"_truncate", TRIGGER_TYPE_BEFORE | TRIGGER_TYPE_TRUNCATE, false, false, true, TRIGGER_FIRES_ALWAYS},
-    {"_apply", TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE, false, false,
-     true, TRIGGER_FIRES_ON_REPLICA},
+    {"_apply", TRIGGER_TYPE_ROW | TRIGGER_TYPE_INSERT | TRIGGER_TYPE_UPDATE | TRIGGER_TYPE_DELETE, false, false, true,
+     TRIGGER_FIRES_ON_REPLICA},
 };
 // How many of them a table has: all, or all but those only where rows are.
 static constexpr int kLogTriggersWhereRowsAre = 5, kLogTriggersElsewhere = 3;
@@ -168,12 +168,10 @@ table_family(Oid relid) {
 				add_ancestors(family.descendants[i], &family.ancestors);
 	});
 	const std::vector<Oid> &members = family.descendants;
-	family.ancestors.erase(std::remove_if(family.ancestors.begin(), family.ancestors.end(),
-	                                      [&](Oid table) {
-		                                      return std::find(members.begin(), members.end(), table) !=
-		                                             members.end();
-	                                      }),
-	                       family.ancestors.end());
+	family.ancestors.erase(
+	    std::remove_if(family.ancestors.begin(), family.ancestors.end(),
+	                   [&](Oid table) { return std::find(members.begin(), members.end(), table) != members.end(); }),
+	    family.ancestors.end());
 	return family;
 }
 
@@ -222,7 +220,7 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 		for (Oid table : family.descendants) {
 			bool stores_rows = get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE;
 			watched = watched && graph_triggers(triggers, table, false, stores_rows, graph_id) ==
-			                      (stores_rows ? kLogTriggersWhereRowsAre : kLogTriggersElsewhere);
+			                         (stores_rows ? kLogTriggersWhereRowsAre : kLogTriggersElsewhere);
 		}
 		table_close(triggers, AccessShareLock);
 		// An unlogged table is emptied by crash recovery, which fires no trigger; a foreign table's
