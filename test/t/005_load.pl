@@ -121,8 +121,10 @@ is($bench_rc, 0, 'pgbench finished cleanly');
 is($wrong, '0', 'no wrong answer (never a mixed index)');
 is($errors, 0, 'no client error');
 is($refresh_errors, 0, 'no refresh error');
-cmp_ok($queries, '>', 1000, 'clients made queries');
-cmp_ok($refreshes, '>=', 5, 'the graph was refreshed many times meanwhile');
+# Floors that only prove the run checked something: the counts (printed above) depend on the
+# machine's speed and load, and a busy machine must not fail this test.
+cmp_ok($queries, '>', 0, 'clients made queries');
+cmp_ok($refreshes, '>=', 2, 'the graph was refreshed meanwhile');
 ok(!$node->log_contains('terminated by signal|PANIC|TRAP'), 'no crash in the server log');
 
 # The final index matches the last version.
@@ -252,9 +254,11 @@ is($wrong, '0', 'live: no wrong answer under writes and merges');
 is($read_errors, 0, 'live: no reader error');
 is($write_errors, 0, 'live: no writer error');
 is($merge_errors, 0, 'live: no merge error');
-cmp_ok($reads, '>', 1000, 'live: readers made queries');
-cmp_ok($writes, '>', 1000, 'live: writers wrote');
-cmp_ok($merges, '>=', 5, 'live: merged by hand meanwhile');
+# Floors that only prove the run checked something: the counts (printed above) depend on the
+# machine's speed and load, and a busy machine must not fail this test.
+cmp_ok($reads, '>', 0, 'live: readers made queries');
+cmp_ok($writes, '>', 0, 'live: writers wrote');
+cmp_ok($merges, '>=', 2, 'live: merged by hand meanwhile');
 cmp_ok($builds - $merges, '>=', 1, 'live: merged in the background meanwhile');
 # The graph after it all answers as a build of the rows.
 $node->safe_psql('postgres', q{
