@@ -240,3 +240,15 @@ ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail._planner_support;
+
+-- Typing: an untyped literal resolves to the text overload; on a uuid or integer graph the text
+-- forms now read their keys as keys of the graph's type (they failed with "has uuid keys, not text
+-- keys"), answering keys as text where they return text.
+COMMENT ON FUNCTION grail.reachable(text, text, text) IS
+'reachable() over a graph with text keys; a key that is not in the graph reaches only itself. On a uuid or integer graph (an untyped literal resolves here), each key is read as a key of the graph''s type.';
+COMMENT ON FUNCTION grail.reachable(text, text[], text[]) IS
+'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL. On a uuid or integer graph, each key is read as a key of the graph''s type.';
+COMMENT ON FUNCTION grail.scc_component(text, text) IS
+'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component. On a uuid or integer graph, the key is read as a key of the graph''s type and the component''s key is answered as text.';
+COMMENT ON FUNCTION grail.bfs(text, text, int) IS
+'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it). On a uuid or integer graph, the source is read as a key of the graph''s type and the keys are answered as text.';

@@ -304,7 +304,7 @@ RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_reachable_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 35;
 COMMENT ON FUNCTION grail.reachable(text, text, text) IS
-'reachable() over a graph with text keys; a key that is not in the graph reaches only itself.';
+'reachable() over a graph with text keys; a key that is not in the graph reaches only itself. On a uuid or integer graph (an untyped literal resolves here), each key is read as a key of the graph''s type.';
 
 CREATE FUNCTION grail.reachable(graph text, source uuid, target uuid)
 RETURNS boolean
@@ -318,7 +318,7 @@ RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'grail_reachable_batch_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.reachable(text, text[], text[]) IS
-'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL.';
+'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL. On a uuid or integer graph, each key is read as a key of the graph''s type.';
 
 CREATE FUNCTION grail.reachable(graph text, sources uuid[], targets uuid[])
 RETURNS boolean[]
@@ -339,7 +339,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'grail_scc_component_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
 COMMENT ON FUNCTION grail.scc_component(text, text) IS
-'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component.';
+'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component. On a uuid or integer graph, the key is read as a key of the graph''s type and the component''s key is answered as text.';
 
 CREATE FUNCTION grail.scc_component(graph text, vertex uuid)
 RETURNS uuid
@@ -353,7 +353,7 @@ RETURNS TABLE (vertex text, depth int, parent text)
 AS 'MODULE_PATHNAME', 'grail_bfs_text'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
 COMMENT ON FUNCTION grail.bfs(text, text, int) IS
-'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it).';
+'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it). On a uuid or integer graph, the source is read as a key of the graph''s type and the keys are answered as text.';
 
 CREATE FUNCTION grail.bfs(graph text, source uuid, max_depth int DEFAULT NULL)
 RETURNS TABLE (vertex uuid, depth int, parent uuid)

@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(33);
+SELECT plan(34);
 
 -- The planner's row estimate of the top plan node of a query.
 CREATE FUNCTION pg_temp.estimate(query text) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -97,6 +97,12 @@ SELECT cmp_ok(abs(ln(pg_temp.join_estimate($$SELECT * FROM side s JOIN side t ON
 SELECT cmp_ok(abs(ln(pg_temp.estimate($$SELECT * FROM pairs WHERE grail.reachable('texts', 'k' || a, 'k' || b)$$)
                      / (SELECT count(*) FROM pairs WHERE grail.reachable('texts', 'k' || a, 'k' || b)))), '<', ln(10),
               'reachable() filter with text keys within 10x');
+
+-- A live graph with pending rows: the estimate is that of the rows the snapshot sees.
+INSERT INTO dense_edges VALUES (100000, 100001);
+SELECT is(pg_temp.estimate($$SELECT * FROM grail.scc_components('dense')$$),
+          (SELECT vertices + 2::float8 FROM grail.graphs WHERE name = 'dense'), 'a live graph: the vertices its snapshot sees');
+DELETE FROM dense_edges WHERE source = 100000;
 
 -- Where the build cannot be asked: the declared estimates, no error.
 SELECT is(pg_temp.estimate($$SELECT * FROM grail.scc_components('no_such_graph')$$), 10000::float8,
