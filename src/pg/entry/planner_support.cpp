@@ -14,9 +14,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "service/open_graph.hpp"
 
@@ -52,10 +54,22 @@ next_random(uint64_t *state) {
 	return z ^ (z >> 31);
 }
 
+// The estimates of the builds this backend measured, by build and size (a live graph's snapshot
+// rebuild has its build's uuid): each is sampled once, not at every plan.
+std::map<std::tuple<std::string, size_t, size_t>, GraphEstimate> &
+measured() {
+	static std::map<std::tuple<std::string, size_t, size_t>, GraphEstimate> estimates;
+	return estimates;
+}
+
 GraphEstimate
 measure(const char *name) {
 	std::shared_ptr<LoadedGraph> graph = open_graph_named(name, std::nullopt);
 	const grail::Graph &g = graph->index.graph();
+	auto key = std::make_tuple(graph->build_uuid, g.vertex_count(), g.out.edge_count());
+	auto kept = measured().find(key);
+	if (kept != measured().end())
+		return kept->second;
 	GraphEstimate estimate;
 	estimate.vertices = double(g.vertex_count());
 	estimate.edges = double(g.out.edge_count());
@@ -70,6 +84,9 @@ measure(const char *name) {
 	}
 	// Half a hit when none: the fraction is below the sample's resolution, not zero.
 	estimate.reachable_fraction = std::max(double(hits), 0.5) / kSamplePairs;
+	if (measured().size() >= 64)
+		measured().clear();
+	measured().emplace(key, estimate);
 	return estimate;
 }
 
