@@ -6,7 +6,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(34);
+SELECT plan(37);
 
 -- The planner's row estimate of the top plan node of a query.
 CREATE FUNCTION pg_temp.estimate(query text) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -75,6 +75,13 @@ SELECT cmp_ok(pg_temp.estimate($$SELECT * FROM grail.bfs('dense', 1)$$), '<=',
 SELECT cmp_ok(pg_temp.estimate($$SELECT * FROM grail.bfs('dense', 1)$$), '>',
               10 * pg_temp.estimate($$SELECT * FROM grail.bfs('dag', 1)$$), 'a cyclic graph reaches more than a sparse DAG');
 SELECT cmp_ok(pg_temp.estimate($$SELECT * FROM grail.bfs('texts', 'k1')$$), '>', 100::float8, 'bfs rows with text keys');
+
+-- A sparse graph (average out-degree below 1), huge and negative depths: an estimate, at once.
+CREATE TABLE sparse_edges AS SELECT (random() * 1000)::bigint AS source, (random() * 1000)::bigint AS target FROM generate_series(1, 100);
+SELECT lives_ok($$SELECT grail.create_graph('sparse', 'sparse_edges')$$, 'a sparse graph');
+SELECT cmp_ok(pg_temp.estimate($$SELECT * FROM grail.bfs('sparse', 1, 2147483647)$$), '<=',
+              (SELECT vertices::float8 FROM grail.graphs WHERE name = 'sparse'), 'bfs to the largest depth: at most the vertices');
+SELECT is(pg_temp.estimate($$SELECT * FROM grail.bfs('sparse', 1, -1)$$), 1::float8, 'bfs to a negative depth: one row (the call fails)');
 
 -- The average of bfs's rows over many sources is the estimate, within 2x (a sample's error).
 SELECT cmp_ok(abs(ln(pg_temp.estimate($$SELECT * FROM grail.bfs('dense', 1)$$)

@@ -172,7 +172,8 @@ bfs_rows(const GraphEstimate &estimate, Node *max_depth) {
 		int32 depth = DatumGetInt32(reinterpret_cast<Const *>(max_depth)->constvalue);
 		double degree = estimate.vertices > 0 ? estimate.edges / estimate.vertices : 0;
 		double within = 1, level = 1;
-		for (int32 k = 0; k < depth && within < rows; k++) {
+		// At most 1000 levels: by then the sum has passed rows or converged (d < 1).
+		for (int32 k = 0; k < depth && k < 1000 && within < rows; k++) {
 			level *= degree;
 			within += level;
 		}
