@@ -192,3 +192,63 @@ BEGIN
 	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
 END
 $$;
+
+-- Planner integration: every function had COST 1 and ROWS 1000, so a join on reachable() was
+-- planned as if it cost an equality test and kept a third of the pairs, and a bfs() as 1000 rows.
+-- The costs are now measured against a builtin comparison (COST 1); set-returning functions cost
+-- per row, with ROWS their typical output, and a support function estimates the rows of
+-- scc_components and bfs and the selectivity of reachable() from the build of a graph named by a
+-- constant.
+ALTER FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean) COST 1000000;
+ALTER FUNCTION grail.refresh_graph(text) COST 1000000;
+ALTER FUNCTION grail.merge_graph(text) COST 1000000;
+ALTER FUNCTION grail.alter_graph(text, boolean) COST 10000;
+ALTER FUNCTION grail.drop_graph(text) COST 10000;
+ALTER FUNCTION grail.reachable(text, bigint, bigint) COST 25;
+ALTER FUNCTION grail.reachable(text, text, text) COST 35;
+ALTER FUNCTION grail.reachable(text, uuid, uuid) COST 35;
+ALTER FUNCTION grail.reachable(text, bigint[], bigint[]) COST 1000;
+ALTER FUNCTION grail.reachable(text, text[], text[]) COST 1000;
+ALTER FUNCTION grail.reachable(text, uuid[], uuid[]) COST 1000;
+ALTER FUNCTION grail.scc_component(text, bigint) COST 15;
+ALTER FUNCTION grail.scc_component(text, text) COST 15;
+ALTER FUNCTION grail.scc_component(text, uuid) COST 15;
+ALTER FUNCTION grail.scc_components(text) COST 3 ROWS 10000;
+ALTER FUNCTION grail.scc_components(text, anyelement) COST 3 ROWS 10000;
+ALTER FUNCTION grail.bfs(text, bigint, int) COST 5 ROWS 100;
+ALTER FUNCTION grail.bfs(text, text, int) COST 5 ROWS 100;
+ALTER FUNCTION grail.bfs(text, uuid, int) COST 5 ROWS 100;
+ALTER FUNCTION grail.chordless_cycles(text, int, int) COST 1000 ROWS 100;
+ALTER FUNCTION grail.chordless_cycles(text, anyelement, int, int) COST 1000 ROWS 100;
+ALTER FUNCTION grail.chordless_cycle_counts(text, int) COST 100000 ROWS 10;
+ALTER FUNCTION grail._key_type(text) COST 10;
+ALTER FUNCTION grail.device_info() COST 100;
+ALTER FUNCTION grail.cache_info() COST 10;
+ALTER FUNCTION grail.cache_counters() COST 10;
+
+CREATE FUNCTION grail._planner_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'grail_planner_support'
+LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION grail._planner_support(internal) IS
+'Planner support (prosupport) of scc_components, bfs and reachable: rows and selectivity from the build of a graph named by a constant (its vertices; the fraction of reachable pairs in a fixed sample). Any error while estimating leaves the declared estimate.';
+ALTER FUNCTION grail.scc_components(text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.scc_components(text, anyelement) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, bigint, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail._planner_support;
+
+-- Typing: an untyped literal resolves to the text overload; on a uuid or integer graph the text
+-- forms now read their keys as keys of the graph's type (they failed with "has uuid keys, not text
+-- keys"), answering keys as text where they return text.
+COMMENT ON FUNCTION grail.reachable(text, text, text) IS
+'reachable() over a graph with text keys; a key that is not in the graph reaches only itself. On a uuid or integer graph (an untyped literal resolves here), each key is read as a key of the graph''s type.';
+COMMENT ON FUNCTION grail.reachable(text, text[], text[]) IS
+'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL. On a uuid or integer graph, each key is read as a key of the graph''s type.';
+COMMENT ON FUNCTION grail.scc_component(text, text) IS
+'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component. On a uuid or integer graph, the key is read as a key of the graph''s type and the component''s key is answered as text.';
+COMMENT ON FUNCTION grail.bfs(text, text, int) IS
+'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it). On a uuid or integer graph, the source is read as a key of the graph''s type and the keys are answered as text.';

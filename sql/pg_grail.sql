@@ -228,35 +228,35 @@ CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name
                                    skip_nulls boolean DEFAULT false, live boolean DEFAULT true)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_create_graph'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE COST 1000000;
 COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean) IS
 'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph.';
 
 CREATE FUNCTION grail.refresh_graph(name text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_refresh_graph'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE COST 1000000;
 COMMENT ON FUNCTION grail.refresh_graph(text) IS
 'Rebuilds the index of a graph from the current contents of its edge table; returns a one-line summary.';
 
 CREATE FUNCTION grail.alter_graph(name text, live boolean)
 RETURNS void
 AS 'MODULE_PATHNAME', 'grail_alter_graph'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE COST 10000;
 COMMENT ON FUNCTION grail.alter_graph(text, boolean) IS
 'live => true: writes to the edge table no longer make the graph stale; each query answers for the rows its snapshot sees (the last build and the changes since, read from the table while changes are pending), and grail.merge_graph() folds the changes into a new build. live => false: writes make the graph stale again (and pending changes do now). Needs ownership of the graph; waits for writers of the edge table.';
 
 CREATE FUNCTION grail.merge_graph(name text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_merge_graph'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE COST 1000000;
 COMMENT ON FUNCTION grail.merge_graph(text) IS
 'Folds the pending changes of a live graph into a new build, reading the edge table in one snapshot without blocking its writers (changes committed meanwhile stay pending); returns a one-line summary. For a graph that is not live, the same as refresh_graph().';
 
 CREATE FUNCTION grail.drop_graph(name text)
 RETURNS void
 AS 'MODULE_PATHNAME', 'grail_drop_graph'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE COST 10000;
 COMMENT ON FUNCTION grail.drop_graph(text) IS 'Drops a graph and its index; the edge table is not touched.';
 
 -- Queries
@@ -264,35 +264,35 @@ COMMENT ON FUNCTION grail.drop_graph(text) IS 'Drops a graph and its index; the 
 CREATE FUNCTION grail.reachable(graph text, source bigint, target bigint)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_reachable'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 25;
 COMMENT ON FUNCTION grail.reachable(text, bigint, bigint) IS
 'True if a directed path leads from source to target. Every vertex reaches itself; an id that is not in the graph reaches only itself.';
 
 CREATE FUNCTION grail.reachable(graph text, sources bigint[], targets bigint[])
 RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'grail_reachable_batch'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.reachable(text, bigint[], bigint[]) IS
 'reachable() for each pair (sources[i], targets[i]); the arrays must have equal length; a NULL element gives NULL.';
 
 CREATE FUNCTION grail.scc_components(graph text)
 RETURNS TABLE (vertex bigint, component bigint)
 AS 'MODULE_PATHNAME', 'grail_scc_components'
-LANGUAGE C STABLE STRICT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 3 ROWS 10000;
 COMMENT ON FUNCTION grail.scc_components(text) IS
 'Every vertex with its strongly connected component, identified by the smallest vertex id in it; ordered by vertex.';
 
 CREATE FUNCTION grail.scc_component(graph text, vertex bigint)
 RETURNS bigint
 AS 'MODULE_PATHNAME', 'grail_scc_component'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
 COMMENT ON FUNCTION grail.scc_component(text, bigint) IS
 'The strongly connected component of one vertex (its smallest vertex id); an id that is not in the graph is its own component.';
 
 CREATE FUNCTION grail.bfs(graph text, source bigint, max_depth int DEFAULT NULL)
 RETURNS TABLE (vertex bigint, depth int, parent bigint)
 AS 'MODULE_PATHNAME', 'grail_bfs'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
 COMMENT ON FUNCTION grail.bfs(text, bigint, int) IS
 'Breadth-first search from source along edge direction: each reached vertex, its depth, and its parent (the smallest vertex one level up with an edge to it; NULL for the source). Ordered by depth, then vertex. max_depth NULL means no limit.';
 
@@ -302,63 +302,63 @@ COMMENT ON FUNCTION grail.bfs(text, bigint, int) IS
 CREATE FUNCTION grail.reachable(graph text, source text, target text)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_reachable_text'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 35;
 COMMENT ON FUNCTION grail.reachable(text, text, text) IS
-'reachable() over a graph with text keys; a key that is not in the graph reaches only itself.';
+'reachable() over a graph with text keys; a key that is not in the graph reaches only itself. On a uuid or integer graph (an untyped literal resolves here), each key is read as a key of the graph''s type.';
 
 CREATE FUNCTION grail.reachable(graph text, source uuid, target uuid)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_reachable_uuid'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 35;
 COMMENT ON FUNCTION grail.reachable(text, uuid, uuid) IS
 'reachable() over a graph with uuid keys; a key that is not in the graph reaches only itself.';
 
 CREATE FUNCTION grail.reachable(graph text, sources text[], targets text[])
 RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'grail_reachable_batch_text'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.reachable(text, text[], text[]) IS
-'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL.';
+'reachable() for each pair (sources[i], targets[i]) of text keys; a NULL element gives NULL. On a uuid or integer graph, each key is read as a key of the graph''s type.';
 
 CREATE FUNCTION grail.reachable(graph text, sources uuid[], targets uuid[])
 RETURNS boolean[]
 AS 'MODULE_PATHNAME', 'grail_reachable_batch_uuid'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.reachable(text, uuid[], uuid[]) IS
 'reachable() for each pair (sources[i], targets[i]) of uuid keys; a NULL element gives NULL.';
 
 CREATE FUNCTION grail.scc_components(graph text, key_type anyelement)
 RETURNS TABLE (vertex anyelement, component anyelement)
 AS 'MODULE_PATHNAME', 'grail_scc_components_keyed'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 3 ROWS 10000;
 COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
 'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid); ordered by key.';
 
 CREATE FUNCTION grail.scc_component(graph text, vertex text)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_scc_component_text'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
 COMMENT ON FUNCTION grail.scc_component(text, text) IS
-'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component.';
+'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component. On a uuid or integer graph, the key is read as a key of the graph''s type and the component''s key is answered as text.';
 
 CREATE FUNCTION grail.scc_component(graph text, vertex uuid)
 RETURNS uuid
 AS 'MODULE_PATHNAME', 'grail_scc_component_uuid'
-LANGUAGE C STABLE STRICT PARALLEL SAFE;
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
 COMMENT ON FUNCTION grail.scc_component(text, uuid) IS
 'The strongly connected component of one uuid key: its smallest key; a key that is not in the graph is its own component.';
 
 CREATE FUNCTION grail.bfs(graph text, source text, max_depth int DEFAULT NULL)
 RETURNS TABLE (vertex text, depth int, parent text)
 AS 'MODULE_PATHNAME', 'grail_bfs_text'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
 COMMENT ON FUNCTION grail.bfs(text, text, int) IS
-'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it).';
+'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it). On a uuid or integer graph, the source is read as a key of the graph''s type and the keys are answered as text.';
 
 CREATE FUNCTION grail.bfs(graph text, source uuid, max_depth int DEFAULT NULL)
 RETURNS TABLE (vertex uuid, depth int, parent uuid)
 AS 'MODULE_PATHNAME', 'grail_bfs_uuid'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
 COMMENT ON FUNCTION grail.bfs(text, uuid, int) IS
 'bfs() from a uuid key: each reached key, its depth and its parent (the smallest key one level up with an edge to it).';
 
@@ -366,12 +366,12 @@ COMMENT ON FUNCTION grail.bfs(text, uuid, int) IS
 CREATE FUNCTION grail._key_type(graph text)
 RETURNS regtype
 AS 'MODULE_PATHNAME', 'grail_key_type'
-LANGUAGE C STABLE STRICT;
+LANGUAGE C STABLE STRICT COST 10;
 
 CREATE FUNCTION grail.device_info()
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_device_info'
-LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100;
 COMMENT ON FUNCTION grail.device_info() IS
 'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
 
@@ -379,7 +379,7 @@ COMMENT ON FUNCTION grail.device_info() IS
 CREATE FUNCTION grail.cache_info()
 RETURNS TABLE (build uuid, bytes bigint, last_used timestamptz, backends integer, hits bigint, loads bigint)
 AS 'MODULE_PATHNAME', 'grail_cache_info'
-LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 10;
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 10 ROWS 10;
 COMMENT ON FUNCTION grail.cache_info() IS
 'The index images of this database in the server''s shared image cache: the build (grail.graph.build_uuid), its bytes, when a backend last opened it; and, when pg_grail is preloaded, how many backends map it now and how many times one opened it from the cache (hits) or wrote it from the catalog (loads) since the server started.';
 REVOKE ALL ON FUNCTION grail.cache_info() FROM PUBLIC;
@@ -390,7 +390,7 @@ CREATE FUNCTION grail.cache_counters(OUT cache_limit bigint, OUT cached_bytes bi
                                      OUT mode text, OUT mode_reason text)
 RETURNS record
 AS 'MODULE_PATHNAME', 'grail_cache_counters'
-LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 10;
 COMMENT ON FUNCTION grail.cache_counters() IS
 'The shared image cache: its limit (grail.shared_cache_size), the bytes and images it holds (all databases); this session''s images opened from it (hits), read from the catalog (loads), and kept private (cache off or too small); the mode (shared or private) and why.';
 REVOKE ALL ON FUNCTION grail.cache_counters() FROM PUBLIC;
@@ -767,14 +767,14 @@ ALTER EVENT TRIGGER grail_on_family_change ENABLE ALWAYS;
 CREATE FUNCTION grail.chordless_cycles(graph text, min_length int DEFAULT 3, max_length int DEFAULT NULL)
 RETURNS SETOF bigint[]
 AS 'MODULE_PATHNAME', 'grail_chordless_cycles'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 1000 ROWS 100;
 COMMENT ON FUNCTION grail.chordless_cycles(text, int, int) IS
 'Every chordless (induced) cycle of the graph seen as undirected and simple (direction, self-loops and duplicate edges ignored), once, as its vertex ids in cycle order from the smallest id towards its smaller neighbour. Lengths min_length (at least 3) to max_length (NULL: no limit). Rows are produced as they are asked for: called in the select list, LIMIT stops the search early. A NULL graph or min_length gives no rows.';
 
 CREATE FUNCTION grail.chordless_cycle_counts(graph text, max_length int DEFAULT NULL)
 RETURNS TABLE (length int, cycles bigint)
 AS 'MODULE_PATHNAME', 'grail_chordless_cycle_counts'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 10;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 100000 ROWS 10;
 COMMENT ON FUNCTION grail.chordless_cycle_counts(text, int) IS
 'The number of chordless cycles of each length up to max_length (NULL: no limit), counted without materialising them; lengths without cycles are left out. A NULL graph gives no rows.';
 
@@ -782,7 +782,7 @@ CREATE FUNCTION grail.chordless_cycles(graph text, key_type anyelement, min_leng
                                        max_length int DEFAULT NULL)
 RETURNS SETOF anyarray
 AS 'MODULE_PATHNAME', 'grail_chordless_cycles_keyed'
-LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE ROWS 1000;
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 1000 ROWS 100;
 COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
 'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
 
@@ -840,3 +840,22 @@ END
 $$;
 COMMENT ON FUNCTION grail.save_chordless_cycles(text, text, int, int) IS
 'Creates the table into_table (id bigint, length int, vertices bigint[]) and fills it with chordless_cycles(graph, min_length, max_length), id numbering the cycles from 1; returns the number of cycles. An existing table of that name is an error. into_table is read like an SQL name: unquoted parts fold to lower case, "schema.table" is qualified, an unqualified name is created in the current schema (the first of the search_path, as CREATE TABLE picks it).';
+
+-- Planner integration: what pg_grail's functions cost (COST, ROWS above) and a support function
+-- that estimates from the graph's build the rows of scc_components and bfs and the selectivity of
+-- reachable() in a WHERE or JOIN clause, when the graph is named by a constant.
+
+CREATE FUNCTION grail._planner_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'grail_planner_support'
+LANGUAGE C STABLE STRICT;
+COMMENT ON FUNCTION grail._planner_support(internal) IS
+'Planner support (prosupport) of scc_components, bfs and reachable: rows and selectivity from the build of a graph named by a constant (its vertices; the fraction of reachable pairs in a fixed sample). Any error while estimating leaves the declared estimate.';
+ALTER FUNCTION grail.scc_components(text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.scc_components(text, anyelement) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, bigint, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail._planner_support;

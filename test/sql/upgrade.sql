@@ -6,7 +6,7 @@ FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
   AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'pg_grail');
 CREATE TABLE upgrade_functions AS
 SELECT p.oid::regprocedure::text AS function, pg_get_functiondef(p.oid) AS definition,
-       obj_description(p.oid, 'pg_proc') AS comment
+       obj_description(p.oid, 'pg_proc') AS comment, p.procost, p.prorows, p.prosupport::regproc::text AS support
 FROM pg_proc p WHERE p.pronamespace = 'grail'::regnamespace;
 CREATE TABLE upgrade_event_triggers AS
 SELECT evtname, evtevent, evtenabled, evttags::text AS tags, evtfoid::regprocedure::text AS function
@@ -65,7 +65,8 @@ EXCEPT SELECT object FROM upgrade_objects;
 SELECT f.function AS differs_after_update FROM upgrade_functions f
 JOIN pg_proc p ON p.oid::regprocedure::text = f.function
 WHERE pg_get_functiondef(p.oid) IS DISTINCT FROM f.definition
-   OR obj_description(p.oid, 'pg_proc') IS DISTINCT FROM f.comment;
+   OR obj_description(p.oid, 'pg_proc') IS DISTINCT FROM f.comment
+   OR (p.procost, p.prorows, p.prosupport::regproc::text) IS DISTINCT FROM (f.procost, f.prorows, f.support);
 SELECT evtname AS event_trigger_differs_after_update FROM (
 	(SELECT * FROM upgrade_event_triggers
 	 EXCEPT SELECT evtname, evtevent, evtenabled, evttags::text, evtfoid::regprocedure::text

@@ -6,6 +6,7 @@
 
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
+#include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -25,10 +26,19 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			      "Pass NULL (the default) for no depth limit.");
 		max_depth = uint32_t(depth);
 	}
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	Datum source = PG_GETARG_DATUM(1);
+	// A text source on a uuid or integer graph is read as its key; the rows give keys as text.
+	grail::KeyKind actual = index.keys().kind();
+	bool as_text = actual != kind;
+	if (as_text) {
+		if (kind != grail::KeyKind::text)
+			wrong_key_kind(fcinfo, actual, kind, "grail.bfs", 1);
+		source = text_key_as(fcinfo, source, actual, "grail.bfs", 1);
+		kind = actual;
+	}
 	int64_t source_id = kind == grail::KeyKind::integer ? DatumGetInt64(source) : key_vertex(index, source);
 	int64_t dense = source_id < 0 && kind != grail::KeyKind::integer ? -1 : index.find(source_id);
 	grail::BfsResult result;
@@ -42,7 +52,7 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 		if (dense < 0) {
 			// A key that is not in the graph reaches only itself.
-			Datum values[3] = {source, Int32GetDatum(0), (Datum)0};
+			Datum values[3] = {as_text ? key_as_text(kind, source) : source, Int32GetDatum(0), (Datum)0};
 			bool nulls[3] = {false, false, true};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			return;
@@ -51,6 +61,10 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			bool root = result.parent[i] == grail::kNoVertex;
 			Datum values[3] = {key_datum(index, g.ids[result.vertex[i]]), Int32GetDatum(int32(result.depth[i])),
 			                   root ? (Datum)0 : key_datum(index, g.ids[result.parent[i]])};
+			if (as_text) {
+				values[0] = key_as_text(kind, values[0]);
+				values[2] = root ? (Datum)0 : key_as_text(kind, values[2]);
+			}
 			bool nulls[3] = {false, false, root};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			if ((i & 0xffff) == 0xffff)

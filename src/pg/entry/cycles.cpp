@@ -11,6 +11,7 @@
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
 #include "boundary/pg_calls.hpp"
+#include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -111,7 +112,9 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 		check_lengths(min_length, has_max, max_length);
 
 		const char *name = text_argument(fcinfo, 0);
-		auto stream = std::make_unique<CycleStream>(open_graph_named(name, kind), uint32_t(min_length),
+		std::shared_ptr<LoadedGraph> graph = open_graph_named(name, std::nullopt);
+		check_key_kind(fcinfo, graph->index, kind, "grail.chordless_cycles", 0);
+		auto stream = std::make_unique<CycleStream>(std::move(graph), uint32_t(min_length),
 		                                            has_max ? uint32_t(max_length) : grail::kNoLengthLimit);
 		// The array's element type: the key_type argument's own (text or varchar alike).
 		CycleStream *s = stream.get();

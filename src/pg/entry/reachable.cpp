@@ -8,6 +8,7 @@
 
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
+#include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -19,7 +20,8 @@ extern "C" {
 using namespace grail::pg;
 
 GRAIL_FUNCTION(grail_reachable) {
-	ReachabilityView view = open_reachability(fcinfo, 0, grail::KeyKind::integer);
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
@@ -41,12 +43,21 @@ pair_vertices(const ReachabilityView &view, Datum a, Datum b, int64_t vertices[2
 
 /*
  * reachable(graph, a, b) for text or uuid keys: a key the graph lacks reaches only itself, as an
- * integer id does.
+ * integer id does. Text keys on a uuid or integer graph are read as its keys.
  */
 static Datum
 reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	ReachabilityView view = open_reachability(fcinfo, 0, kind);
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	Datum a = PG_GETARG_DATUM(1), b = PG_GETARG_DATUM(2);
+	grail::KeyKind actual = view.graph.index.keys().kind();
+	if (actual != kind) {
+		if (kind != grail::KeyKind::text)
+			wrong_key_kind(fcinfo, actual, kind, "grail.reachable", 2);
+		a = text_key_as(fcinfo, a, actual, "grail.reachable", 2);
+		b = text_key_as(fcinfo, b, actual, "grail.reachable", 2);
+		if (actual == grail::KeyKind::integer)
+			return BoolGetDatum(view.reach.reachable(DatumGetInt64(a), DatumGetInt64(b)));
+	}
 	int64_t vertices[2];
 	pair_vertices(view, a, b, vertices);
 	if (vertices[0] < 0 || vertices[1] < 0)
@@ -98,7 +109,18 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		raise(ERRCODE_ARRAY_SUBSCRIPT_ERROR,
 		      format("sources and targets must have the same length, not %d and %d", sources.count, targets.count),
 		      "Pair each source with its target: sources[i] is tested against targets[i].");
-	ReachabilityView view = open_reachability(fcinfo, 0, kind);
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	grail::KeyKind actual = view.graph.index.keys().kind();
+	if (actual != kind) {
+		// Text keys on a uuid or integer graph: read as its keys, in place.
+		if (kind != grail::KeyKind::text)
+			wrong_key_kind(fcinfo, actual, kind, "grail.reachable", 2, true);
+		for (KeyArray *keys : {&sources, &targets})
+			for (int i = 0; i < keys->count; i++)
+				if (!keys->nulls[i])
+					keys->values[i] = text_key_as(fcinfo, keys->values[i], actual, "grail.reachable", 2, true);
+		kind = actual;
+	}
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });
 	bool *nulls = guard([&] { return static_cast<bool *>(palloc(sizeof(bool) * size_t(Max(n, 1)))); });

@@ -3,6 +3,7 @@
 #include "keys.hpp"
 
 #include "boundary/key_datums.hpp"
+#include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -18,7 +19,8 @@ using namespace grail::pg;
  */
 static Datum
 scc_components(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, graph.index, kind, "grail.scc_components", 0);
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	const grail::Components &components = index.components();
@@ -47,16 +49,32 @@ GRAIL_FUNCTION_NULLABLE(grail_scc_components_keyed, 0) {
 }
 
 GRAIL_FUNCTION(grail_scc_component) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, grail::KeyKind::integer);
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, graph.index, grail::KeyKind::integer, "grail.scc_component", 1);
 	return Int64GetDatum(graph.index.component_id(PG_GETARG_INT64(1)));
 }
 
 /*
- * scc_component(graph, key) for text or uuid keys: a key the graph lacks is its own component.
+ * scc_component(graph, key) for text or uuid keys: a key the graph lacks is its own component. A
+ * text key on a uuid or integer graph is read as its key, and the component's key is answered as
+ * text.
  */
 static Datum
 scc_component_key(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	grail::KeyKind actual = graph.index.keys().kind();
+	if (actual != kind && kind != grail::KeyKind::text)
+		wrong_key_kind(fcinfo, actual, kind, "grail.scc_component", 1);
+	if (actual != kind) {
+		Datum key = text_key_as(fcinfo, PG_GETARG_DATUM(1), actual, "grail.scc_component", 1);
+		if (actual == grail::KeyKind::integer)
+			return guard(
+			    [&] { return key_as_text(actual, Int64GetDatum(graph.index.component_id(DatumGetInt64(key)))); });
+		int64_t vertex = key_vertex(graph.index, key);
+		return guard([&] {
+			return key_as_text(actual, vertex < 0 ? key : key_datum(graph.index, graph.index.component_id(vertex)));
+		});
+	}
 	int64_t vertex = key_vertex(graph.index, PG_GETARG_DATUM(1));
 	if (vertex < 0)
 		return PG_GETARG_DATUM(1);

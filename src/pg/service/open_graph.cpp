@@ -11,6 +11,7 @@
 #include "store/edges.hpp"
 #include "service/build_index.hpp"
 #include "service/image_cache.hpp"
+#include "boundary/call_hints.hpp"
 #include "boundary/key_datums.hpp"
 #include "service/open_graph.hpp"
 #include "boundary/settings.hpp"
@@ -466,7 +467,7 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 	GraphRow row;
 	if (!find_graph(name, &row))
 		raise(ERRCODE_UNDEFINED_OBJECT, format("pg_grail graph \"%s\" does not exist", name.display.c_str()),
-		      "The view grail.graphs lists the graphs; grail.create_graph() makes one.");
+		      missing_graph_hint(text, "The view grail.graphs lists the graphs; grail.create_graph() makes one."));
 	check_table_access(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
@@ -565,7 +566,7 @@ open_graph(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys)
 }
 
 ReachabilityView
-open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys) {
+open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys) {
 	CallSite &site = open_site(fcinfo, arg, keys, true);
 	LoadedGraph &graph = **site.graph;
 	return ReachabilityView{graph, *site.overlay ? *(*site.overlay)->reach : graph.reach};

@@ -38,7 +38,7 @@ struct ReachabilityView {
 	LoadedGraph &graph;
 	Reach &reach;
 };
-ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, grail::KeyKind keys);
+ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys);
 
 // The graph named by argument `arg` of the current call. The first call of a statement checks
 // the graph (exists, edge table readable by the current user, not stale, keyed by `keys` unless
