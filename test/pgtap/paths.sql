@@ -7,8 +7,28 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(86);
+SELECT plan(104);
 SELECT setseed(0.2727);
+
+-- The surface: signatures, return types, STRICT and STABLE.
+SELECT function_returns('grail', 'path', ARRAY['text', 'bigint', 'bigint'], 'bigint[]');
+SELECT is_strict('grail', 'path', ARRAY['text', 'bigint', 'bigint']);
+SELECT volatility_is('grail', 'path', ARRAY['text', 'bigint', 'bigint'], 'stable');
+SELECT function_returns('grail', 'path', ARRAY['text', 'text', 'text'], 'text[]');
+SELECT is_strict('grail', 'path', ARRAY['text', 'text', 'text']);
+SELECT volatility_is('grail', 'path', ARRAY['text', 'text', 'text'], 'stable');
+SELECT function_returns('grail', 'path', ARRAY['text', 'uuid', 'uuid'], 'uuid[]');
+SELECT is_strict('grail', 'path', ARRAY['text', 'uuid', 'uuid']);
+SELECT volatility_is('grail', 'path', ARRAY['text', 'uuid', 'uuid'], 'stable');
+SELECT function_returns('grail', 'find_cycle', ARRAY['text', 'bigint'], 'bigint[]');
+SELECT is_strict('grail', 'find_cycle', ARRAY['text', 'bigint']);
+SELECT volatility_is('grail', 'find_cycle', ARRAY['text', 'bigint'], 'stable');
+SELECT function_returns('grail', 'find_cycle', ARRAY['text', 'text'], 'text[]');
+SELECT is_strict('grail', 'find_cycle', ARRAY['text', 'text']);
+SELECT volatility_is('grail', 'find_cycle', ARRAY['text', 'text'], 'stable');
+SELECT function_returns('grail', 'find_cycle', ARRAY['text', 'uuid'], 'uuid[]');
+SELECT is_strict('grail', 'find_cycle', ARRAY['text', 'uuid']);
+SELECT volatility_is('grail', 'find_cycle', ARRAY['text', 'uuid'], 'stable');
 
 -- The oracle over table tbl (columns s, t of key type kt) and graph g, for every pair of its
 -- vertices and an unknown key: how many answers are wrong, and how many non-trivial ones there were.
