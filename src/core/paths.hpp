@@ -4,10 +4,11 @@
 // A path is found by a forward breadth-first search from the source that stops as soon as the
 // target is discovered; before it, the index decides reachability (an unreachable pair costs no
 // search), and during it a vertex whose component the labels prove cannot reach the target's
-// (pruning.hpp) is never expanded. No bidirectional search: its meeting point would not keep the
-// parent rule. Pruning changes no answer: every vertex on a shortest path to a vertex that reaches
-// the target reaches it too, so the kept vertices have their bfs() depths, and the smallest
-// predecessor of a kept vertex at the level above is kept.
+// (pruning.hpp) is never expanded. No bidirectional search: it needs the reverse CSR, which a build
+// does not keep, and, to keep the parent rule, a second pass from the forward ball's last level
+// over the backward ball (whose vertices include every candidate parent). Pruning changes no answer: every vertex on a
+// shortest path to a vertex that reaches the target reaches it too, so the kept vertices have their bfs() depths, and
+// the smallest predecessor of a kept vertex at the level above is kept.
 //
 // A cycle through v is found by the same search from v restricted to v's strongly connected
 // component (no cycle through v leaves it): the first edge u->v met in bfs() order closes it, u
