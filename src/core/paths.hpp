@@ -6,14 +6,15 @@
 // search), and during it a vertex whose component the labels prove cannot reach the target's
 // (pruning.hpp) is never expanded. No bidirectional search: it needs the reverse CSR, which a build
 // does not keep, and, to keep the parent rule, a second pass from the forward ball's last level
-// over the backward ball (whose vertices include every candidate parent). Pruning changes no answer: every vertex on a
-// shortest path to a vertex that reaches the target reaches it too, so the kept vertices have their bfs() depths, and
-// the smallest predecessor of a kept vertex at the level above is kept.
+// over the backward ball (whose vertices include every candidate parent). Pruning changes no
+// answer: every vertex on a shortest path to a vertex that reaches the target reaches it too, so
+// the kept vertices have their bfs() depths, and the smallest predecessor of a kept vertex at the
+// level above is kept.
 //
 // A cycle through v is found by the same search from v restricted to v's strongly connected
 // component (no cycle through v leaves it): the first edge u->v met in bfs() order closes it, u
-// being the smallest vertex at the least depth with an edge to v. Self-loops are not in the
-// index's graph (graph.hpp), so a cycle has two edges or more.
+// being the smallest vertex at the least depth with an edge to v. Self-loops are not in the index's
+// graph (graph.hpp), so a cycle has two edges or more.
 #pragma once
 #include "cpp_only.hpp"
 #include "index.hpp"
