@@ -252,3 +252,45 @@ COMMENT ON FUNCTION grail.scc_component(text, text) IS
 'The strongly connected component of one text key: its smallest key in byte order (COLLATE "C"); a key that is not in the graph is its own component. On a uuid or integer graph, the key is read as a key of the graph''s type and the component''s key is answered as text.';
 COMMENT ON FUNCTION grail.bfs(text, text, int) IS
 'bfs() from a text key: each reached key, its depth and its parent (the smallest key in byte order one level up with an edge to it). On a uuid or integer graph, the source is read as a key of the graph''s type and the keys are answered as text.';
+-- Paths and cycles: one shortest path between two keys, one shortest directed cycle through a key.
+CREATE FUNCTION grail.path(graph text, source bigint, target bigint)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'grail_path'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.path(text, bigint, bigint) IS
+'One shortest path from source to target along edge direction, as its vertices (source first, target last; ARRAY[source] when source = target): each vertex''s predecessor is its bfs() parent from source. NULL when target is not reachable or a key is not a vertex.';
+
+CREATE FUNCTION grail.path(graph text, source text, target text)
+RETURNS text[]
+AS 'MODULE_PATHNAME', 'grail_path_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.path(text, text, text) IS
+'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none.';
+
+CREATE FUNCTION grail.path(graph text, source uuid, target uuid)
+RETURNS uuid[]
+AS 'MODULE_PATHNAME', 'grail_path_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.path(text, uuid, uuid) IS
+'path() between uuid keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none.';
+
+CREATE FUNCTION grail.find_cycle(graph text, vertex bigint)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'grail_find_cycle'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.find_cycle(text, bigint) IS
+'One shortest directed cycle through vertex, as its vertices from vertex back to vertex (ARRAY[v, ..., v], two edges or more: self-loops are not part of a graph). Its last edge comes from the smallest vertex at the least bfs() depth from vertex with an edge to it; the rest is that vertex''s path(). NULL when vertex is on no cycle or is not a vertex.';
+
+CREATE FUNCTION grail.find_cycle(graph text, vertex text)
+RETURNS text[]
+AS 'MODULE_PATHNAME', 'grail_find_cycle_text'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.find_cycle(text, text) IS
+'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none.';
+
+CREATE FUNCTION grail.find_cycle(graph text, vertex uuid)
+RETURNS uuid[]
+AS 'MODULE_PATHNAME', 'grail_find_cycle_uuid'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.find_cycle(text, uuid) IS
+'find_cycle() through a uuid key: one shortest directed cycle as its keys, from the key back to it; NULL when none.';

@@ -64,7 +64,7 @@ measured() {
 
 GraphEstimate
 measure(const char *name) {
-	std::shared_ptr<LoadedGraph> graph = open_graph_named(name, std::nullopt);
+	std::shared_ptr<LoadedGraph> graph = open_build_named(name);
 	const grail::Graph &g = graph->index.graph();
 	auto key = std::make_tuple(graph->build_uuid, g.vertex_count(), g.out.edge_count());
 	auto kept = measured().find(key);

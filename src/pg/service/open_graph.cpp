@@ -451,6 +451,10 @@ graph_row_current(const GraphName &name, const GraphRow &row) {
 }
 
 // What a call opens: the graph, and for reachable() the overlay of a live graph's pending changes.
+// What the caller makes of a live graph's pending changes: answers from the rows its snapshot sees
+// (rows), through the overlay where it takes them (overlay), or from the last build (ignored).
+enum class PendingUse { rows, overlay, ignored };
+
 struct Opened {
 	std::shared_ptr<LoadedGraph> graph;
 	std::shared_ptr<LiveOverlay> overlay;
@@ -459,10 +463,11 @@ struct Opened {
 /*
  * The graph checked (exists, readable, not stale) and opened in the active snapshot. A live graph
  * whose snapshot sees pending changes opens as the overlay of those changes over its build when
- * the caller can use one (with_overlay) and the overlay takes them, else as the snapshot's rebuild.
+ * the caller can use one (PendingUse::overlay) and the overlay takes them, else as the snapshot's
+ * rebuild; PendingUse::ignored opens the last build whatever is pending.
  */
 static Opened
-open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_overlay) {
+open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse use) {
 	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
@@ -495,13 +500,13 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, bool with_ove
 	// column was checked above.)
 	check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
 
-	if (row.live) {
+	if (row.live && use != PendingUse::ignored) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).
 		if (unlogged_writes(row))
 			return Opened{snapshot_build(name, row, keys), nullptr};
 		PendingChanges pending = visible_pending_changes(row.id);
 		if (pending.rows > 0) {
-			if (with_overlay) {
+			if (use == PendingUse::overlay) {
 				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
 				if (live->reach)
 					return Opened{live->base, live};
@@ -528,7 +533,7 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 		return *site;
 
 	char *cname = guard([&] { return text_to_cstring(name); });
-	Opened opened = open_checked(cname, keys, with_overlay);
+	Opened opened = open_checked(cname, keys, with_overlay ? PendingUse::overlay : PendingUse::rows);
 
 	if (site == nullptr) {
 		site = guard([&] {
@@ -574,7 +579,12 @@ open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind
 
 std::shared_ptr<LoadedGraph>
 open_graph_named(const char *name, std::optional<grail::KeyKind> keys) {
-	return open_checked(name, keys, false).graph;
+	return open_checked(name, keys, PendingUse::rows).graph;
+}
+
+std::shared_ptr<LoadedGraph>
+open_build_named(const char *name) {
+	return open_checked(name, std::nullopt, PendingUse::ignored).graph;
 }
 
 } // namespace grail::pg

@@ -55,4 +55,9 @@ void forget_graph(int64_t graph_id);
 // there); the shared_ptr keeps the build loaded for as long as the caller holds it.
 std::shared_ptr<LoadedGraph> open_graph_named(const char *name, std::optional<grail::KeyKind> keys);
 
+// The last build of the graph of that name, checked as open_graph() checks it, whatever a live
+// graph has pending: for the planner's estimates, which need not see the pending changes and must
+// not rebuild a live graph while planning.
+std::shared_ptr<LoadedGraph> open_build_named(const char *name);
+
 } // namespace grail::pg

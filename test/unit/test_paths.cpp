@@ -1,0 +1,176 @@
+#include "bfs.hpp"
+#include "error.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+#include "paths.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+using namespace grail;
+
+namespace {
+
+// Distances by brute force over the raw edge rows (self-loops left out, as the graph leaves them).
+struct Distances {
+	explicit Distances(const EdgeList &edges) {
+		for (size_t i = 0; i < edges.size(); i++) {
+			vertices.insert(edges.source[i]);
+			vertices.insert(edges.target[i]);
+			if (edges.source[i] != edges.target[i])
+				edge.insert({edges.source[i], edges.target[i]});
+		}
+		for (int64_t s : vertices) {
+			std::map<int64_t, uint32_t> &d = dist[s];
+			d[s] = 0;
+			for (bool changed = true; changed;) {
+				changed = false;
+				for (auto [u, v] : edge)
+					if (d.count(u) && (!d.count(v) || d[v] > d[u] + 1)) {
+						d[v] = d[u] + 1;
+						changed = true;
+					}
+			}
+		}
+	}
+	// -1 when b is not reachable.
+	int64_t
+	between(int64_t a, int64_t b) const {
+		auto &d = dist.at(a);
+		auto it = d.find(b);
+		return it == d.end() ? -1 : int64_t(it->second);
+	}
+	// The least number of edges of a cycle through v, -1 when none.
+	int64_t
+	cycle(int64_t v) const {
+		int64_t best = -1;
+		for (auto [u, w] : edge)
+			if (w == v) {
+				int64_t d = between(v, u);
+				if (d >= 0 && (best < 0 || d + 1 < best))
+					best = d + 1;
+			}
+		return best;
+	}
+	std::set<int64_t> vertices;
+	std::set<std::pair<int64_t, int64_t>> edge;
+	std::map<int64_t, std::map<int64_t, uint32_t>> dist;
+};
+
+// The bfs() parent chain of target from source (source first), empty when not reached.
+std::vector<vid_t>
+parent_chain(const BfsResult &r, vid_t target) {
+	std::map<vid_t, vid_t> parent;
+	for (size_t k = 0; k < r.vertex.size(); k++)
+		parent[r.vertex[k]] = r.parent[k];
+	if (!parent.count(target))
+		return {};
+	std::vector<vid_t> path;
+	for (vid_t v = target; v != kNoVertex; v = parent.at(v))
+		path.push_back(v);
+	return {path.rbegin(), path.rend()};
+}
+
+void
+expect_real(const Graph &g, const Distances &oracle, const std::vector<vid_t> &path) {
+	for (size_t k = 1; k < path.size(); k++)
+		EXPECT_TRUE(oracle.edge.count({g.ids[path[k - 1]], g.ids[path[k]]}))
+		    << g.ids[path[k - 1]] << "->" << g.ids[path[k]] << " is no edge";
+}
+
+} // namespace
+
+TEST(Paths, RandomGraphsShortestAndBfsParents) {
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 30);
+		Distances oracle(t.edges);
+		Index index = Index::build(t.edges, BuildOptions{});
+		const Graph &g = index.graph();
+		PathFinder finder(index);
+		for (vid_t a = 0; a < g.vertex_count(); a++) {
+			BfsResult r = bfs(g.out, a);
+			for (vid_t b = 0; b < g.vertex_count(); b++) {
+				std::vector<vid_t> path = finder.shortest_path(a, b);
+				int64_t d = oracle.between(g.ids[a], g.ids[b]);
+				ASSERT_EQ(path.empty(), d < 0) << t.shape << " seed " << seed << " " << a << "->" << b;
+				if (d < 0)
+					continue;
+				ASSERT_EQ(int64_t(path.size()) - 1, d) << t.shape << " seed " << seed;
+				EXPECT_EQ(path.front(), a);
+				EXPECT_EQ(path.back(), b);
+				expect_real(g, oracle, path);
+				EXPECT_EQ(path, parent_chain(r, b)) << t.shape << " seed " << seed << " " << a << "->" << b;
+				EXPECT_EQ(path, shortest_path(g.out, a, b));
+			}
+		}
+	}
+}
+
+TEST(Paths, RandomGraphsShortestCycles) {
+	for (uint64_t seed = 0; seed < 300; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 30);
+		Distances oracle(t.edges);
+		Index index = Index::build(t.edges, BuildOptions{});
+		const Graph &g = index.graph();
+		PathFinder finder(index);
+		for (vid_t v = 0; v < g.vertex_count(); v++) {
+			std::vector<vid_t> cycle = finder.shortest_cycle(v);
+			int64_t d = oracle.cycle(g.ids[v]);
+			ASSERT_EQ(cycle.empty(), d < 0) << t.shape << " seed " << seed << " vertex " << v;
+			EXPECT_EQ(cycle, shortest_cycle(g.out, v));
+			if (d < 0)
+				continue;
+			ASSERT_EQ(int64_t(cycle.size()) - 1, d) << t.shape << " seed " << seed;
+			EXPECT_EQ(cycle.front(), v);
+			EXPECT_EQ(cycle.back(), v);
+			expect_real(g, oracle, cycle);
+			// v's predecessor: the smallest vertex at the least depth with an edge to v; the rest
+			// its bfs() parent chain.
+			BfsResult r = bfs(g.out, v);
+			vid_t last = kNoVertex;
+			for (size_t k = 0; k < r.vertex.size() && last == kNoVertex; k++)
+				if (oracle.edge.count({g.ids[r.vertex[k]], g.ids[v]}))
+					last = r.vertex[k];
+			std::vector<vid_t> expected = parent_chain(r, last);
+			expected.push_back(v);
+			EXPECT_EQ(cycle, expected) << t.shape << " seed " << seed << " vertex " << v;
+		}
+	}
+}
+
+TEST(Paths, EdgeCases) {
+	// 0->1->2->0, 3 alone with a self-loop, 4->4 only, 5->3.
+	EdgeList edges;
+	for (auto [a, b] : std::vector<std::pair<int64_t, int64_t>>{{0, 1}, {1, 2}, {2, 0}, {3, 3}, {4, 4}, {5, 3}})
+		edges.append(a, b);
+	Index index = Index::build(edges, BuildOptions{});
+	PathFinder finder(index);
+	EXPECT_EQ(finder.shortest_path(0, 0), std::vector<vid_t>{0});
+	EXPECT_EQ(finder.shortest_path(0, 2), (std::vector<vid_t>{0, 1, 2}));
+	EXPECT_EQ(finder.shortest_path(2, 1), (std::vector<vid_t>{2, 0, 1}));
+	EXPECT_TRUE(finder.shortest_path(0, 3).empty());
+	EXPECT_EQ(finder.shortest_path(5, 3), (std::vector<vid_t>{5, 3}));
+	EXPECT_EQ(finder.shortest_cycle(1), (std::vector<vid_t>{1, 2, 0, 1}));
+	EXPECT_TRUE(finder.shortest_cycle(3).empty()); // self-loops are not in the graph
+	EXPECT_TRUE(finder.shortest_cycle(5).empty());
+	EXPECT_THROW(finder.shortest_path(0, 6), Error);
+	EXPECT_THROW(finder.shortest_cycle(6), Error);
+
+	Index empty = Index::build(EdgeList{}, BuildOptions{});
+	PathFinder none(empty);
+	EXPECT_THROW(none.shortest_path(0, 0), Error);
+}
+
+TEST(Paths, LongChainAndTwoCycles) {
+	// 0 -> 1 -> ... -> 999 -> 0, plus a shortcut 500 -> 0: the shortest cycle through 0 is 501 edges.
+	EdgeList edges;
+	for (int64_t v = 0; v < 1000; v++)
+		edges.append(v, (v + 1) % 1000);
+	edges.append(500, 0);
+	Index index = Index::build(edges, BuildOptions{});
+	PathFinder finder(index);
+	EXPECT_EQ(finder.shortest_cycle(0).size(), 502u);
+	EXPECT_EQ(finder.shortest_cycle(700).size(), 1001u); // 700 .. 999, 0 .. 700: the shortcut cannot help
+}
