@@ -67,8 +67,9 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		} else {
 			// The GPU BFS takes any CSR, the reversed one as well as the build's.
 			const grail::Csr &edges = direction == Direction::out ? g.out : graph.in_edges();
+			const char *what = with_parent ? "bfs()" : direction == Direction::out ? "descendants()" : "ancestors()";
 			result = on_chosen_device(
-			    "bfs()", edges, [&] { return grail::bfs_gpu(edges, from, max_depth); },
+			    what, edges, [&] { return grail::bfs_gpu(edges, from, max_depth); },
 			    [&] { return grail::bfs(edges, from, max_depth); });
 		}
 	}
