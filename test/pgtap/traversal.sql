@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(48);
+SELECT plan(50);
 SET client_min_messages = warning;
 
 -- The oracle: the rows (vertex, depth, parent) that bfs() in that direction gives, as
@@ -228,6 +228,16 @@ INSERT INTO small_e VALUES (4, 6);
 SELECT grail.create_graph('tr_small', 'small_e');
 SELECT is((SELECT array_agg(vertex ORDER BY vertex) FROM grail.ancestors('tr_small', 4)), '{1,2,3,4}'::bigint[],
           'the graph made again answers from its new rows');
+
+-- The edge table's columns renamed: the graph follows them; then a write under the new names is
+-- pending and seen.
+ALTER TABLE small_e RENAME COLUMN source TO tail;
+SELECT is((SELECT array_agg(vertex ORDER BY vertex) FROM grail.descendants('tr_small', 4)), '{4,6}'::bigint[],
+          'descendants after the edge columns were renamed');
+INSERT INTO small_e (tail, target) VALUES (6, 7), (7, 1);
+SELECT is((SELECT array_agg(format('%s/%s/%s', vertex, depth, parent) ORDER BY n)
+           FROM grail.bfs('tr_small', 1, NULL, 'in') WITH ORDINALITY AS r(vertex, depth, parent, n)),
+          '{1/0/,3/1/1,7/1/1,2/2/3,6/2/7,4/3/6}', 'bfs against the edges with pending inserts, after the rename');
 
 SELECT * FROM finish();
 ROLLBACK;
