@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(50);
+SELECT plan(51);
 SET client_min_messages = warning;
 
 -- The oracle: the rows (vertex, depth, parent) that bfs() in that direction gives, as
@@ -238,6 +238,27 @@ INSERT INTO small_e (tail, target) VALUES (6, 7), (7, 1);
 SELECT is((SELECT array_agg(format('%s/%s/%s', vertex, depth, parent) ORDER BY n)
            FROM grail.bfs('tr_small', 1, NULL, 'in') WITH ORDINALITY AS r(vertex, depth, parent, n)),
           '{1/0/,3/1/1,7/1/1,2/2/3,6/2/7,4/3/6}', 'bfs against the edges with pending inserts, after the rename');
+
+-- Where a GPU is usable, grail.device = gpu gives the CPU's rows along and against edge direction
+-- (the GPU BFS over the build's CSR and over its reverse); 'both' runs on the CPU either way.
+CREATE TABLE gpu_e AS
+SELECT (random() * 60)::bigint AS source, (random() * 60)::bigint AS target FROM generate_series(1, 300);
+SELECT grail.create_graph('tr_gpu', 'gpu_e');
+CREATE FUNCTION pg_temp.device_rows(device text)
+RETURNS text LANGUAGE plpgsql AS $$
+DECLARE answer text;
+BEGIN
+	PERFORM set_config('grail.device', device, true);
+	SELECT string_agg(format('%s/%s/%s/%s/%s', k, dir, b.vertex, b.depth, b.parent), ' ' ORDER BY k, dir, b.n) INTO answer
+	FROM (SELECT DISTINCT source AS k FROM gpu_e) v, unnest(ARRAY['out', 'in', 'both']) dir,
+	     grail.bfs('tr_gpu', k, NULL, dir) WITH ORDINALITY AS b(vertex, depth, parent, n);
+	PERFORM set_config('grail.device', 'auto', true);
+	RETURN answer;
+END
+$$;
+SELECT CASE WHEN grail.device_info() LIKE 'GPU:%' THEN is(pg_temp.device_rows('gpu'), pg_temp.device_rows('cpu'),
+                                                         'the GPU gives the CPU''s rows in every direction')
+            ELSE skip('no usable GPU here', 1) END;
 
 SELECT * FROM finish();
 ROLLBACK;
