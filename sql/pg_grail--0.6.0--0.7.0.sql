@@ -294,3 +294,78 @@ AS 'MODULE_PATHNAME', 'grail_find_cycle_uuid'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.find_cycle(text, uuid) IS
 'find_cycle() through a uuid key: one shortest directed cycle as its keys, from the key back to it; NULL when none.';
+-- Traversal in either direction: bfs() with a direction, descendants() and ancestors().
+-- bfs() takes the direction in a four-argument overload (max_depth given, NULL for no limit), so
+-- that the three-argument bfs() and every call written for it stay as they were.
+CREATE FUNCTION grail.bfs(graph text, source bigint, max_depth int, direction text)
+RETURNS TABLE (vertex bigint, depth int, parent bigint)
+AS 'MODULE_PATHNAME', 'grail_bfs_direction'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, bigint, int, text) IS
+'bfs() in a direction: ''out'' along edges (as bfs(graph, source, max_depth)), ''in'' against them (the vertices that reach source; parent is the smallest vertex one level up that the vertex has an edge to), ''both'' ignoring their direction (parent: the smallest vertex one level up joined to it by an edge either way). Ordered by depth, then vertex; the source at depth 0 with a NULL parent. max_depth NULL means no limit; a NULL direction gives no rows.';
+
+CREATE FUNCTION grail.bfs(graph text, source text, max_depth int, direction text)
+RETURNS TABLE (vertex text, depth int, parent text)
+AS 'MODULE_PATHNAME', 'grail_bfs_direction_text'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, text, int, text) IS
+'bfs() in a direction (''out'', ''in'' or ''both'') from a text key; parents are the smallest keys in byte order.';
+
+CREATE FUNCTION grail.bfs(graph text, source uuid, max_depth int, direction text)
+RETURNS TABLE (vertex uuid, depth int, parent uuid)
+AS 'MODULE_PATHNAME', 'grail_bfs_direction_uuid'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, uuid, int, text) IS
+'bfs() in a direction (''out'', ''in'' or ''both'') from a uuid key.';
+
+CREATE FUNCTION grail.descendants(graph text, vertex bigint, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_descendants'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.descendants(text, bigint, int) IS
+'The vertices that vertex reaches, each with its distance (depth) from vertex: vertex itself at depth 0 (as in bfs(); WHERE depth > 0 leaves it out), ordered by depth, then vertex. max_depth NULL means no limit. A vertex that is not in the graph gives only itself.';
+
+CREATE FUNCTION grail.descendants(graph text, vertex text, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex text, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_descendants_text'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.descendants(text, text, int) IS
+'descendants() of a text key: the keys it reaches and their depths, itself at depth 0.';
+
+CREATE FUNCTION grail.descendants(graph text, vertex uuid, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex uuid, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_descendants_uuid'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.descendants(text, uuid, int) IS
+'descendants() of a uuid key: the keys it reaches and their depths, itself at depth 0.';
+
+CREATE FUNCTION grail.ancestors(graph text, vertex bigint, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_ancestors'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.ancestors(text, bigint, int) IS
+'The vertices that reach vertex, each with its distance (depth) to vertex: vertex itself at depth 0 (WHERE depth > 0 leaves it out), ordered by depth, then vertex. max_depth NULL means no limit. A vertex that is not in the graph gives only itself.';
+
+CREATE FUNCTION grail.ancestors(graph text, vertex text, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex text, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_text'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.ancestors(text, text, int) IS
+'ancestors() of a text key: the keys that reach it and their depths, itself at depth 0.';
+
+CREATE FUNCTION grail.ancestors(graph text, vertex uuid, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex uuid, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_uuid'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.ancestors(text, uuid, int) IS
+'ancestors() of a uuid key: the keys that reach it and their depths, itself at depth 0.';
+-- The planner's estimates (grail._planner_support) for them, as for the three-argument bfs().
+ALTER FUNCTION grail.bfs(text, bigint, int, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.descendants(text, bigint, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.descendants(text, text, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.descendants(text, uuid, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.ancestors(text, bigint, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.ancestors(text, text, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.ancestors(text, uuid, int) SUPPORT grail._planner_support;

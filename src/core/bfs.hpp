@@ -19,6 +19,14 @@ struct BfsResult {
 };
 
 // Vertices at depth <= max_depth from source. Polls for cancellation.
+// Against edge direction: pass the graph's reversed() CSR (parent is then the smallest vertex one
+// level up that vertex[i] has an edge to).
 BfsResult bfs(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_limits<uint32_t>::max());
+
+// The same search where a vertex's neighbours are its lists in first and in second, both over the
+// same vertices: with a graph and its reversed() CSR, a search that ignores edge direction (parent
+// is then the smallest vertex one level up joined to vertex[i] by an edge either way).
+BfsResult bfs(const Csr &first, const Csr &second, vid_t source,
+              uint32_t max_depth = std::numeric_limits<uint32_t>::max());
 
 } // namespace grail

@@ -31,6 +31,50 @@ TEST(Bfs, RandomGraphsMatchOracle) {
 	}
 }
 
+// Against edge direction (the reversed CSR) and ignoring it (the CSR and its reverse together):
+// the oracle's BFS over the edge rows swapped, and over the rows in both directions.
+TEST(Bfs, ReversedAndBothMatchOracle) {
+	for (uint64_t seed = 0; seed < 500; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed);
+		EdgeList swapped, both;
+		for (size_t e = 0; e < t.edges.size(); e++) {
+			swapped.append(t.edges.target[e], t.edges.source[e]);
+			both.append(t.edges.source[e], t.edges.target[e]);
+			both.append(t.edges.target[e], t.edges.source[e]);
+		}
+		grail_test::Oracle in_oracle(swapped), both_oracle(both);
+		Graph g = Graph::from_edges(t.edges);
+		Csr in = g.out.reversed();
+		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
+			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
+				for (bool ignore_direction : {false, true}) {
+					BfsResult r = ignore_direction ? bfs(g.out, in, s, max_depth) : bfs(in, s, max_depth);
+					auto expected = (ignore_direction ? both_oracle : in_oracle).bfs(g.ids[s], max_depth);
+					ASSERT_EQ(r.vertex.size(), expected.size())
+					    << "seed " << seed << " source " << s << " both " << ignore_direction;
+					ASSERT_EQ(r.depth.size(), expected.size());
+					ASSERT_EQ(r.parent.size(), expected.size());
+					for (size_t k = 0; k < expected.size(); k++) {
+						EXPECT_EQ(g.ids[r.vertex[k]], expected[k].vertex);
+						EXPECT_EQ(r.depth[k], expected[k].depth);
+						if (k == 0)
+							EXPECT_EQ(r.parent[k], kNoVertex);
+						else
+							EXPECT_EQ(g.ids[r.parent[k]], expected[k].parent);
+					}
+				}
+			}
+		}
+	}
+}
+
+TEST(Bfs, BothNeedsEqualVertexCounts) {
+	Csr a = Csr::from_pairs(2, {0}, {1}, true), b = Csr::from_pairs(3, {0}, {2}, true);
+	EXPECT_THROW(bfs(a, b, 0), Error);
+	EXPECT_THROW(bfs(a, a.reversed(), 2), Error);
+	EXPECT_EQ(bfs(a, a.reversed(), 1).vertex.size(), 2u);
+}
+
 TEST(Bfs, BadSourceIsAnError) {
 	Csr g = Csr::from_pairs(2, {0}, {1}, true);
 	EXPECT_THROW(bfs(g, 2), Error);

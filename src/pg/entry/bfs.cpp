@@ -1,4 +1,4 @@
-// grail.bfs(), from an integer, text or uuid key.
+// grail.bfs(), grail.descendants() and grail.ancestors(), from an integer, text or uuid key.
 #include "bfs.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
@@ -6,6 +6,7 @@
 
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
 #include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
@@ -14,10 +15,34 @@ extern "C" {
 #include "utils/tuplestore.h"
 }
 
+#include <cstring>
+
 using namespace grail::pg;
 
-static Datum
-bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
+namespace {
+
+// Which edges a search follows from a vertex: its out-edges (along edge direction), its in-edges
+// (against it: the vertices that reach the source) or both (ignoring direction).
+enum class Direction { out, in, both };
+
+Direction
+direction_arg(FunctionCallInfo fcinfo, int arg) {
+	const char *value = text_argument(fcinfo, arg);
+	if (std::strcmp(value, "out") == 0)
+		return Direction::out;
+	if (std::strcmp(value, "in") == 0)
+		return Direction::in;
+	if (std::strcmp(value, "both") == 0)
+		return Direction::both;
+	raise(ERRCODE_INVALID_PARAMETER_VALUE, format("direction must be 'out', 'in' or 'both', not \"%s\"", value),
+	      "Pass 'out' to follow edges from source to target, 'in' to follow them backwards (the vertices that "
+	      "reach the source), 'both' to ignore their direction.");
+}
+
+// The search from argument 1 over the graph of argument 0, max_depth argument 2 (NULL: no limit);
+// with_parent: bfs()'s three columns, else (vertex, depth). function: its SQL name, for the hints.
+Datum
+search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool with_parent, const char *function) {
 	uint32_t max_depth = UINT32_MAX;
 	if (!PG_ARGISNULL(2)) {
 		int32 depth = PG_GETARG_INT32(2);
@@ -26,6 +51,8 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			      "Pass NULL (the default) for no depth limit.");
 		max_depth = uint32_t(depth);
 	}
+	// A live graph with pending changes is its snapshot's rebuild here (open_graph.hpp), so every
+	// direction answers from the rows the snapshot sees.
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
@@ -35,23 +62,33 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	bool as_text = actual != kind;
 	if (as_text) {
 		if (kind != grail::KeyKind::text)
-			wrong_key_kind(fcinfo, actual, kind, "grail.bfs", 1);
-		source = text_key_as(fcinfo, source, actual, "grail.bfs", 1);
+			wrong_key_kind(fcinfo, actual, kind, function, 1);
+		source = text_key_as(fcinfo, source, actual, function, 1);
 		kind = actual;
 	}
 	int64_t source_id = kind == grail::KeyKind::integer ? DatumGetInt64(source) : key_vertex(index, source);
 	int64_t dense = source_id < 0 && kind != grail::KeyKind::integer ? -1 : index.find(source_id);
 	grail::BfsResult result;
-	if (dense >= 0)
-		result = on_chosen_device(
-		    "bfs()", g.out, [&] { return grail::bfs_gpu(g.out, grail::vid_t(dense), max_depth); },
-		    [&] { return grail::bfs(g.out, grail::vid_t(dense), max_depth); });
+	if (dense >= 0) {
+		grail::vid_t from = grail::vid_t(dense);
+		if (direction == Direction::both) {
+			// The GPU BFS follows the lists of one CSR; a search over two runs on the CPU.
+			result = grail::bfs(g.out, graph.in_edges(), from, max_depth);
+		} else {
+			// The GPU BFS takes any CSR, the reversed one as well as the build's.
+			const grail::Csr &edges = direction == Direction::out ? g.out : graph.in_edges();
+			const char *what = with_parent ? "bfs()" : direction == Direction::out ? "descendants()" : "ancestors()";
+			result = on_chosen_device(
+			    what, edges, [&] { return grail::bfs_gpu(edges, from, max_depth); },
+			    [&] { return grail::bfs(edges, from, max_depth); });
+		}
+	}
 
 	guard([&] {
 		InitMaterializedSRF(fcinfo, 0);
 		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 		if (dense < 0) {
-			// A key that is not in the graph reaches only itself.
+			// A key that is not in the graph reaches only itself, and only itself reaches it.
 			Datum values[3] = {as_text ? key_as_text(kind, source) : source, Int32GetDatum(0), (Datum)0};
 			bool nulls[3] = {false, false, true};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -60,10 +97,10 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		for (size_t i = 0; i < result.vertex.size(); i++) {
 			bool root = result.parent[i] == grail::kNoVertex;
 			Datum values[3] = {key_datum(index, g.ids[result.vertex[i]]), Int32GetDatum(int32(result.depth[i])),
-			                   root ? (Datum)0 : key_datum(index, g.ids[result.parent[i]])};
+			                   root || !with_parent ? (Datum)0 : key_datum(index, g.ids[result.parent[i]])};
 			if (as_text) {
 				values[0] = key_as_text(kind, values[0]);
-				values[2] = root ? (Datum)0 : key_as_text(kind, values[2]);
+				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2]);
 			}
 			bool nulls[3] = {false, false, root};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -74,15 +111,55 @@ bfs(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	return (Datum)0;
 }
 
+} // namespace
+
 // CALLED ON NULL INPUT for the optional max_depth; a NULL graph or source gives no rows.
 GRAIL_FUNCTION_NULLABLE(grail_bfs, 0, 1) {
-	return bfs(fcinfo, grail::KeyKind::integer);
+	return search(fcinfo, grail::KeyKind::integer, Direction::out, true, "grail.bfs");
 }
 
 GRAIL_FUNCTION_NULLABLE(grail_bfs_text, 0, 1) {
-	return bfs(fcinfo, grail::KeyKind::text);
+	return search(fcinfo, grail::KeyKind::text, Direction::out, true, "grail.bfs");
 }
 
 GRAIL_FUNCTION_NULLABLE(grail_bfs_uuid, 0, 1) {
-	return bfs(fcinfo, grail::KeyKind::uuid);
+	return search(fcinfo, grail::KeyKind::uuid, Direction::out, true, "grail.bfs");
+}
+
+// bfs(graph, source, max_depth, direction): a NULL direction, like a NULL graph or source, gives
+// no rows.
+GRAIL_FUNCTION_NULLABLE(grail_bfs_direction, 0, 1, 3) {
+	return search(fcinfo, grail::KeyKind::integer, direction_arg(fcinfo, 3), true, "grail.bfs");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_bfs_direction_text, 0, 1, 3) {
+	return search(fcinfo, grail::KeyKind::text, direction_arg(fcinfo, 3), true, "grail.bfs");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_bfs_direction_uuid, 0, 1, 3) {
+	return search(fcinfo, grail::KeyKind::uuid, direction_arg(fcinfo, 3), true, "grail.bfs");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_descendants, 0, 1) {
+	return search(fcinfo, grail::KeyKind::integer, Direction::out, false, "grail.descendants");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_descendants_text, 0, 1) {
+	return search(fcinfo, grail::KeyKind::text, Direction::out, false, "grail.descendants");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_descendants_uuid, 0, 1) {
+	return search(fcinfo, grail::KeyKind::uuid, Direction::out, false, "grail.descendants");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors, 0, 1) {
+	return search(fcinfo, grail::KeyKind::integer, Direction::in, false, "grail.ancestors");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_text, 0, 1) {
+	return search(fcinfo, grail::KeyKind::text, Direction::in, false, "grail.ancestors");
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_uuid, 0, 1) {
+	return search(fcinfo, grail::KeyKind::uuid, Direction::in, false, "grail.ancestors");
 }

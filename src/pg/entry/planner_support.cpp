@@ -190,7 +190,7 @@ support(Node *request) {
 			return nullptr;
 		auto *call = reinterpret_cast<FuncExpr *>(rows_request->node);
 		std::string name = grail_function_name(call->funcid);
-		if (name != "scc_components" && name != "bfs")
+		if (name != "scc_components" && name != "bfs" && name != "descendants" && name != "ancestors")
 			return nullptr;
 		std::optional<GraphEstimate> estimate = estimate_for(argument(call->args, 0));
 		if (!estimate)

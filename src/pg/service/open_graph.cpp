@@ -517,6 +517,13 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	return Opened{load_build(name, row, keys), nullptr};
 }
 
+const Csr &
+LoadedGraph::in_edges() {
+	if (!in_edges_)
+		in_edges_ = std::make_unique<const Csr>(index.graph().out.reversed());
+	return *in_edges_;
+}
+
 void
 forget_graph(int64_t graph_id) {
 	backend_cache().erase(graph_id);

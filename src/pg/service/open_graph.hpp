@@ -28,6 +28,14 @@ struct LoadedGraph {
 	// The build's reachability; its copy of the index on the GPU, made by the first batch that uses
 	// it, is kept with this build (device memory included) while the backend caches it.
 	Reach reach;
+
+	// The build's edges reversed (each vertex's in-neighbours, ascending), for searches against
+	// edge direction: made by the first call that needs it, then kept with this build (a live
+	// graph's snapshot rebuild keeps its own).
+	const Csr &in_edges();
+
+private:
+	std::unique_ptr<const Csr> in_edges_;
 };
 
 // What reachable() answers from: the loaded build (its index turns keys into ids), and the
