@@ -120,10 +120,17 @@ estimate_for(Node *graph_argument) {
 	if (!started)
 		return std::nullopt;
 	std::optional<GraphEstimate> estimate;
+	// A cancel or timeout raised meanwhile is the user's, not the estimate's: raised again once the
+	// subtransaction is gone (its ErrorData lives in context, which the rollback keeps).
+	ErrorData *interrupt = nullptr;
 	try {
 		char *cname = guard([&] { return text_to_cstring(DatumGetTextPP(constant->constvalue)); });
 		name = cname;
 		estimate = measure(name.c_str());
+	} catch (const PgError &e) {
+		if (e.data()->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			interrupt = e.data();
+		estimate.reset();
 	} catch (...) {
 		estimate.reset();
 	}
@@ -136,6 +143,8 @@ estimate_for(Node *graph_argument) {
 		MemoryContextSwitchTo(context);
 		CurrentResourceOwner = owner;
 	});
+	if (interrupt != nullptr)
+		throw PgError(interrupt);
 	return estimate;
 }
 
