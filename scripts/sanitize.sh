@@ -74,6 +74,9 @@ if [ "$what" = all ] || [ "$what" = sql ]; then
 	# normal build's.
 	src=$root/src
 	mkdir -p "$src"
+	# Only the engine's build is kept from a former run: a file the tree no longer has must not stay
+	# (pg_regress of PostgreSQL 15 prefers an expected/ beside the Makefile to test/expected/).
+	find "$src" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
 	tar --exclude=./build --exclude=./.git --exclude='*.o' --exclude='*.so' --exclude=./.deps -cf - . | tar -xf - -C "$src"
 	make -C "$src" -j "$jobs" GRAIL_SANITIZE=1 >"$root/build.log" 2>&1 || { tail -n 40 "$root/build.log"; exit 1; }
 	make -C "$src" install GRAIL_SANITIZE=1 >>"$root/build.log" 2>&1 || { tail -n 40 "$root/build.log"; exit 1; }
