@@ -4,6 +4,7 @@
 #include "error.hpp"
 
 #include "store/shared_state.hpp"
+#include "entry/depth_pushdown.hpp"
 #include "entry/merge_worker.hpp"
 #include "entry/owner_hooks.hpp"
 #include "boundary/settings.hpp"
@@ -55,6 +56,7 @@ _PG_init(void) {
 	grail::set_cancel_hook(interrupt_pending);
 	grail::pg::define_settings();
 	grail::pg::install_owner_hooks();
+	grail::pg::install_depth_pushdown();
 	if (process_shared_preload_libraries_in_progress) {
 		prev_shmem_request_hook = shmem_request_hook;
 		shmem_request_hook = request_shmem;
