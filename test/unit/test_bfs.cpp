@@ -15,9 +15,19 @@ TEST(Bfs, RandomGraphsMatchOracle) {
 		grail_test::TestGraph t = grail_test::random_graph(seed);
 		grail_test::Oracle oracle(t.edges);
 		Graph g = Graph::from_edges(t.edges);
+		Csr in = g.out.reversed();
+		BfsTuning every_level_bottom_up;
+		every_level_bottom_up.alpha = every_level_bottom_up.beta = 1e18;
 		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
 			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
 				BfsResult r = bfs(g.out, s, max_depth);
+				for (const BfsTuning &tuning : {BfsTuning{}, every_level_bottom_up}) {
+					BfsResult other = bfs(
+					    g.out, [&]() -> const Csr & { return in; }, s, max_depth, tuning);
+					ASSERT_EQ(other.vertex, r.vertex) << "seed " << seed << " source " << s;
+					ASSERT_EQ(other.depth, r.depth);
+					ASSERT_EQ(other.parent, r.parent);
+				}
 				auto expected = oracle.bfs(g.ids[s], max_depth);
 				ASSERT_EQ(r.vertex.size(), expected.size()) << "seed " << seed << " source " << s;
 				ASSERT_EQ(r.depth.size(), expected.size());
@@ -185,13 +195,22 @@ TEST(Bfs, LargerGraphsMatchReference) {
 		for (int k = 0; k < 6; k++) {
 			vid_t source = vid_t(random() % n);
 			for (uint32_t max_depth : {3u, UINT32_MAX}) {
-				for (int way = 0; way < 3; way++) {
-					BfsResult r = way == 0   ? bfs(out, source, max_depth)
-					              : way == 1 ? bfs(in, source, max_depth)
-					                         : bfs(out, in, source, max_depth);
-					BfsResult expected = way == 0   ? reference_bfs({&out}, source, max_depth)
-					                     : way == 1 ? reference_bfs({&in}, source, max_depth)
-					                                : reference_bfs({&out, &in}, source, max_depth);
+				for (int way = 0; way < 9; way++) {
+					// Each direction top-down only, with the default rule, and bottom-up at every
+					// level.
+					BfsTuning tuning;
+					if (way >= 6)
+						tuning.alpha = tuning.beta = 1e18;
+					auto reverse_of_out = [&]() -> const Csr & { return in; };
+					auto reverse_of_in = [&]() -> const Csr & { return out; };
+					BfsResult r = way == 0       ? bfs(out, source, max_depth)
+					              : way == 1     ? bfs(in, source, max_depth)
+					              : way % 3 == 2 ? bfs(out, in, source, max_depth, tuning)
+					              : way % 3 == 0 ? bfs(out, reverse_of_out, source, max_depth, tuning)
+					                             : bfs(in, reverse_of_in, source, max_depth, tuning);
+					BfsResult expected = way % 3 == 0   ? reference_bfs({&out}, source, max_depth)
+					                     : way % 3 == 1 ? reference_bfs({&in}, source, max_depth)
+					                                    : reference_bfs({&out, &in}, source, max_depth);
 					ASSERT_EQ(r.vertex, expected.vertex) << n << " " << m << " source " << source << " way " << way;
 					ASSERT_EQ(r.depth, expected.depth);
 					ASSERT_EQ(r.parent, expected.parent);

@@ -17,6 +17,7 @@ extern "C" {
 }
 
 #include <cstring>
+#include <functional>
 
 using namespace grail::pg;
 
@@ -147,10 +148,14 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		} else {
 			// The GPU BFS takes any CSR, the reversed one as well as the build's.
 			const grail::Csr &edges = direction == Direction::out ? g.out : graph.in_edges();
+			// The CPU's levels with many edges run bottom-up over the reverse (made on demand).
+			std::function<const grail::Csr &()> reverse = [&]() -> const grail::Csr & {
+				return direction == Direction::out ? graph.in_edges() : g.out;
+			};
 			const char *what = with_parent ? "bfs()" : direction == Direction::out ? "descendants()" : "ancestors()";
 			result = on_chosen_device(
 			    what, edges, [&] { return grail::bfs_gpu(edges, from, max_depth); },
-			    [&] { return grail::bfs(edges, from, max_depth); });
+			    [&] { return grail::bfs(edges, reverse, from, max_depth); });
 		}
 	}
 
