@@ -3,6 +3,7 @@
 #include "cpp_only.hpp"
 #include "graph.hpp"
 
+#include <functional>
 #include <limits>
 
 namespace grail {
@@ -18,15 +19,32 @@ struct BfsResult {
 	std::vector<vid_t> parent;
 };
 
+// When a level of a search runs bottom-up instead of top-down (Beamer et al.'s rule): once the
+// frontier's edges times alpha exceed the edges not yet explored, until the frontier times beta is
+// under the vertex count. alpha 0: never; tests pass a huge alpha and beta to run every level
+// bottom-up. Either way the rows are the same.
+struct BfsTuning {
+	double alpha = 14;
+	double beta = 24;
+};
+
 // Vertices at depth <= max_depth from source. Polls for cancellation.
 // Against edge direction: pass the graph's reversed() CSR (parent is then the smallest vertex one
 // level up that vertex[i] has an edge to).
 BfsResult bfs(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_limits<uint32_t>::max());
 
+// The same search, where levels whose frontier has many edges run bottom-up (BfsTuning): each
+// vertex not yet reached looks for its parent in its list of reverse() (graph's reversed() CSR,
+// lists ascending), which is called once, the first time a level does (a search that never does
+// never needs it: LoadedGraph::in_edges() makes it on demand).
+BfsResult bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source,
+              uint32_t max_depth = std::numeric_limits<uint32_t>::max(), const BfsTuning &tuning = {});
+
 // The same search where a vertex's neighbours are its lists in first and in second, both over the
 // same vertices: with a graph and its reversed() CSR, a search that ignores edge direction (parent
 // is then the smallest vertex one level up joined to vertex[i] by an edge either way).
+// Levels run bottom-up over the same lists (BfsTuning).
 BfsResult bfs(const Csr &first, const Csr &second, vid_t source,
-              uint32_t max_depth = std::numeric_limits<uint32_t>::max());
+              uint32_t max_depth = std::numeric_limits<uint32_t>::max(), const BfsTuning &tuning = {});
 
 } // namespace grail

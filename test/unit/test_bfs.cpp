@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 using namespace grail;
 
 TEST(Bfs, RandomGraphsMatchOracle) {
@@ -11,9 +15,19 @@ TEST(Bfs, RandomGraphsMatchOracle) {
 		grail_test::TestGraph t = grail_test::random_graph(seed);
 		grail_test::Oracle oracle(t.edges);
 		Graph g = Graph::from_edges(t.edges);
+		Csr in = g.out.reversed();
+		BfsTuning every_level_bottom_up;
+		every_level_bottom_up.alpha = every_level_bottom_up.beta = 1e18;
 		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
 			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
 				BfsResult r = bfs(g.out, s, max_depth);
+				for (const BfsTuning &tuning : {BfsTuning{}, every_level_bottom_up}) {
+					BfsResult other = bfs(
+					    g.out, [&]() -> const Csr & { return in; }, s, max_depth, tuning);
+					ASSERT_EQ(other.vertex, r.vertex) << "seed " << seed << " source " << s;
+					ASSERT_EQ(other.depth, r.depth);
+					ASSERT_EQ(other.parent, r.parent);
+				}
 				auto expected = oracle.bfs(g.ids[s], max_depth);
 				ASSERT_EQ(r.vertex.size(), expected.size()) << "seed " << seed << " source " << s;
 				ASSERT_EQ(r.depth.size(), expected.size());
@@ -124,4 +138,84 @@ TEST(Bfs, LargeStar) {
 	EXPECT_EQ(from_leaf.vertex.size(), leaves);
 	EXPECT_EQ(from_leaf.depth.back(), leaves - 1);
 	EXPECT_EQ(bfs(g, 0, 0).vertex.size(), 1u);
+}
+
+// The search as first written (every level's (vertex, parent) pairs sorted), the reference for the
+// larger graphs below, whose levels take both of bfs()'s ways of ordering a level: sorting a small
+// one, reading a large one back from a bitmap.
+static BfsResult
+reference_bfs(const std::vector<const Csr *> &lists, vid_t source, uint32_t max_depth) {
+	BfsResult result;
+	std::vector<uint8_t> seen(lists[0]->vertex_count(), 0);
+	seen[source] = 1;
+	result.vertex.push_back(source);
+	result.depth.push_back(0);
+	result.parent.push_back(kNoVertex);
+	size_t level_begin = 0;
+	for (uint32_t depth = 0; depth < max_depth; depth++) {
+		size_t level_end = result.vertex.size();
+		if (level_begin == level_end)
+			break;
+		std::vector<std::pair<vid_t, vid_t>> next;
+		for (size_t k = level_begin; k < level_end; k++)
+			for (const Csr *csr : lists)
+				for (const vid_t *w = csr->begin(result.vertex[k]); w != csr->end(result.vertex[k]); w++)
+					if (!seen[*w]) {
+						seen[*w] = 1;
+						next.emplace_back(*w, result.vertex[k]);
+					}
+		std::sort(next.begin(), next.end());
+		for (auto [v, parent] : next) {
+			result.vertex.push_back(v);
+			result.depth.push_back(depth + 1);
+			result.parent.push_back(parent);
+		}
+		level_begin = level_end;
+	}
+	return result;
+}
+
+TEST(Bfs, LargerGraphsMatchReference) {
+	std::mt19937_64 random(7);
+	// (vertices, edges): sparse graphs of long thin levels (sorted), dense ones of wide levels
+	// (bitmap), and between.
+	const std::pair<vid_t, size_t> shapes[] = {
+	    {100000, 110000}, {100000, 400000}, {20000, 400000}, {3000, 2000}, {70000, 70000}};
+	for (auto [n, m] : shapes) {
+		std::vector<vid_t> s, t;
+		for (size_t e = 0; e < m; e++) {
+			// Half the edges near the diagonal (long chains), half anywhere.
+			vid_t a = vid_t(random() % n);
+			vid_t b = e % 2 == 0 ? vid_t((a + 1 + random() % 8) % n) : vid_t(random() % n);
+			s.push_back(a);
+			t.push_back(b);
+		}
+		Csr out = Csr::from_pairs(n, s, t, true);
+		Csr in = out.reversed();
+		for (int k = 0; k < 6; k++) {
+			vid_t source = vid_t(random() % n);
+			for (uint32_t max_depth : {3u, UINT32_MAX}) {
+				for (int way = 0; way < 9; way++) {
+					// Each direction top-down only, with the default rule, and bottom-up at every
+					// level.
+					BfsTuning tuning;
+					if (way >= 6)
+						tuning.alpha = tuning.beta = 1e18;
+					auto reverse_of_out = [&]() -> const Csr & { return in; };
+					auto reverse_of_in = [&]() -> const Csr & { return out; };
+					BfsResult r = way == 0       ? bfs(out, source, max_depth)
+					              : way == 1     ? bfs(in, source, max_depth)
+					              : way % 3 == 2 ? bfs(out, in, source, max_depth, tuning)
+					              : way % 3 == 0 ? bfs(out, reverse_of_out, source, max_depth, tuning)
+					                             : bfs(in, reverse_of_in, source, max_depth, tuning);
+					BfsResult expected = way % 3 == 0   ? reference_bfs({&out}, source, max_depth)
+					                     : way % 3 == 1 ? reference_bfs({&in}, source, max_depth)
+					                                    : reference_bfs({&out, &in}, source, max_depth);
+					ASSERT_EQ(r.vertex, expected.vertex) << n << " " << m << " source " << source << " way " << way;
+					ASSERT_EQ(r.depth, expected.depth);
+					ASSERT_EQ(r.parent, expected.parent);
+				}
+			}
+		}
+	}
 }

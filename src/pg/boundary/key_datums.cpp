@@ -1,6 +1,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "boundary/key_datums.hpp"
@@ -151,6 +152,31 @@ key_datum(const grail::Index &index, int64_t vertex_id) {
 		std::memcpy(uuid->data, key.data(), UUID_LEN);
 		return UUIDPGetDatum(uuid);
 	}
+	}
+	return (Datum)0;
+}
+
+Datum
+KeyScratch::key(const grail::Index &index, int64_t vertex_id) {
+	const grail::KeyDictionary &keys = index.keys();
+	switch (keys.kind()) {
+	case grail::KeyKind::integer:
+		return Int64GetDatum(vertex_id);
+	case grail::KeyKind::text: {
+		std::string_view key = keys.key(size_t(vertex_id));
+		size_t needed = VARHDRSZ + key.size();
+		if (needed > capacity_) {
+			size_t capacity = std::max<size_t>(needed, 2 * capacity_);
+			text_ = static_cast<struct varlena *>(text_ == nullptr ? palloc(capacity) : repalloc(text_, capacity));
+			capacity_ = capacity;
+		}
+		SET_VARSIZE(text_, needed);
+		std::memcpy(VARDATA(text_), key.data(), key.size());
+		return PointerGetDatum(text_);
+	}
+	case grail::KeyKind::uuid:
+		std::memcpy(uuid_.data, keys.key(size_t(vertex_id)).data(), UUID_LEN);
+		return UUIDPGetDatum(&uuid_);
 	}
 	return (Datum)0;
 }

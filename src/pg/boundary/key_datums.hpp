@@ -12,6 +12,10 @@
 
 #include "boundary/guard.hpp"
 
+extern "C" {
+#include "utils/uuid.h"
+}
+
 namespace grail::pg {
 
 // The key kind of an edge column type (int2, int4, int8; text, varchar; uuid); false for others.
@@ -40,6 +44,20 @@ bool same_key(const grail::Index &index, Datum a, Datum b);
 // The key of a vertex id as a datum of the graph's kind (int8 for integers). PostgreSQL calls:
 // run inside guard().
 Datum key_datum(const grail::Index &index, int64_t vertex_id);
+
+// key_datum() without an allocation per key: the datum is formed in a buffer of its own (grown to
+// the longest key so far, in the current memory context) and lives until the next key(). For rows
+// that the tuplestore copies at once. PostgreSQL calls: run inside guard(). Holds only PostgreSQL
+// memory, so it may live inside a guard() lambda.
+class KeyScratch {
+public:
+	Datum key(const grail::Index &index, int64_t vertex_id);
+
+private:
+	struct varlena *text_ = nullptr;
+	size_t capacity_ = 0;
+	pg_uuid_t uuid_{};
+};
 
 // The element type of key datums of the graph's kind (INT8OID, TEXTOID, UUIDOID).
 Oid key_type_oid(grail::KeyKind kind);

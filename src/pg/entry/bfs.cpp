@@ -7,6 +7,7 @@
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
 #include "boundary/pg_calls.hpp"
+#include "boundary/row_output.hpp"
 #include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
@@ -16,6 +17,7 @@ extern "C" {
 }
 
 #include <cstring>
+#include <functional>
 
 using namespace grail::pg;
 
@@ -37,6 +39,75 @@ direction_arg(FunctionCallInfo fcinfo, int arg) {
 	raise(ERRCODE_INVALID_PARAMETER_VALUE, format("direction must be 'out', 'in' or 'both', not \"%s\"", value),
 	      "Pass 'out' to follow edges from source to target, 'in' to follow them backwards (the vertices that "
 	      "reach the source), 'both' to ignore their direction.");
+}
+
+// The rows of a search: (vertex, depth[, parent]) of each vertex of result, or, where missing is
+// not null, the one row of a source key that is not in the graph. as_text: keys answered as text.
+void
+put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsResult &result, const Datum *missing,
+         grail::KeyKind kind, bool as_text, bool with_parent) {
+	const grail::Graph &g = index.graph();
+	size_t rows = missing != nullptr ? 1 : result.vertex.size();
+	size_t key_bytes = 0;
+	if (kind != grail::KeyKind::integer && index.keys().size() > 0) {
+		const grail::KeyDictionary &keys = index.keys();
+		std::string_view first = keys.key(0), last = keys.key(keys.size() - 1);
+		key_bytes = size_t(last.data() + last.size() - first.data()) / keys.size() * (with_parent ? 2 : 1) + 8;
+	}
+	guard([&] {
+		RowOutput out;
+		out.begin(fcinfo, rows, key_bytes);
+		if (missing != nullptr) {
+			// A key that is not in the graph reaches only itself, and only itself reaches it.
+			Datum values[3] = {as_text ? key_as_text(kind, *missing) : *missing, Int32GetDatum(0), (Datum)0};
+			bool nulls[3] = {false, false, true};
+			out.put(values, nulls);
+			return;
+		}
+		const int64_t *ids = g.ids.data();
+		const grail::vid_t *vertex = result.vertex.data(), *parent = result.parent.data();
+		const uint32_t *depth = result.depth.data();
+		if (kind == grail::KeyKind::integer && !as_text && out.fixed_width()) {
+			// Integer keys: the vertex's id and its parent's, read ahead (the parents of a level
+			// are scattered over the level before).
+			constexpr size_t ahead = 16;
+			for (size_t i = 0; i < rows; i++) {
+				if (i + ahead < rows && with_parent)
+					__builtin_prefetch(ids + parent[i + ahead]);
+				bool root = parent[i] == grail::kNoVertex;
+				Datum values[3] = {Int64GetDatum(ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
+				                   root || !with_parent ? (Datum)0 : Int64GetDatum(ids[parent[i]])};
+				if (root && with_parent) {
+					bool nulls[3] = {false, false, true};
+					out.put(values, nulls);
+				} else {
+					out.put_fixed(values);
+				}
+				if ((i & 0xffff) == 0xffff)
+					CHECK_FOR_INTERRUPTS();
+			}
+			return;
+		}
+		KeyScratch vertex_key, parent_key;
+		for (size_t i = 0; i < rows; i++) {
+			bool root = parent[i] == grail::kNoVertex;
+			Datum values[3] = {vertex_key.key(index, ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
+			                   root || !with_parent ? (Datum)0 : parent_key.key(index, ids[parent[i]])};
+			if (as_text) {
+				values[0] = key_as_text(kind, values[0]);
+				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2]);
+			}
+			bool nulls[3] = {false, false, root};
+			out.put(values, nulls);
+			if (as_text && kind != grail::KeyKind::text) {
+				pfree(DatumGetPointer(values[0]));
+				if (!nulls[2] && with_parent)
+					pfree(DatumGetPointer(values[2]));
+			}
+			if ((i & 0xffff) == 0xffff)
+				CHECK_FOR_INTERRUPTS();
+		}
+	});
 }
 
 // The search from argument 1 over the graph of argument 0, max_depth argument 2 (NULL: no limit);
@@ -77,37 +148,18 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		} else {
 			// The GPU BFS takes any CSR, the reversed one as well as the build's.
 			const grail::Csr &edges = direction == Direction::out ? g.out : graph.in_edges();
+			// The CPU's levels with many edges run bottom-up over the reverse (made on demand).
+			std::function<const grail::Csr &()> reverse = [&]() -> const grail::Csr & {
+				return direction == Direction::out ? graph.in_edges() : g.out;
+			};
 			const char *what = with_parent ? "bfs()" : direction == Direction::out ? "descendants()" : "ancestors()";
 			result = on_chosen_device(
 			    what, edges, [&] { return grail::bfs_gpu(edges, from, max_depth); },
-			    [&] { return grail::bfs(edges, from, max_depth); });
+			    [&] { return grail::bfs(edges, reverse, from, max_depth); });
 		}
 	}
 
-	guard([&] {
-		InitMaterializedSRF(fcinfo, 0);
-		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
-		if (dense < 0) {
-			// A key that is not in the graph reaches only itself, and only itself reaches it.
-			Datum values[3] = {as_text ? key_as_text(kind, source) : source, Int32GetDatum(0), (Datum)0};
-			bool nulls[3] = {false, false, true};
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			return;
-		}
-		for (size_t i = 0; i < result.vertex.size(); i++) {
-			bool root = result.parent[i] == grail::kNoVertex;
-			Datum values[3] = {key_datum(index, g.ids[result.vertex[i]]), Int32GetDatum(int32(result.depth[i])),
-			                   root || !with_parent ? (Datum)0 : key_datum(index, g.ids[result.parent[i]])};
-			if (as_text) {
-				values[0] = key_as_text(kind, values[0]);
-				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2]);
-			}
-			bool nulls[3] = {false, false, root};
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			if ((i & 0xffff) == 0xffff)
-				CHECK_FOR_INTERRUPTS();
-		}
-	});
+	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, as_text, with_parent);
 	return (Datum)0;
 }
 

@@ -3,6 +3,7 @@
 #include "keys.hpp"
 
 #include "boundary/key_datums.hpp"
+#include "boundary/row_output.hpp"
 #include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
@@ -24,14 +25,37 @@ scc_components(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	const grail::Components &components = index.components();
+	size_t rows = g.vertex_count(), key_bytes = 0;
+	if (index.keys().kind() != grail::KeyKind::integer && index.keys().size() > 0) {
+		const grail::KeyDictionary &keys = index.keys();
+		std::string_view first = keys.key(0), last = keys.key(keys.size() - 1);
+		key_bytes = size_t(last.data() + last.size() - first.data()) / keys.size() * 2 + 8;
+	}
+	const int64_t *ids = g.ids.data();
+	const auto *of_vertex = components.of_vertex.data();
+	const auto *smallest = components.smallest_vertex.data();
 	guard([&] {
-		InitMaterializedSRF(fcinfo, 0);
-		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
+		RowOutput out;
+		out.begin(fcinfo, rows, key_bytes);
+		if (index.keys().kind() == grail::KeyKind::integer && out.fixed_width()) {
+			// The component's smallest vertex is read ahead: components are scattered over the
+			// vertices.
+			constexpr size_t ahead = 16;
+			for (size_t v = 0; v < rows; v++) {
+				if (v + ahead < rows)
+					__builtin_prefetch(ids + smallest[of_vertex[v + ahead]]);
+				Datum values[2] = {Int64GetDatum(ids[v]), Int64GetDatum(ids[smallest[of_vertex[v]]])};
+				out.put_fixed(values);
+				if ((v & 0xffff) == 0xffff)
+					CHECK_FOR_INTERRUPTS();
+			}
+			return;
+		}
+		KeyScratch vertex_key, component_key;
 		bool nulls[2] = {false, false};
-		for (size_t v = 0; v < g.vertex_count(); v++) {
-			Datum values[2] = {key_datum(index, g.ids[v]),
-			                   key_datum(index, g.ids[components.smallest_vertex[components.of_vertex[v]]])};
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		for (size_t v = 0; v < rows; v++) {
+			Datum values[2] = {vertex_key.key(index, ids[v]), component_key.key(index, ids[smallest[of_vertex[v]]])};
+			out.put(values, nulls);
 			if ((v & 0xffff) == 0xffff)
 				CHECK_FOR_INTERRUPTS();
 		}

@@ -1,0 +1,64 @@
+// The rows of a set-returning function in materialize mode, at about the cost of the rows
+// themselves (what generate_series() pays for as many): a tuplestore sized to keep them in memory
+// and, for rows of fixed-width columns (bigint, integer), a tuple formed once whose values are
+// overwritten for each row, which the tuplestore copies as it would any tuple. Every method runs
+// PostgreSQL code: call it inside guard(). The object holds only PostgreSQL memory (the query's),
+// so it may live inside a guard() lambda.
+#pragma once
+
+#include <cstddef>
+
+#include "boundary/guard.hpp"
+
+extern "C" {
+#include "access/htup.h"
+#include "access/tupdesc.h"
+#include "utils/tuplestore.h"
+}
+
+namespace grail::pg {
+
+class RowOutput {
+public:
+	// InitMaterializedSRF(fcinfo, 0), with a tuplestore that keeps `rows` rows in memory (up to
+	// grail.build_memory_limit, and never less than work_mem, which bounds the usual one); past
+	// that it spills to a temporary file as any tuplestore does. key_bytes: the bytes of
+	// variable-length values per row (text keys), for that size.
+	void begin(FunctionCallInfo fcinfo, size_t rows, size_t key_bytes = 0);
+
+	// Whether every column is of a fixed-width type passed by value, so that put_fixed() may take
+	// the rows.
+	bool
+	fixed_width() const noexcept {
+		return fixed_;
+	}
+
+	// A row with no NULL, of fixed-width columns only (fixed_width()).
+	void
+	put_fixed(const Datum *values) {
+		char *data = reinterpret_cast<char *>(tuple_.t_data) + tuple_.t_data->t_hoff;
+		for (int i = 0; i < columns_; i++)
+			store(data + offset_[i], length_[i], values[i]);
+		tuplestore_puttuple(store_, &tuple_);
+	}
+
+	// Any row.
+	void
+	put(Datum *values, bool *nulls) {
+		tuplestore_putvalues(store_, desc_, values, nulls);
+	}
+
+private:
+	static constexpr int kMaxColumns = 4;
+	static void store(char *at, int length, Datum value);
+
+	Tuplestorestate *store_ = nullptr;
+	TupleDesc desc_ = nullptr;
+	HeapTupleData tuple_{};
+	bool fixed_ = false;
+	int columns_ = 0;
+	int offset_[kMaxColumns] = {};
+	int length_[kMaxColumns] = {};
+};
+
+} // namespace grail::pg
