@@ -97,7 +97,10 @@ struct EdgeScan {
 // (check_edge_columns, and each table's own columns) and must hold keys of that kind.
 // keys: for text or uuid edge columns, collects the keys, and edges receives its provisional ids;
 // nullptr for integer columns, whose values are the ids.
+// rows_on_device: integer keys whose graph the GPU makes from the rows, which hold only the rows
+// here while reading (grail::estimate_build_bytes's rows_on_device): the limit allows more rows.
 EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
-                    EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr);
+                    EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr,
+                    bool rows_on_device = false);
 
 } // namespace grail::pg
