@@ -195,7 +195,7 @@ words_to_csr(cub::DoubleBuffer<uint64_t> &words, size_t count, vid_t n, bool cou
 	out.csr.allocate(n, edges);
 	CsrView view = out.csr.view();
 	row_offsets<<<blocks_for(size_t(n) + 1), kBlockThreads, 0, s>>>(distinct, edges, n,
-	                                                                   const_cast<eid_t *>(view.offsets));
+	                                                                const_cast<eid_t *>(view.offsets));
 	CUDA_CHECK_LAUNCH();
 	low_words<<<blocks_for(edges), kBlockThreads, 0, s>>>(distinct, edges, const_cast<vid_t *>(view.targets));
 	CUDA_CHECK_LAUNCH();
@@ -221,8 +221,7 @@ words_to_csr(cub::DoubleBuffer<uint64_t> &words, size_t count, vid_t n, bool cou
 // Sorts count words in words.Current() (on bits below end_bit) and drops those equal to kNoEdge
 // first; returns how many are left, sorted, in words.Current().
 size_t
-sort_edge_words(cub::DoubleBuffer<uint64_t> &words, size_t count, unsigned end_bit, TempStorage &temp,
-                cudaStream_t s) {
+sort_edge_words(cub::DoubleBuffer<uint64_t> &words, size_t count, unsigned end_bit, TempStorage &temp, cudaStream_t s) {
 	DeviceBuffer<unsigned long long> kept(1);
 	cub_call(temp, [&](void *t, size_t &b) {
 		return cub::DeviceSelect::If(t, b, words.Current(), words.Alternate(), kept.data(), count, IsEdge(), s);
@@ -293,7 +292,9 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 	order_keys<<<blocks_for(total), kBlockThreads, 0, s>>>(key[0].data(), position[0].data(), total);
 	CUDA_CHECK_LAUNCH();
 	DeviceBuffer<uint64_t> bounds(2); // smallest, largest key
-	cub_call(temp, [&](void *tp, size_t &b) { return cub::DeviceReduce::Min(tp, b, key[0].data(), bounds.data(), total, s); });
+	cub_call(temp, [&](void *tp, size_t &b) {
+		return cub::DeviceReduce::Min(tp, b, key[0].data(), bounds.data(), total, s);
+	});
 	cub_call(temp, [&](void *tp, size_t &b) {
 		return cub::DeviceReduce::Max(tp, b, key[0].data(), bounds.data() + 1, total, s);
 	});
@@ -322,8 +323,8 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 	                                                            bounds.data(), dense, ids.data());
 	CUDA_CHECK_LAUNCH();
 	built.graph.ids.resize(n);
-	CUDA_CHECK(cudaMemcpyAsync(built.graph.ids.data(), ids.data(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToHost,
-	                           s));
+	CUDA_CHECK(
+	    cudaMemcpyAsync(built.graph.ids.data(), ids.data(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
 	// The vertices of the rows to the front of a buffer that stays; the rest goes.
 	DeviceBuffer<uint32_t> &dense_owner = positions.selector == 0 ? position[1] : position[0];
 	DeviceBuffer<uint32_t> vertices = std::move(dense_owner);

@@ -24,11 +24,12 @@ SccDevice::SccDevice(const Csr &g, cudaStream_t stream)
 }
 
 SccDevice::SccDevice(DeviceCsr &&g, cudaStream_t)
-    : graph(std::move(g)), signature(graph.vertex_count()),
-      worklist{DeviceBuffer<uint2>(graph.edge_count()), DeviceBuffer<uint2>(graph.edge_count())},
+    : graph(std::move(g)), signature(graph.vertex_count()), worklist{DeviceBuffer<uint2>(graph.edge_count()),
+                                                                     DeviceBuffer<uint2>(graph.edge_count())},
       has(2 * size_t(graph.vertex_count())), label(graph.vertex_count()), out_count(size_t(graph.vertex_count()) + 1),
-      cross_start(size_t(graph.vertex_count()) + 1), in_degree(graph.vertex_count()), level(graph.vertex_count()),
-      frontier{DeviceBuffer<vid_t>(graph.vertex_count()), DeviceBuffer<vid_t>(graph.vertex_count())},
+      cross_start(size_t(graph.vertex_count()) + 1), in_degree(graph.vertex_count()),
+      level(graph.vertex_count()), frontier{DeviceBuffer<vid_t>(graph.vertex_count()),
+                                            DeviceBuffer<vid_t>(graph.vertex_count())},
       big(graph.vertex_count()), progress(1), host_progress(1) {
 	temp.get(numbering_temp_bytes(graph.vertex_count()));
 }

@@ -54,8 +54,8 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		// Checked rather than trusted, as cheaply as the shapes allow: a wrong graph answers wrongly.
 		size_t n = built.graph.ids.size();
 		if (built.graph.out.vertex_count() != n || built.components.of_vertex.size() != n ||
-		    built.dag.vertex_count() != built.components.count() ||
-		    (built.components.count() == 0) != (n == 0) || !std::is_sorted(built.graph.ids.begin(), built.graph.ids.end()))
+		    built.dag.vertex_count() != built.components.count() || (built.components.count() == 0) != (n == 0) ||
+		    !std::is_sorted(built.graph.ids.begin(), built.graph.ids.end()))
 			throw Error(ErrorKind::internal, "the graph builder returned parts of the wrong shape");
 		index.graph_ = std::move(built.graph);
 		st.graph_seconds = built.graph_seconds;
@@ -63,11 +63,10 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		// The rows may have been read for the device under a limit that the host's steps exceed.
 		uint64_t reading = estimate_build_bytes(st.input_edges, 0, 0);
 		if (options.memory_limit_bytes != 0 && reading > options.memory_limit_bytes)
-			throw Error(ErrorKind::limit_exceeded, "building this index on the CPU needs about " +
-			                                           std::to_string(reading >> 20) + " MB for its " +
-			                                           std::to_string(st.input_edges) +
-			                                           " rows, more than the limit of " +
-			                                           std::to_string(options.memory_limit_bytes >> 20) + " MB");
+			throw Error(ErrorKind::limit_exceeded,
+			            "building this index on the CPU needs about " + std::to_string(reading >> 20) + " MB for its " +
+			                std::to_string(st.input_edges) + " rows, more than the limit of " +
+			                std::to_string(options.memory_limit_bytes >> 20) + " MB");
 		index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
 		st.graph_seconds = ms_since(start) / 1e3;
 	}

@@ -7,6 +7,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,13 +61,20 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	if (kind != grail::KeyKind::integer)
 		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind, unpredictable_seed());
 	// Integer keys whose graph the GPU will make from the rows (graph_builder below) need only the
-	// rows in host memory while reading: the read's limit counts them so.
+	// rows in host memory while reading: the read's limit counts them so once they pass what the
+	// host's steps may take (asked then, so that a small table never probes the GPU).
 	grail::DevicePolicy policy = device_policy();
-	bool rows_on_device = kind == grail::KeyKind::integer &&
-	                      (policy.mode == grail::DeviceMode::gpu ||
-	                       (policy.mode == grail::DeviceMode::automatic && grail::process_gpu().usable));
-	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges,
-	                           keys.get(), snapshot, rows_on_device);
+	std::function<bool()> rows_on_device;
+	if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu)
+		rows_on_device = [policy]() noexcept {
+			try {
+				return policy.mode == grail::DeviceMode::gpu || grail::process_gpu().usable;
+			} catch (...) {
+				return false;
+			}
+		};
+	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(),
+	                           snapshot, rows_on_device);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = grail::ms_since(start);
