@@ -19,7 +19,7 @@ load)
 	psql -Xq -c "CREATE DATABASE grail_bench" 2>/dev/null
 	psql -Xq -d grail_bench -c "CREATE EXTENSION IF NOT EXISTS pg_grail"
 	start=$(date +%s)
-	psql -Xq -d grail_bench -c "DROP TABLE IF EXISTS rmat_$2; CREATE UNLOGGED TABLE rmat_$2 (source bigint, target bigint)"
+	psql -Xq -d grail_bench -c "DROP TABLE IF EXISTS rmat_$2; CREATE TABLE rmat_$2 (source bigint, target bigint)"
 	build/grail_cli generate rmat "$2" 16 1 | psql -Xq -d grail_bench -c "\copy rmat_$2 from stdin with (delimiter ' ')"
 	psql -Xq -d grail_bench -c "VACUUM ANALYZE rmat_$2"
 	echo "loaded rmat_$2: $(psql -XAtq -d grail_bench -c "SELECT count(*) FROM rmat_$2") rows in $(($(date +%s) - start)) s"
