@@ -100,7 +100,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.graph_builder = [policy](grail::EdgeList &rows, grail::BuiltGraph &built) {
 		if (!policy.use_gpu(rows.size() / 2, rows.size()))
 			return false;
-		progress_phase(BuildPhase::components, int64_t(rows.size()));
+		// grail.activity shows building_graph until the labels: ids, CSR and components are one step here.
 		try {
 			built = grail::build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
 			return true;
