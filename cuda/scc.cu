@@ -5,6 +5,7 @@
 #include "scc.cuh"
 
 #include <optional>
+#include <utility>
 
 namespace grail {
 
@@ -20,6 +21,17 @@ SccDevice::SccDevice(const Csr &g, cudaStream_t stream)
       level(g.vertex_count()), frontier{DeviceBuffer<vid_t>(g.vertex_count()), DeviceBuffer<vid_t>(g.vertex_count())},
       big(g.vertex_count()), progress(1), host_progress(1) {
 	temp.get(numbering_temp_bytes(g.vertex_count()));
+}
+
+SccDevice::SccDevice(DeviceCsr &&g, cudaStream_t)
+    : graph(std::move(g)), signature(graph.vertex_count()), worklist{DeviceBuffer<uint2>(graph.edge_count()),
+                                                                     DeviceBuffer<uint2>(graph.edge_count())},
+      has(2 * size_t(graph.vertex_count())), label(graph.vertex_count()), out_count(size_t(graph.vertex_count()) + 1),
+      cross_start(size_t(graph.vertex_count()) + 1), in_degree(graph.vertex_count()),
+      level(graph.vertex_count()), frontier{DeviceBuffer<vid_t>(graph.vertex_count()),
+                                            DeviceBuffer<vid_t>(graph.vertex_count())},
+      big(graph.vertex_count()), progress(1), host_progress(1) {
+	temp.get(numbering_temp_bytes(graph.vertex_count()));
 }
 
 size_t

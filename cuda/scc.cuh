@@ -41,6 +41,8 @@ struct Progress {
 // Everything one run holds on the device, freed together on every path out.
 struct SccDevice {
 	SccDevice(const Csr &graph, cudaStream_t stream);
+	// Over a graph already on the device, which it takes (and gives back as `graph`).
+	SccDevice(DeviceCsr &&graph, cudaStream_t stream);
 	static size_t bytes_for(size_t vertices, size_t edges);
 
 	DeviceCsr graph;

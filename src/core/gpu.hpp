@@ -72,6 +72,32 @@ struct GpuSccTimings {
 // polls for cancellation between steps.
 Components strongly_connected_components_gpu(const Csr &graph, GpuSccTimings *timings = nullptr);
 
+// Where the time of one graph build on the device went (device events; a run without timings
+// records none), and how much it held.
+struct GpuGraphTimings {
+	double upload_ms = 0;       // the rows to the device
+	double ids_ms = 0;          // sorted unique ids, every endpoint's dense vertex
+	double csr_ms = 0;          // the out-CSR: self-loops dropped, duplicates merged and counted
+	double scc_ms = 0;          // detection and numbering (strongly_connected_components_gpu's)
+	double condensation_ms = 0; // the DAG of components
+	double download_ms = 0;     // every part to the host
+	bool host_numbering = false;
+	size_t device_bytes = 0; // the estimate it checked free device memory against
+};
+
+// Device memory that build_graph_gpu() needs at its peak for so many rows (the margin that
+// require_device_memory adds not included): about 56 bytes per row.
+size_t gpu_graph_build_bytes(size_t rows) noexcept;
+
+// The graph of rows (source[i], target[i]) (any int64 ids, self-loops and duplicates allowed), its
+// components and its condensation, made on the device: the same ids, CSR and repeated edges as
+// Graph::from_edges, components with the contract of strongly_connected_components_gpu() (the same
+// numbering), and the DAG that condensation() makes of them. Only the finished parts come back to
+// the host. Throws Error(limit_exceeded), allocating nothing, when free device memory is short of
+// gpu_graph_build_bytes() (or rows >= 2^31); polls for cancellation between steps.
+BuiltGraph build_graph_gpu(const int64_t *source, const int64_t *target, size_t rows,
+                           GpuGraphTimings *timings = nullptr);
+
 // Where the time of one GPU GRAIL labelling went (device events, so that a run without timings
 // pays no synchronisation; the paper's Figure 7 breakdown), and the device memory it held at its
 // peak.

@@ -25,6 +25,16 @@ strongly_connected_components_gpu(const Csr &, GpuSccTimings *) {
 	no_cuda();
 }
 
+size_t
+gpu_graph_build_bytes(size_t rows) noexcept {
+	return 56 * rows;
+}
+
+BuiltGraph
+build_graph_gpu(const int64_t *, const int64_t *, size_t, GpuGraphTimings *) {
+	no_cuda();
+}
+
 GrailLabels
 grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *) {
 	no_cuda();

@@ -13,6 +13,13 @@ constexpr size_t kPollMask = (size_t(1) << 20) - 1;
 bool
 EdgeList::append(int64_t s, int64_t t) noexcept {
 	try {
+		// Room for a quarter more at a time rather than twice as much: a build's estimate counts
+		// the rows' room (estimate_build_bytes).
+		if (source.size() == source.capacity() || target.size() == target.capacity()) {
+			size_t room = source.size() + source.size() / 4 + 1024;
+			source.reserve(room);
+			target.reserve(room);
+		}
 		source.push_back(s);
 		try {
 			target.push_back(t);

@@ -48,14 +48,34 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	Index index;
 
 	double start = now_ms();
-	index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
+	BuiltGraph built;
+	bool on_device = keys.kind() == KeyKind::integer && options.graph_builder && options.graph_builder(edges, built);
+	if (on_device) {
+		// Checked rather than trusted, as cheaply as the shapes allow: a wrong graph answers wrongly.
+		size_t n = built.graph.ids.size();
+		if (built.graph.out.vertex_count() != n || built.components.of_vertex.size() != n ||
+		    built.dag.vertex_count() != built.components.count() || (built.components.count() == 0) != (n == 0) ||
+		    !std::is_sorted(built.graph.ids.begin(), built.graph.ids.end()))
+			throw Error(ErrorKind::internal, "the graph builder returned parts of the wrong shape");
+		index.graph_ = std::move(built.graph);
+		st.graph_seconds = built.graph_seconds;
+	} else {
+		// The rows may have been read for the device under a limit that the host's steps exceed.
+		uint64_t reading = estimate_build_bytes(st.input_edges, 0, 0);
+		if (options.memory_limit_bytes != 0 && reading > options.memory_limit_bytes)
+			throw Error(ErrorKind::limit_exceeded,
+			            "building this index on the CPU needs about " + std::to_string(reading >> 20) + " MB for its " +
+			                std::to_string(st.input_edges) + " rows, more than the limit of " +
+			                std::to_string(options.memory_limit_bytes >> 20) + " MB");
+		index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
+		st.graph_seconds = ms_since(start) / 1e3;
+	}
 	edges = EdgeList{}; // release the raw edges before the next phases allocate
 	st.vertices = index.graph_.vertex_count();
 	st.edges = index.graph_.out.edge_count();
-	st.graph_seconds = ms_since(start) / 1e3;
 	index.keys_ = std::move(keys);
-	uint64_t needed =
-	    estimate_build_bytes(st.input_edges, st.vertices, st.edges, index.keys_.size(), index.keys_.bytes().size());
+	uint64_t needed = estimate_build_bytes(st.input_edges, st.vertices, st.edges, index.keys_.size(),
+	                                       index.keys_.bytes().size(), on_device);
 	if (options.memory_limit_bytes != 0 && needed > options.memory_limit_bytes)
 		throw Error(ErrorKind::limit_exceeded, "building this index needs about " + std::to_string(needed >> 20) +
 		                                           " MB (" + std::to_string(st.vertices) + " vertices, " +
@@ -63,12 +83,18 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		                                           std::to_string(options.memory_limit_bytes >> 20) + " MB");
 
 	start = now_ms();
-	index.components_ =
-	    options.components ? options.components(index.graph_.out) : strongly_connected_components(index.graph_.out);
-	index.dag_ = condensation(index.graph_.out, index.components_);
+	if (on_device) {
+		index.components_ = std::move(built.components);
+		index.dag_ = std::move(built.dag);
+		st.scc_seconds = built.scc_seconds;
+	} else {
+		index.components_ =
+		    options.components ? options.components(index.graph_.out) : strongly_connected_components(index.graph_.out);
+		index.dag_ = condensation(index.graph_.out, index.components_);
+		st.scc_seconds = ms_since(start) / 1e3;
+	}
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
-	st.scc_seconds = ms_since(start) / 1e3;
 
 	start = now_ms();
 	if (options.label_builder) {

@@ -18,6 +18,18 @@
 
 namespace grail {
 
+// What Index::build makes before the labels, when a hook makes it in one piece (e.g. on a GPU,
+// from the raw rows): the graph, its components and the condensation DAG, exactly as the host's
+// steps would make them (Graph::from_edges; components that keep the Components contract;
+// condensation()), with the seconds each took.
+struct BuiltGraph {
+	Graph graph;
+	Components components;
+	Csr dag;
+	double graph_seconds = 0;
+	double scc_seconds = 0;
+};
+
 struct BuildOptions {
 	unsigned labels = 5; // GRAIL traversals, 1..kMaxLabels
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
@@ -32,6 +44,11 @@ struct BuildOptions {
 	// Computes the GRAIL labels of the condensation, e.g. on a GPU; empty: GrailLabels::build.
 	// Any valid labels will do (every DAG edge's intervals nested, the record layout of GrailLabels).
 	std::function<GrailLabels(const Csr &dag, unsigned labels, uint64_t seed)> label_builder;
+	// Integer keys only: makes the graph, its components and the DAG from the rows in one piece
+	// (e.g. on a GPU) and returns true, or returns false (edges untouched) to leave them to the
+	// host's steps (then components is used). It may release the edges once it has what it needs.
+	// Text and uuid keys always take the host's steps.
+	std::function<bool(EdgeList &edges, BuiltGraph &built)> graph_builder;
 };
 
 // Peak host memory of a build, a conservative estimate: reading and mapping the rows (the edge
@@ -39,10 +56,13 @@ struct BuildOptions {
 // with text or uuid keys, plus their dictionary (keys distinct keys of key_bytes bytes in all):
 // the builder's copy and the sorted one, with about 100 bytes per key of offsets, hash tables and
 // sort entries.
+// With rows_on_device (integer keys whose graph a device makes from the rows: graph_builder),
+// reading holds only the rows, 16 bytes each, and up to a quarter more of room to grow
+// (EdgeList::append grows by a quarter): the sort that maps ids to vertices runs on the device.
 constexpr uint64_t
-estimate_build_bytes(uint64_t rows, uint64_t vertices, uint64_t edges, uint64_t keys = 0,
-                     uint64_t key_bytes = 0) noexcept {
-	uint64_t reading = 80 * rows;
+estimate_build_bytes(uint64_t rows, uint64_t vertices, uint64_t edges, uint64_t keys = 0, uint64_t key_bytes = 0,
+                     bool rows_on_device = false) noexcept {
+	uint64_t reading = (rows_on_device ? 20 : 80) * rows;
 	uint64_t indexing = 16 * edges + 430 * vertices;
 	return (reading > indexing ? reading : indexing) + 2 * key_bytes + 100 * keys;
 }

@@ -2,10 +2,12 @@
 // (service/lifecycle.cpp) and a live graph's snapshot rebuild (service/open_graph.cpp) share.
 #include "clock.hpp"
 #include "error.hpp"
+#include "device_policy.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -58,8 +60,21 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
 	if (kind != grail::KeyKind::integer)
 		keys = std::make_unique<grail::KeyDictionaryBuilder>(kind, unpredictable_seed());
-	EdgeScan scan =
-	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(), snapshot);
+	// Integer keys whose graph the GPU will make from the rows (graph_builder below) need only the
+	// rows in host memory while reading: the read's limit counts them so once they pass what the
+	// host's steps may take (asked then, so that a small table never probes the GPU).
+	grail::DevicePolicy policy = device_policy();
+	std::function<bool()> rows_on_device;
+	if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu)
+		rows_on_device = [policy]() noexcept {
+			try {
+				return policy.mode == grail::DeviceMode::gpu || grail::process_gpu().usable;
+			} catch (...) {
+				return false;
+			}
+		};
+	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(),
+	                           snapshot, rows_on_device);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = grail::ms_since(start);
@@ -79,6 +94,23 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.id_hash_seed = unpredictable_seed();
+	// The graph, its components and the DAG made on the GPU from the rows (integer keys), where the
+	// settings pick the GPU for this many rows (as for a graph of as many edges and half as many
+	// vertices); under auto a GPU that cannot hold them leaves them to the host's steps (below).
+	options.graph_builder = [policy](grail::EdgeList &rows, grail::BuiltGraph &built) {
+		if (!policy.use_gpu(rows.size() / 2, rows.size()))
+			return false;
+		// grail.activity shows building_graph until the labels: ids, CSR and components are one step here.
+		try {
+			built = grail::build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
+			return true;
+		} catch (const grail::Error &e) {
+			if (!policy.falls_back(e))
+				throw;
+			notice_cpu_fallback("the graph build", e.what());
+			return false;
+		}
+	};
 	options.components = [](const grail::Csr &graph) {
 		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
 		return on_chosen_device(

@@ -287,7 +287,8 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
  */
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
-              uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+              uint64_t memory_limit, const std::function<bool()> &rows_on_device, EdgeScan *counts, EdgeList *edges,
+              grail::KeyDictionaryBuilder *keys) {
 	// The family can have changed since a build checked it (a foreign table created or attached as
 	// a partition): only a table with a table access method keeps its rows here to scan.
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
@@ -300,6 +301,7 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		                                                              : "not a table that stores rows"),
 		         errhint("Detach it from the family, or copy its edges into a local table.")));
 	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
+	bool on_device = false; // the limit counts the rows as the device's build holds them
 	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
 	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.
 	EdgeColumns columns;
@@ -320,13 +322,19 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 			progress_done(int64_t(counts->rows));
 			CHECK_FOR_INTERRUPTS();
 		}
+		if (counts->rows > max_rows && max_rows != 0 && !on_device && rows_on_device && rows_on_device()) {
+			on_device = true;
+			max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0, 0, 0, true);
+		}
 		if (counts->rows > max_rows && max_rows != 0)
-			ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
-			                       "allows: it has more than %llu rows, which need more than %llu MB",
-			                       RelationGetRelationName(rel), (unsigned long long)max_rows,
-			                       (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0) >> 20)),
-			                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+			ereport(
+			    ERROR,
+			    (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			     errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+			            "allows: it has more than %llu rows, which need more than %llu MB",
+			            RelationGetRelationName(rel), (unsigned long long)max_rows,
+			            (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0, 0, 0, on_device) >> 20)),
+			     errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
 		slot_getsomeattrs(slot, last);
 		bool source_null = slot->tts_isnull[source - 1];
 		bool target_null = slot->tts_isnull[target - 1];
@@ -372,7 +380,7 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 
 EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit, EdgeList *edges,
-           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot) {
+           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device) {
 	EdgeScan counts;
 	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
 	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });
@@ -397,6 +405,19 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 		}
 		progress_phase(BuildPhase::reading_rows, int64_t(estimate));
 		progress_done(0);
+		// Integer keys: the rows' room at once from the planner's estimate, rather than grown a
+		// quarter at a time (every growth copies the rows read so far). Untouched room is address
+		// space, not memory, and it never passes what the limit allows at 16 bytes a row.
+		if (kind == grail::KeyKind::integer && estimate > 0) {
+			uint64_t room = uint64_t(estimate * 1.01) + 1024;
+			if (memory_limit != 0 && room > memory_limit / 16)
+				room = memory_limit / 16;
+			try {
+				edges->reserve(room);
+			} catch (...) {
+				// no room at once: the rows grow as they come
+			}
+		}
 		foreach (cell, tables) {
 			if (get_rel_relkind(lfirst_oid(cell)) == RELKIND_PARTITIONED_TABLE)
 				continue; // its rows are in its partitions
@@ -406,7 +427,8 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 			AttrNumber child_target = get_attnum(RelationGetRelid(rel), target_name);
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
-			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, &counts, edges, keys);
+			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, rows_on_device, &counts, edges,
+			              keys);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);

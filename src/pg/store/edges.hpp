@@ -1,5 +1,6 @@
 // Reading a graph's edges from its table: one direct heap scan, no SPI, no per-row allocation.
 #pragma once
+#include <functional>
 
 #include "graph.hpp"
 #include "keys.hpp"
@@ -97,7 +98,12 @@ struct EdgeScan {
 // (check_edge_columns, and each table's own columns) and must hold keys of that kind.
 // keys: for text or uuid edge columns, collects the keys, and edges receives its provisional ids;
 // nullptr for integer columns, whose values are the ids.
+// rows_on_device: for integer keys, asked (once per table, must not throw) when the rows pass what
+// the host's steps may take under the limit: true if the GPU will make the graph from the rows,
+// which then hold only the rows here (grail::estimate_build_bytes's rows_on_device), so that the
+// limit allows more of them.
 EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
-                    EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr);
+                    EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr,
+                    const std::function<bool()> &rows_on_device = {});
 
 } // namespace grail::pg
