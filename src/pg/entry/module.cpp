@@ -4,6 +4,7 @@
 #include "error.hpp"
 
 #include "store/shared_state.hpp"
+#include "entry/gpu_service_worker.hpp"
 #include "entry/merge_worker.hpp"
 #include "entry/owner_hooks.hpp"
 #include "boundary/settings.hpp"
@@ -61,5 +62,6 @@ _PG_init(void) {
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = startup_shmem;
 		grail::pg::register_merge_launcher();
+		grail::pg::register_gpu_service();
 	}
 }

@@ -9,6 +9,7 @@
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
 #include "entry/key_checks.hpp"
+#include "service/gpu_client.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -152,8 +153,10 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		pair.push_back(i);
 	}
 	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
-	view.reach.reachable_many(from.data(), to.data(), from.size(), answered.get(), device_policy(),
-	                          notice_cpu_fallback);
+	// The GPU service where it runs and has the build's image (gpu_client.hpp), else as before.
+	if (!service_reachable_many(view.graph, view.reach, from.data(), to.data(), from.size(), answered.get()))
+		view.reach.reachable_many(from.data(), to.data(), from.size(), answered.get(), device_policy(),
+		                          notice_cpu_fallback);
 	for (size_t k = 0; k < pair.size(); k++)
 		answers[pair[k]] = BoolGetDatum(answered[k]);
 	return guard([&] {
