@@ -208,7 +208,7 @@ grail_gpu_service_main(Datum) {
 				set_gpu_service_state(GpuServiceState::running, int(server), "");
 		}
 		(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-		                gpu_service_status().state == GpuServiceState::running ? 200L : 20L, PG_WAIT_EXTENSION);
+		                gpu_service_status().state == GpuServiceState::running ? 100L : 20L, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }

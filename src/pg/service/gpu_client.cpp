@@ -56,18 +56,56 @@ image_of(const LoadedGraph &graph) {
 	return svc::ImageRef{name, graph.build_uuid};
 }
 
+// Whether the service runs or is being started (again).
+bool
+service_expected() {
+	GpuServiceState state = gpu_service_status().state;
+	return state == GpuServiceState::running || state == GpuServiceState::starting ||
+	       state == GpuServiceState::restarting;
+}
+
+// Waits, on the latch (a cancel ends it), up to a few seconds for a service being started again to
+// listen; false if it does not.
+bool
+wait_until_running() {
+	for (int i = 0; i < 1000 && !gpu_service_running(); i++) {
+		if (!service_expected())
+			return false;
+		guard([] {
+			(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		});
+	}
+	return gpu_service_running();
+}
+
 bool
 usable_for(const LoadedGraph &graph) {
-	return settings.device != DEVICE_CPU && gpu_service_running() && image_of(graph).has_value();
+	return settings.device != DEVICE_CPU && service_expected() && image_of(graph).has_value();
 }
 
 // One request to the service; its failures as the policy wants them: under gpu an error, under
 // auto an Error(limit_exceeded) the caller falls back from. A cancel passes through unchanged.
 std::vector<uint8_t>
 request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *what) {
-	std::string why;
+	std::string why = "the GPU service is not running: it was not started again in time";
 	try {
-		return svc::call(kGpuServiceSocket, type, payload, wait_on_latch);
+		// A connection refused was never a request: tried again while the supervisor notices a
+		// server that died and starts another (a few seconds at most).
+		for (int attempt = 0; wait_until_running(); attempt++) {
+			try {
+				return svc::call(kGpuServiceSocket, type, payload, wait_on_latch);
+			} catch (const svc::Unavailable &e) {
+				if (attempt >= 200)
+					throw;
+			}
+			guard([] {
+				(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 20L, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				CHECK_FOR_INTERRUPTS();
+			});
+		}
 	} catch (const svc::ProtocolError &e) {
 		why = std::string("the GPU service failed: ") + e.what();
 	} catch (const grail::Error &e) {
@@ -92,7 +130,7 @@ gpu_probe_for(const LoadedGraph &graph) {
 std::optional<grail::BfsResult>
 service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_t max_depth, const char *what) {
 	std::optional<svc::ImageRef> image = image_of(graph);
-	if (!image || !gpu_service_running())
+	if (!image || !service_expected())
 		return std::nullopt;
 	svc::BfsRequest q{*image, source, max_depth, reverse};
 	std::vector<uint8_t> bytes = request(svc::FrameType::bfs, svc::encode(q), what);
