@@ -37,6 +37,22 @@ Resident::reachability() {
 	return *reach;
 }
 
+Resident::Resident(Resident &&other) noexcept
+    : ref(std::move(other.ref)), bytes(std::move(other.bytes)), size(other.size), index(std::move(other.index)),
+      in_edges(std::move(other.in_edges)), reach(std::move(other.reach)), last_use(other.last_use),
+      requests(other.requests), fd(other.fd) {
+	other.fd = -1;
+}
+
+Resident::~Resident() {
+	// The reachability object and the index borrow from the mapping: they go first.
+	reach.reset();
+	in_edges.reset();
+	index.reset();
+	if (fd >= 0)
+		close(fd);
+}
+
 static uint64_t
 csr_bytes(const Csr &csr) {
 	return (csr.vertex_count() + 1) * sizeof(eid_t) + csr.edge_count() * sizeof(vid_t);
@@ -277,12 +293,14 @@ Server::image(const ImageRef &ref) {
 	}
 	size_t size = size_t(st.st_size);
 	void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (map == MAP_FAILED) {
+		close(fd);
 		throw Error(ErrorKind::limit_exceeded, "cannot map the image file \"" + ref.file + "\"");
+	}
 	std::shared_ptr<const uint8_t> bytes(static_cast<const uint8_t *>(map),
 	                                     [size](const uint8_t *p) { munmap(const_cast<uint8_t *>(p), size); });
 	Resident r;
+	r.fd = fd;
 	r.ref = ref;
 	r.size = size;
 	// Checked in full once: the server trusts no file it is pointed at.
@@ -290,6 +308,17 @@ Server::image(const ImageRef &ref) {
 	r.bytes = std::move(bytes);
 	images_.push_front(std::move(r));
 	return images_.front();
+}
+
+void
+Server::forget_removed() {
+	for (auto it = images_.begin(); it != images_.end();) {
+		struct stat st;
+		if (fstat(it->fd, &st) != 0 || st.st_nlink == 0)
+			it = images_.erase(it);
+		else
+			++it;
+	}
 }
 
 void
@@ -312,6 +341,7 @@ Server::evict(const Resident *in_use) {
 std::vector<uint8_t>
 Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd) {
 	requests_++;
+	forget_removed();
 	Resident *used = nullptr;
 	std::vector<uint8_t> result;
 	switch (type) {

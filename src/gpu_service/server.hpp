@@ -32,6 +32,12 @@ struct Resident {
 	std::unique_ptr<Reach> reach;  // made by the first reachability batch
 	time_t last_use = 0;
 	uint64_t requests = 0;
+	int fd = -1; // kept open to see the file removed from the cache (its link count 0)
+
+	Resident() = default;
+	Resident(Resident &&other) noexcept;
+	Resident &operator=(Resident &&) = delete;
+	~Resident();
 
 	const Csr &reversed();
 	Reach &reachability();
@@ -86,6 +92,9 @@ public:
 private:
 	Resident &image(const ImageRef &ref);
 	void evict(const Resident *in_use);
+	// Lets go of images whose file left the cache (evicted, or its graph dropped or rebuilt), so
+	// that their disk space and memory are freed.
+	void forget_removed();
 	std::vector<uint8_t> answer(FrameType type, const std::vector<uint8_t> &payload, int fd);
 
 	ServerOptions options_;

@@ -78,9 +78,17 @@ cmp_ok($requests_gpu - $requests_before, '>=', 28, 'the service answered them');
 is(answers('auto'), $cpu, 'under auto, through the service: the same answers');
 cmp_ok($node->safe_psql('postgres', q{SELECT coalesce(sum(requests), 0) FROM grail.gpu_service_images()}) - $requests_gpu,
 	'>=', 20, 'the service answered those too');
-is($node->safe_psql('postgres', q{SELECT count(*), bool_and(host_bytes > 0 AND device_bytes >= host_bytes AND requests > 0 AND last_used <= now() AND database = (SELECT oid FROM pg_database WHERE datname = 'postgres'))
+is($node->safe_psql('postgres', q{SELECT count(*), bool_and(host_bytes > 0 AND device_bytes >= host_bytes AND requests > 0 AND last_used <= now())
 	FROM grail.gpu_service_images() i JOIN grail.graph g ON g.id = i.graph_id AND g.build_uuid = i.build_uuid}),
 	'3|t', 'gpu_service_images() lists the three resident builds');
+
+# Another database's graphs go to the same service; each database sees only its own images.
+$node->safe_psql('postgres', 'CREATE DATABASE other');
+$node->safe_psql('other', q{CREATE EXTENSION pg_grail; CREATE TABLE e AS SELECT g AS source, g + 1 AS target FROM generate_series(1, 100) g;
+	SELECT count(*) FROM (SELECT grail.create_graph('o', 'e')) c});
+is($node->safe_psql('other', q{SET grail.device = gpu; SELECT count(*) FROM grail.bfs('o', 1)}), '101', 'another database: through the service');
+is($node->safe_psql('other', 'SELECT count(*) FROM grail.gpu_service_images()'), '1', 'another database sees its one image');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM grail.gpu_service_images()'), '3', 'and this one its three');
 
 # A live graph's snapshot rebuild (pending changes) is no shared image: it keeps the local path, and
 # answers from the rows the snapshot sees.

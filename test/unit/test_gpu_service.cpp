@@ -359,16 +359,21 @@ TEST(GpuServiceServer, ClientDisconnectMidStream) {
 		path.append(i, i + 1);
 	Index index = build(path);
 	ImageRef ref = s.write(index, 1);
+	std::vector<uint8_t> request = encode(BfsRequest{ref, 0, UINT32_MAX, false});
 	for (int k = 0; k < 3; k++) {
-		// Reads one chunk, then hangs up: the wait throws on its second call.
-		int waits = 0;
-		EXPECT_ANY_THROW(
-		    call(s.socket, FrameType::bfs, encode(BfsRequest{ref, 0, UINT32_MAX, false}), [&](int fd, bool for_write) {
-			    if (++waits > 2)
-				    throw std::runtime_error("cancelled");
-			    struct pollfd p = {fd, short(for_write ? POLLOUT : POLLIN), 0};
-			    poll(&p, 1, -1);
-		    }));
+		// Reads one chunk of the 4.8 MB answer (more than a socket's buffer), then hangs up.
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct sockaddr_un addr = {};
+		addr.sun_family = AF_UNIX;
+		std::strcpy(addr.sun_path, s.socket.c_str());
+		ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+		send_frame(fd, FrameType::bfs, request.data(), request.size(), nullptr);
+		FrameType type;
+		std::vector<uint8_t> payload;
+		ASSERT_TRUE(recv_frame(fd, type, payload, kMaxChunk, nullptr));
+		EXPECT_EQ(type, FrameType::chunk);
+		EXPECT_EQ(payload.size(), kMaxChunk);
+		close(fd);
 	}
 	BfsRows rows = decode_bfs_rows(call(s.socket, FrameType::bfs, encode(BfsRequest{ref, 5, 3, false}), nullptr));
 	EXPECT_EQ(rows.vertex, (std::vector<vid_t>{5, 6, 7, 8}));
@@ -423,6 +428,26 @@ TEST(GpuServiceServer, EvictionKeepsAnswering) {
 			ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
 			EXPECT_LE(info.images.size(), 1u);
 		}
+}
+
+} // namespace
+
+namespace {
+
+// An image whose file left the cache (evicted, or its graph dropped) is let go at the next request.
+TEST(GpuServiceServer, RemovedFilesAreLetGo) {
+	Scratch s;
+	RunningServer running(s);
+	Index a = build(grail_test::random_graph(7, 40).edges), b = build(grail_test::random_graph(8, 40).edges);
+	ImageRef ra = s.write(a, 1), rb = s.write(b, 2);
+	call(s.socket, FrameType::scc, encode(SccRequest{ra}), nullptr);
+	call(s.socket, FrameType::scc, encode(SccRequest{rb}), nullptr);
+	EXPECT_EQ(decode_info(call(s.socket, FrameType::info, {}, nullptr)).images.size(), 2u);
+	unlink((s.cache + "/" + ra.file).c_str());
+	ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
+	ASSERT_EQ(info.images.size(), 1u);
+	EXPECT_EQ(info.images[0].file, rb.file);
+	EXPECT_THROW(call(s.socket, FrameType::scc, encode(SccRequest{ra}), nullptr), Error);
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 #include "utils/uuid.h"
@@ -28,7 +29,8 @@ GRAIL_FUNCTION(grail_device_info) {
 }
 
 /*
- * One row per image the GPU service keeps resident (every database's), none when it does not run.
+ * One row per image of this database's graphs that the GPU service keeps resident, none when it does
+ * not run. (Other databases' graphs are theirs to see.)
  */
 GRAIL_FUNCTION(grail_gpu_service_images) {
 	std::optional<ServiceReport> report = service_report();
@@ -44,15 +46,16 @@ GRAIL_FUNCTION(grail_gpu_service_images) {
 			unsigned long database = std::strtoul(name, &end, 10);
 			long long graph = std::strtoll(end + 1, &end, 10);
 			long long build = std::strtoll(end + 1, &end, 10);
-			Datum values[8] = {ObjectIdGetDatum(Oid(database)),
-			                   Int64GetDatum(graph),
+			if (Oid(database) != MyDatabaseId)
+				continue;
+			Datum values[7] = {Int64GetDatum(graph),
 			                   Int64GetDatum(build),
 			                   DirectFunctionCall1(uuid_in, CStringGetDatum(image.build_uuid.c_str())),
 			                   Int64GetDatum(int64(image.host_bytes)),
 			                   Int64GetDatum(int64(image.device_bytes)),
 			                   TimestampTzGetDatum(time_t_to_timestamptz(pg_time_t(image.last_use))),
 			                   Int64GetDatum(int64(image.requests))};
-			bool nulls[8] = {false, false, false, false, false, false, false, false};
+			bool nulls[7] = {false, false, false, false, false, false, false};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 	});

@@ -189,7 +189,9 @@ grail_gpu_service_main(Datum) {
 				server = 0;
 				if (WIFEXITED(status) && WEXITSTATUS(status) == grail::service::kExitNoGpu) {
 					give_up = true;
-					set_gpu_service_state(GpuServiceState::no_gpu, 0, "no usable GPU");
+					set_gpu_service_state(GpuServiceState::no_gpu, 0,
+					                      "the server found none (the server log says why); grail.gpu_service = "
+					                      "cpu_stand_in runs the service on the CPU");
 					ereport(LOG, (errmsg("pg_grail gpu service: no usable GPU; the service is not started")));
 				} else {
 					// A server that ran a while starts again at once; one that keeps failing, slower.
