@@ -7,9 +7,9 @@
 // the postmaster restart the whole cluster and end every connection.
 //
 // The server gets PR_SET_PDEATHSIG, so that it never outlives this worker, which exits with the
-// postmaster. A server that finds no usable GPU exits with kExitNoGpu: the state says so and it is
-// not started again. The state, for backends and grail.device_info(), is in shared memory
-// (store/gpu_service_state.hpp); the server is "running" once its socket accepts a connection.
+// postmaster. A server that finds no usable GPU exits with kExitNoGpu: the state says so, and this
+// worker exits too (freeing its worker slot), not to be restarted. The state, for backends and grail.device_info(), is
+// in shared memory (store/gpu_service_state.hpp); the server is "running" once its socket accepts a connection.
 //
 // Written as PostgreSQL's own background workers are: C-style, no C++ exception leaves a call.
 #include "gpu_service/server.hpp"
@@ -131,7 +131,8 @@ stop_server() {
 void
 on_exit_stop_server(int, Datum) {
 	stop_server();
-	set_gpu_service_state(GpuServiceState::stopped, 0, "the server is shutting down");
+	if (gpu_service_status().state != GpuServiceState::no_gpu)
+		set_gpu_service_state(GpuServiceState::stopped, 0, "the server is shutting down");
 }
 
 std::string
@@ -167,7 +168,6 @@ grail_gpu_service_main(Datum) {
 	const long kMinBackoffMs = 100, kMaxBackoffMs = 5000;
 	long backoff_ms = kMinBackoffMs;
 	TimestampTz next_start = 0, started_at = 0;
-	bool give_up = false;
 	for (;;) {
 		if (ShutdownRequestPending)
 			proc_exit(0); // on_exit_stop_server ends the server
@@ -176,7 +176,7 @@ grail_gpu_service_main(Datum) {
 			ProcessConfigFile(PGC_SIGHUP);
 		}
 		TimestampTz now = GetCurrentTimestamp();
-		if (server == 0 && !give_up && now >= next_start) {
+		if (server == 0 && now >= next_start) {
 			server = start_server(executor);
 			started_at = now;
 			if (server == 0)
@@ -188,11 +188,11 @@ grail_gpu_service_main(Datum) {
 			if (done == server) {
 				server = 0;
 				if (WIFEXITED(status) && WEXITSTATUS(status) == grail::service::kExitNoGpu) {
-					give_up = true;
 					set_gpu_service_state(GpuServiceState::no_gpu, 0,
 					                      "the server found none (the server log says why); grail.gpu_service = "
 					                      "cpu_stand_in runs the service on the CPU");
 					ereport(LOG, (errmsg("pg_grail gpu service: no usable GPU; the service is not started")));
+					proc_exit(0); // not restarted: its worker slot is free again
 				} else {
 					// A server that ran a while starts again at once; one that keeps failing, slower.
 					if (TimestampDifferenceExceeds(started_at, now, 30000))
@@ -209,8 +209,9 @@ grail_gpu_service_main(Datum) {
 			if (gpu_service_status().state == GpuServiceState::starting && listening())
 				set_gpu_service_state(GpuServiceState::running, int(server), "");
 		}
-		(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-		                gpu_service_status().state == GpuServiceState::running ? 100L : 20L, PG_WAIT_EXTENSION);
+		// Running: a look at the server every 100 ms; starting: at its socket every 20 ms.
+		long timeout = gpu_service_status().state == GpuServiceState::running ? 100L : 20L;
+		(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, timeout, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }
