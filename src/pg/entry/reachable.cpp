@@ -153,10 +153,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		pair.push_back(i);
 	}
 	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
-	// The GPU service where it runs and has the build's image (gpu_client.hpp), else as before.
-	if (!service_reachable_many(view.graph, view.reach, from.data(), to.data(), from.size(), answered.get()))
-		view.reach.reachable_many(from.data(), to.data(), from.size(), answered.get(), device_policy(),
-		                          notice_cpu_fallback);
+	// Through the GPU service where it runs and has the build's image (gpu_client.hpp).
+	answer_pairs(view.graph, view.reach, from.data(), to.data(), from.size(), answered.get());
 	for (size_t k = 0; k < pair.size(); k++)
 		answers[pair[k]] = BoolGetDatum(answered[k]);
 	return guard([&] {

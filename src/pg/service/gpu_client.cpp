@@ -187,6 +187,13 @@ service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int6
 	return true;
 }
 
+size_t
+answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count, bool *answers) {
+	if (service_reachable_many(graph, reach, a, b, count, answers))
+		return count;
+	return reach.reachable_many(a, b, count, answers, device_policy(), notice_cpu_fallback);
+}
+
 std::optional<ServiceReport>
 service_report() {
 	if (!gpu_service_running())

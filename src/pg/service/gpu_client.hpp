@@ -37,6 +37,12 @@ std::optional<grail::BfsResult> service_bfs(const LoadedGraph &graph, bool rever
 bool service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int64_t *a, const int64_t *b,
                             size_t count, bool *answers);
 
+// reach.reachable_many(a, b, count, answers) under the settings' device policy, through the service
+// where service_reachable_many() takes the batch, else in this backend. Returns the pairs that
+// needed a search (the service's batches: count).
+size_t answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
+                    bool *answers);
+
 // The service's resident images (its info request), or none when it does not run or fails.
 struct ServiceImage {
 	std::string file;
