@@ -51,7 +51,7 @@ call(const std::string &path, FrameType type, const std::vector<uint8_t> &reques
 				throw ProtocolError("the GPU service sent a malformed end frame");
 			return result;
 		} else if (got == FrameType::error) {
-			throw decode_error(payload.data(), payload.size());
+			throw_error(payload.data(), payload.size());
 		} else {
 			throw ProtocolError("the GPU service sent an unknown frame");
 		}

@@ -346,6 +346,26 @@ encode_error(ErrorKind kind, const std::string &message, const std::string &hint
 	return std::move(w.buffer());
 }
 
+std::vector<uint8_t>
+encode_image_missing(const std::string &message) {
+	Writer w;
+	w.u8(kImageMissing);
+	w.str(message.substr(0, 4000));
+	w.str("");
+	return std::move(w.buffer());
+}
+
+void
+throw_error(const uint8_t *p, size_t n) {
+	if (n > 0 && p[0] == kImageMissing) {
+		Reader r(p, n);
+		r.u8();
+		std::string message = r.str();
+		throw ImageMissing(message);
+	}
+	throw decode_error(p, n);
+}
+
 Error
 decode_error(const uint8_t *p, size_t n) {
 	Reader r(p, n);

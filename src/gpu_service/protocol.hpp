@@ -47,6 +47,16 @@ public:
 	using std::runtime_error::runtime_error;
 };
 
+// The image a request names is not in the cache (evicted, or its graph dropped or rebuilt since the
+// backend mapped it): the backend answers the request itself. Its error frame carries kImageMissing
+// in place of an ErrorKind.
+class ImageMissing : public Error {
+public:
+	explicit ImageMissing(const std::string &message) : Error(ErrorKind::invalid_input, message) {
+	}
+};
+constexpr uint8_t kImageMissing = 200;
+
 // Appends little-endian values to a byte buffer.
 class Writer {
 public:
@@ -163,6 +173,9 @@ ServiceInfo decode_info(const std::vector<uint8_t> &bytes);
 
 // An error frame's payload.
 std::vector<uint8_t> encode_error(ErrorKind kind, const std::string &message, const std::string &hint);
+std::vector<uint8_t> encode_image_missing(const std::string &message);
+// The error of an error frame's payload, thrown (ImageMissing for kImageMissing).
+[[noreturn]] void throw_error(const uint8_t *p, size_t n);
 Error decode_error(const uint8_t *p, size_t n);
 
 // Socket I/O. A wait function is called when the socket would block (for_write: waiting to write),

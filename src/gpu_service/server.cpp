@@ -246,6 +246,9 @@ Server::handle(int fd) {
 			try {
 				result = answer(type, payload, fd);
 				ok = true;
+			} catch (const ImageMissing &e) {
+				std::vector<uint8_t> error = encode_image_missing(e.what());
+				send_frame(fd, FrameType::error, error.data(), error.size(), wait);
 			} catch (const Error &e) {
 				std::vector<uint8_t> error = encode_error(e.kind(), e.what(), e.hint());
 				send_frame(fd, FrameType::error, error.data(), error.size(), wait);
@@ -283,9 +286,11 @@ Server::image(const ImageRef &ref) {
 		throw Error(ErrorKind::invalid_input, "the image cache directory is missing");
 	int fd = openat(dir, ref.file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	close(dir);
+	if (fd < 0 && errno == ENOENT)
+		throw ImageMissing("the image file \"" + ref.file + "\" is no longer in the shared cache");
 	if (fd < 0)
 		throw Error(ErrorKind::invalid_input,
-		            "the image file \"" + ref.file + "\" is not in the shared cache: " + std::strerror(errno));
+		            "the image file \"" + ref.file + "\" cannot be opened: " + std::strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
 		close(fd);

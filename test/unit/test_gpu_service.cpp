@@ -315,7 +315,7 @@ TEST(GpuServiceServer, BadRequestsAreErrors) {
 	expect_error(FrameType::bfs, encode(BfsRequest{ref, vid_t(index.graph().vertex_count()), 1, false}),
 	             ErrorKind::invalid_input);
 	// A file that is not there, a name outside the cache, a directory, a damaged image.
-	expect_error(FrameType::scc, encode(SccRequest{{image_name(2), kUuid}}), ErrorKind::invalid_input);
+	EXPECT_THROW(call(s.socket, FrameType::scc, encode(SccRequest{{image_name(2), kUuid}}), nullptr), ImageMissing);
 	Writer w;
 	w.str("../cache/" + image_name(1));
 	w.str(kUuid);
@@ -447,7 +447,7 @@ TEST(GpuServiceServer, RemovedFilesAreLetGo) {
 	ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
 	ASSERT_EQ(info.images.size(), 1u);
 	EXPECT_EQ(info.images[0].file, rb.file);
-	EXPECT_THROW(call(s.socket, FrameType::scc, encode(SccRequest{ra}), nullptr), Error);
+	EXPECT_THROW(call(s.socket, FrameType::scc, encode(SccRequest{ra}), nullptr), ImageMissing);
 }
 
 } // namespace

@@ -108,6 +108,8 @@ request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *wh
 		}
 	} catch (const svc::ProtocolError &e) {
 		why = std::string("the GPU service failed: ") + e.what();
+	} catch (const svc::ImageMissing &) {
+		throw; // the caller answers itself
 	} catch (const grail::Error &e) {
 		if (e.kind() == grail::ErrorKind::cancelled)
 			throw;
@@ -133,7 +135,12 @@ service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_
 	if (!image || !service_expected())
 		return std::nullopt;
 	svc::BfsRequest q{*image, source, max_depth, reverse};
-	std::vector<uint8_t> bytes = request(svc::FrameType::bfs, svc::encode(q), what);
+	std::vector<uint8_t> bytes;
+	try {
+		bytes = request(svc::FrameType::bfs, svc::encode(q), what);
+	} catch (const svc::ImageMissing &) {
+		return std::nullopt; // its file left the cache since this backend mapped it
+	}
 	svc::BfsRows rows;
 	try {
 		rows = svc::decode_bfs_rows(bytes);
@@ -169,7 +176,12 @@ service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int6
 	q.from.assign(a, a + count);
 	q.to.assign(b, b + count);
 	try {
-		std::vector<uint8_t> bytes = request(svc::FrameType::reach, svc::encode(q), "reachable()");
+		std::vector<uint8_t> bytes;
+		try {
+			bytes = request(svc::FrameType::reach, svc::encode(q), "reachable()");
+		} catch (const svc::ImageMissing &) {
+			return false; // its file left the cache since this backend mapped it: answered here
+		}
 		try {
 			svc::decode_bits(bytes, answers, count);
 		} catch (const svc::ProtocolError &e) {
