@@ -73,8 +73,8 @@ struct RunningServer {
 	std::atomic<bool> stop{false};
 	Server server;
 	std::thread thread;
-	RunningServer(const Scratch &s, uint64_t memory_limit = 0)
-	    : server(ServerOptions{s.socket, s.cache, memory_limit, 2000}, cpu_stand_in()) {
+	RunningServer(const Scratch &s, uint64_t memory_limit = 0, std::unique_ptr<Executor> executor = cpu_stand_in())
+	    : server(ServerOptions{s.socket, s.cache, memory_limit, 2000}, std::move(executor)) {
 		server.listen();
 		thread = std::thread([this] { server.serve(stop); });
 	}
@@ -234,10 +234,12 @@ TEST(GpuServiceProtocol, OversizedFramesAreRefused) {
 	close(fds[1]);
 }
 
-// The server answers as the engine's CPU functions on random graphs, several graphs resident.
-TEST(GpuServiceServer, AnswersEqualTheEngine) {
+// The server answers as the engine's CPU functions on random graphs, several graphs resident: with
+// the CPU stand-in, and with the GPU executor where a GPU is usable (skipped elsewhere).
+void
+answers_equal_the_engine(std::unique_ptr<Executor> executor, const char *name) {
 	Scratch s;
-	RunningServer running(s);
+	RunningServer running(s, 0, std::move(executor));
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		grail_test::TestGraph t = grail_test::random_graph(seed, 60);
 		Index index = build(t.edges);
@@ -263,6 +265,7 @@ TEST(GpuServiceServer, AnswersEqualTheEngine) {
 
 		ReachRequest q;
 		q.image = ref;
+		q.mode = 1; // the GPU executor searches every undecided pair on the device
 		grail_test::Oracle oracle(t.edges);
 		for (int64_t a : t.query_ids)
 			for (int64_t b : t.query_ids) {
@@ -275,8 +278,20 @@ TEST(GpuServiceServer, AnswersEqualTheEngine) {
 			EXPECT_EQ(got[i], oracle.reachable(q.from[i], q.to[i])) << t.shape << " " << q.from[i] << " -> " << q.to[i];
 	}
 	ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
-	EXPECT_EQ(info.executor, "cpu stand-in");
+	EXPECT_EQ(info.executor, name);
 	EXPECT_EQ(info.images.size(), 40u);
+}
+
+TEST(GpuServiceServer, AnswersEqualTheEngine) {
+	answers_equal_the_engine(cpu_stand_in(), "cpu stand-in");
+}
+
+TEST(GpuServiceServer, GpuExecutorAnswersEqualTheEngine) {
+	std::string why;
+	std::unique_ptr<Executor> gpu = gpu_executor(&why);
+	if (!gpu)
+		GTEST_SKIP() << "no usable GPU: " << why;
+	answers_equal_the_engine(std::move(gpu), "gpu");
 }
 
 // A result of many chunks through the server: a long path's bfs.
