@@ -19,7 +19,7 @@ REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 ENGINE_BUILD = build
 CMAKE ?= cmake
 CMAKE_FLAGS ?=
-PG_CPPFLAGS = -Isrc/core -Isrc/pg -DGRAIL_EXTVERSION=\"$(EXTVERSION)\"
+PG_CPPFLAGS = -Isrc/core -Isrc/pg -Isrc -DGRAIL_EXTVERSION=\"$(EXTVERSION)\"
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-cast-function-type -Wno-register -fno-strict-aliasing
 SHLIB_LINK = $(GRAIL_ENGINE_LINK) -lstdc++
 
@@ -48,12 +48,18 @@ $(ENGINE_BUILD)/engine.mk: CMakeLists.txt
 
 .PHONY: engine
 engine: $(ENGINE_BUILD)/engine.mk
-	MAKEFLAGS= $(CMAKE) --build $(ENGINE_BUILD) --target grail_engine -j $(or $(JOBS),2)
+	MAKEFLAGS= $(CMAKE) --build $(ENGINE_BUILD) --target grail_engine pg_grail_gpu_server -j $(or $(JOBS),2)
 
 $(OBJS): | engine
 # GRAIL_EXTVERSION comes from here: a new version must rebuild the check that uses it.
 src/pg/store/catalog.o: Makefile
 $(shlib): engine
+
+# The GPU service's server process, next to the module (src/pg/entry/gpu_service_worker.cpp runs it).
+install: install-gpu-server
+.PHONY: install-gpu-server
+install-gpu-server: engine
+	$(INSTALL_PROGRAM) $(ENGINE_BUILD)/pg_grail_gpu_server '$(DESTDIR)$(pkglibdir)/pg_grail_gpu_server'
 
 sql/$(EXTENSION)--$(EXTVERSION).sql: sql/$(EXTENSION).sql
 	cp $< $@

@@ -977,3 +977,14 @@ ALTER FUNCTION grail.descendants(text, uuid, int) SUPPORT grail._planner_support
 ALTER FUNCTION grail.ancestors(text, bigint, int) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.ancestors(text, text, int) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.ancestors(text, uuid, int) SUPPORT grail._planner_support;
+
+-- The GPU service (docs/architecture.md, The GPU service): the images it keeps resident.
+CREATE FUNCTION grail.gpu_service_images()
+RETURNS TABLE (graph_id bigint, build bigint, build_uuid uuid, host_bytes bigint, device_bytes bigint,
+               last_used timestamptz, requests bigint)
+AS 'MODULE_PATHNAME', 'grail_gpu_service_images'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100 ROWS 10;
+COMMENT ON FUNCTION grail.gpu_service_images() IS
+'The images of this database''s graph builds that the GPU service keeps resident (graph_id is grail.graph.id): their mapped bytes, the device memory their copies hold (the CPU stand-in: its host copies), last use and requests. No rows when the service does not run: grail.device_info() says why.';
+COMMENT ON FUNCTION grail.device_info() IS
+'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only, then the GPU service: running (server pid, executor, restarts) or why not. Initialises CUDA in this backend.';

@@ -70,4 +70,9 @@ Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *an
 	return undecided.size();
 }
 
+size_t
+Reach::device_bytes() const noexcept {
+	return device_ ? device_->device_bytes() : 0;
+}
+
 } // namespace grail

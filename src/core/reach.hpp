@@ -72,6 +72,9 @@ public:
 	size_t reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
 	                      const DeviceFallback &fallback);
 
+	// Device memory of the GPU copy of the index, 0 until a batch made it.
+	size_t device_bytes() const noexcept;
+
 private:
 	// The overlay's vertex of an id, or -1.
 	int64_t vertex(int64_t id) const noexcept;

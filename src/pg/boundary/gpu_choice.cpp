@@ -28,12 +28,3 @@ notice_cpu_fallback(const char *what, const std::string &reason) {
 }
 
 } // namespace grail::pg
-
-/*
- * The GPU this backend would use, or why there is none.
- */
-GRAIL_FUNCTION(grail_device_info) {
-	const grail::GpuProbe &probe = grail::process_gpu();
-	std::string text = (probe.usable ? "GPU: " : "CPU only: ") + probe.description;
-	return grail::pg::guard([&] { return CStringGetTextDatum(text.c_str()); });
-}

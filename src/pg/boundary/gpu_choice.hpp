@@ -19,12 +19,14 @@ grail::DevicePolicy device_policy();
 void notice_cpu_fallback(const char *what, const std::string &reason);
 
 // gpu() where the settings pick the GPU for graph, cpu() otherwise or after a recoverable GPU
-// failure under auto (with a NOTICE naming `what`).
+// failure under auto (with a NOTICE naming `what`). probe: whether a GPU is usable (the GPU
+// service's where the work goes to it, service/gpu_client.hpp).
 template <typename Gpu, typename Cpu>
 auto
-on_chosen_device(const char *what, const Csr &graph, Gpu &&gpu, Cpu &&cpu) -> decltype(cpu()) {
+on_chosen_device(const char *what, const Csr &graph, Gpu &&gpu, Cpu &&cpu,
+                 grail::DevicePolicy::Probe probe = grail::process_gpu) -> decltype(cpu()) {
 	return grail::run_on_device(device_policy(), what, graph, std::forward<Gpu>(gpu), std::forward<Cpu>(cpu),
-	                            notice_cpu_fallback);
+	                            notice_cpu_fallback, probe);
 }
 
 } // namespace grail::pg

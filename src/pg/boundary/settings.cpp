@@ -5,6 +5,7 @@
 #include "boundary/guard.hpp"
 
 extern "C" {
+#include "miscadmin.h"
 #include "utils/guc.h"
 }
 
@@ -17,6 +18,13 @@ static const struct config_enum_entry device_options[] = {
 
 static const struct config_enum_entry stale_policy_options[] = {
     {"error", STALE_ERROR, false}, {"warn", STALE_WARN, false}, {NULL, 0, false}};
+
+static const struct config_enum_entry gpu_service_options[] = {{"off", GPU_SERVICE_OFF, false},
+                                                               {"on", GPU_SERVICE_ON, false},
+                                                               {"cpu_stand_in", GPU_SERVICE_CPU_STAND_IN, false},
+                                                               {NULL, 0, false}};
+
+static void define_gpu_service_settings();
 
 /*
  * Define the grail.* settings and reserve the prefix.
@@ -58,7 +66,26 @@ define_settings() {
 	DefineCustomIntVariable("grail.max_merge_workers", "Background merge workers that may run at once.",
 	                        "Each takes one of max_worker_processes while it runs; 0 starts none.",
 	                        &settings.max_merge_workers, 1, 0, 64, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	// Server-start settings exist only when preloaded (PostgreSQL refuses to make them later); without
+	// the preload there is no service.
+	if (process_shared_preload_libraries_in_progress) {
+		define_gpu_service_settings();
+	}
 	MarkGUCPrefixReserved("grail");
+}
+
+static void
+define_gpu_service_settings() {
+	DefineCustomEnumVariable(
+	    "grail.gpu_service", "Whether the GPU service runs: on, off or cpu_stand_in.",
+	    "Needs pg_grail in shared_preload_libraries. on starts it when a GPU is usable; cpu_stand_in runs the "
+	    "same service on the CPU (for tests).",
+	    &settings.gpu_service, GPU_SERVICE_ON, gpu_service_options, PGC_POSTMASTER, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("grail.gpu_memory_limit", "Device memory the GPU service keeps graphs resident in.",
+	                        "Least recently used graphs leave the device beyond it; 0 means 80% of the device's "
+	                        "memory.",
+	                        &settings.gpu_memory_limit_mb, 0, 0, INT_MAX, PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL,
+	                        NULL);
 }
 
 } // namespace grail::pg

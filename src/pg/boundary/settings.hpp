@@ -7,6 +7,7 @@ namespace grail::pg {
 
 enum DeviceSetting { DEVICE_AUTO, DEVICE_CPU, DEVICE_GPU };
 enum StalePolicy { STALE_ERROR, STALE_WARN };
+enum GpuServiceSetting { GPU_SERVICE_OFF, GPU_SERVICE_ON, GPU_SERVICE_CPU_STAND_IN };
 
 struct Settings {
 	int device = DEVICE_AUTO;
@@ -14,9 +15,11 @@ struct Settings {
 	int stale_policy = STALE_ERROR;
 	int build_memory_limit_mb = 4096;
 	int shared_cache_size_mb = 1024;
-	int merge_threshold = 10000; // pending rows of a live graph that start a background merge; 0: never
-	int merge_naptime_s = 10;    // how often the merge launcher looks for databases with new changes
-	int max_merge_workers = 1;   // merge workers running at once, server-wide
+	int merge_threshold = 10000;      // pending rows of a live graph that start a background merge; 0: never
+	int merge_naptime_s = 10;         // how often the merge launcher looks for databases with new changes
+	int max_merge_workers = 1;        // merge workers running at once, server-wide
+	int gpu_service = GPU_SERVICE_ON; // the GPU service, when preloaded (server start)
+	int gpu_memory_limit_mb = 0;      // device memory the service keeps images in; 0: 80% of the device's
 };
 
 extern Settings settings;

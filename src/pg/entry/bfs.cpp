@@ -9,6 +9,7 @@
 #include "boundary/pg_calls.hpp"
 #include "boundary/row_output.hpp"
 #include "entry/key_checks.hpp"
+#include "service/gpu_client.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -153,9 +154,16 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 				return direction == Direction::out ? graph.in_edges() : g.out;
 			};
 			const char *what = with_parent ? "bfs()" : direction == Direction::out ? "descendants()" : "ancestors()";
+			// The GPU service where it runs and has the graph's image (gpu_client.hpp), else this
+			// backend's GPU.
 			result = on_chosen_device(
-			    what, edges, [&] { return grail::bfs_gpu(edges, from, max_depth); },
-			    [&] { return grail::bfs(edges, reverse, from, max_depth); });
+			    what, edges,
+			    [&] {
+				    if (auto rows = service_bfs(graph, direction == Direction::in, from, max_depth, what))
+					    return std::move(*rows);
+				    return grail::bfs_gpu(edges, from, max_depth);
+			    },
+			    [&] { return grail::bfs(edges, reverse, from, max_depth); }, gpu_probe_for(graph));
 		}
 	}
 

@@ -5,6 +5,7 @@
 
 #include "store/shared_state.hpp"
 #include "entry/depth_pushdown.hpp"
+#include "entry/gpu_service_worker.hpp"
 #include "entry/merge_worker.hpp"
 #include "entry/owner_hooks.hpp"
 #include "boundary/settings.hpp"
@@ -63,5 +64,6 @@ _PG_init(void) {
 		prev_shmem_startup_hook = shmem_startup_hook;
 		shmem_startup_hook = startup_shmem;
 		grail::pg::register_merge_launcher();
+		grail::pg::register_gpu_service();
 	}
 }

@@ -10,6 +10,7 @@
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
 #include "entry/key_checks.hpp"
+#include "service/gpu_client.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -144,9 +145,9 @@ reachable_ids(FunctionCallInfo fcinfo, ArrayType *sources, ArrayType *targets,
 	ARR_LBOUND(result)[0] = 1;
 	auto *answers = reinterpret_cast<bool *>(ARR_DATA_PTR(result));
 	auto read = std::chrono::steady_clock::now();
-	size_t searched = view.reach.reachable_many(reinterpret_cast<const int64_t *>(ARR_DATA_PTR(sources)),
-	                                            reinterpret_cast<const int64_t *>(ARR_DATA_PTR(targets)), size_t(n),
-	                                            answers, device_policy(), notice_cpu_fallback);
+	// Through the GPU service where it runs and has the build's image (gpu_client.hpp).
+	size_t searched = answer_pairs(view.graph, view.reach, reinterpret_cast<const int64_t *>(ARR_DATA_PTR(sources)),
+	                               reinterpret_cast<const int64_t *>(ARR_DATA_PTR(targets)), size_t(n), answers);
 	auto answered = std::chrono::steady_clock::now();
 	guard([&] {
 		elog(DEBUG1,
@@ -218,8 +219,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	}
 	std::unique_ptr<bool[]> answered(new bool[std::max<size_t>(from.size(), 1)]);
 	Clock::time_point read = Clock::now();
-	size_t searched = view.reach.reachable_many(from.data(), to.data(), from.size(), answered.get(), device_policy(),
-	                                            notice_cpu_fallback);
+	// Through the GPU service where it runs and has the build's image (gpu_client.hpp).
+	size_t searched = answer_pairs(view.graph, view.reach, from.data(), to.data(), from.size(), answered.get());
 	Clock::time_point answered_at = Clock::now();
 	for (size_t k = 0; k < pair.size(); k++)
 		answers[pair[k]] = BoolGetDatum(answered[k]);

@@ -422,6 +422,13 @@ load_chunks(const GraphRow &row, uint8_t *image) {
 #endif
 }
 
+std::string
+shared_image_name(const CachedFile *file) {
+	if (file == nullptr || !ends_with(file->path, ".img"))
+		return {};
+	return file_name(file->path);
+}
+
 OpenedIndex
 open_index(const GraphRow &row, const char *display) {
 	size_t size = size_t(row.index_bytes);

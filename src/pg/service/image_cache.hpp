@@ -50,6 +50,10 @@ void forget_images(int64_t graph_id);
 // but mapped again from a file written anew.
 bool still_cached(const CachedFile *file);
 
+// The name (no directory) of the shared cache file an index is mapped from, for the GPU service,
+// which maps the same file; empty for a private copy.
+std::string shared_image_name(const CachedFile *file);
+
 // An image file of this database's graphs in the cache, for grail.cache_info(): its build, size,
 // last use, and its server-wide counters where there are any (counted).
 struct CachedImage {

@@ -2,6 +2,7 @@
 
 #include "store/activity.hpp"
 #include "store/image_stats.hpp"
+#include "store/gpu_service_state.hpp"
 
 extern "C" {
 #include "storage/lwlock.h"
@@ -13,6 +14,7 @@ void
 request_shared_state() {
 	request_image_stats_shmem();
 	request_activity_shmem();
+	request_gpu_service_shmem();
 }
 
 void
@@ -20,6 +22,7 @@ attach_shared_state() {
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	attach_image_stats_shmem();
 	attach_activity_shmem();
+	attach_gpu_service_shmem();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -1,0 +1,193 @@
+// The GPU service's wire protocol (docs/architecture.md, The GPU service): framed messages over a
+// Unix domain socket between a backend and the service's server process. No PostgreSQL here.
+//
+// A frame is a header (payload length, type; little-endian uint32 each) and its payload. A
+// connection carries one request: the backend sends one request frame, the server answers with
+// chunk frames (the result's bytes, at most kMaxChunk each) ending in an end frame, or with an
+// error frame (an ErrorKind and a message and hint) at any point. The backend cancels by closing
+// the connection; the server notices between steps (its cancel hook polls the socket) and drops
+// the request.
+#pragma once
+#include "cpp_only.hpp"
+#include "error.hpp"
+#include "graph.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace grail::service {
+
+enum class FrameType : uint32_t {
+	// requests
+	info = 1,  // no payload
+	bfs = 2,   // ImageRef, source vertex u32, max_depth u32, direction u8 (0 out, 1 in)
+	scc = 3,   // ImageRef
+	reach = 4, // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
+	           // to[count] i64
+	// answers
+	chunk = 100, // the next bytes of the result
+	end = 101,   // the result is complete
+	error = 102, // ErrorKind u8, message, hint
+};
+
+constexpr size_t kHeaderBytes = 8;
+constexpr size_t kMaxChunk = size_t(1) << 20;
+// The largest request payload a server reads (a batch of 16M pairs): anything longer is refused
+// before it is read.
+constexpr size_t kMaxRequest = size_t(256) << 20;
+// The largest result a client reassembles (its caller's memory is what bounds it in practice).
+constexpr size_t kMaxResult = size_t(8) << 30;
+
+// A malformed frame or payload, or a broken connection.
+class ProtocolError : public std::runtime_error {
+public:
+	using std::runtime_error::runtime_error;
+};
+
+// The image a request names is not in the cache (evicted, or its graph dropped or rebuilt since the
+// backend mapped it): the backend answers the request itself. Its error frame carries kImageMissing
+// in place of an ErrorKind.
+class ImageMissing : public Error {
+public:
+	explicit ImageMissing(const std::string &message) : Error(ErrorKind::invalid_input, message) {
+	}
+};
+constexpr uint8_t kImageMissing = 200;
+
+// Appends little-endian values to a byte buffer.
+class Writer {
+public:
+	void u8(uint8_t v);
+	void u32(uint32_t v);
+	void u64(uint64_t v);
+	void i64(int64_t v);
+	void str(const std::string &s); // u32 length + bytes
+	void bytes(const void *p, size_t n);
+	std::vector<uint8_t> &
+	buffer() noexcept {
+		return buf_;
+	}
+
+private:
+	std::vector<uint8_t> buf_;
+};
+
+// Reads what Writer wrote, every read bounds-checked: a short or long payload is a ProtocolError.
+class Reader {
+public:
+	Reader(const uint8_t *p, size_t n) : p_(p), n_(n) {
+	}
+	uint8_t u8();
+	uint32_t u32();
+	uint64_t u64();
+	int64_t i64();
+	std::string str(size_t max_length = 4096);
+	// n bytes, returned in place.
+	const uint8_t *bytes(size_t n);
+	size_t
+	left() const noexcept {
+		return n_ - at_;
+	}
+	// Throws unless every byte was read.
+	void finish() const;
+
+private:
+	const uint8_t *p_;
+	size_t n_;
+	size_t at_ = 0;
+};
+
+// Names an image of the shared cache: its file name (no directory) and its build's uuid.
+struct ImageRef {
+	std::string file;
+	std::string build_uuid;
+};
+void put_image(Writer &w, const ImageRef &image);
+ImageRef get_image(Reader &r);
+// Whether a file name is one the image cache makes: <database>_<graph>_<build>_<uuid>.img, digits
+// and the uuid only (so no '/', no "..", nothing outside the cache directory), uuid its build's.
+bool valid_image_name(const std::string &file, const std::string &build_uuid);
+
+struct BfsRequest {
+	ImageRef image;
+	vid_t source = 0;
+	uint32_t max_depth = UINT32_MAX;
+	bool reverse = false; // follow in-edges
+};
+struct SccRequest {
+	ImageRef image;
+};
+struct ReachRequest {
+	ImageRef image;
+	uint8_t mode = 2; // grail::DeviceMode: 0 cpu, 1 gpu, 2 automatic
+	uint64_t min_edges = 0;
+	uint64_t min_searches = 0;
+	std::vector<int64_t> from, to;
+};
+
+std::vector<uint8_t> encode(const BfsRequest &r);
+std::vector<uint8_t> encode(const SccRequest &r);
+std::vector<uint8_t> encode(const ReachRequest &r);
+BfsRequest decode_bfs(const uint8_t *p, size_t n);
+SccRequest decode_scc(const uint8_t *p, size_t n);
+ReachRequest decode_reach(const uint8_t *p, size_t n);
+
+// Results, as the bytes that the chunks carry.
+struct BfsRows {
+	std::vector<vid_t> vertex, parent;
+	std::vector<uint32_t> depth;
+};
+std::vector<uint8_t> encode_bfs_rows(const vid_t *vertex, const uint32_t *depth, const vid_t *parent, size_t count);
+BfsRows decode_bfs_rows(const std::vector<uint8_t> &bytes);
+std::vector<uint8_t> encode_components(const uint32_t *of_vertex, size_t vertices, const vid_t *smallest,
+                                       size_t components);
+struct ComponentRows {
+	std::vector<uint32_t> of_vertex;
+	std::vector<vid_t> smallest_vertex;
+};
+ComponentRows decode_components(const std::vector<uint8_t> &bytes);
+std::vector<uint8_t> encode_bits(const bool *answers, size_t count);
+void decode_bits(const std::vector<uint8_t> &bytes, bool *answers, size_t count);
+
+struct ImageInfo {
+	std::string file;
+	std::string build_uuid;
+	uint64_t host_bytes = 0;   // the mapped image
+	uint64_t device_bytes = 0; // its device copies (the stand-in: its host-side copies)
+	uint64_t last_use = 0;     // seconds since the epoch
+	uint64_t requests = 0;
+};
+struct ServiceInfo {
+	std::string executor; // "gpu" or "cpu stand-in"
+	std::string device;   // the device's description
+	uint64_t device_memory = 0;
+	uint64_t memory_limit = 0;
+	uint64_t requests = 0;
+	std::vector<ImageInfo> images;
+};
+std::vector<uint8_t> encode_info(const ServiceInfo &info);
+ServiceInfo decode_info(const std::vector<uint8_t> &bytes);
+
+// An error frame's payload.
+std::vector<uint8_t> encode_error(ErrorKind kind, const std::string &message, const std::string &hint);
+std::vector<uint8_t> encode_image_missing(const std::string &message);
+// The error of an error frame's payload, thrown (ImageMissing for kImageMissing).
+[[noreturn]] void throw_error(const uint8_t *p, size_t n);
+Error decode_error(const uint8_t *p, size_t n);
+
+// Socket I/O. A wait function is called when the socket would block (for_write: waiting to write),
+// and may throw (a cancel): the client's is the backend's latch wait; null blocks in poll().
+using WaitFn = std::function<void(int fd, bool for_write)>;
+
+// Writes a frame (header and payload); a ProtocolError when the peer is gone.
+void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait);
+// Sends bytes as chunk frames of at most kMaxChunk, then an end frame.
+void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
+// Reads one frame, refusing a payload longer than max_payload; false at a clean end of stream
+// before a header.
+bool recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_payload, const WaitFn &wait);
+
+} // namespace grail::service

@@ -1,0 +1,245 @@
+#include "bfs.hpp"
+#include "device.hpp"
+#include "device_policy.hpp"
+#include "error.hpp"
+
+#include "gpu_service/client.hpp"
+#include "gpu_service/protocol.hpp"
+
+#include <cstring>
+
+#include "service/gpu_client.hpp"
+#include "service/image_cache.hpp"
+#include "store/gpu_service_state.hpp"
+#include "boundary/gpu_choice.hpp"
+#include "boundary/guard.hpp"
+#include "boundary/settings.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
+#include "utils/wait_event.h"
+}
+
+namespace grail::pg {
+
+namespace svc = grail::service;
+
+namespace {
+
+// Waits for the socket on this backend's latch, so that a cancel, a termination or the
+// postmaster's death ends the wait (and, by the exception, the connection: the request is
+// cancelled in the service).
+void
+wait_on_latch(int fd, bool for_write) {
+	guard([&] {
+		int events = WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (for_write ? WL_SOCKET_WRITEABLE : WL_SOCKET_READABLE);
+		(void)WaitLatchOrSocket(MyLatch, events, fd, -1L, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	});
+}
+
+const grail::GpuProbe &
+service_probe() {
+	static const grail::GpuProbe probe{true, "the pg_grail GPU service"};
+	return probe;
+}
+
+// The image the service would map for this graph, or none.
+std::optional<svc::ImageRef>
+image_of(const LoadedGraph &graph) {
+	std::string name = shared_image_name(graph.image_file.get());
+	if (name.empty() || !svc::valid_image_name(name, graph.build_uuid))
+		return std::nullopt;
+	return svc::ImageRef{name, graph.build_uuid};
+}
+
+// Whether the service runs or is being started (again).
+bool
+service_expected() {
+	GpuServiceState state = gpu_service_status().state;
+	return state == GpuServiceState::running || state == GpuServiceState::starting ||
+	       state == GpuServiceState::restarting;
+}
+
+// Waits, on the latch (a cancel ends it), up to a few seconds for a service being started again to
+// listen; false if it does not.
+bool
+wait_until_running() {
+	for (int i = 0; i < 1000 && !gpu_service_running(); i++) {
+		if (!service_expected())
+			return false;
+		guard([] {
+			(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L, PG_WAIT_EXTENSION);
+			ResetLatch(MyLatch);
+			CHECK_FOR_INTERRUPTS();
+		});
+	}
+	return gpu_service_running();
+}
+
+bool
+usable_for(const LoadedGraph &graph) {
+	return settings.device != DEVICE_CPU && service_expected() && image_of(graph).has_value();
+}
+
+// One request to the service; its failures as the policy wants them: under gpu an error, under
+// auto an Error(limit_exceeded) the caller falls back from. A cancel passes through unchanged.
+std::vector<uint8_t>
+request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *what) {
+	std::string why = "the GPU service is not running: it was not started again in time";
+	try {
+		// A connection refused was never a request: tried again while the supervisor notices a
+		// server that died and starts another (a few seconds at most).
+		for (int attempt = 0; wait_until_running(); attempt++) {
+			try {
+				return svc::call(kGpuServiceSocket, type, payload, wait_on_latch);
+			} catch (const svc::Unavailable &e) {
+				if (attempt >= 200)
+					throw;
+			}
+			guard([] {
+				(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 20L, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				CHECK_FOR_INTERRUPTS();
+			});
+		}
+	} catch (const svc::ProtocolError &e) {
+		why = std::string("the GPU service failed: ") + e.what();
+	} catch (const svc::ImageMissing &) {
+		throw; // the caller answers itself
+	} catch (const grail::Error &e) {
+		if (e.kind() == grail::ErrorKind::cancelled)
+			throw;
+		why = std::string("the GPU service failed: ") + e.what();
+	}
+	if (settings.device == DEVICE_GPU)
+		raise(ERRCODE_SYSTEM_ERROR, format("pg_grail: %s could not run on the GPU: %s", what, why.c_str()),
+		      "Run it again: the service is restarted by its supervisor (grail.device_info() shows it). With "
+		      "grail.device = auto, such a failure falls back to the CPU.");
+	throw grail::Error(grail::ErrorKind::limit_exceeded, why);
+}
+
+} // namespace
+
+grail::DevicePolicy::Probe
+gpu_probe_for(const LoadedGraph &graph) {
+	return usable_for(graph) ? service_probe : grail::process_gpu;
+}
+
+std::optional<grail::BfsResult>
+service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_t max_depth, const char *what) {
+	std::optional<svc::ImageRef> image = image_of(graph);
+	if (!image || !service_expected())
+		return std::nullopt;
+	svc::BfsRequest q{*image, source, max_depth, reverse};
+	std::vector<uint8_t> bytes;
+	try {
+		bytes = request(svc::FrameType::bfs, svc::encode(q), what);
+	} catch (const svc::ImageMissing &) {
+		return std::nullopt; // its file left the cache since this backend mapped it
+	}
+	svc::BfsRows rows;
+	try {
+		rows = svc::decode_bfs_rows(bytes);
+	} catch (const svc::ProtocolError &e) {
+		throw grail::Error(grail::ErrorKind::internal,
+		                   std::string("the GPU service's answer is malformed: ") + e.what());
+	}
+	size_t n = graph.index.graph().vertex_count();
+	for (size_t i = 0; i < rows.vertex.size(); i++)
+		if (rows.vertex[i] >= n || (rows.parent[i] >= n && rows.parent[i] != grail::kNoVertex))
+			throw grail::Error(grail::ErrorKind::internal, "the GPU service answered a vertex the graph lacks");
+	grail::BfsResult result;
+	result.vertex = std::move(rows.vertex);
+	result.depth = std::move(rows.depth);
+	result.parent = std::move(rows.parent);
+	return result;
+}
+
+bool
+service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
+                       bool *answers) {
+	grail::DevicePolicy policy = device_policy();
+	// Only the build's own reachability (no overlay of pending changes), and under auto only a batch
+	// large enough that the GPU could take its searches.
+	if (&reach != &graph.reach || policy.mode == grail::DeviceMode::cpu || count == 0 || !usable_for(graph) ||
+	    (policy.mode == grail::DeviceMode::automatic && count < policy.min_searches))
+		return false;
+	svc::ReachRequest q;
+	q.image = *image_of(graph);
+	q.mode = policy.mode == grail::DeviceMode::gpu ? 1 : 2;
+	q.min_edges = policy.min_edges;
+	q.min_searches = policy.min_searches;
+	q.from.assign(a, a + count);
+	q.to.assign(b, b + count);
+	try {
+		std::vector<uint8_t> bytes;
+		try {
+			bytes = request(svc::FrameType::reach, svc::encode(q), "reachable()");
+		} catch (const svc::ImageMissing &) {
+			return false; // its file left the cache since this backend mapped it: answered here
+		}
+		try {
+			svc::decode_bits(bytes, answers, count);
+		} catch (const svc::ProtocolError &e) {
+			throw grail::Error(grail::ErrorKind::internal,
+			                   std::string("the GPU service's answer is malformed: ") + e.what());
+		}
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		notice_cpu_fallback("the reachability searches", e.what());
+		grail::DevicePolicy cpu;
+		cpu.mode = grail::DeviceMode::cpu;
+		graph.reach.reachable_many(a, b, count, answers, cpu, notice_cpu_fallback);
+	}
+	return true;
+}
+
+size_t
+answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count, bool *answers) {
+	if (service_reachable_many(graph, reach, a, b, count, answers))
+		return count;
+	return reach.reachable_many(a, b, count, answers, device_policy(), notice_cpu_fallback);
+}
+
+std::optional<ServiceReport>
+service_report() {
+	if (!gpu_service_running())
+		return std::nullopt;
+	svc::ServiceInfo info;
+	try {
+		info = svc::decode_info(svc::call(kGpuServiceSocket, svc::FrameType::info, {}, wait_on_latch));
+	} catch (const svc::ProtocolError &) {
+		return std::nullopt;
+	} catch (const grail::Error &e) {
+		if (e.kind() == grail::ErrorKind::cancelled)
+			throw;
+		return std::nullopt;
+	}
+	ServiceReport report{info.executor, info.device, info.memory_limit, info.requests, {}};
+	for (const svc::ImageInfo &i : info.images)
+		report.images.push_back({i.file, i.build_uuid, i.host_bytes, i.device_bytes, int64_t(i.last_use), i.requests});
+	return report;
+}
+
+std::string
+service_summary() {
+	GpuServiceStatus s = gpu_service_status();
+	if (!s.preloaded)
+		return "GPU service: not running: pg_grail is not in shared_preload_libraries";
+	std::string text = std::string("GPU service: ") + gpu_service_state_name(s.state);
+	if (s.state == GpuServiceState::running || s.state == GpuServiceState::starting)
+		text += " (server pid " + std::to_string(s.server_pid) + ", executor " + s.executor + ", restarts " +
+		        std::to_string(s.restarts) + ")";
+	else if (s.state == GpuServiceState::restarting)
+		text += " (restarts " + std::to_string(s.restarts) + ")";
+	if (!s.message.empty() && s.state != GpuServiceState::running)
+		text += ": " + s.message;
+	return text;
+}
+
+} // namespace grail::pg

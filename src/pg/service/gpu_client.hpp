@@ -1,0 +1,67 @@
+// A backend's use of the GPU service (docs/architecture.md, The GPU service): where the device
+// policy picks the GPU for a graph whose image is in the shared cache and the service runs, the
+// work goes to the service instead of a CUDA context in this backend. A private copy of an image
+// (not in the shared cache) and a live graph's snapshot rebuild keep the per-backend GPU path.
+//
+// When the service fails in the middle of a request (it crashed, was killed, or answered an
+// error): under grail.device = auto a NOTICE and the CPU's answer; under gpu an error saying why.
+// A cancel closes the connection, which cancels the request in the service.
+#pragma once
+
+#include "bfs.hpp"
+#include "device_policy.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "service/open_graph.hpp"
+
+namespace grail::pg {
+
+// The probe the device policy asks for this graph: the service's (usable while it runs) when the
+// graph's image can go to it, else this backend's GPU.
+grail::DevicePolicy::Probe gpu_probe_for(const LoadedGraph &graph);
+
+// The rows of bfs over the graph's edges (reverse: against edge direction) from the service, or
+// none where the graph cannot go to it (the caller then runs its own GPU path). what names the
+// SQL function for messages. Under auto, a failure of the service is an Error(limit_exceeded)
+// that the policy falls back from with a NOTICE; under gpu, an error.
+std::optional<grail::BfsResult> service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source,
+                                            uint32_t max_depth, const char *what);
+
+// Answers a reachability batch of the build's Reach through the service; false where it cannot
+// go there (a live graph's overlay, a private image, the service not running, the policy's CPU),
+// and the caller answers it as before. Under auto, a failure of the service is a NOTICE and the
+// CPU's answers.
+bool service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int64_t *a, const int64_t *b,
+                            size_t count, bool *answers);
+
+// reach.reachable_many(a, b, count, answers) under the settings' device policy, through the service
+// where service_reachable_many() takes the batch, else in this backend. Returns the pairs that
+// needed a search (the service's batches: count).
+size_t answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
+                    bool *answers);
+
+// The service's resident images (its info request), or none when it does not run or fails.
+struct ServiceImage {
+	std::string file;
+	std::string build_uuid;
+	uint64_t host_bytes;
+	uint64_t device_bytes;
+	int64_t last_use; // seconds since the epoch
+	uint64_t requests;
+};
+struct ServiceReport {
+	std::string executor;
+	std::string device;
+	uint64_t memory_limit = 0;
+	uint64_t requests = 0;
+	std::vector<ServiceImage> images;
+};
+std::optional<ServiceReport> service_report();
+
+// One line on the service for grail.device_info(): running (pid, executor, restarts) or why not.
+std::string service_summary();
+
+} // namespace grail::pg
