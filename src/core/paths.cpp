@@ -63,39 +63,146 @@ chain(const PathFinder::Scratch &scratch, vid_t last, vid_t target) {
 
 } // namespace
 
-PathFinder::PathFinder(const Index &index) : index_(index), query_(index) {
+void
+PathFinder::Depths::start(size_t count) {
+	if (!epoch_) {
+		epoch_.reset(new uint32_t[std::max<size_t>(count, 1)]());
+		depth_.reset(new uint32_t[std::max<size_t>(count, 1)]);
+		current_ = 0;
+	}
+	if (++current_ == 0) {
+		std::fill(epoch_.get(), epoch_.get() + count, 0);
+		current_ = 1;
+	}
+}
+
+PathFinder::PathFinder(const Index &index, std::function<const Csr &()> in_edges)
+    : index_(index), query_(index), in_edges_(std::move(in_edges)) {
+}
+
+const Csr &
+PathFinder::in_edges() {
+	if (in_edges_)
+		return in_edges_();
+	if (!own_in_edges_)
+		own_in_edges_ = std::make_unique<const Csr>(index_.graph().out.reversed());
+	return *own_in_edges_;
 }
 
 std::vector<vid_t>
 PathFinder::shortest_path(vid_t a, vid_t b) {
-	const Csr &graph = index_.graph().out;
-	check_vertex(graph, a);
-	check_vertex(graph, b);
+	const Csr &out = index_.graph().out;
+	check_vertex(out, a);
+	check_vertex(out, b);
 	if (a == b)
 		return {a};
 	const Array<uint32_t> &component = index_.components().of_vertex;
-	const uint32_t cb = component[b];
-	if (!query_.reachable_components(component[a], cb))
+	const uint32_t ca = component[a], cb = component[b];
+	if (!query_.reachable_components(ca, cb))
 		return {};
-	// Only vertices whose component may reach b's are expanded: components are numbered
-	// topologically, and the labels' necessary conditions rule out most of the others.
+	const Csr &in = in_edges();
+	const size_t n = out.vertex_count();
+
+	// What each side expands: components are numbered topologically (an edge never goes to a
+	// smaller number), and the labels' necessary conditions rule out most of the rest.
 	const BloomLabels &bloom = index_.bloom();
 	const GrailLabels &labels = index_.labels();
-	const BloomRecord &bt = bloom.record(cb);
-	const uint32_t *rt = labels.record(cb);
 	const unsigned d = labels.label_count();
-	auto keep = [&](vid_t w) {
+	const BloomRecord &ba = bloom.record(ca), &bb = bloom.record(cb);
+	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
+	auto reaches_b = [&](vid_t w) {
 		uint32_t c = component[w];
 		if (c == cb)
 			return true;
 		if (c > cb)
 			return false;
-		return pruning::step(bloom.record(c), labels.record(c), bt, rt, d) != pruning::Step::prune;
+		return pruning::step(bloom.record(c), labels.record(c), bb, rb, d) != pruning::Step::prune;
 	};
-	vid_t last = search(graph, a, b, scratch_, keep);
-	if (last == kNoVertex)
-		throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
-	return chain(scratch_, last, b);
+	auto reached_from_a = [&](vid_t w) {
+		uint32_t c = component[w];
+		if (c == ca)
+			return true;
+		if (c < ca)
+			return false;
+		return pruning::step(ba, ra, bloom.record(c), labels.record(c), d) != pruning::Step::prune;
+	};
+
+	Depths &fd = balls_.forward_depth, &bd = balls_.backward_depth;
+	std::vector<vid_t> &forward = balls_.forward, &backward = balls_.backward, &next = balls_.next;
+	fd.start(n);
+	bd.start(n);
+	fd.mark(a, 0);
+	bd.mark(b, 0);
+	forward.assign(1, a);
+	backward.assign(1, b);
+	uint32_t df = 0, db = 0; // the depth of each side's frontier: each ball is complete to it
+	size_t steps = 0;
+	// One level of one side: its frontier's neighbours over `edges`, marked in `mine` at `depth`;
+	// true when one is in the other ball. The new frontier holds those that side expands, and the
+	// meeting vertices (which it would expand: they reach b, or a reaches them).
+	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, Depths &mine, const Depths &theirs,
+	                  uint32_t depth, auto &&keep) {
+		bool met = false;
+		next.clear();
+		for (vid_t u : frontier)
+			for (const vid_t *w = edges.begin(u); w != edges.end(u); w++) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				if (!mine.mark(*w, depth))
+					continue;
+				if (theirs.marked(*w)) {
+					met = true;
+					next.push_back(*w);
+				} else if (keep(*w)) {
+					next.push_back(*w);
+				}
+			}
+		std::sort(next.begin(), next.end());
+		frontier.swap(next);
+		return met;
+	};
+	for (;;) {
+		if (forward.empty() || backward.empty())
+			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
+		if (forward.size() <= backward.size()) {
+			if (expand(out, forward, fd, bd, ++df, reaches_b))
+				break;
+		} else if (expand(in, backward, bd, fd, ++db, reached_from_a)) {
+			break;
+		}
+	}
+	// No meeting before this level, one at it: the distance is df + db, and the vertices of S at the
+	// forward depth df are the forward frontier's at backward depth db.
+	const uint32_t distance = df + db;
+	std::vector<vid_t> &level = forward;
+	level.erase(std::remove_if(level.begin(), level.end(),
+	                           [&](vid_t u) { return !bd.marked(u) || bd.depth(u) != distance - df; }),
+	            level.end());
+	// The rest of S, depth by depth, over the backward ball.
+	for (uint32_t k = df; k < distance; k++) {
+		next.clear();
+		for (vid_t u : level)
+			for (const vid_t *w = out.begin(u); w != out.end(u); w++) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				if (bd.marked(*w) && bd.depth(*w) == distance - k - 1 && fd.mark(*w, k + 1))
+					next.push_back(*w);
+			}
+		level.swap(next);
+	}
+	// Backwards from b: each vertex's smallest in-neighbour at the depth above (in-edges ascend).
+	std::vector<vid_t> path(distance + 1);
+	path[distance] = b;
+	for (uint32_t k = distance; k > 0; k--) {
+		vid_t v = path[k];
+		const vid_t *u = in.begin(v);
+		while (u != in.end(v) && !(fd.marked(*u) && fd.depth(*u) == k - 1))
+			u++;
+		if (u == in.end(v))
+			throw Error(ErrorKind::internal, "a vertex on a shortest path has no predecessor on one");
+		path[k - 1] = *u;
+	}
+	return path;
 }
 
 std::vector<vid_t>

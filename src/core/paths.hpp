@@ -1,17 +1,25 @@
 // Shortest paths and shortest directed cycles, with bfs()'s tie rule (bfs.hpp), so that a path is
 // the parent chain bfs(source) reports for its target.
 //
-// A path is found by a forward breadth-first search from the source that stops as soon as the
-// target is discovered; before it, the index decides reachability (an unreachable pair costs no
-// search), and during it a vertex whose component the labels prove cannot reach the target's
-// (pruning.hpp) is never expanded. No bidirectional search: it needs the reverse CSR, which a build
-// does not keep, and, to keep the parent rule, a second pass from the forward ball's last level
-// over the backward ball (whose vertices include every candidate parent). Pruning changes no
-// answer: every vertex on a shortest path to a vertex that reaches the target reaches it too, so
-// the kept vertices have their bfs() depths, and the smallest predecessor of a kept vertex at the
-// level above is kept.
+// A path: before any search, the index decides reachability (an unreachable pair costs no search).
+// Then a bidirectional breadth-first search: a forward ball from the source over the out-edges and
+// a backward ball from the target over the in-edges, a whole level at a time, the smaller frontier
+// first, until a level of one meets the other ball. The labels prune both: the forward side never
+// expands a vertex whose component cannot reach the target's, the backward side one whose
+// component the source's cannot reach (pruning.hpp). Pruning changes no depth that matters: every
+// vertex on a shortest path to a vertex that reaches the target reaches it too.
 //
-// A cycle through v is found by the same search from v restricted to v's strongly connected
+// The meeting gives the distance D and the forward depth J that is complete. The tie rule needs
+// the source's depth of every vertex on a shortest path (the set S: d(a, u) + d(u, b) = D): those
+// at depth J or less are the forward ball's; the others are found by a second pass from the
+// forward ball's level J over the backward ball (u at depth k in S, w an out-neighbour with
+// d(w, b) = D - k - 1: w is in S at depth k + 1, and every such w is found so). The path is then
+// read backwards from the target: a vertex's predecessor is its smallest in-neighbour at the
+// source's depth one less, which is its bfs() parent (bfs() scans a level in ascending order, so a
+// vertex's first discoverer is the smallest one at the level above with an edge to it), and is in
+// S. So the answer is exactly that of a forward breadth-first search, for a fraction of its work.
+//
+// A cycle through v is found by a forward search from v restricted to v's strongly connected
 // component (no cycle through v leaves it): the first edge u->v met in bfs() order closes it, u
 // being the smallest vertex at the least depth with an edge to v. Self-loops are not in the index's
 // graph (graph.hpp), so a cycle has two edges or more.
@@ -19,16 +27,20 @@
 #include "cpp_only.hpp"
 #include "index.hpp"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 namespace grail {
 
 // Answers paths and cycles over one index; holds the scratch space of its searches (one per
-// thread), made by the first search that needs it.
+// thread), made by the first search that needs it, so that one kept with its build makes later
+// searches allocate nothing.
 class PathFinder {
 public:
-	explicit PathFinder(const Index &index);
+	// in_edges: the index's graph reversed (Csr::reversed()), asked for by the first path that
+	// needs a search, for a caller that keeps one already; without it, the finder makes its own.
+	explicit PathFinder(const Index &index, std::function<const Csr &()> in_edges = {});
 
 	// A shortest path from vertex a to vertex b (dense indexes of the index's graph): a first, b
 	// last, each vertex's predecessor the bfs() parent; {a} when a == b; empty when a does not reach
@@ -46,11 +58,49 @@ public:
 		std::unique_ptr<vid_t[]> parent;
 		std::vector<vid_t> level, next;
 	};
+	// A search side's depths: a vertex is marked when its depth was set in the current search.
+	class Depths {
+	public:
+		// A new search over count vertices (the same count every time): none marked.
+		void start(size_t count);
+		bool
+		marked(vid_t v) const noexcept {
+			return epoch_[v] == current_;
+		}
+		// Sets v's depth; false (and no change) when v was marked already.
+		bool
+		mark(vid_t v, uint32_t depth) noexcept {
+			if (epoch_[v] == current_)
+				return false;
+			epoch_[v] = current_;
+			depth_[v] = depth;
+			return true;
+		}
+		// v's depth, v marked.
+		uint32_t
+		depth(vid_t v) const noexcept {
+			return depth_[v];
+		}
+
+	private:
+		std::unique_ptr<uint32_t[]> epoch_, depth_;
+		uint32_t current_ = 0;
+	};
+	// The bidirectional search's: each side's depths, its frontier.
+	struct Balls {
+		Depths forward_depth, backward_depth;
+		std::vector<vid_t> forward, backward, next;
+	};
 
 private:
+	const Csr &in_edges();
+
 	const Index &index_;
 	ReachabilityQuery query_;
+	std::function<const Csr &()> in_edges_;
+	std::unique_ptr<const Csr> own_in_edges_;
 	Scratch scratch_;
+	Balls balls_;
 };
 
 // The same without labels over a bare CSR (no pruning, no component restriction): the reference
