@@ -6,34 +6,11 @@
 
 using namespace grail;
 
-TEST(Bfs, RandomGraphsMatchOracle) {
-	for (uint64_t seed = 0; seed < 500; seed++) {
-		grail_test::TestGraph t = grail_test::random_graph(seed);
-		grail_test::Oracle oracle(t.edges);
-		Graph g = Graph::from_edges(t.edges);
-		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
-			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
-				BfsResult r = bfs(g.out, s, max_depth);
-				auto expected = oracle.bfs(g.ids[s], max_depth);
-				ASSERT_EQ(r.vertex.size(), expected.size()) << "seed " << seed << " source " << s;
-				ASSERT_EQ(r.depth.size(), expected.size());
-				ASSERT_EQ(r.parent.size(), expected.size());
-				for (size_t k = 0; k < expected.size(); k++) {
-					EXPECT_EQ(g.ids[r.vertex[k]], expected[k].vertex);
-					EXPECT_EQ(r.depth[k], expected[k].depth);
-					if (k == 0)
-						EXPECT_EQ(r.parent[k], kNoVertex);
-					else
-						EXPECT_EQ(g.ids[r.parent[k]], expected[k].parent);
-				}
-			}
-		}
-	}
-}
-
-// Against edge direction (the reversed CSR) and ignoring it (the CSR and its reverse together):
-// the oracle's BFS over the edge rows swapped, and over the rows in both directions.
-TEST(Bfs, ReversedAndBothMatchOracle) {
+// Along edge direction (the CSR), against it (the reversed CSR) and ignoring it (the CSR and its
+// reverse together): the oracle's BFS over the edge rows, the rows swapped, and the rows in both
+// directions; every row's vertex, depth and parent, in order.
+TEST(Bfs, RandomGraphsMatchOracleInEveryDirection) {
+	enum class Direction { out, in, both };
 	for (uint64_t seed = 0; seed < 500; seed++) {
 		grail_test::TestGraph t = grail_test::random_graph(seed);
 		EdgeList swapped, both;
@@ -42,16 +19,21 @@ TEST(Bfs, ReversedAndBothMatchOracle) {
 			both.append(t.edges.source[e], t.edges.target[e]);
 			both.append(t.edges.target[e], t.edges.source[e]);
 		}
-		grail_test::Oracle in_oracle(swapped), both_oracle(both);
+		grail_test::Oracle out_oracle(t.edges), in_oracle(swapped), both_oracle(both);
 		Graph g = Graph::from_edges(t.edges);
 		Csr in = g.out.reversed();
-		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
-			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
-				for (bool ignore_direction : {false, true}) {
-					BfsResult r = ignore_direction ? bfs(g.out, in, s, max_depth) : bfs(in, s, max_depth);
-					auto expected = (ignore_direction ? both_oracle : in_oracle).bfs(g.ids[s], max_depth);
+		for (Direction direction : {Direction::out, Direction::in, Direction::both}) {
+			const grail_test::Oracle &oracle = direction == Direction::out  ? out_oracle
+			                                   : direction == Direction::in ? in_oracle
+			                                                                : both_oracle;
+			for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
+				for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
+					BfsResult r = direction == Direction::out  ? bfs(g.out, s, max_depth)
+					              : direction == Direction::in ? bfs(in, s, max_depth)
+					                                           : bfs(g.out, in, s, max_depth);
+					auto expected = oracle.bfs(g.ids[s], max_depth);
 					ASSERT_EQ(r.vertex.size(), expected.size())
-					    << "seed " << seed << " source " << s << " both " << ignore_direction;
+					    << "seed " << seed << " source " << s << " direction " << int(direction);
 					ASSERT_EQ(r.depth.size(), expected.size());
 					ASSERT_EQ(r.parent.size(), expected.size());
 					for (size_t k = 0; k < expected.size(); k++) {
