@@ -89,6 +89,100 @@ PathFinder::in_edges() {
 	return *own_in_edges_;
 }
 
+template <class KeepForward, class KeepBackward>
+std::vector<vid_t>
+PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBackward &&keep_backward) {
+	const Csr &out = index_.graph().out;
+	const Csr &in = in_edges();
+	const size_t n = out.vertex_count();
+	Depths &fd = balls_.forward_depth, &bd = balls_.backward_depth;
+	std::vector<vid_t> &forward = balls_.forward, &backward = balls_.backward, &next = balls_.next;
+	fd.start(n);
+	bd.start(n);
+	fd.mark(a, 0);
+	bd.mark(b, 0);
+	forward.assign(1, a);
+	backward.assign(1, b);
+	uint32_t df = 0, db = 0; // the depth of each side's frontier: each ball is complete to it
+	size_t steps = 0;
+	// One level of one side: its frontier's neighbours over `edges`, marked in `mine` at `depth`;
+	// true when one is in the other ball, or is the other side's end (`end`: b for the forward
+	// side, a for the backward one; with a == b, a cycle, the end is v in its other role, which its
+	// mark as this side's start hides, so it is met by its index). The new frontier holds those
+	// that side expands, and the meeting vertices (which it would expand: they reach b, or a
+	// reaches them), the other end left out.
+	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, Depths &mine, const Depths &theirs,
+	                  uint32_t depth, vid_t end, auto &&keep) {
+		bool met = false;
+		next.clear();
+		for (vid_t u : frontier)
+			for (const vid_t *w = edges.begin(u); w != edges.end(u); w++) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				if (*w == end) {
+					met = true;
+					continue;
+				}
+				if (!mine.mark(*w, depth))
+					continue;
+				if (theirs.marked(*w)) {
+					met = true;
+					next.push_back(*w);
+				} else if (keep(*w)) {
+					next.push_back(*w);
+				}
+			}
+		std::sort(next.begin(), next.end());
+		frontier.swap(next);
+		return met;
+	};
+	for (;;) {
+		if (forward.empty() || backward.empty())
+			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
+		if (forward.size() <= backward.size()) {
+			if (expand(out, forward, fd, bd, ++df, b, keep_forward))
+				break;
+		} else if (expand(in, backward, bd, fd, ++db, a, keep_backward)) {
+			break;
+		}
+	}
+	// No meeting before this level, one at it: the distance is df + db, and the vertices of S at the
+	// forward depth df are the forward frontier's at backward depth db (a alone at depth 0).
+	const uint32_t distance = df + db;
+	std::vector<vid_t> &level = forward;
+	if (df == 0)
+		level.assign(1, a);
+	else
+		level.erase(std::remove_if(level.begin(), level.end(),
+		                           [&](vid_t u) { return !bd.marked(u) || bd.depth(u) != distance - df; }),
+		            level.end());
+	// The rest of S, depth by depth, over the backward ball (S at depth `distance` is b alone).
+	for (uint32_t k = df; k + 1 < distance; k++) {
+		next.clear();
+		for (vid_t u : level)
+			for (const vid_t *w = out.begin(u); w != out.end(u); w++) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				if (*w != b && bd.marked(*w) && bd.depth(*w) == distance - k - 1 && fd.mark(*w, k + 1))
+					next.push_back(*w);
+			}
+		level.swap(next);
+	}
+	// Backwards from b: each vertex's smallest in-neighbour at the depth above (in-edges ascend).
+	std::vector<vid_t> path(distance + 1);
+	path[distance] = b;
+	for (uint32_t k = distance; k > 0; k--) {
+		vid_t v = path[k];
+		const vid_t *u = in.begin(v);
+		while (u != in.end(v) && !(fd.marked(*u) && fd.depth(*u) == k - 1))
+			u++;
+		if (u == in.end(v))
+			throw Error(ErrorKind::internal, "a vertex on a shortest path has no predecessor on one");
+		path[k - 1] = *u;
+	}
+	return path;
+}
+
 std::vector<vid_t>
 PathFinder::shortest_path(vid_t a, vid_t b) {
 	const Csr &out = index_.graph().out;
@@ -100,9 +194,6 @@ PathFinder::shortest_path(vid_t a, vid_t b) {
 	const uint32_t ca = component[a], cb = component[b];
 	if (!query_.reachable_components(ca, cb))
 		return {};
-	const Csr &in = in_edges();
-	const size_t n = out.vertex_count();
-
 	// What each side expands: components are numbered topologically (an edge never goes to a
 	// smaller number), and the labels' necessary conditions rule out most of the rest.
 	const BloomLabels &bloom = index_.bloom();
@@ -126,83 +217,7 @@ PathFinder::shortest_path(vid_t a, vid_t b) {
 			return false;
 		return pruning::step(ba, ra, bloom.record(c), labels.record(c), d) != pruning::Step::prune;
 	};
-
-	Depths &fd = balls_.forward_depth, &bd = balls_.backward_depth;
-	std::vector<vid_t> &forward = balls_.forward, &backward = balls_.backward, &next = balls_.next;
-	fd.start(n);
-	bd.start(n);
-	fd.mark(a, 0);
-	bd.mark(b, 0);
-	forward.assign(1, a);
-	backward.assign(1, b);
-	uint32_t df = 0, db = 0; // the depth of each side's frontier: each ball is complete to it
-	size_t steps = 0;
-	// One level of one side: its frontier's neighbours over `edges`, marked in `mine` at `depth`;
-	// true when one is in the other ball. The new frontier holds those that side expands, and the
-	// meeting vertices (which it would expand: they reach b, or a reaches them).
-	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, Depths &mine, const Depths &theirs,
-	                  uint32_t depth, auto &&keep) {
-		bool met = false;
-		next.clear();
-		for (vid_t u : frontier)
-			for (const vid_t *w = edges.begin(u); w != edges.end(u); w++) {
-				if ((++steps & 0xFFFF) == 0)
-					poll_cancel();
-				if (!mine.mark(*w, depth))
-					continue;
-				if (theirs.marked(*w)) {
-					met = true;
-					next.push_back(*w);
-				} else if (keep(*w)) {
-					next.push_back(*w);
-				}
-			}
-		std::sort(next.begin(), next.end());
-		frontier.swap(next);
-		return met;
-	};
-	for (;;) {
-		if (forward.empty() || backward.empty())
-			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
-		if (forward.size() <= backward.size()) {
-			if (expand(out, forward, fd, bd, ++df, reaches_b))
-				break;
-		} else if (expand(in, backward, bd, fd, ++db, reached_from_a)) {
-			break;
-		}
-	}
-	// No meeting before this level, one at it: the distance is df + db, and the vertices of S at the
-	// forward depth df are the forward frontier's at backward depth db.
-	const uint32_t distance = df + db;
-	std::vector<vid_t> &level = forward;
-	level.erase(std::remove_if(level.begin(), level.end(),
-	                           [&](vid_t u) { return !bd.marked(u) || bd.depth(u) != distance - df; }),
-	            level.end());
-	// The rest of S, depth by depth, over the backward ball.
-	for (uint32_t k = df; k < distance; k++) {
-		next.clear();
-		for (vid_t u : level)
-			for (const vid_t *w = out.begin(u); w != out.end(u); w++) {
-				if ((++steps & 0xFFFF) == 0)
-					poll_cancel();
-				if (bd.marked(*w) && bd.depth(*w) == distance - k - 1 && fd.mark(*w, k + 1))
-					next.push_back(*w);
-			}
-		level.swap(next);
-	}
-	// Backwards from b: each vertex's smallest in-neighbour at the depth above (in-edges ascend).
-	std::vector<vid_t> path(distance + 1);
-	path[distance] = b;
-	for (uint32_t k = distance; k > 0; k--) {
-		vid_t v = path[k];
-		const vid_t *u = in.begin(v);
-		while (u != in.end(v) && !(fd.marked(*u) && fd.depth(*u) == k - 1))
-			u++;
-		if (u == in.end(v))
-			throw Error(ErrorKind::internal, "a vertex on a shortest path has no predecessor on one");
-		path[k - 1] = *u;
-	}
-	return path;
+	return bidirectional(a, b, reaches_b, reached_from_a);
 }
 
 std::vector<vid_t>
@@ -212,12 +227,12 @@ PathFinder::shortest_cycle(vid_t v) {
 	const Array<uint32_t> &component = index_.components().of_vertex;
 	const uint32_t cv = component[v];
 	// No successor in its component: alone there, so on no cycle (the graph has no self-loops).
+	// Otherwise its component is strongly connected with two vertices or more: a cycle exists, and
+	// never leaves the component.
 	if (std::none_of(graph.begin(v), graph.end(v), [&](vid_t w) { return component[w] == cv; }))
 		return {};
-	vid_t last = search(graph, v, v, scratch_, [&](vid_t w) { return component[w] == cv; });
-	if (last == kNoVertex)
-		return {};
-	return chain(scratch_, last, v);
+	auto inside = [&](vid_t w) { return component[w] == cv; };
+	return bidirectional(v, v, inside, inside);
 }
 
 std::vector<vid_t>

@@ -19,10 +19,11 @@
 // vertex's first discoverer is the smallest one at the level above with an edge to it), and is in
 // S. So the answer is exactly that of a forward breadth-first search, for a fraction of its work.
 //
-// A cycle through v is found by a forward search from v restricted to v's strongly connected
-// component (no cycle through v leaves it): the first edge u->v met in bfs() order closes it, u
-// being the smallest vertex at the least depth with an edge to v. Self-loops are not in the index's
-// graph (graph.hpp), so a cycle has two edges or more.
+// A cycle through v is the same search from v to v, both sides restricted to v's strongly connected
+// component (no cycle through v leaves it), v being the source on one side and the target on the
+// other: v's predecessor on the cycle is the smallest vertex at the least depth from v with an edge
+// to v, the rest its bfs() parent chain. Self-loops are not in the index's graph (graph.hpp), so a
+// cycle has two edges or more.
 #pragma once
 #include "cpp_only.hpp"
 #include "index.hpp"
@@ -52,7 +53,8 @@ public:
 	// is on no cycle of two or more edges. Polls for cancellation.
 	std::vector<vid_t> shortest_cycle(vid_t v);
 
-	// The searches' scratch: visited marks, parents (read only where marked), the levels.
+	// The plain forward search's scratch (the reference functions below): visited marks, parents
+	// (read only where marked), the levels.
 	struct Scratch {
 		VisitMarks seen;
 		std::unique_ptr<vid_t[]> parent;
@@ -94,12 +96,15 @@ public:
 
 private:
 	const Csr &in_edges();
+	// The bidirectional search from a to b (a == b: a cycle through it), each side expanding the
+	// vertices its rule keeps; a shortest path, by the tie rule.
+	template <class KeepForward, class KeepBackward>
+	std::vector<vid_t> bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBackward &&keep_backward);
 
 	const Index &index_;
 	ReachabilityQuery query_;
 	std::function<const Csr &()> in_edges_;
 	std::unique_ptr<const Csr> own_in_edges_;
-	Scratch scratch_;
 	Balls balls_;
 };
 

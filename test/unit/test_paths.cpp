@@ -190,7 +190,7 @@ TEST(Paths, LayeredGraphsManyTies) {
 			for (size_t k = 0; k < width * 3; k++)
 				edges.append(int64_t(l * width + rng() % width) * 7 - 1000,
 				             int64_t((l + 1) * width + rng() % width) * 7 - 1000);
-		for (size_t k = 0; k < (seed % 3) * width; k++) // back edges and shortcuts
+		for (size_t k = 0; k < (seed % 4) * width; k++) // back edges and shortcuts
 			edges.append(int64_t(rng() % n) * 7 - 1000, int64_t(rng() % n) * 7 - 1000);
 		Index index = Index::build(edges, BuildOptions{});
 		const Graph &g = index.graph();
@@ -205,6 +205,9 @@ TEST(Paths, LayeredGraphsManyTies) {
 			if (!expected.empty()) {
 				ASSERT_EQ(expected, parent_chain(bfs(g.out, a), b));
 			}
+			std::vector<vid_t> cycle = shortest_cycle(g.out, a);
+			ASSERT_EQ(kept.shortest_cycle(a), cycle) << "seed " << seed << " cycle through " << a;
+			ASSERT_EQ(own.shortest_cycle(a), cycle) << "seed " << seed << " cycle through " << a;
 		}
 	}
 }
