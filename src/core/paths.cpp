@@ -110,11 +110,14 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 	// side, a for the backward one; with a == b, a cycle, the end is v in its other role, which its
 	// mark as this side's start hides, so it is met by its index). The new frontier holds those
 	// that side expands, and the meeting vertices (which it would expand: they reach b, or a
-	// reaches them), the other end left out.
-	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, Depths &mine, const Depths &theirs,
+	// reaches them), the other end left out, in no particular order (the tie rule is applied at the
+	// end, from the depths alone); `work` becomes the edges its expansion will scan.
+	size_t forward_work = out.end(a) - out.begin(a), backward_work = in.end(b) - in.begin(b);
+	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, size_t &work, Depths &mine, const Depths &theirs,
 	                  uint32_t depth, vid_t end, auto &&keep) {
 		bool met = false;
 		next.clear();
+		work = 0;
 		for (vid_t u : frontier)
 			for (const vid_t *w = edges.begin(u); w != edges.end(u); w++) {
 				if ((++steps & 0xFFFF) == 0)
@@ -125,24 +128,22 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 				}
 				if (!mine.mark(*w, depth))
 					continue;
-				if (theirs.marked(*w)) {
-					met = true;
+				if (theirs.marked(*w) || keep(*w)) {
+					met = met || theirs.marked(*w);
 					next.push_back(*w);
-				} else if (keep(*w)) {
-					next.push_back(*w);
+					work += edges.end(*w) - edges.begin(*w);
 				}
 			}
-		std::sort(next.begin(), next.end());
 		frontier.swap(next);
 		return met;
 	};
 	for (;;) {
 		if (forward.empty() || backward.empty())
 			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
-		if (forward.size() <= backward.size()) {
-			if (expand(out, forward, fd, bd, ++df, b, keep_forward))
+		if (forward_work <= backward_work) {
+			if (expand(out, forward, forward_work, fd, bd, ++df, b, keep_forward))
 				break;
-		} else if (expand(in, backward, bd, fd, ++db, a, keep_backward)) {
+		} else if (expand(in, backward, backward_work, bd, fd, ++db, a, keep_backward)) {
 			break;
 		}
 	}

@@ -3,8 +3,8 @@
 //
 // A path: before any search, the index decides reachability (an unreachable pair costs no search).
 // Then a bidirectional breadth-first search: a forward ball from the source over the out-edges and
-// a backward ball from the target over the in-edges, a whole level at a time, the smaller frontier
-// first, until a level of one meets the other ball. The labels prune both: the forward side never
+// a backward ball from the target over the in-edges, a whole level at a time, the frontier with
+// fewer edges to scan first, until a level of one meets the other ball. The labels prune both: the forward side never
 // expands a vertex whose component cannot reach the target's, the backward side one whose
 // component the source's cannot reach (pruning.hpp). Pruning changes no depth that matters: every
 // vertex on a shortest path to a vertex that reaches the target reaches it too.
