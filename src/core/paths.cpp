@@ -64,15 +64,14 @@ chain(const PathFinder::Scratch &scratch, vid_t last, vid_t target) {
 } // namespace
 
 void
-PathFinder::Depths::start(size_t count) {
-	if (!epoch_) {
-		epoch_.reset(new uint32_t[std::max<size_t>(count, 1)]());
-		depth_.reset(new uint32_t[std::max<size_t>(count, 1)]);
-		current_ = 0;
+PathFinder::Balls::start(size_t count) {
+	if (!slots) {
+		slots.reset(new DepthSlot[std::max<size_t>(count, 1)]());
+		epoch = 0;
 	}
-	if (++current_ == 0) {
-		std::fill(epoch_.get(), epoch_.get() + count, 0);
-		current_ = 1;
+	if (++epoch == 0) {
+		std::fill(slots.get(), slots.get() + count, DepthSlot{});
+		epoch = 1;
 	}
 }
 
@@ -95,10 +94,9 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 	const Csr &out = index_.graph().out;
 	const Csr &in = in_edges();
 	const size_t n = out.vertex_count();
-	Depths &fd = balls_.forward_depth, &bd = balls_.backward_depth;
+	balls_.start(n);
+	Depths fd(balls_.slots.get(), 0, balls_.epoch), bd(balls_.slots.get(), 1, balls_.epoch);
 	std::vector<vid_t> &forward = balls_.forward, &backward = balls_.backward, &next = balls_.next;
-	fd.start(n);
-	bd.start(n);
 	fd.mark(a, 0);
 	bd.mark(b, 0);
 	forward.assign(1, a);
@@ -110,8 +108,9 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 	// side, a for the backward one; with a == b, a cycle, the end is v in its other role, which its
 	// mark as this side's start hides, so it is met by its index). The new frontier holds those
 	// that side expands, and the meeting vertices (which it would expand: they reach b, or a
-	// reaches them), the other end left out, in no particular order (the tie rule is applied at the
-	// end, from the depths alone); `work` becomes the edges its expansion will scan.
+	// reaches them), the other end left out; sorted, for the locality of the next level's reads
+	// alone (the tie rule is applied at the end, from the depths); `work` becomes the edges its
+	// expansion will scan.
 	size_t forward_work = out.end(a) - out.begin(a), backward_work = in.end(b) - in.begin(b);
 	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, size_t &work, Depths &mine, const Depths &theirs,
 	                  uint32_t depth, vid_t end, auto &&keep) {
@@ -134,6 +133,7 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 					work += edges.end(*w) - edges.begin(*w);
 				}
 			}
+		std::sort(next.begin(), next.end());
 		frontier.swap(next);
 		return met;
 	};

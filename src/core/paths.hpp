@@ -60,37 +60,47 @@ public:
 		std::unique_ptr<vid_t[]> parent;
 		std::vector<vid_t> level, next;
 	};
-	// A search side's depths: a vertex is marked when its depth was set in the current search.
+	// A vertex's depths from both sides, side by side (one cache miss reads both): a side's depth
+	// is set in the current search when its epoch is the search's.
+	struct DepthSlot {
+		uint32_t epoch[2], depth[2];
+	};
+	// One side's view of the slots in the current search.
 	class Depths {
 	public:
-		// A new search over count vertices (the same count every time): none marked.
-		void start(size_t count);
+		Depths(DepthSlot *slots, int side, uint32_t epoch) noexcept : slots_(slots), side_(side), epoch_(epoch) {
+		}
 		bool
 		marked(vid_t v) const noexcept {
-			return epoch_[v] == current_;
+			return slots_[v].epoch[side_] == epoch_;
 		}
 		// Sets v's depth; false (and no change) when v was marked already.
 		bool
 		mark(vid_t v, uint32_t depth) noexcept {
-			if (epoch_[v] == current_)
+			DepthSlot &slot = slots_[v];
+			if (slot.epoch[side_] == epoch_)
 				return false;
-			epoch_[v] = current_;
-			depth_[v] = depth;
+			slot.epoch[side_] = epoch_;
+			slot.depth[side_] = depth;
 			return true;
 		}
 		// v's depth, v marked.
 		uint32_t
 		depth(vid_t v) const noexcept {
-			return depth_[v];
+			return slots_[v].depth[side_];
 		}
 
 	private:
-		std::unique_ptr<uint32_t[]> epoch_, depth_;
-		uint32_t current_ = 0;
+		DepthSlot *slots_;
+		int side_;
+		uint32_t epoch_;
 	};
-	// The bidirectional search's: each side's depths, its frontier.
+	// The bidirectional search's: the depth slots and their current epoch, each side's frontier.
 	struct Balls {
-		Depths forward_depth, backward_depth;
+		// A new search over count vertices (the same count every time): nothing marked.
+		void start(size_t count);
+		std::unique_ptr<DepthSlot[]> slots;
+		uint32_t epoch = 0;
 		std::vector<vid_t> forward, backward, next;
 	};
 
