@@ -9,20 +9,12 @@
 #   bench/paths.sh [--vertices N] [--edges M] [--pairs P] [--runs R]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vertices=1000000 edges=2000000 pairs=1000 runs=3
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--vertices) vertices=$2; shift 2 ;;
-	--edges) edges=$2; shift 2 ;;
-	--pairs) pairs=$2; shift 2 ;;
-	--runs) runs=$2; shift 2 ;;
-	*) echo "usage: $0 [--vertices N] [--edges M] [--pairs P] [--runs R]" >&2; exit 2 ;;
-	esac
-done
-eval "$(scripts/cluster.sh start)"
-db=grail_paths_bench
 # shellcheck source=bench/common.sh
 source bench/common.sh
+vertices=1000000 edges=2000000 pairs=1000 runs=3
+parse_args "$0 [--vertices N] [--edges M] [--pairs P] [--runs R]" vertices edges pairs runs -- "$@"
+eval "$(scripts/cluster.sh start)"
+db=grail_paths_bench
 psql -XAtq -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
 P -c "CREATE EXTENSION pg_grail" \
   -c "SELECT setseed(0.42)" \

@@ -13,23 +13,14 @@
 #   bench/traversal.sh [--vertices N] [--degree D] [--sources S] [--runs R] [--seed X]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=bench/common.sh
+source bench/common.sh
 vertices=1000000 degree=5 sources=100 runs=3 seed=42
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--vertices) vertices=$2; shift 2 ;;
-	--degree) degree=$2; shift 2 ;;
-	--sources) sources=$2; shift 2 ;;
-	--runs) runs=$2; shift 2 ;;
-	--seed) seed=$2; shift 2 ;;
-	*) echo "usage: $0 [--vertices N] [--degree D] [--sources S] [--runs R] [--seed X]" >&2; exit 2 ;;
-	esac
-done
+parse_args "$0 [--vertices N] [--degree D] [--sources S] [--runs R] [--seed X]" vertices degree sources runs seed -- "$@"
 cli=${GRAIL_CLI:-build/grail_cli}
 [ -x "$cli" ] || { echo "grail_cli not found at $cli (cmake --build build --target grail_cli)" >&2; exit 2; }
 eval "$(scripts/cluster.sh start)"
 db=grail_traversal_bench
-# shellcheck source=bench/common.sh
-source bench/common.sh
 workdir=${TMPDIR:-/tmp}/grail-bench-traversal
 mkdir -p "$workdir"
 "$cli" generate dag "$vertices" "$degree" "$seed" >"$workdir/edges.txt"

@@ -123,6 +123,10 @@ public:
 		near_first_.assign(n, 0);
 	}
 
+	// Told how many start vertices are done (every cycle whose smallest label is one of them has
+	// been handed over) of how many: as they advance, and every few thousand steps.
+	ChordlessProgress progress;
+
 	// Vertex in the input graph of a search vertex.
 	vid_t
 	original(vid_t v) const noexcept {
@@ -137,12 +141,15 @@ public:
 	run(Sink &sink) {
 		const vid_t n = vid_t(adj_.vertex_count());
 		for (;;) {
-			if ((++steps_ & 0xFFF) == 0)
+			if ((++steps_ & 0xFFF) == 0) {
 				poll_cancel();
+				report();
+			}
 			switch (phase_) {
 			case Phase::next_u: {
 				if (u_ == n) {
 					phase_ = Phase::done;
+					report();
 					return false;
 				}
 				x_ = above_u(u_);
@@ -160,6 +167,7 @@ public:
 				if (x_ == adj_.end(u_)) {
 					count_blocked(u_, -1);
 					u_++;
+					report();
 					phase_ = Phase::next_u;
 					continue;
 				}
@@ -261,6 +269,12 @@ private:
 	vid_t u_ = 0;
 	const vid_t *x_ = nullptr, *y_ = nullptr; // in u's adjacency list
 	uint32_t steps_ = 0;
+
+	void
+	report() const {
+		if (progress)
+			progress(u_, adj_.vertex_count());
+	}
 };
 
 ChordlessCycleEnumerator::ChordlessCycleEnumerator(const Csr &graph, uint32_t min_length, uint32_t max_length) {
@@ -270,6 +284,11 @@ ChordlessCycleEnumerator::ChordlessCycleEnumerator(const Csr &graph, uint32_t mi
 }
 
 ChordlessCycleEnumerator::~ChordlessCycleEnumerator() = default;
+
+void
+ChordlessCycleEnumerator::on_progress(ChordlessProgress progress) {
+	search_->progress = std::move(progress);
+}
 
 bool
 ChordlessCycleEnumerator::next(CycleBatch &batch, size_t max_cycles, size_t max_vertices) {

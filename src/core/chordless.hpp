@@ -7,6 +7,7 @@
 #include "graph.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -52,6 +53,11 @@ struct CycleBatch {
 	}
 };
 
+// Progress of a search: (start vertices done, vertex count). Cycles are searched start vertex by
+// start vertex (in degree-label order); a start vertex is done once every cycle whose smallest
+// label it is has been found. Called from within the search: must not throw.
+using ChordlessProgress = std::function<void(uint64_t done, uint64_t total)>;
+
 // Enumerates every chordless cycle of the undirected simple view of `graph` exactly once, as
 // dense vertex indexes in cycle order starting at the smallest index, then its smaller
 // neighbour on the cycle. Cycles shorter than min_length or longer than max_length are not
@@ -69,6 +75,10 @@ public:
 	// the cycle that brings the batch to max_vertices vertices or more. Returns false (and an
 	// empty batch) once every cycle has been reported.
 	bool next(CycleBatch &batch, size_t max_cycles, size_t max_vertices = std::numeric_limits<size_t>::max());
+
+	// Reports the search's progress from now on, as start vertices advance and every few thousand
+	// steps between (so also while no cycle is found for long).
+	void on_progress(ChordlessProgress progress);
 
 	class Search; // the resumable search state (chordless.cpp)
 

@@ -63,39 +63,162 @@ chain(const PathFinder::Scratch &scratch, vid_t last, vid_t target) {
 
 } // namespace
 
-PathFinder::PathFinder(const Index &index) : index_(index), query_(index) {
+void
+PathFinder::Balls::start(size_t count) {
+	if (!slots) {
+		slots.reset(new DepthSlot[std::max<size_t>(count, 1)]());
+		epoch = 0;
+	}
+	if (++epoch == 0) {
+		std::fill(slots.get(), slots.get() + count, DepthSlot{});
+		epoch = 1;
+	}
+}
+
+PathFinder::PathFinder(const Index &index, std::function<const Csr &()> in_edges)
+    : index_(index), query_(index), in_edges_(std::move(in_edges)) {
+}
+
+const Csr &
+PathFinder::in_edges() {
+	if (in_edges_)
+		return in_edges_();
+	if (!own_in_edges_)
+		own_in_edges_ = std::make_unique<const Csr>(index_.graph().out.reversed());
+	return *own_in_edges_;
+}
+
+template <class KeepForward, class KeepBackward>
+std::vector<vid_t>
+PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBackward &&keep_backward) {
+	const Csr &out = index_.graph().out;
+	const Csr &in = in_edges();
+	const size_t n = out.vertex_count();
+	balls_.start(n);
+	Depths fd(balls_.slots.get(), 0, balls_.epoch), bd(balls_.slots.get(), 1, balls_.epoch);
+	std::vector<vid_t> &forward = balls_.forward, &backward = balls_.backward, &next = balls_.next;
+	fd.mark(a, 0);
+	bd.mark(b, 0);
+	forward.assign(1, a);
+	backward.assign(1, b);
+	uint32_t df = 0, db = 0; // the depth of each side's frontier: each ball is complete to it
+	size_t steps = 0;
+	// One level of one side: its frontier's neighbours over `edges`, marked in `mine` at `depth`;
+	// true when one is in the other ball, or is the other side's end (`end`: b for the forward
+	// side, a for the backward one; with a == b, a cycle, the end is v in its other role, which its
+	// mark as this side's start hides, so it is met by its index). The new frontier holds those
+	// that side expands, and the meeting vertices (which it would expand: they reach b, or a
+	// reaches them), the other end left out; sorted, for the locality of the next level's reads
+	// alone (the tie rule is applied at the end, from the depths); `work` becomes the edges its
+	// expansion will scan.
+	size_t forward_work = out.end(a) - out.begin(a), backward_work = in.end(b) - in.begin(b);
+	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, size_t &work, Depths &mine, const Depths &theirs,
+	                  uint32_t depth, vid_t end, auto &&keep) {
+		bool met = false;
+		next.clear();
+		work = 0;
+		for (vid_t u : frontier)
+			for (const vid_t *w = edges.begin(u); w != edges.end(u); w++) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				if (*w == end) {
+					met = true;
+					continue;
+				}
+				if (!mine.mark(*w, depth))
+					continue;
+				if (theirs.marked(*w) || keep(*w)) {
+					met = met || theirs.marked(*w);
+					next.push_back(*w);
+					work += edges.end(*w) - edges.begin(*w);
+				}
+			}
+		std::sort(next.begin(), next.end());
+		frontier.swap(next);
+		return met;
+	};
+	for (;;) {
+		if (forward.empty() || backward.empty())
+			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
+		if (forward_work <= backward_work) {
+			if (expand(out, forward, forward_work, fd, bd, ++df, b, keep_forward))
+				break;
+		} else if (expand(in, backward, backward_work, bd, fd, ++db, a, keep_backward)) {
+			break;
+		}
+	}
+	// No meeting before this level, one at it: the distance is df + db, and the vertices of S at the
+	// forward depth df are the forward frontier's at backward depth db (a alone at depth 0).
+	const uint32_t distance = df + db;
+	std::vector<vid_t> &level = forward;
+	if (df == 0)
+		level.assign(1, a);
+	else
+		level.erase(std::remove_if(level.begin(), level.end(),
+		                           [&](vid_t u) { return !bd.marked(u) || bd.depth(u) != distance - df; }),
+		            level.end());
+	// The rest of S, depth by depth, over the backward ball (S at depth `distance` is b alone).
+	for (uint32_t k = df; k + 1 < distance; k++) {
+		next.clear();
+		for (vid_t u : level)
+			for (const vid_t *w = out.begin(u); w != out.end(u); w++) {
+				if ((++steps & 0xFFFF) == 0)
+					poll_cancel();
+				if (*w != b && bd.marked(*w) && bd.depth(*w) == distance - k - 1 && fd.mark(*w, k + 1))
+					next.push_back(*w);
+			}
+		level.swap(next);
+	}
+	// Backwards from b: each vertex's smallest in-neighbour at the depth above (in-edges ascend).
+	std::vector<vid_t> path(distance + 1);
+	path[distance] = b;
+	for (uint32_t k = distance; k > 0; k--) {
+		vid_t v = path[k];
+		const vid_t *u = in.begin(v);
+		while (u != in.end(v) && !(fd.marked(*u) && fd.depth(*u) == k - 1))
+			u++;
+		if (u == in.end(v))
+			throw Error(ErrorKind::internal, "a vertex on a shortest path has no predecessor on one");
+		path[k - 1] = *u;
+	}
+	return path;
 }
 
 std::vector<vid_t>
 PathFinder::shortest_path(vid_t a, vid_t b) {
-	const Csr &graph = index_.graph().out;
-	check_vertex(graph, a);
-	check_vertex(graph, b);
+	const Csr &out = index_.graph().out;
+	check_vertex(out, a);
+	check_vertex(out, b);
 	if (a == b)
 		return {a};
 	const Array<uint32_t> &component = index_.components().of_vertex;
-	const uint32_t cb = component[b];
-	if (!query_.reachable_components(component[a], cb))
+	const uint32_t ca = component[a], cb = component[b];
+	if (!query_.reachable_components(ca, cb))
 		return {};
-	// Only vertices whose component may reach b's are expanded: components are numbered
-	// topologically, and the labels' necessary conditions rule out most of the others.
+	// What each side expands: components are numbered topologically (an edge never goes to a
+	// smaller number), and the labels' necessary conditions rule out most of the rest.
 	const BloomLabels &bloom = index_.bloom();
 	const GrailLabels &labels = index_.labels();
-	const BloomRecord &bt = bloom.record(cb);
-	const uint32_t *rt = labels.record(cb);
 	const unsigned d = labels.label_count();
-	auto keep = [&](vid_t w) {
+	const BloomRecord &ba = bloom.record(ca), &bb = bloom.record(cb);
+	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
+	auto reaches_b = [&](vid_t w) {
 		uint32_t c = component[w];
 		if (c == cb)
 			return true;
 		if (c > cb)
 			return false;
-		return pruning::step(bloom.record(c), labels.record(c), bt, rt, d) != pruning::Step::prune;
+		return pruning::step(bloom.record(c), labels.record(c), bb, rb, d) != pruning::Step::prune;
 	};
-	vid_t last = search(graph, a, b, scratch_, keep);
-	if (last == kNoVertex)
-		throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
-	return chain(scratch_, last, b);
+	auto reached_from_a = [&](vid_t w) {
+		uint32_t c = component[w];
+		if (c == ca)
+			return true;
+		if (c < ca)
+			return false;
+		return pruning::step(ba, ra, bloom.record(c), labels.record(c), d) != pruning::Step::prune;
+	};
+	return bidirectional(a, b, reaches_b, reached_from_a);
 }
 
 std::vector<vid_t>
@@ -105,12 +228,12 @@ PathFinder::shortest_cycle(vid_t v) {
 	const Array<uint32_t> &component = index_.components().of_vertex;
 	const uint32_t cv = component[v];
 	// No successor in its component: alone there, so on no cycle (the graph has no self-loops).
+	// Otherwise its component is strongly connected with two vertices or more: a cycle exists, and
+	// never leaves the component.
 	if (std::none_of(graph.begin(v), graph.end(v), [&](vid_t w) { return component[w] == cv; }))
 		return {};
-	vid_t last = search(graph, v, v, scratch_, [&](vid_t w) { return component[w] == cv; });
-	if (last == kNoVertex)
-		return {};
-	return chain(scratch_, last, v);
+	auto inside = [&](vid_t w) { return component[w] == cv; };
+	return bidirectional(v, v, inside, inside);
 }
 
 std::vector<vid_t>

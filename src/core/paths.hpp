@@ -1,34 +1,47 @@
 // Shortest paths and shortest directed cycles, with bfs()'s tie rule (bfs.hpp), so that a path is
 // the parent chain bfs(source) reports for its target.
 //
-// A path is found by a forward breadth-first search from the source that stops as soon as the
-// target is discovered; before it, the index decides reachability (an unreachable pair costs no
-// search), and during it a vertex whose component the labels prove cannot reach the target's
-// (pruning.hpp) is never expanded. No bidirectional search: it needs the reverse CSR, which a build
-// does not keep, and, to keep the parent rule, a second pass from the forward ball's last level
-// over the backward ball (whose vertices include every candidate parent). Pruning changes no
-// answer: every vertex on a shortest path to a vertex that reaches the target reaches it too, so
-// the kept vertices have their bfs() depths, and the smallest predecessor of a kept vertex at the
-// level above is kept.
+// A path: before any search, the index decides reachability (an unreachable pair costs no search).
+// Then a bidirectional breadth-first search: a forward ball from the source over the out-edges and
+// a backward ball from the target over the in-edges, a whole level at a time, the frontier with
+// fewer edges to scan first, until a level of one meets the other ball. The labels prune both: the forward side never
+// expands a vertex whose component cannot reach the target's, the backward side one whose
+// component the source's cannot reach (pruning.hpp). Pruning changes no depth that matters: every
+// vertex on a shortest path to a vertex that reaches the target reaches it too.
 //
-// A cycle through v is found by the same search from v restricted to v's strongly connected
-// component (no cycle through v leaves it): the first edge u->v met in bfs() order closes it, u
-// being the smallest vertex at the least depth with an edge to v. Self-loops are not in the index's
-// graph (graph.hpp), so a cycle has two edges or more.
+// The meeting gives the distance D and the forward depth J that is complete. The tie rule needs
+// the source's depth of every vertex on a shortest path (the set S: d(a, u) + d(u, b) = D): those
+// at depth J or less are the forward ball's; the others are found by a second pass from the
+// forward ball's level J over the backward ball (u at depth k in S, w an out-neighbour with
+// d(w, b) = D - k - 1: w is in S at depth k + 1, and every such w is found so). The path is then
+// read backwards from the target: a vertex's predecessor is its smallest in-neighbour at the
+// source's depth one less, which is its bfs() parent (bfs() scans a level in ascending order, so a
+// vertex's first discoverer is the smallest one at the level above with an edge to it), and is in
+// S. So the answer is exactly that of a forward breadth-first search, for a fraction of its work.
+//
+// A cycle through v is the same search from v to v, both sides restricted to v's strongly connected
+// component (no cycle through v leaves it), v being the source on one side and the target on the
+// other: v's predecessor on the cycle is the smallest vertex at the least depth from v with an edge
+// to v, the rest its bfs() parent chain. Self-loops are not in the index's graph (graph.hpp), so a
+// cycle has two edges or more.
 #pragma once
 #include "cpp_only.hpp"
 #include "index.hpp"
 
+#include <functional>
 #include <memory>
 #include <vector>
 
 namespace grail {
 
 // Answers paths and cycles over one index; holds the scratch space of its searches (one per
-// thread), made by the first search that needs it.
+// thread), made by the first search that needs it, so that one kept with its build makes later
+// searches allocate nothing.
 class PathFinder {
 public:
-	explicit PathFinder(const Index &index);
+	// in_edges: the index's graph reversed (Csr::reversed()), asked for by the first path that
+	// needs a search, for a caller that keeps one already; without it, the finder makes its own.
+	explicit PathFinder(const Index &index, std::function<const Csr &()> in_edges = {});
 
 	// A shortest path from vertex a to vertex b (dense indexes of the index's graph): a first, b
 	// last, each vertex's predecessor the bfs() parent; {a} when a == b; empty when a does not reach
@@ -40,17 +53,69 @@ public:
 	// is on no cycle of two or more edges. Polls for cancellation.
 	std::vector<vid_t> shortest_cycle(vid_t v);
 
-	// The searches' scratch: visited marks, parents (read only where marked), the levels.
+	// The plain forward search's scratch (the reference functions below): visited marks, parents
+	// (read only where marked), the levels.
 	struct Scratch {
 		VisitMarks seen;
 		std::unique_ptr<vid_t[]> parent;
 		std::vector<vid_t> level, next;
 	};
+	// A vertex's depths from both sides, side by side (one cache miss reads both): a side's depth
+	// is set in the current search when its epoch is the search's.
+	struct DepthSlot {
+		uint32_t epoch[2], depth[2];
+	};
+	// One side's view of the slots in the current search.
+	class Depths {
+	public:
+		Depths(DepthSlot *slots, int side, uint32_t epoch) noexcept : slots_(slots), side_(side), epoch_(epoch) {
+		}
+		bool
+		marked(vid_t v) const noexcept {
+			return slots_[v].epoch[side_] == epoch_;
+		}
+		// Sets v's depth; false (and no change) when v was marked already.
+		bool
+		mark(vid_t v, uint32_t depth) noexcept {
+			DepthSlot &slot = slots_[v];
+			if (slot.epoch[side_] == epoch_)
+				return false;
+			slot.epoch[side_] = epoch_;
+			slot.depth[side_] = depth;
+			return true;
+		}
+		// v's depth, v marked.
+		uint32_t
+		depth(vid_t v) const noexcept {
+			return slots_[v].depth[side_];
+		}
+
+	private:
+		DepthSlot *slots_;
+		int side_;
+		uint32_t epoch_;
+	};
+	// The bidirectional search's: the depth slots and their current epoch, each side's frontier.
+	struct Balls {
+		// A new search over count vertices (the same count every time): nothing marked.
+		void start(size_t count);
+		std::unique_ptr<DepthSlot[]> slots;
+		uint32_t epoch = 0;
+		std::vector<vid_t> forward, backward, next;
+	};
 
 private:
+	const Csr &in_edges();
+	// The bidirectional search from a to b (a == b: a cycle through it), each side expanding the
+	// vertices its rule keeps; a shortest path, by the tie rule.
+	template <class KeepForward, class KeepBackward>
+	std::vector<vid_t> bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBackward &&keep_backward);
+
 	const Index &index_;
 	ReachabilityQuery query_;
-	Scratch scratch_;
+	std::function<const Csr &()> in_edges_;
+	std::unique_ptr<const Csr> own_in_edges_;
+	Balls balls_;
 };
 
 // The same without labels over a bare CSR (no pruning, no component restriction): the reference

@@ -15,7 +15,8 @@
 #     superuser's `pg_dump -t` of one edge table restored into a second database whose graphs have
 #     the same ids; a FOR ALL TABLES publication.
 # After every step, each graph of the round is checked: every answer of reachable() (all pairs of
-# its vertices, batch and single), bfs() (vertex, depth, parent) and scc_components() must equal a
+# its vertices, batch and single), bfs() (vertex, depth, parent; out, in and both directions),
+# descendants(), ancestors(), path() to a random key, find_cycle() and scc_components() must equal a
 # recursive query over the rows (WITH RECURSIVE, under stale_policy = error), or be an error. An
 # error is fine unless it is internal (SQLSTATE class XX); a wrong answer or a crash is not.
 # A crash does not end the run: the server restarts itself, the run goes on after the statement
@@ -77,6 +78,7 @@ for my $db (@dbs)
 			kt text; ord text; edges text; key_prefix text;
 			srcs text[]; tgts text[]; truth boolean[]; answer boolean[]; one boolean;
 			expected text; got text; n int; i int; src text; roots text[];
+			dst text; dir text; dir_edges text; expected_rows text; loopless text;
 		BEGIN
 			BEGIN
 				kt := grail._key_type(g)::text;
@@ -146,6 +148,86 @@ for my $db (@dbs)
 				END;
 				IF got IS DISTINCT FROM expected THEN
 					RETURN NEXT format('WRONG %s %s: bfs(%L) = %s, the rows say %s', tag, g, src, got, expected);
+					RETURN;
+				END IF;
+			END LOOP;
+			-- bfs() in each direction, descendants() and ancestors(): the BFS over the rows, swapped
+			-- or both ways; path() to a random key and find_cycle() through the root: the BFS's parent
+			-- chain (a key that is no vertex: NULL), the cycle's last edge from the first vertex in BFS
+			-- order with an edge back (self-loops are no cycles).
+			loopless := format('SELECT a, b FROM (%s) x WHERE a <> b', edges);
+			FOR k IN 1 .. least(2, coalesce(cardinality(roots), 0)) LOOP
+				src := roots[1 + (random() * (cardinality(roots) - 1))::int];
+				FOREACH dir IN ARRAY ARRAY['out', 'in', 'both'] LOOP
+					dir_edges := CASE dir WHEN 'out' THEN edges
+					             WHEN 'in' THEN format('SELECT b AS a, a AS b FROM (%s) x', edges)
+					             ELSE format('SELECT a, b FROM (%1$s) x UNION ALL SELECT b, a FROM (%1$s) y', edges) END;
+					BEGIN
+						EXECUTE format($q$
+							WITH RECURSIVE e AS (%s),
+							w(x, depth) AS (SELECT $1::%s, 0 UNION SELECT e.b, w.depth + 1 FROM w JOIN e ON e.a = w.x WHERE w.depth < 40),
+							dd AS (SELECT x, min(depth) AS depth FROM w GROUP BY x)
+							SELECT string_agg(format('%%s:%%s:%%s', dd.x, dd.depth,
+							       (SELECT (array_agg(p.x ORDER BY p.x%s))[1] FROM dd p JOIN e ON e.a = p.x AND e.b = dd.x
+							        WHERE p.depth = dd.depth - 1)), ',' ORDER BY dd.x::text COLLATE "C"),
+							       string_agg(format('%%s:%%s', dd.x, dd.depth), ',' ORDER BY dd.x::text COLLATE "C")
+							FROM dd$q$, dir_edges, kt, ord) INTO expected, expected_rows USING src;
+					EXCEPTION WHEN OTHERS THEN
+						RETURN NEXT 'oracle-error'; RETURN;
+					END;
+					BEGIN
+						EXECUTE format($q$SELECT string_agg(format('%%s:%%s:%%s', vertex, depth, parent), ',' ORDER BY vertex::text COLLATE "C")
+						                  FROM grail.bfs($1, $2::%s, NULL, $3)$q$, kt) INTO got USING g, src, dir;
+					EXCEPTION WHEN OTHERS THEN
+						RETURN NEXT fz_refusal(tag, g, 'bfs ' || dir, SQLSTATE, SQLERRM); RETURN;
+					END;
+					IF got IS DISTINCT FROM expected THEN
+						RETURN NEXT format('WRONG %s %s: bfs(%L, %s) = %s, the rows say %s', tag, g, src, dir, got, expected);
+						RETURN;
+					END IF;
+					CONTINUE WHEN dir = 'both';
+					BEGIN
+						EXECUTE format($q$SELECT string_agg(format('%%s:%%s', vertex, depth), ',' ORDER BY vertex::text COLLATE "C")
+						                  FROM grail.%s($1, $2::%s)$q$, CASE dir WHEN 'out' THEN 'descendants' ELSE 'ancestors' END, kt)
+						INTO got USING g, src;
+					EXCEPTION WHEN OTHERS THEN
+						RETURN NEXT fz_refusal(tag, g, 'descendants/ancestors', SQLSTATE, SQLERRM); RETURN;
+					END;
+					IF got IS DISTINCT FROM expected_rows THEN
+						RETURN NEXT format('WRONG %s %s: %s(%L) = %s, the rows say %s', tag, g,
+						                   CASE dir WHEN 'out' THEN 'descendants' ELSE 'ancestors' END, src, got, expected_rows);
+						RETURN;
+					END IF;
+				END LOOP;
+				dst := tgts[1 + (random() * (n - 1))::int];
+				BEGIN
+					EXECUTE format($q$
+						WITH RECURSIVE e AS (%s),
+						w(x, depth) AS (SELECT $1::%s, 0 UNION SELECT e.b, w.depth + 1 FROM w JOIN e ON e.a = w.x WHERE w.depth < 40),
+						dd AS (SELECT x, min(depth) AS depth FROM w GROUP BY x),
+						pp AS (SELECT dd.x, dd.depth, (SELECT (array_agg(p.x ORDER BY p.x%s))[1] FROM dd p JOIN e ON e.a = p.x AND e.b = dd.x
+						                               WHERE p.depth = dd.depth - 1) AS parent FROM dd),
+						last AS (SELECT pp.x FROM pp JOIN e ON e.a = pp.x AND e.b = $1::%2$s ORDER BY pp.depth, pp.x%3$s LIMIT 1),
+						ch(goal, cur, chain) AS (
+							SELECT 'path', $2::%2$s, ARRAY[$2::text] WHERE EXISTS (SELECT 1 FROM dd WHERE dd.x = $2::%2$s)
+							UNION ALL SELECT 'cycle', x, ARRAY[x::text, $1::%2$s::text] FROM last
+							UNION ALL SELECT ch.goal, pp.parent, pp.parent::text || ch.chain FROM ch JOIN pp ON pp.x = ch.cur
+							WHERE pp.parent IS NOT NULL)
+						SELECT format('path %%s cycle %%s', (SELECT chain FROM ch WHERE goal = 'path' AND cur = $1::%2$s),
+						              (SELECT chain FROM ch WHERE goal = 'cycle' AND cur = $1::%2$s))$q$, loopless, kt, ord)
+					INTO expected USING src, dst;
+				EXCEPTION WHEN OTHERS THEN
+					RETURN NEXT 'oracle-error'; RETURN;
+				END;
+				BEGIN
+					EXECUTE format($q$SELECT format('path %%s cycle %%s', grail.path($1, $2::%1$s, $3::%1$s)::text[],
+					                                grail.find_cycle($1, $2::%1$s)::text[])$q$, kt)
+					INTO got USING g, src, dst;
+				EXCEPTION WHEN OTHERS THEN
+					RETURN NEXT fz_refusal(tag, g, 'path/find_cycle', SQLSTATE, SQLERRM); RETURN;
+				END;
+				IF got IS DISTINCT FROM expected THEN
+					RETURN NEXT format('WRONG %s %s: from %L to %L: %s, the rows say %s', tag, g, src, dst, got, expected);
 					RETURN;
 				END IF;
 			END LOOP;

@@ -10,44 +10,12 @@
 
 using namespace grail;
 
-TEST(Bfs, RandomGraphsMatchOracle) {
-	for (uint64_t seed = 0; seed < 500; seed++) {
-		grail_test::TestGraph t = grail_test::random_graph(seed);
-		grail_test::Oracle oracle(t.edges);
-		Graph g = Graph::from_edges(t.edges);
-		Csr in = g.out.reversed();
-		BfsTuning every_level_bottom_up;
-		every_level_bottom_up.alpha = every_level_bottom_up.beta = 1e18;
-		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
-			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
-				BfsResult r = bfs(g.out, s, max_depth);
-				for (const BfsTuning &tuning : {BfsTuning{}, every_level_bottom_up}) {
-					BfsResult other = bfs(
-					    g.out, [&]() -> const Csr & { return in; }, s, max_depth, tuning);
-					ASSERT_EQ(other.vertex, r.vertex) << "seed " << seed << " source " << s;
-					ASSERT_EQ(other.depth, r.depth);
-					ASSERT_EQ(other.parent, r.parent);
-				}
-				auto expected = oracle.bfs(g.ids[s], max_depth);
-				ASSERT_EQ(r.vertex.size(), expected.size()) << "seed " << seed << " source " << s;
-				ASSERT_EQ(r.depth.size(), expected.size());
-				ASSERT_EQ(r.parent.size(), expected.size());
-				for (size_t k = 0; k < expected.size(); k++) {
-					EXPECT_EQ(g.ids[r.vertex[k]], expected[k].vertex);
-					EXPECT_EQ(r.depth[k], expected[k].depth);
-					if (k == 0)
-						EXPECT_EQ(r.parent[k], kNoVertex);
-					else
-						EXPECT_EQ(g.ids[r.parent[k]], expected[k].parent);
-				}
-			}
-		}
-	}
-}
-
-// Against edge direction (the reversed CSR) and ignoring it (the CSR and its reverse together):
-// the oracle's BFS over the edge rows swapped, and over the rows in both directions.
-TEST(Bfs, ReversedAndBothMatchOracle) {
+// Along edge direction (the CSR), against it (the reversed CSR) and ignoring it (the CSR and its
+// reverse together): the oracle's BFS over the edge rows, the rows swapped, and the rows in both
+// directions; every row's vertex, depth and parent, in order; along or against edge direction,
+// also with levels run bottom-up.
+TEST(Bfs, RandomGraphsMatchOracleInEveryDirection) {
+	enum class Direction { out, in, both };
 	for (uint64_t seed = 0; seed < 500; seed++) {
 		grail_test::TestGraph t = grail_test::random_graph(seed);
 		EdgeList swapped, both;
@@ -56,16 +24,36 @@ TEST(Bfs, ReversedAndBothMatchOracle) {
 			both.append(t.edges.source[e], t.edges.target[e]);
 			both.append(t.edges.target[e], t.edges.source[e]);
 		}
-		grail_test::Oracle in_oracle(swapped), both_oracle(both);
+		grail_test::Oracle out_oracle(t.edges), in_oracle(swapped), both_oracle(both);
 		Graph g = Graph::from_edges(t.edges);
 		Csr in = g.out.reversed();
-		for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
-			for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
-				for (bool ignore_direction : {false, true}) {
-					BfsResult r = ignore_direction ? bfs(g.out, in, s, max_depth) : bfs(in, s, max_depth);
-					auto expected = (ignore_direction ? both_oracle : in_oracle).bfs(g.ids[s], max_depth);
+		BfsTuning every_level_bottom_up;
+		every_level_bottom_up.alpha = every_level_bottom_up.beta = 1e18;
+		for (Direction direction : {Direction::out, Direction::in, Direction::both}) {
+			const grail_test::Oracle &oracle = direction == Direction::out  ? out_oracle
+			                                   : direction == Direction::in ? in_oracle
+			                                                                : both_oracle;
+			for (uint32_t max_depth : {0u, 1u, 2u, UINT32_MAX}) {
+				for (vid_t s = 0; s < g.vertex_count(); s += 1 + vid_t(seed % 3)) {
+					BfsResult r = direction == Direction::out  ? bfs(g.out, s, max_depth)
+					              : direction == Direction::in ? bfs(in, s, max_depth)
+					                                           : bfs(g.out, in, s, max_depth);
+					if (direction != Direction::both) {
+						// The levels run bottom-up over the other direction's CSR, by the default
+						// rule and at every level: the same rows.
+						const Csr &forward = direction == Direction::out ? g.out : in;
+						const Csr &backward = direction == Direction::out ? in : g.out;
+						for (const BfsTuning &tuning : {BfsTuning{}, every_level_bottom_up}) {
+							BfsResult other = bfs(
+							    forward, [&]() -> const Csr & { return backward; }, s, max_depth, tuning);
+							ASSERT_EQ(other.vertex, r.vertex) << "seed " << seed << " source " << s;
+							ASSERT_EQ(other.depth, r.depth);
+							ASSERT_EQ(other.parent, r.parent);
+						}
+					}
+					auto expected = oracle.bfs(g.ids[s], max_depth);
 					ASSERT_EQ(r.vertex.size(), expected.size())
-					    << "seed " << seed << " source " << s << " both " << ignore_direction;
+					    << "seed " << seed << " source " << s << " direction " << int(direction);
 					ASSERT_EQ(r.depth.size(), expected.size());
 					ASSERT_EQ(r.parent.size(), expected.size());
 					for (size_t k = 0; k < expected.size(); k++) {

@@ -288,3 +288,32 @@ TEST(Chordless, BadLengthsAreRejected) {
 	EXPECT_THROW(ChordlessCycleEnumerator cycles(g, 5, 4), Error);
 	EXPECT_THROW(count_chordless_cycles(g, 2), Error);
 }
+
+// Progress: start vertices done never go back, stay within the vertex count, reach it at the end;
+// batches of one cycle each give the same cycles as one batch (the glue's first batches).
+TEST(Chordless, ProgressAdvancesToTheVertexCount) {
+	for (uint64_t seed = 0; seed < 30; seed++) {
+		MessyGraph m = random_messy_graph(seed);
+		std::vector<Cycle> whole = enumerate(m.directed);
+		ChordlessCycleEnumerator cycles(m.directed);
+		uint64_t last = 0, total = 0, calls = 0;
+		bool backwards = false;
+		cycles.on_progress([&](uint64_t done, uint64_t n) {
+			backwards = backwards || done < last || done > n;
+			last = done;
+			total = n;
+			calls++;
+		});
+		CycleBatch batch;
+		std::vector<Cycle> pieces;
+		while (cycles.next(batch, 1)) {
+			ASSERT_EQ(batch.size(), 1u);
+			pieces.emplace_back(batch.begin(0), batch.end(0));
+		}
+		EXPECT_EQ(pieces, whole) << "seed " << seed;
+		EXPECT_FALSE(backwards) << "seed " << seed;
+		EXPECT_EQ(total, m.directed.vertex_count()) << "seed " << seed;
+		EXPECT_EQ(last, total) << "seed " << seed;
+		EXPECT_GT(calls, 0u);
+	}
+}

@@ -1,5 +1,6 @@
 // ReachabilityOverlay: an index plus rows inserted and deleted since its build, against the
 // brute-force closure of the rows as they are after the changes.
+#include "edge_rows.hpp"
 #include "error.hpp"
 #include "generate.hpp"
 #include "index.hpp"
@@ -16,23 +17,9 @@ using namespace grail;
 
 namespace {
 
-using Rows = std::vector<std::pair<int64_t, int64_t>>;
-
-EdgeList
-edge_list(const Rows &rows) {
-	EdgeList e;
-	for (const auto &[s, t] : rows)
-		e.append(s, t);
-	return e;
-}
-
-Rows
-rows_of(const EdgeList &e) {
-	Rows rows;
-	for (size_t i = 0; i < e.size(); i++)
-		rows.emplace_back(e.source[i], e.target[i]);
-	return rows;
-}
+using grail_test::edge_list;
+using grail_test::Rows;
+using grail_test::rows_of;
 
 // What the glue hands the overlay: the vertices of ids (base, then added ones numbered from n), the
 // edges some row now holds and none held at the build, and those no row holds any more.

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 using namespace grail;
@@ -173,4 +174,40 @@ TEST(Paths, LongChainAndTwoCycles) {
 	PathFinder finder(index);
 	EXPECT_EQ(finder.shortest_cycle(0).size(), 502u);
 	EXPECT_EQ(finder.shortest_cycle(700).size(), 1001u); // 700 .. 999, 0 .. 700: the shortcut cannot help
+}
+
+// Bigger graphs, where the bidirectional search meets far from both ends: layered graphs with many
+// paths of one length (the tie rule decides among them), with back edges making cycles; every
+// answer equals the bfs() parent chain and the plain forward search's, with the reversed edges
+// kept by the caller (as a loaded build keeps them) or made by the finder.
+TEST(Paths, LayeredGraphsManyTies) {
+	for (uint64_t seed = 0; seed < 40; seed++) {
+		std::mt19937_64 rng(seed);
+		size_t layers = 3 + rng() % 12, width = 2 + rng() % 40;
+		size_t n = layers * width;
+		EdgeList edges;
+		for (size_t l = 0; l + 1 < layers; l++)
+			for (size_t k = 0; k < width * 3; k++)
+				edges.append(int64_t(l * width + rng() % width) * 7 - 1000,
+				             int64_t((l + 1) * width + rng() % width) * 7 - 1000);
+		for (size_t k = 0; k < (seed % 4) * width; k++) // back edges and shortcuts
+			edges.append(int64_t(rng() % n) * 7 - 1000, int64_t(rng() % n) * 7 - 1000);
+		Index index = Index::build(edges, BuildOptions{});
+		const Graph &g = index.graph();
+		Csr in = g.out.reversed();
+		PathFinder kept(index, [&]() -> const Csr & { return in; });
+		PathFinder own(index);
+		for (int q = 0; q < 300; q++) {
+			vid_t a = vid_t(rng() % g.vertex_count()), b = vid_t(rng() % g.vertex_count());
+			std::vector<vid_t> expected = shortest_path(g.out, a, b);
+			ASSERT_EQ(kept.shortest_path(a, b), expected) << "seed " << seed << " " << a << "->" << b;
+			ASSERT_EQ(own.shortest_path(a, b), expected) << "seed " << seed << " " << a << "->" << b;
+			if (!expected.empty()) {
+				ASSERT_EQ(expected, parent_chain(bfs(g.out, a), b));
+			}
+			std::vector<vid_t> cycle = shortest_cycle(g.out, a);
+			ASSERT_EQ(kept.shortest_cycle(a), cycle) << "seed " << seed << " cycle through " << a;
+			ASSERT_EQ(own.shortest_cycle(a), cycle) << "seed " << seed << " cycle through " << a;
+		}
+	}
 }

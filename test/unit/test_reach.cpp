@@ -1,6 +1,7 @@
 // OverlayChanges (a live graph's pending changes netted per edge, new vertices numbered) and Reach
 // (one build's reachability, single pairs and batches, with and without those changes), against
 // hand-made cases and the brute-force closure of the rows.
+#include "edge_rows.hpp"
 #include "error.hpp"
 #include "generate.hpp"
 #include "index.hpp"
@@ -23,15 +24,9 @@ using namespace grail;
 
 namespace {
 
-using Rows = std::vector<std::pair<int64_t, int64_t>>;
-
-EdgeList
-edge_list(const Rows &rows) {
-	EdgeList e;
-	for (const auto &[s, t] : rows)
-		e.append(s, t);
-	return e;
-}
+using grail_test::edge_list;
+using grail_test::ids_of;
+using grail_test::Rows;
 
 EdgeChange
 change(int64_t source, int64_t target, int64_t rows) {
@@ -93,16 +88,6 @@ written(const Rows &before, const std::vector<int64_t> &ids, Rng &rng) {
 			after.emplace_back(s, t);
 	}
 	return after;
-}
-
-std::vector<int64_t>
-ids_of(const Rows &rows) {
-	std::set<int64_t> ids;
-	for (const auto &[s, t] : rows) {
-		ids.insert(s);
-		ids.insert(t);
-	}
-	return std::vector<int64_t>(ids.begin(), ids.end());
 }
 
 // Every ordered pair of ids, and the oracle's answers.

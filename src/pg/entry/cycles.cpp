@@ -6,6 +6,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <algorithm>
 #include <memory>
 
 #include "boundary/gpu_choice.hpp"
@@ -13,6 +14,8 @@
 #include "boundary/pg_calls.hpp"
 #include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
+#include "store/activity.hpp"
+#include "store/catalog.hpp"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -25,8 +28,9 @@ extern "C" {
 
 using namespace grail::pg;
 
-// Enough cycles per engine call to make the call cheap, few enough that the first rows come at
-// once; the vertex cap bounds the batch's memory when cycles are long.
+// Enough cycles per engine call to make the call cheap; the first batches are smaller (one cycle,
+// then twice as many each time up to this), so that the first row comes as soon as one cycle is
+// found, however sparse the cycles; the vertex cap bounds the batch's memory when cycles are long.
 constexpr size_t kBatchCycles = 1024;
 constexpr size_t kBatchVertices = 1 << 16;
 
@@ -56,27 +60,42 @@ no_more_rows(FunctionCallInfo fcinfo) {
 
 // What chordless_cycles() keeps between calls: the search, on the CPU or the GPU. Each enumerator
 // owns its copy of the graph's structure (the GPU one its device memory, until the rows end);
-// `graph` keeps the ids (and the build) alive even if this backend loads a newer one.
+// `graph` keeps the ids (and the build) alive even if this backend loads a newer one. While the
+// stream lives, grail.activity shows the search (`progress`: the CPU search's start vertices done
+// of the graph's vertices), unless this backend shows another build or search already.
 struct CycleStream {
-	CycleStream(std::shared_ptr<LoadedGraph> graph_, uint32_t min_length, uint32_t max_length)
-	    : graph(std::move(graph_)) {
+	CycleStream(std::shared_ptr<LoadedGraph> graph_, const GraphName &name, const GraphRow &row, uint32_t min_length,
+	            uint32_t max_length)
+	    : graph(std::move(graph_)), progress(std::make_unique<BuildProgress>(BuildCommand::chordless_cycles, row.id,
+	                                                                         row.schema, name.name.c_str(), row.relid,
+	                                                                         row.source_attnum, row.target_attnum)) {
 		const grail::Csr &g = graph->index.graph().out;
 		on_chosen_device(
 		    "chordless_cycles()", g,
 		    [&] { gpu = std::make_unique<grail::GpuChordlessCycleEnumerator>(g, min_length, max_length); },
 		    [&] { cpu = std::make_unique<grail::ChordlessCycleEnumerator>(g, min_length, max_length); });
+		if (progress->active()) {
+			progress_phase(BuildPhase::searching_cycles, int64_t(g.vertex_count()));
+			// Shared-memory writes only: nothing that can raise, from inside the search.
+			if (cpu)
+				cpu->on_progress([](uint64_t done, uint64_t) { progress_done(int64_t(done)); });
+		}
 	}
 	// The next batch of cycles, false at the end.
 	bool
 	refill() {
 		next = 0;
-		return gpu ? gpu->next(batch, kBatchCycles, kBatchVertices) : cpu->next(batch, kBatchCycles, kBatchVertices);
+		size_t cycles = batch_cycles;
+		batch_cycles = std::min(2 * batch_cycles, kBatchCycles);
+		return gpu ? gpu->next(batch, cycles, kBatchVertices) : cpu->next(batch, cycles, kBatchVertices);
 	}
 	std::shared_ptr<LoadedGraph> graph;
+	std::unique_ptr<BuildProgress> progress;
 	std::unique_ptr<grail::ChordlessCycleEnumerator> cpu;
 	std::unique_ptr<grail::GpuChordlessCycleEnumerator> gpu;
 	grail::CycleBatch batch;
-	size_t next = 0; // next cycle of batch to return
+	size_t next = 0;         // next cycle of batch to return
+	size_t batch_cycles = 1; // cycles the next batch may hold
 	// The arrays' element type, and what construct_array needs of it.
 	Oid element_type = INT8OID;
 	int16 element_length = 8;
@@ -114,7 +133,13 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 		const char *name = text_argument(fcinfo, 0);
 		std::shared_ptr<LoadedGraph> graph = open_graph_named(name, std::nullopt);
 		check_key_kind(fcinfo, graph->index, kind, "grail.chordless_cycles", 0);
-		auto stream = std::make_unique<CycleStream>(std::move(graph), uint32_t(min_length),
+		// The catalog row, for grail.activity (open_graph_named found it in this snapshot).
+		GraphName graph_name = parse_graph_name(name);
+		GraphRow row;
+		if (!find_graph(graph_name, &row))
+			raise(ERRCODE_UNDEFINED_OBJECT, format("pg_grail graph \"%s\" does not exist", graph_name.display.c_str()),
+			      "The view grail.graphs lists the graphs; grail.create_graph() makes one.");
+		auto stream = std::make_unique<CycleStream>(std::move(graph), graph_name, row, uint32_t(min_length),
 		                                            has_max ? uint32_t(max_length) : grail::kNoLengthLimit);
 		// The array's element type: the key_type argument's own (text or varchar alike).
 		CycleStream *s = stream.get();

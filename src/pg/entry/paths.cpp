@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "boundary/key_datums.hpp"
+#include "entry/key_checks.hpp"
 #include "service/open_graph.hpp"
 
 extern "C" {
@@ -16,56 +17,81 @@ extern "C" {
 
 using namespace grail::pg;
 
-// The dense vertex of a key argument, or -1 when the graph has no such vertex.
+// The dense vertex of a key (of the graph's kind), or -1 when the graph has no such vertex.
 static int64_t
 vertex_of(const grail::Index &index, grail::KeyKind kind, Datum key) {
 	int64_t id = kind == grail::KeyKind::integer ? DatumGetInt64(key) : key_vertex(index, key);
 	return id < 0 && kind != grail::KeyKind::integer ? -1 : index.find(id);
 }
 
-// The keys of the vertices, as an array of the graph's key type; NULL for no vertices.
+// The keys of the vertices, as an array of the graph's key type, or of text when as_text (a text
+// call on a uuid or integer graph); NULL for no vertices.
 static Datum
-key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kind,
+key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kind, bool as_text,
           const std::vector<grail::vid_t> &vertices) {
 	if (vertices.empty())
 		PG_RETURN_NULL();
 	const int64_t *ids = index.graph().ids.data();
 	return guard([&] {
-		Oid type = key_type_oid(kind);
+		Oid type = as_text ? TEXTOID : key_type_oid(kind);
 		int16 length;
 		bool by_value;
 		char align;
 		get_typlenbyvalalign(type, &length, &by_value, &align);
 		Datum *elements = static_cast<Datum *>(palloc(vertices.size() * sizeof(Datum)));
-		for (size_t k = 0; k < vertices.size(); k++)
+		for (size_t k = 0; k < vertices.size(); k++) {
 			elements[k] = key_datum(index, ids[vertices[k]]);
+			if (as_text)
+				elements[k] = key_as_text(kind, elements[k]);
+		}
 		return PointerGetDatum(construct_array(elements, int(vertices.size()), type, length, by_value, align));
 	});
 }
 
+// The graph of argument 0 and the key arguments 1 .. count as keys of its kind (key[]): a text
+// call (kind text) on a uuid or integer graph reads them as that kind where they are valid literals
+// of it, and sets *as_text; another kind of call on a graph of another kind is an error. kind
+// becomes the graph's.
+static LoadedGraph &
+open_keyed(FunctionCallInfo fcinfo, grail::KeyKind &kind, int count, Datum *key, bool *as_text, const char *function) {
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	grail::KeyKind actual = graph.index.keys().kind();
+	*as_text = actual != kind;
+	if (*as_text && kind != grail::KeyKind::text)
+		wrong_key_kind(fcinfo, actual, kind, function, count);
+	for (int k = 0; k < count; k++)
+		key[k] =
+		    *as_text ? text_key_as(fcinfo, PG_GETARG_DATUM(k + 1), actual, function, count) : PG_GETARG_DATUM(k + 1);
+	kind = actual;
+	return graph;
+}
+
 // A live graph with pending changes is opened as the rebuild its snapshot sees (open_graph), so
-// the answer is that of the rows the snapshot sees.
+// the answer is that of the rows the snapshot sees. The graph's path finder is kept with its build
+// (open_graph.hpp), so a call allocates nothing but its answer.
 static Datum
 path(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	bool as_text;
+	Datum key[2];
+	LoadedGraph &graph = open_keyed(fcinfo, kind, 2, key, &as_text, "grail.path");
 	const grail::Index &index = graph.index;
-	int64_t a = vertex_of(index, kind, PG_GETARG_DATUM(1));
-	int64_t b = vertex_of(index, kind, PG_GETARG_DATUM(2));
+	int64_t a = vertex_of(index, kind, key[0]);
+	int64_t b = vertex_of(index, kind, key[1]);
 	if (a < 0 || b < 0)
 		PG_RETURN_NULL();
-	grail::PathFinder finder(index);
-	return key_array(fcinfo, index, kind, finder.shortest_path(grail::vid_t(a), grail::vid_t(b)));
+	return key_array(fcinfo, index, kind, as_text, graph.path_finder().shortest_path(grail::vid_t(a), grail::vid_t(b)));
 }
 
 static Datum
 find_cycle(FunctionCallInfo fcinfo, grail::KeyKind kind) {
-	LoadedGraph &graph = open_graph(fcinfo, 0, kind);
+	bool as_text;
+	Datum key[1];
+	LoadedGraph &graph = open_keyed(fcinfo, kind, 1, key, &as_text, "grail.find_cycle");
 	const grail::Index &index = graph.index;
-	int64_t v = vertex_of(index, kind, PG_GETARG_DATUM(1));
+	int64_t v = vertex_of(index, kind, key[0]);
 	if (v < 0)
 		PG_RETURN_NULL();
-	grail::PathFinder finder(index);
-	return key_array(fcinfo, index, kind, finder.shortest_cycle(grail::vid_t(v)));
+	return key_array(fcinfo, index, kind, as_text, graph.path_finder().shortest_cycle(grail::vid_t(v)));
 }
 
 GRAIL_FUNCTION(grail_path) {

@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 
 #include "service/open_graph.hpp"
 
@@ -28,8 +29,10 @@ extern "C" {
 #include "nodes/nodeFuncs.h"
 #include "nodes/supportnodes.h"
 #include "utils/builtins.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/resowner.h"
+#include "utils/syscache.h"
 }
 
 using namespace grail::pg;
@@ -148,19 +151,59 @@ estimate_for(Node *graph_argument) {
 	return estimate;
 }
 
-// The name of the function being estimated, in schema grail; empty for any other.
-std::string
-grail_function_name(Oid function) {
-	char *name = nullptr;
-	bool ours = guard([&] {
+// What the support function estimates for a function.
+enum class Estimated { nothing, reachable, scc_components, traversal /* bfs, descendants, ancestors */ };
+
+// What each function oid asked about is, kept per backend so that planning a call costs one hash
+// probe, not a catalog lookup of its schema and name; forgotten when pg_proc changes (an extension
+// dropped and made again gives its functions new oids, and an old oid may name another function).
+std::unordered_map<Oid, Estimated> &
+estimated_functions() {
+	static std::unordered_map<Oid, Estimated> functions;
+	return functions;
+}
+
+void
+forget_functions(Datum, int, uint32) {
+	estimated_functions().clear();
+}
+
+// The function's kind for the estimates, by its schema and name (the support function is attached
+// to pg_grail's functions only, but a user may attach it to another).
+Estimated
+look_up(Oid function) {
+	return guard([&] {
 		Oid schema = get_func_namespace(function);
 		char *schema_name = OidIsValid(schema) ? get_namespace_name(schema) : nullptr;
 		if (schema_name == nullptr || strcmp(schema_name, "grail") != 0)
-			return false;
-		name = get_func_name(function);
-		return name != nullptr;
+			return Estimated::nothing;
+		char *name = get_func_name(function);
+		if (name == nullptr)
+			return Estimated::nothing;
+		if (strcmp(name, "reachable") == 0)
+			return Estimated::reachable;
+		if (strcmp(name, "scc_components") == 0)
+			return Estimated::scc_components;
+		if (strcmp(name, "bfs") == 0 || strcmp(name, "descendants") == 0 || strcmp(name, "ancestors") == 0)
+			return Estimated::traversal;
+		return Estimated::nothing;
 	});
-	return ours ? std::string(name) : std::string();
+}
+
+Estimated
+estimated(Oid function) {
+	static bool registered = false;
+	if (!registered) {
+		guard([] { CacheRegisterSyscacheCallback(PROCOID, forget_functions, (Datum)0); });
+		registered = true;
+	}
+	auto &functions = estimated_functions();
+	auto kept = functions.find(function);
+	if (kept != functions.end())
+		return kept->second;
+	Estimated kind = look_up(function);
+	functions.emplace(function, kind);
+	return kind;
 }
 
 // The argument at position i of a call, or null.
@@ -198,19 +241,19 @@ support(Node *request) {
 		if (rows_request->node == nullptr || !IsA(rows_request->node, FuncExpr))
 			return nullptr;
 		auto *call = reinterpret_cast<FuncExpr *>(rows_request->node);
-		std::string name = grail_function_name(call->funcid);
-		if (name != "scc_components" && name != "bfs" && name != "descendants" && name != "ancestors")
+		Estimated kind = estimated(call->funcid);
+		if (kind != Estimated::scc_components && kind != Estimated::traversal)
 			return nullptr;
 		std::optional<GraphEstimate> estimate = estimate_for(argument(call->args, 0));
 		if (!estimate)
 			return nullptr;
-		rows_request->rows =
-		    name == "scc_components" ? std::max(estimate->vertices, 1.0) : bfs_rows(*estimate, argument(call->args, 2));
+		rows_request->rows = kind == Estimated::scc_components ? std::max(estimate->vertices, 1.0)
+		                                                       : bfs_rows(*estimate, argument(call->args, 2));
 		return request;
 	}
 	if (IsA(request, SupportRequestSelectivity)) {
 		auto *selectivity_request = reinterpret_cast<SupportRequestSelectivity *>(request);
-		if (grail_function_name(selectivity_request->funcid) != "reachable")
+		if (estimated(selectivity_request->funcid) != Estimated::reachable)
 			return nullptr;
 		std::optional<GraphEstimate> estimate = estimate_for(argument(selectivity_request->args, 0));
 		if (!estimate)

@@ -524,6 +524,13 @@ LoadedGraph::in_edges() {
 	return *in_edges_;
 }
 
+PathFinder &
+LoadedGraph::path_finder() {
+	if (!path_finder_)
+		path_finder_ = std::make_unique<PathFinder>(index, [this]() -> const Csr & { return in_edges(); });
+	return *path_finder_;
+}
+
 void
 forget_graph(int64_t graph_id) {
 	backend_cache().erase(graph_id);

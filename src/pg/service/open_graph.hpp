@@ -4,6 +4,7 @@
 #pragma once
 
 #include "index.hpp"
+#include "paths.hpp"
 #include "reach.hpp"
 
 #include <memory>
@@ -34,8 +35,13 @@ struct LoadedGraph {
 	// graph's snapshot rebuild keeps its own).
 	const Csr &in_edges();
 
+	// The build's paths and cycles (path(), find_cycle()), with the scratch of their searches and
+	// these in_edges(): made by the first call that needs it, then kept with this build.
+	PathFinder &path_finder();
+
 private:
 	std::unique_ptr<const Csr> in_edges_;
+	std::unique_ptr<PathFinder> path_finder_;
 };
 
 // What reachable() answers from: the loaded build (its index turns keys into ids), and the

@@ -109,6 +109,8 @@ command_name(int command) {
 		return "merge_graph";
 	case BuildCommand::background_merge:
 		return "background merge";
+	case BuildCommand::chordless_cycles:
+		return "chordless_cycles";
 	}
 	return "?";
 }
@@ -136,6 +138,9 @@ phase_name(int phase, const char **unit) {
 	case BuildPhase::storing:
 		*unit = "bytes";
 		return "storing the index";
+	case BuildPhase::searching_cycles:
+		*unit = "start vertices";
+		return "searching for cycles";
 	}
 	return "?";
 }

@@ -28,7 +28,8 @@ void attach_activity_shmem();
 // Whether the segment exists in this server.
 bool activity_enabled();
 
-enum class BuildCommand { create_graph, refresh_graph, merge_graph, background_merge };
+// What a progress slot shows: a build or merge, or a long search over a graph's build.
+enum class BuildCommand { create_graph, refresh_graph, merge_graph, background_merge, chordless_cycles };
 
 enum class BuildPhase {
 	starting,
@@ -38,9 +39,11 @@ enum class BuildPhase {
 	labels,           // GRAIL labels of the condensation; total: DAG vertices
 	deleting_changes, // a merge deletes the pending changes its snapshot read
 	storing,          // done and total: index bytes written to grail.index_chunk
+	searching_cycles, // chordless_cycles(): done: start vertices whose cycles are all found; total: vertices
 };
 
-// This backend's build or merge of one graph, shown by grail.activity while the object lives.
+// This backend's build or merge of one graph (or search over one, chordless_cycles), shown by
+// grail.activity while the object lives; one at a time per backend (a second one shows nothing).
 // Progress is reported through the free functions below, which do nothing without one. name: the
 // graph's own name, without its schema (grail.activity shows the schema beside it).
 class BuildProgress {
@@ -50,6 +53,12 @@ public:
 	~BuildProgress();
 	BuildProgress(const BuildProgress &) = delete;
 	BuildProgress &operator=(const BuildProgress &) = delete;
+
+	// Whether this object holds the backend's slot (progress_phase() and progress_done() write it).
+	bool
+	active() const noexcept {
+		return active_;
+	}
 
 private:
 	bool active_ = false;
