@@ -17,6 +17,8 @@ struct Settings {
 	int merge_threshold = 10000; // pending rows of a live graph that start a background merge; 0: never
 	int merge_naptime_s = 10;    // how often the merge launcher looks for databases with new changes
 	int max_merge_workers = 1;   // merge workers running at once, server-wide
+	// Merges (by hand or in the background) that take at least this long are logged; -1: none, 0: all.
+	int log_merge_min_duration_ms = 600000;
 };
 
 extern Settings settings;
