@@ -154,9 +154,9 @@ $sampler->quit;
 cmp_ok(one('SELECT count(*) FROM samples'), '>', 0, 'the sampler saw the build');
 is(one('SELECT count(*) FROM samples WHERE done IS NULL'), 0, 'done is filled in every phase sampled');
 is(one('SELECT count(*) FROM samples WHERE total >= 0 AND done > total AND phase <> $$reading rows$$'), 0,
-	'done never passes a known total (reading rows: the total is the planner''s estimate)');
+	'done never passes a known total (reading rows: the total is the planner estimate)');
 is(one(q{SELECT count(*) FROM samples WHERE phase IN ('components', 'labels') AND done NOT IN (0, total)}), 0,
-	'the engine''s steps: 0 until they return, then their total');
+	"the engine's steps: 0 until they return, then their total");
 diag(one(q{SELECT string_agg(phase || ' ' || n, ', ') FROM (SELECT phase, count(*) n FROM samples GROUP BY phase) s}));
 
 ok(!$node->log_contains('terminated by signal|PANIC|TRAP'), 'no crash in the server log');
