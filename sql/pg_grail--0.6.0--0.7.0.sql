@@ -389,3 +389,54 @@ COMMENT ON FUNCTION grail.find_cycle(text, text) IS
 COMMENT ON FUNCTION grail._activity() IS
 'The builds and merges in progress in this database, and the chordless_cycles() searches open, that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
+
+-- Merges you can watch, as autovacuum is watched (pg_stat_all_tables): each graph's catalog row
+-- keeps when it was last merged by hand (grail.merge_graph()) and in the background, and how many
+-- times each, written by the merge's own build (src/pg/store/catalog.cpp, store_index), so that
+-- they are transactional with it (a merge that rolls back counts nothing), survive a restart, and
+-- go with the graph to a dump and a standby. grail.log_merge_min_duration logs the merges.
+ALTER TABLE grail.graph
+	ADD COLUMN last_merge timestamptz,
+	ADD COLUMN merge_count bigint NOT NULL DEFAULT 0,
+	ADD COLUMN last_background_merge timestamptz,
+	ADD COLUMN background_merge_count bigint NOT NULL DEFAULT 0;
+
+CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
+SELECT n.nspname AS schema,
+       g.name,
+       g.relid::regclass AS relation,
+       s.attname AS source_column,
+       t.attname AS target_column,
+       g.vertices,
+       g.edges,
+       g.components,
+       g.components AS dag_vertices,
+       g.dag_edges,
+       g.labels,
+       g.built_at,
+       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
+       round(g.read_ms::numeric, 1) AS read_ms,
+       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
+       round(g.label_ms::numeric, 1) AS label_ms,
+       round(g.persist_ms::numeric, 1) AS persist_ms,
+       g.index_bytes,
+       g.stale,
+       g.owner,
+       g.live,
+       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
+        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
+       g.last_merge,
+       g.merge_count,
+       g.last_background_merge,
+       g.background_merge_count
+FROM grail.graph g
+JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
+JOIN pg_catalog.pg_class c ON c.oid = g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
+WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT pg_catalog.row_security_active(c.oid);
+
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';

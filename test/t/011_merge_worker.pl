@@ -136,8 +136,8 @@ hold_merge($locker);
 my $build1 = build();
 my $pending1 = pending();
 is($pending1, 1010, 'a merge in progress: the changes are still pending');
-is($node->safe_psql('postgres', q{SELECT relation, live, done IS NULL, total IS NULL, unit IS NULL, elapsed >= '0' FROM grail.activity WHERE graph = 'g'}),
-	'e|t|t|t|t|t', 'grail.activity shows the merge with its table and elapsed time');
+is($node->safe_psql('postgres', q{SELECT relation, live, done, total, unit, elapsed >= '0' FROM grail.activity WHERE graph = 'g'}),
+	"e|t|0|$pending1|changes|t", 'grail.activity shows the merge with its table, the changes it deletes and elapsed time');
 my $pid = $node->safe_psql('postgres', q{SELECT pid FROM grail.activity WHERE graph = 'g'});
 is($node->safe_psql('postgres', qq{SELECT backend_type FROM pg_stat_activity WHERE pid = $pid}), 'pg_grail merge worker',
 	'it runs in a merge worker');

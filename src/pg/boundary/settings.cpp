@@ -66,6 +66,17 @@ define_settings() {
 	DefineCustomIntVariable("grail.max_merge_workers", "Background merge workers that may run at once.",
 	                        "Each takes one of max_worker_processes while it runs; 0 starts none.",
 	                        &settings.max_merge_workers, 1, 0, 64, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	// 10min, as log_autovacuum_min_duration since PostgreSQL 15: a table that takes a steady stream
+	// of writes merges every few seconds, and a line for each would drown the log; a merge that
+	// takes minutes is worth a line. 0 logs every merge, -1 none. SUSET, as log_min_duration_statement:
+	// postgresql.conf (reload) sets it for the background merges, a superuser may set it for a session.
+	DefineCustomIntVariable("grail.log_merge_min_duration",
+	                        "Logs each merge of a live graph (merge_graph() or a background merge) that takes at least "
+	                        "this long.",
+	                        "0 logs every merge, -1 none; the line gives the graph, the pending changes folded, the "
+	                        "duration, the rows read and the image bytes written.",
+	                        &settings.log_merge_min_duration_ms, 600000, -1, INT_MAX, PGC_SUSET, GUC_UNIT_MS, NULL,
+	                        NULL, NULL);
 	// Server-start settings exist only when preloaded (PostgreSQL refuses to make them later); without
 	// the preload there is no service.
 	if (process_shared_preload_libraries_in_progress) {

@@ -13,13 +13,15 @@ struct Settings {
 	int device = DEVICE_AUTO;
 	int gpu_min_edges = 2000000;
 	int stale_policy = STALE_ERROR;
-	int build_memory_limit_mb = 4096;
+	int build_memory_limit_mb = 8192;
 	int shared_cache_size_mb = 1024;
 	int merge_threshold = 10000;      // pending rows of a live graph that start a background merge; 0: never
 	int merge_naptime_s = 10;         // how often the merge launcher looks for databases with new changes
 	int max_merge_workers = 1;        // merge workers running at once, server-wide
 	int gpu_service = GPU_SERVICE_ON; // the GPU service, when preloaded (server start)
 	int gpu_memory_limit_mb = 0;      // device memory the service keeps images in; 0: 80% of the device's
+	// Merges (by hand or in the background) that take at least this long are logged; -1: none, 0: all.
+	int log_merge_min_duration_ms = 600000;
 };
 
 extern Settings settings;

@@ -113,15 +113,19 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	};
 	options.components = [](const grail::Csr &graph) {
 		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
-		return on_chosen_device(
+		grail::Components components = on_chosen_device(
 		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
 		    [&] { return grail::strongly_connected_components(graph); });
+		progress_done(int64_t(graph.vertex_count()));
+		return components;
 	};
 	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
 		progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
-		return on_chosen_device(
+		grail::GrailLabels built = on_chosen_device(
 		    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
 		    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+		progress_done(int64_t(dag.vertex_count()));
+		return built;
 	};
 	grail::BuildStats stats;
 	grail::Index index;

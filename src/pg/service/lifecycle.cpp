@@ -37,12 +37,36 @@ extern "C" {
 namespace grail::pg {
 
 /*
+ * The merge's line in the server log under grail.log_merge_min_duration (-1: none, 0: every merge),
+ * as log_autovacuum_min_duration logs autovacuum: the graph (schema-qualified), the pending edge
+ * changes it folded in, the rows it read, the index image bytes it wrote, and its duration from the
+ * call (lock waits included) to the image written. A merge by hand is logged before its
+ * transaction commits: one whose transaction then rolls back was logged all the same.
+ */
+static void
+log_merge(const GraphRow &row, const GraphName &graph_name, MergeKind merge, int64_t folded, const StoredBuild &stored,
+          double ms) {
+	int min_ms = settings.log_merge_min_duration_ms;
+	if (min_ms < 0 || ms < double(min_ms))
+		return;
+	const char *schema = namespace_name(row.schema);
+	std::string name = schema != nullptr ? std::string(schema) + "." + graph_name.name : graph_name.display;
+	guard([&] {
+		ereport(LOG,
+		        (errmsg("pg_grail %s of graph \"%s\": %lld pending changes folded, %lld rows read, %lld "
+		                "index image bytes written, %.3f s",
+		                merge == MergeKind::background ? "background merge" : "merge_graph", name.c_str(),
+		                (long long)folded, (long long)stored.input_rows, (long long)stored.index_bytes, ms / 1e3)));
+	});
+}
+
+/*
  * Read the edge table of a graph, build its index and store it; returns the summary line. For a
  * live graph (merge), the read is in one snapshot, without blocking writers, and the pending
  * changes that snapshot sees, which the build has read, are deleted with it.
  */
 static std::string
-build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand command) {
+build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand command, double started) {
 	double start = grail::now_ms();
 	const char *name = graph_name.display.c_str();
 	BuildProgress progress(command, row.id, row.schema, graph_name.name.c_str(), row.relid, row.source_attnum,
@@ -57,12 +81,20 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	                             : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
-	progress_phase(BuildPhase::deleting_changes);
+	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
+	int64_t folded = count_pending_edges(row.id, snapshot);
+	progress_phase(BuildPhase::deleting_changes, folded);
 	delete_pending_changes(row.id, snapshot);
+	progress_done(folded);
 	if (snapshot != nullptr)
 		guard([&] { UnregisterSnapshot(snapshot); });
 	std::vector<uint8_t> bytes = index.serialize();
-	store_index(row.id, bytes, &stored);
+	MergeKind merge = command == BuildCommand::merge_graph        ? MergeKind::by_hand
+	                  : command == BuildCommand::background_merge ? MergeKind::background
+	                                                              : MergeKind::none;
+	store_index(row.id, bytes, &stored, merge);
+	if (merge != MergeKind::none)
+		log_merge(row, graph_name, merge, folded, stored, grail::ms_since(started));
 
 	char sizes[256];
 	snprintf(sizes, sizeof sizes,
@@ -215,7 +247,7 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
 	building.live = false;
-	return build_graph(graph_name, building, BuildCommand::create_graph);
+	return build_graph(graph_name, building, BuildCommand::create_graph, grail::now_ms());
 }
 
 /*
@@ -243,6 +275,7 @@ lock_tables_at_once(Oid relid) {
  */
 static std::string
 rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool *merged, bool *busy) {
+	double started = grail::now_ms();
 	GraphRow row = existing_graph(name, false);
 	// A background merge never blocks writers: it leaves a graph alone that would need the SHARE
 	// lock (no longer live, stale, triggers gone), or that is not the one it was asked to merge.
@@ -283,7 +316,7 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		watch_graph(row.id);
 	GraphRow building = row;
 	building.live = row.live && !blocking;
-	std::string summary = build_graph(name, building, command);
+	std::string summary = build_graph(name, building, command, started);
 	if (merged != nullptr)
 		*merged = true;
 	return summary;

@@ -134,6 +134,7 @@ phase_name(int phase, const char **unit) {
 		*unit = "vertices";
 		return "labels";
 	case BuildPhase::deleting_changes:
+		*unit = "changes";
 		return "deleting merged changes";
 	case BuildPhase::storing:
 		*unit = "bytes";
@@ -239,7 +240,7 @@ BuildProgress::BuildProgress(BuildCommand command, int64_t graph_id, Oid schema,
 	slot->target = target;
 	slot->command = int(command);
 	slot->phase = int(BuildPhase::starting);
-	slot->done = -1;
+	slot->done = 0;
 	slot->total = -1;
 	slot->started = now;
 	slot->phase_started = now;
@@ -261,7 +262,7 @@ progress_phase(BuildPhase phase, int64_t total) {
 	TimestampTz now = GetCurrentTimestamp();
 	SpinLockAcquire(&current->mutex);
 	current->phase = int(phase);
-	current->done = -1;
+	current->done = 0;
 	current->total = total;
 	current->phase_started = now;
 	SpinLockRelease(&current->mutex);

@@ -31,13 +31,16 @@ bool activity_enabled();
 // What a progress slot shows: a build or merge, or a long search over a graph's build.
 enum class BuildCommand { create_graph, refresh_graph, merge_graph, background_merge, chordless_cycles };
 
+// Every phase has a done (0 on entering it), which counts what the glue sees finish: rows read and
+// bytes stored as they go; the engine's steps (graph, components, labels) report their total once
+// they return.
 enum class BuildPhase {
 	starting,
 	reading_rows,     // done: rows read; total: the tables' row estimate (pg_class.reltuples), if any
 	building_graph,   // dense ids, CSR, key dictionary; total: rows read
 	components,       // strongly connected components; total: vertices
-	labels,           // GRAIL labels of the condensation; total: DAG vertices
-	deleting_changes, // a merge deletes the pending changes its snapshot read
+	labels,           // GRAIL labels of the condensation (then Bloom labels, id hash); total: DAG vertices
+	deleting_changes, // a merge deletes the pending changes its snapshot read; total: their edge changes
 	storing,          // done and total: index bytes written to grail.index_chunk
 	searching_cycles, // chordless_cycles(): done: start vertices whose cycles are all found; total: vertices
 };
@@ -82,7 +85,7 @@ struct BuildActivity {
 // without the preload).
 BuildActivity *builds_in_progress(int *count);
 
-// Enters a phase; total < 0: unknown. Plain shared-memory writes, which cannot fail.
+// Enters a phase (done 0); total < 0: unknown. Plain shared-memory writes, which cannot fail.
 void progress_phase(BuildPhase phase, int64_t total = -1);
 void progress_done(int64_t done);
 

@@ -594,7 +594,7 @@ watch_graph(int64_t id) {
 }
 
 int64_t
-store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
+store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, MergeKind merge) {
 	double start = grail::now_ms();
 	return with_spi([&] {
 		Oid id_type[] = {INT8OID};
@@ -627,8 +627,8 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 
 		stats->index_bytes = int64_t(bytes.size());
 		stats->persist_ms = grail::ms_since(start);
-		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,  INT8OID,
-		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID};
+		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,
+		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID};
 		Datum values[] = {Int64GetDatum(id),
 		                  Int64GetDatum(stats->input_rows),
 		                  Int64GetDatum(stats->null_rows),
@@ -641,13 +641,24 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats) {
 		                  Float8GetDatum(stats->graph_ms),
 		                  Float8GetDatum(stats->scc_ms),
 		                  Float8GetDatum(stats->label_ms),
-		                  Float8GetDatum(stats->persist_ms)};
+		                  Float8GetDatum(stats->persist_ms),
+		                  Int32GetDatum(int32(merge))};
 		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
 		        "build_uuid = pg_catalog.gen_random_uuid(), stale = false, built_at = pg_catalog.now(), "
 		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
-		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13 "
+		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13, "
+		        // A merge's time is when it wrote its build (as pg_stat_all_tables.last_autovacuum is
+		        // when the vacuum ended), not its transaction's start.
+		        "last_merge = CASE WHEN $14 OPERATOR(pg_catalog.=) 1 THEN pg_catalog.clock_timestamp() ELSE "
+		        "last_merge END, "
+		        "merge_count = merge_count OPERATOR(pg_catalog.+) (($14 OPERATOR(pg_catalog.=) 1)::pg_catalog.int4)"
+		        "::pg_catalog.int8, "
+		        "last_background_merge = CASE WHEN $14 OPERATOR(pg_catalog.=) 2 THEN pg_catalog.clock_timestamp() "
+		        "ELSE last_background_merge END, "
+		        "background_merge_count = background_merge_count OPERATOR(pg_catalog.+) (($14 "
+		        "OPERATOR(pg_catalog.=) 2)::pg_catalog.int4)::pg_catalog.int8 "
 		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build",
-		        13, types, values, SPI_OK_UPDATE_RETURNING);
+		        14, types, values, SPI_OK_UPDATE_RETURNING);
 		return get_int64(1);
 	});
 }

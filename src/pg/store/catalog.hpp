@@ -93,8 +93,15 @@ struct StoredBuild {
 	double read_ms, graph_ms, scc_ms, label_ms, persist_ms;
 	double build_ms; // read to labels, wall clock
 };
-// Replaces the graph's chunks with bytes and records the build; returns the new build number.
-int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats);
+// Whether a build is a merge, and which: store_index counts merges in the graph's row
+// (grail.graphs: last_merge, merge_count, last_background_merge, background_merge_count), in the
+// build's transaction, so that a merge that rolls back is not counted and the counts survive a
+// restart, a dump and a standby's promotion.
+enum class MergeKind { none = 0, by_hand = 1, background = 2 };
+// Replaces the graph's chunks with bytes and records the build (and the merge); returns the new
+// build number.
+int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats,
+                    MergeKind merge = MergeKind::none);
 // A clear error if the recorded size of the graph's index is impossible (it decides allocations).
 void check_index_size(const GraphRow &row);
 // The graph's index image, read from its chunks into image (row.index_bytes bytes).

@@ -176,6 +176,32 @@ delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
 	});
 }
 
+int64_t
+count_pending_edges(int64_t graph_id, Snapshot snapshot) {
+	return with_spi([&] {
+		return guard([&] {
+			Oid types[] = {INT8OID};
+			Datum values[] = {Int64GetDatum(graph_id)};
+			SPIPlanPtr plan = SPI_prepare(
+			    "SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), "
+			    "pg_catalog.cardinality(p.source_key), 1)), 0)::pg_catalog.int8 FROM grail.pending_change p "
+			    "WHERE p.graph_id OPERATOR(pg_catalog.=) $1",
+			    1, types);
+			if (plan == NULL)
+				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+			int rc = snapshot != nullptr
+			             ? SPI_execute_snapshot(plan, values, NULL, snapshot, InvalidSnapshot, false, false, 1)
+			             : SPI_execute_plan(plan, values, NULL, false, 1);
+			if (rc != SPI_OK_SELECT || SPI_processed != 1)
+				elog(ERROR, "pg_grail could not count the pending changes of graph %lld", (long long)graph_id);
+			bool isnull = false;
+			int64_t edges = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+			SPI_freeplan(plan);
+			return edges;
+		});
+	});
+}
+
 void
 set_graph_live(int64_t graph_id, bool live) {
 	with_spi([&] {

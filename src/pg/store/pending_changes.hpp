@@ -49,6 +49,11 @@ std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
 // that snapshot has taken in (all of them without a snapshot).
 void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
 
+// The edge changes of the graph's rows of grail.pending_change that snapshot sees (the latest
+// snapshot without one), counted as grail.graphs counts them (a TRUNCATE's marker as one): what a
+// merge in that snapshot folds in.
+int64_t count_pending_edges(int64_t graph_id, Snapshot snapshot);
+
 // Sets grail.graph.live; a graph no longer live loses its log, and is stale if it had any.
 void set_graph_live(int64_t graph_id, bool live);
 
