@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# On the GPU machine, after scripts/gpu-check.sh has built and installed the extension and started
+# PostgreSQL: restarts the server with pg_grail preloaded and the GPU service on, then
+#   1. runs the SQL suites under grail.device = gpu through the service;
+#   2. runs 16 sessions of bfs() and batched reachable() on two graphs through the service, every
+#      answer checked against the CPU's, while nvidia-smi counts the processes holding a CUDA
+#      context (the service's server only);
+#   3. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
+#      the postmaster does not restart, the next request is answered;
+#   4. prints a short table last.
+# Logs go to $OUT (or /tmp/gpu-check).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-/tmp/gpu-check}
+mkdir -p "$out"
+source /tmp/pgenv
+export PATH=/tmp/pgroot/usr/bin:$PATH PERL5LIB=/tmp/pgroot/usr/share/perl5
+status=0
+declare -a table
+
+lib=/tmp/pgroot/usr/lib/x86_64-linux-gnu:/tmp/pgroot/lib/x86_64-linux-gnu
+bin=/tmp/pgroot/usr/lib/postgresql/15/bin
+su pgrun -c "LD_LIBRARY_PATH=$lib $bin/pg_ctl -D /tmp/pgdata/d -o '-k /tmp/pgsock -c listen_addresses= -c jit=off -c shared_preload_libraries=pg_grail -c grail.gpu_service=on -c max_connections=60' -l /tmp/pgdata/log -w restart >/dev/null" ||
+	{ tail -20 /tmp/pgdata/log; exit 1; }
+psql -Xq -c "DROP DATABASE IF EXISTS grail_svc" -c "CREATE DATABASE grail_svc"
+psql -Xq -d grail_svc -c "CREATE EXTENSION pg_grail"
+running=no
+for _ in $(seq 1 60); do
+	info=$(psql -XAtq -d grail_svc -c "SELECT grail.device_info()")
+	if echo "$info" | grep -q "GPU service: running"; then running=yes; break; fi
+	sleep 0.5
+done
+echo "$info" | tee "$out/service_info.txt"
+table+=("service running after restart: $running")
+[ $running = yes ] || { tail -30 /tmp/pgdata/log; exit 1; }
+
+echo "== SQL tests with grail.device = gpu through the service"
+PGOPTIONS='-c grail.device=gpu' make installcheck >"$out/svc_installcheck.log" 2>&1 || { status=1; cat regression.diffs >>"$out/svc_installcheck.log"; }
+table+=("installcheck (gpu, service): $(grep -oE '(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed)' "$out/svc_installcheck.log" | tail -1)")
+psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
+PGOPTIONS='-c grail.device=gpu' pg_prove -d grail_tap test/pgtap/*.sql >"$out/svc_pgtap.log" 2>&1 || status=1
+table+=("pgTAP (gpu, service): $(tail -1 "$out/svc_pgtap.log")")
+
+echo "== 16 sessions on two graphs"
+psql -Xq -d grail_svc <<'SQL'
+CREATE TABLE e1 (source bigint, target bigint);
+CREATE TABLE e2 (source bigint, target bigint);
+SQL
+build/grail_cli generate rmat 18 16 1 | psql -Xq -d grail_svc -c "\copy e1 from stdin with (delimiter ' ')"
+build/grail_cli generate rmat 17 8 2 | psql -Xq -d grail_svc -c "\copy e2 from stdin with (delimiter ' ')"
+psql -Xq -d grail_svc <<'SQL' >"$out/svc_setup.log" 2>&1
+SET grail.device = cpu;
+SELECT grail.create_graph('g1', 'e1'), grail.create_graph('g2', 'e2');
+SELECT setseed(0.5);
+-- Expected answers, from the CPU: bfs row counts and digests from 40 sources per graph, and
+-- reachable() over 4 batches of 20,000 random pairs per graph.
+CREATE TABLE sources AS
+SELECT g, s, row_number() OVER (PARTITION BY g ORDER BY s) AS i
+FROM (SELECT DISTINCT 'g1' AS g, source AS s FROM e1 ORDER BY random() LIMIT 40) a
+UNION ALL SELECT g, s, row_number() OVER (ORDER BY s) FROM (SELECT DISTINCT 'g2' AS g, source AS s FROM e2 ORDER BY random() LIMIT 40) b;
+CREATE TABLE bfs_expected AS
+SELECT g, i, s, (SELECT md5(string_agg(format('%s/%s/%s', vertex, depth, parent), ',' ORDER BY depth, vertex)) FROM grail.bfs(g, s)) AS digest
+FROM sources;
+CREATE TABLE batches AS
+SELECT g, k, array_agg(a) AS a, array_agg(b) AS b
+FROM (SELECT g, k, (random() * 262144)::bigint AS a, (random() * 262144)::bigint AS b
+      FROM (VALUES ('g1'), ('g2')) v(g), generate_series(1, 4) k, generate_series(1, 20000) n) x
+GROUP BY g, k;
+ALTER TABLE batches ADD COLUMN expected boolean[];
+UPDATE batches SET expected = grail.reachable(g, a, b);
+SQL
+cat >"$out/bfs.pgbench" <<'SQL'
+\set g random(1, 2)
+\set i random(1, 40)
+SELECT CASE WHEN (SELECT md5(string_agg(format('%s/%s/%s', vertex, depth, parent), ',' ORDER BY depth, vertex)) FROM grail.bfs('g' || :g, s)) = digest
+            THEN 1 ELSE 1 / 0 END FROM bfs_expected WHERE g = 'g' || :g AND i = :i;
+SQL
+cat >"$out/reach.pgbench" <<'SQL'
+\set g random(1, 2)
+\set k random(1, 4)
+SELECT CASE WHEN grail.reachable(g, a, b) = expected THEN 1 ELSE 1 / 0 END FROM batches WHERE g = 'g' || :g AND k = :k;
+SQL
+(
+	sleep 15
+	nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader >"$out/compute_apps.txt" 2>&1
+) &
+watcher=$!
+PGOPTIONS='-c grail.device=gpu' pgbench -n -d grail_svc -c 16 -j 16 -T 30 -f "$out/bfs.pgbench" -f "$out/reach.pgbench" >"$out/pgbench.log" 2>&1
+pgbench_status=$?
+wait $watcher
+[ $pgbench_status = 0 ] && ! grep -q "aborted" "$out/pgbench.log" || status=1
+table+=("16 sessions, 30 s: $(grep -E '^number of transactions actually processed' "$out/pgbench.log" | sed 's/.*: //') transactions, pgbench exit $pgbench_status, $(grep -c 'aborted\|ERROR' "$out/pgbench.log") errors")
+table+=("processes holding a CUDA context during the run: $(wc -l <"$out/compute_apps.txt") ($(tr '\n' ';' <"$out/compute_apps.txt"))")
+psql -XAtq -d grail_svc -c "SELECT graph_id, build, device_bytes FROM grail.gpu_service_images()" >"$out/resident.txt" 2>&1
+table+=("resident images: $(tr '\n' ';' <"$out/resident.txt")")
+
+echo "== SIGKILL of the server in the middle of a request"
+start_before=$(psql -XAtq -d grail_svc -c "SELECT pg_postmaster_start_time()")
+server=$(pgrep -f pg_grail_gpu_server | head -1)
+# Thousands of batches one after the other: the kill lands in one of them or between two.
+(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "SELECT count(*) FROM generate_series(1, 5000) i, LATERAL (SELECT grail.reachable(g, a, b) FROM batches WHERE g = 'g1' AND k = 1 + i % 4) x" >"$out/killed.log" 2>&1) &
+victim=$!
+sleep 0.3
+kill -9 "$server" 2>/dev/null
+wait $victim
+start_after=$(psql -XAtq -d grail_svc -c "SELECT pg_postmaster_start_time()")
+next=no
+for _ in $(seq 1 40); do
+	if PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' LIMIT 1))" >/dev/null 2>&1; then
+		next=yes; break
+	fi
+	sleep 0.5
+done
+table+=("killed server $server: victim said \"$(tr '\n' ' ' <"$out/killed.log" | cut -c1-120)\"; postmaster restarted: $([ "$start_before" = "$start_after" ] && echo no || echo YES); next request answered: $next")
+[ "$start_before" = "$start_after" ] && [ $next = yes ] || status=1
+psql -XAtq -d grail_svc -c "SELECT grail.device_info()" >>"$out/service_info.txt"
+
+echo "== service summary"
+printf '%s\n' "${table[@]}" | tee "$out/service_summary.txt"
+exit $status
