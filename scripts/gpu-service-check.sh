@@ -35,11 +35,11 @@ table+=("service running after restart: $running")
 [ $running = yes ] || { tail -30 /tmp/pgdata/log; exit 1; }
 
 echo "== SQL tests with grail.device = gpu through the service"
-PGOPTIONS='-c grail.device=gpu' make installcheck >"$out/svc_installcheck.log" 2>&1 || { status=1; cat regression.diffs >>"$out/svc_installcheck.log"; }
-table+=("installcheck (gpu, service): $(grep -oE '(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed)' "$out/svc_installcheck.log" | tail -1)")
+PGOPTIONS='-c grail.device=gpu' make installcheck >/tmp/svc_installcheck.log 2>&1 || { status=1; head -c 6000 regression.diffs >>"$out/diag.txt"; }
+table+=("installcheck (gpu, service): $(grep -oE '(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed)' /tmp/svc_installcheck.log | tail -1)")
 psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
-PGOPTIONS='-c grail.device=gpu' pg_prove -d grail_tap test/pgtap/*.sql >"$out/svc_pgtap.log" 2>&1 || status=1
-table+=("pgTAP (gpu, service): $(tail -1 "$out/svc_pgtap.log")")
+PGOPTIONS='-c grail.device=gpu' pg_prove -d grail_tap test/pgtap/*.sql >/tmp/svc_pgtap.log 2>&1 || { status=1; grep -B2 -A12 'Failed test' /tmp/svc_pgtap.log | head -80 >>"$out/diag.txt"; }
+table+=("pgTAP (gpu, service): $(tail -1 /tmp/svc_pgtap.log)")
 
 echo "== 16 sessions on two graphs"
 psql -Xq -d grail_svc <<'SQL'
@@ -48,16 +48,17 @@ CREATE TABLE e2 (source bigint, target bigint);
 SQL
 build/grail_cli generate rmat 18 16 1 | psql -Xq -d grail_svc -c "\copy e1 from stdin with (delimiter ' ')"
 build/grail_cli generate rmat 17 8 2 | psql -Xq -d grail_svc -c "\copy e2 from stdin with (delimiter ' ')"
-psql -Xq -d grail_svc <<'SQL' >"$out/svc_setup.log" 2>&1
+psql -Xq -d grail_svc <<'SQL' >/tmp/svc_setup.log 2>&1
 SET grail.device = cpu;
 SELECT grail.create_graph('g1', 'e1'), grail.create_graph('g2', 'e2');
 SELECT setseed(0.5);
 -- Expected answers, from the CPU: bfs row counts and digests from 40 sources per graph, and
 -- reachable() over 4 batches of 20,000 random pairs per graph.
 CREATE TABLE sources AS
-SELECT g, s, row_number() OVER (PARTITION BY g ORDER BY s) AS i
-FROM (SELECT DISTINCT 'g1' AS g, source AS s FROM e1 ORDER BY random() LIMIT 40) a
-UNION ALL SELECT g, s, row_number() OVER (ORDER BY s) FROM (SELECT DISTINCT 'g2' AS g, source AS s FROM e2 ORDER BY random() LIMIT 40) b;
+SELECT g, s, row_number() OVER (PARTITION BY g ORDER BY s) AS i FROM (
+	(SELECT 'g1' AS g, s FROM (SELECT DISTINCT source AS s FROM e1) d ORDER BY random() LIMIT 40)
+	UNION ALL
+	(SELECT 'g2' AS g, s FROM (SELECT DISTINCT source AS s FROM e2) d ORDER BY random() LIMIT 40)) x;
 CREATE TABLE bfs_expected AS
 SELECT g, i, s, (SELECT md5(string_agg(format('%s/%s/%s', vertex, depth, parent), ',' ORDER BY depth, vertex)) FROM grail.bfs(g, s)) AS digest
 FROM sources;
@@ -69,13 +70,13 @@ GROUP BY g, k;
 ALTER TABLE batches ADD COLUMN expected boolean[];
 UPDATE batches SET expected = grail.reachable(g, a, b);
 SQL
-cat >"$out/bfs.pgbench" <<'SQL'
+cat >/tmp/bfs.pgbench <<'SQL'
 \set g random(1, 2)
 \set i random(1, 40)
 SELECT CASE WHEN (SELECT md5(string_agg(format('%s/%s/%s', vertex, depth, parent), ',' ORDER BY depth, vertex)) FROM grail.bfs('g' || :g, s)) = digest
             THEN 1 ELSE 1 / 0 END FROM bfs_expected WHERE g = 'g' || :g AND i = :i;
 SQL
-cat >"$out/reach.pgbench" <<'SQL'
+cat >/tmp/reach.pgbench <<'SQL'
 \set g random(1, 2)
 \set k random(1, 4)
 SELECT CASE WHEN grail.reachable(g, a, b) = expected THEN 1 ELSE 1 / 0 END FROM batches WHERE g = 'g' || :g AND k = :k;
@@ -85,20 +86,36 @@ SQL
 	nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader >"$out/compute_apps.txt" 2>&1
 ) &
 watcher=$!
-PGOPTIONS='-c grail.device=gpu' pgbench -n -d grail_svc -c 16 -j 16 -T 30 -f "$out/bfs.pgbench" -f "$out/reach.pgbench" >"$out/pgbench.log" 2>&1
+PGOPTIONS='-c grail.device=gpu' pgbench -n -c 16 -j 16 -T 30 -f /tmp/bfs.pgbench -f /tmp/reach.pgbench grail_svc >"$out/pgbench.log" 2>&1
 pgbench_status=$?
 wait $watcher
 [ $pgbench_status = 0 ] && ! grep -q "aborted" "$out/pgbench.log" || status=1
+grep -v '^pgbench: client\|^client' "$out/pgbench.log" | head -c 3000 >>"$out/diag.txt"
+grep -i error /tmp/svc_setup.log >>"$out/diag.txt"
 table+=("16 sessions, 30 s: $(grep -E '^number of transactions actually processed' "$out/pgbench.log" | sed 's/.*: //') transactions, pgbench exit $pgbench_status, $(grep -c 'aborted\|ERROR' "$out/pgbench.log") errors")
 table+=("processes holding a CUDA context during the run: $(wc -l <"$out/compute_apps.txt") ($(tr '\n' ';' <"$out/compute_apps.txt"))")
-psql -XAtq -d grail_svc -c "SELECT graph_id, build, device_bytes FROM grail.gpu_service_images()" >"$out/resident.txt" 2>&1
-table+=("resident images: $(tr '\n' ';' <"$out/resident.txt")")
+rm -f "$out/compute_apps.txt"
+table+=("resident images: $(psql -XAtq -d grail_svc -c "SELECT graph_id, build, device_bytes FROM grail.gpu_service_images()" 2>&1 | tr '\n' ';')")
+# One session, one batch at a time: the service's answers against the CPU's.
+PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc >>"$out/diag.txt" 2>&1 <<'SQL'
+SELECT 'batch', g, k, (SELECT count(*) FROM unnest(grail.reachable(g, a, b), expected) u(x, y) WHERE x IS DISTINCT FROM y) AS mismatches,
+       (SELECT count(*) FROM unnest(expected) x WHERE x) AS reachable FROM batches ORDER BY 2, 3;
+SELECT 'sample', g, k, i, a[i], b[i], (grail.reachable(g, a, b))[i], expected[i]
+FROM batches, generate_series(1, 20000) i WHERE k = 1 AND (grail.reachable(g, a, b))[i] IS DISTINCT FROM expected[i] LIMIT 6;
+SET grail.device = cpu;
+SELECT 'cpu now', g, k, grail.reachable(g, a, b) = expected,
+       (SELECT count(*) FROM generate_series(1, 20000) i WHERE grail.reachable(g, a[i], b[i]) IS DISTINCT FROM expected[i]) AS per_row_mismatches
+FROM batches ORDER BY 2, 3;
+SET grail.device = gpu;
+SELECT 'bfs', g, i, (SELECT md5(string_agg(format('%s/%s/%s', vertex, depth, parent), ',' ORDER BY depth, vertex)) FROM grail.bfs(g, s)) = digest
+FROM bfs_expected WHERE i <= 3 ORDER BY 2, 3;
+SQL
 
 echo "== SIGKILL of the server in the middle of a request"
 start_before=$(psql -XAtq -d grail_svc -c "SELECT pg_postmaster_start_time()")
 server=$(pgrep -f pg_grail_gpu_server | head -1)
 # Thousands of batches one after the other: the kill lands in one of them or between two.
-(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "SELECT count(*) FROM generate_series(1, 5000) i, LATERAL (SELECT grail.reachable(g, a, b) FROM batches WHERE g = 'g1' AND k = 1 + i % 4) x" >"$out/killed.log" 2>&1) &
+(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "SELECT count(*) FROM generate_series(1, 5000) i, LATERAL (SELECT grail.reachable(g, a, b) FROM batches WHERE g = 'g1' AND k = 1 + i % 4) x" >/tmp/killed.log 2>&1) &
 victim=$!
 sleep 0.3
 kill -9 "$server" 2>/dev/null
@@ -111,9 +128,10 @@ for _ in $(seq 1 40); do
 	fi
 	sleep 0.5
 done
-table+=("killed server $server: victim said \"$(tr '\n' ' ' <"$out/killed.log" | cut -c1-120)\"; postmaster restarted: $([ "$start_before" = "$start_after" ] && echo no || echo YES); next request answered: $next")
+table+=("killed server $server: victim said \"$(tr '\n' ' ' </tmp/killed.log | cut -c1-160)\"; postmaster restarted: $([ "$start_before" = "$start_after" ] && echo no || echo YES); next request answered: $next")
 [ "$start_before" = "$start_after" ] && [ $next = yes ] || status=1
 psql -XAtq -d grail_svc -c "SELECT grail.device_info()" >>"$out/service_info.txt"
+tail -40 /tmp/pgdata/log | grep -v '^\s*$' | tail -25 >>"$out/diag.txt"
 
 echo "== service summary"
 printf '%s\n' "${table[@]}" | tee "$out/service_summary.txt"

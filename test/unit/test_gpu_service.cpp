@@ -335,14 +335,14 @@ TEST(GpuServiceServer, BadRequestsAreErrors) {
 	w.str("../cache/" + image_name(1));
 	w.str(kUuid);
 	expect_error(FrameType::scc, w.buffer(), ErrorKind::invalid_input);
-	mkdir((s.cache + "/" + image_name(3)).c_str(), 0700);
+	ASSERT_EQ(mkdir((s.cache + "/" + image_name(3)).c_str(), 0700), 0);
 	expect_error(FrameType::scc, encode(SccRequest{{image_name(3), kUuid}}), ErrorKind::invalid_input);
 	{
 		std::ofstream junk(s.cache + "/" + image_name(4), std::ios::binary);
 		junk << "PGGRAIL this is no image at all, only some bytes";
 	}
 	expect_error(FrameType::scc, encode(SccRequest{{image_name(4), kUuid}}), ErrorKind::corrupt_index);
-	symlink((s.cache + "/" + image_name(1)).c_str(), (s.cache + "/" + image_name(5)).c_str());
+	ASSERT_EQ(symlink((s.cache + "/" + image_name(1)).c_str(), (s.cache + "/" + image_name(5)).c_str()), 0);
 	expect_error(FrameType::scc, encode(SccRequest{{image_name(5), kUuid}}), ErrorKind::invalid_input);
 	// Unknown request types, truncated payloads.
 	expect_error(FrameType(77), {}, ErrorKind::invalid_input);
