@@ -312,7 +312,7 @@ cmd_bench(const std::vector<std::string> &args) {
 	}
 	static const char *names[ReachabilityQuery::kDecidedCount] = {"same component", "topological",   "level",
 	                                                              "labels",         "tree interval", "search",
-	                                                              "unknown vertex", "Bloom filter"};
+	                                                              "unknown vertex", "Bloom filter",  "interval end"};
 	ReachabilityQuery q(index);
 	for (int set = 0; set < 2; set++) {
 		const auto &pairs = set == 0 ? uniform : positive;

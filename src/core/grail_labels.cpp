@@ -165,6 +165,33 @@ GrailLabels::first_inconsistent_edge(const Csr &dag) const {
 	return {};
 }
 
+std::string
+GrailLabels::first_inexact_label(const Csr &dag) const {
+	size_t n = dag.vertex_count();
+	if (data_.size() != n * record_width())
+		return "the labels do not cover the DAG's " + std::to_string(n) + " vertices";
+	std::vector<uint8_t> seen(n);
+	for (unsigned i = 0; i < d_; i++) {
+		std::fill(seen.begin(), seen.end(), 0);
+		for (size_t v = 0; v < n; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
+			const uint32_t *r = record(vid_t(v));
+			uint32_t post = r[4 + 2 * i], lo = post;
+			if (post >= n || seen[post])
+				return "post rank " + std::to_string(post) + " of traversal " + std::to_string(i) +
+				       " is repeated or out of range";
+			seen[post] = 1;
+			for (const vid_t *c = dag.begin(vid_t(v)); c != dag.end(vid_t(v)); c++)
+				lo = std::min(lo, record(*c)[3 + 2 * i]);
+			if (r[3 + 2 * i] != lo)
+				return "lo of traversal " + std::to_string(i) + " at vertex " + std::to_string(v) +
+				       " is not the smallest post rank it reaches";
+		}
+	}
+	return {};
+}
+
 GrailLabels
 GrailLabels::from_data(unsigned d, Array<uint32_t> data) {
 	if (d < 1 || d > kMaxLabels)

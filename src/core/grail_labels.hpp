@@ -58,6 +58,10 @@ public:
 	// Containment and level order along every DAG edge imply them along every path, so they make
 	// labels valid: the first edge that breaks them ("a->b"), or an empty string.
 	std::string first_inconsistent_edge(const Csr &dag) const;
+	// The interval end test (pruning::end_holds) needs more: within each traversal the post ranks
+	// are distinct, and lo_i(v) is exactly min(post_i(v), lo_i over v's children), so the smallest
+	// post rank v reaches. The first place that breaks this, described, or an empty string.
+	std::string first_inexact_label(const Csr &dag) const;
 
 private:
 	unsigned d_ = 0;

@@ -106,6 +106,9 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		std::string broken = index.labels_.first_inconsistent_edge(index.dag_);
 		if (!broken.empty())
 			throw Error(ErrorKind::internal, "the label builder returned invalid labels at DAG edge " + broken);
+		broken = index.labels_.first_inexact_label(index.dag_);
+		if (!broken.empty())
+			throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
 	} else {
 		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
 	}

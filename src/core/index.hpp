@@ -225,9 +225,20 @@ public:
 	                      const PairSearch &search_many = {}, size_t min_searches = 0);
 
 	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
-	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels).
-	enum class Decided { same_component, topological, level, labels, tree_interval, search, unknown_vertex, bloom };
-	static constexpr int kDecidedCount = int(Decided::bloom) + 1;
+	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels;
+	// interval_end: pruning::end_holds).
+	enum class Decided {
+		same_component,
+		topological,
+		level,
+		labels,
+		tree_interval,
+		search,
+		unknown_vertex,
+		bloom,
+		interval_end
+	};
+	static constexpr int kDecidedCount = int(Decided::interval_end) + 1;
 	Decided
 	last_decision() const noexcept {
 		return last_;

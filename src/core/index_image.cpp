@@ -413,6 +413,9 @@ struct ImageReader {
 		std::string broken = labels.first_inconsistent_edge(dag);
 		if (!broken.empty())
 			corrupt("labels of DAG edge " + broken + " are inconsistent");
+		broken = labels.first_inexact_label(dag);
+		if (!broken.empty())
+			corrupt("GRAIL labels are inexact: " + broken);
 		// Subset order along every DAG edge implies it along every path, which is all a query relies on.
 		const BloomLabels &bloom = index.bloom_;
 		for (size_t a = 0; a < c; a++) {

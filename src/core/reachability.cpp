@@ -25,22 +25,28 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	last_ = Decided::topological;
 	if (ca > cb)
 		return Verdict::no;
-	// pruning::step()'s tests one by one, to record which one decided.
-	const BloomLabels &bloom = index_.bloom();
-	last_ = Decided::bloom;
-	if (!pruning::bloom_allows(bloom.record(ca), bloom.record(cb)))
-		return Verdict::no;
+	// pruning::step()'s tests one by one, to record which one decided. The GRAIL records first:
+	// they hold the level and interval "no"s and both "yes"es, so most pairs that reach are
+	// decided before the Bloom records are read.
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
+	const unsigned d = labels.label_count();
 	last_ = Decided::level;
 	if (!pruning::level_allows(ra, rb))
-		return Verdict::no;
-	last_ = Decided::labels;
-	if (!pruning::intervals_allow(ra, rb, labels.label_count()))
 		return Verdict::no;
 	last_ = Decided::tree_interval;
 	if (pruning::tree_holds(ra, rb))
 		return Verdict::yes;
+	last_ = Decided::interval_end;
+	if (pruning::end_holds(ra, rb, d))
+		return Verdict::yes;
+	last_ = Decided::labels;
+	if (!pruning::intervals_allow(ra, rb, d))
+		return Verdict::no;
+	const BloomLabels &bloom = index_.bloom();
+	last_ = Decided::bloom;
+	if (!pruning::bloom_allows(bloom.record(ca), bloom.record(cb)))
+		return Verdict::no;
 	last_ = Decided::search;
 	return Verdict::search;
 }

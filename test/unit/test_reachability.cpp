@@ -303,3 +303,60 @@ TEST(Reachability, ReachableManyEqualsReachable) {
 	}
 	EXPECT_GT(yes, 0u);
 }
+
+// The interval end test alone (pruning::end_holds): every pair of components it calls reachable
+// is, by the brute-force closure, for the host's labels and a builder's (keyed DFS, as the GPU's),
+// and it does call some.
+TEST(Reachability, IntervalEndIsSoundAndDecides) {
+	size_t proved = 0;
+	for (uint64_t seed = 0; seed < 400; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 4 == 0 ? 120 : 40);
+		grail_test::Oracle oracle(t.edges);
+		for (int keyed = 0; keyed < 2; keyed++) {
+			BuildOptions options;
+			options.labels = 1 + seed % 5;
+			options.seed = seed;
+			if (keyed)
+				options.label_builder = grail_test::keyed_dfs_labels;
+			Index index = Index::build(copy(t.edges), options);
+			const GrailLabels &labels = index.labels();
+			ASSERT_EQ(labels.first_inexact_label(index.dag()), "") << "seed " << seed;
+			const Components &c = index.components();
+			const auto &ids = index.graph().ids;
+			for (size_t a = 0; a < ids.size(); a++)
+				for (size_t b = 0; b < ids.size(); b++) {
+					uint32_t ca = c.of_vertex[a], cb = c.of_vertex[b];
+					if (ca == cb || !pruning::end_holds(labels.record(ca), labels.record(cb), labels.label_count()))
+						continue;
+					proved++;
+					ASSERT_TRUE(oracle.reachable(ids[a], ids[b])) << "seed " << seed << " (" << t.shape << ") keyed "
+					                                              << keyed << " " << ids[a] << " -> " << ids[b];
+				}
+		}
+	}
+	EXPECT_GT(proved, 1000u);
+}
+
+// The end test trusts that lo is the smallest post rank reached: labels from a builder whose lo is
+// smaller (still nested, so every "no" would stay right) are refused, for they would give a wrong
+// "yes"; so are repeated post ranks.
+TEST(Reachability, InexactBuiltLabelsAreRefused) {
+	EdgeList edges;
+	for (int64_t v = 0; v < 10; v++)
+		edges.append(v, v + 1);
+	edges.append(20, 21); // a second chain: lo of its head lowered to 0 would "prove" 20 -> 0's vertex
+	BuildOptions options;
+	options.labels = 2;
+	options.label_builder = [](const Csr &dag, unsigned d, uint64_t seed) {
+		GrailLabels labels = grail_test::keyed_dfs_labels(dag, d, seed);
+		for (size_t v = 0; v < dag.vertex_count(); v++)
+			labels.data()[v * labels.record_width() + 3] = 0; // every lo_0 := 0: nested, inexact
+		return labels;
+	};
+	EXPECT_THROW(Index::build(copy(edges), options), Error);
+	Index good = Index::build(copy(edges), BuildOptions{});
+	GrailLabels labels = GrailLabels::from_data(good.labels().label_count(), Array<uint32_t>(good.labels().data()));
+	labels.data()[4] = labels.data()[labels.record_width() + 4]; // post rank of traversal 0 repeated
+	EXPECT_NE(labels.first_inexact_label(good.dag()), "");
+	EXPECT_EQ(good.labels().first_inexact_label(good.dag()), "");
+}
