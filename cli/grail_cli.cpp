@@ -310,9 +310,9 @@ cmd_bench(const std::vector<std::string> &args) {
 			v = g.begin(v)[rng.below(uint64_t(g.end(v) - g.begin(v)))];
 		p.second = ids[v];
 	}
-	static const char *names[ReachabilityQuery::kDecidedCount] = {"same component", "topological",   "level",
-	                                                              "labels",         "tree interval", "search",
-	                                                              "unknown vertex", "Bloom filter"};
+	static const char *names[ReachabilityQuery::kDecidedCount] = {
+	    "same component", "topological",  "level",        "labels",     "tree interval", "search",
+	    "unknown vertex", "Bloom filter", "interval end", "back level", "supports"};
 	ReachabilityQuery q(index);
 	for (int set = 0; set < 2; set++) {
 		const auto &pairs = set == 0 ? uniform : positive;

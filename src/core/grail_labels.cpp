@@ -165,6 +165,94 @@ GrailLabels::first_inconsistent_edge(const Csr &dag) const {
 	return {};
 }
 
+std::string
+GrailLabels::first_inexact_label(const Csr &dag) const {
+	size_t n = dag.vertex_count();
+	if (data_.size() != n * record_width())
+		return "the labels do not cover the DAG's " + std::to_string(n) + " vertices";
+	std::vector<uint8_t> seen(n);
+	for (unsigned i = 0; i < d_; i++) {
+		std::fill(seen.begin(), seen.end(), 0);
+		for (size_t v = 0; v < n; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
+			const uint32_t *r = record(vid_t(v));
+			uint32_t post = r[4 + 2 * i], lo = post;
+			if (post >= n || seen[post])
+				return "post rank " + std::to_string(post) + " of traversal " + std::to_string(i) +
+				       " is repeated or out of range";
+			seen[post] = 1;
+			for (const vid_t *c = dag.begin(vid_t(v)); c != dag.end(vid_t(v)); c++)
+				lo = std::min(lo, record(*c)[3 + 2 * i]);
+			if (r[3 + 2 * i] != lo)
+				return "lo of traversal " + std::to_string(i) + " at vertex " + std::to_string(v) +
+				       " is not the smallest post rank it reaches";
+		}
+	}
+	return {};
+}
+
+LookupLabels
+LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports) {
+	size_t n = dag.vertex_count();
+	if (supports.empty() && n > 0 && count > 0) {
+		// The kMaxSupports DAG vertices of largest (in-degree + 1) * (out-degree + 1): hubs that
+		// many paths cross.
+		std::vector<uint32_t> in(n, 0);
+		for (vid_t t : dag.targets)
+			in[t]++;
+		std::vector<std::pair<uint64_t, vid_t>> score(n);
+		for (size_t v = 0; v < n; v++)
+			score[v] = {uint64_t(in[v] + 1) * uint64_t(dag.end(vid_t(v)) - dag.begin(vid_t(v)) + 1), vid_t(v)};
+		size_t k = std::min<size_t>(std::min(count, kMaxSupports), n);
+		std::partial_sort(score.begin(), score.begin() + k, score.end(), [](const auto &a, const auto &b) {
+			return a.first > b.first || (a.first == b.first && a.second < b.second);
+		});
+		for (size_t i = 0; i < k; i++)
+			supports.push_back(score[i].second);
+	}
+	if (supports.size() > kMaxSupports)
+		throw Error(ErrorKind::internal, "too many reachability supports");
+	LookupLabels labels;
+	labels.records_.assign(n, LookupRecord{0, 0, 0, 0});
+	LookupRecord *r = labels.records_.data();
+	for (size_t i = 0; i < supports.size(); i++) {
+		if (supports[i] >= n || r[supports[i]].reaches != 0)
+			throw Error(ErrorKind::internal, "a reachability support is out of range or repeated");
+		r[supports[i]].reaches = r[supports[i]].reached_by = uint64_t(1) << i;
+	}
+	// Edges go to larger vertices: reached_by and nothing else flows down in one upward pass,
+	// reaches and the back level up in one downward pass.
+	for (size_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
+		for (const vid_t *c = dag.begin(vid_t(v)); c != dag.end(vid_t(v)); c++)
+			r[*c].reached_by |= r[v].reached_by;
+	}
+	for (size_t v = n; v-- > 0;) {
+		if (v % 4096 == 0)
+			poll_cancel();
+		uint64_t reaches = r[v].reaches;
+		uint32_t level = 0;
+		for (const vid_t *c = dag.begin(vid_t(v)); c != dag.end(vid_t(v)); c++) {
+			reaches |= r[*c].reaches;
+			level = std::max(level, r[*c].back_level + 1);
+		}
+		r[v].reaches = reaches;
+		r[v].back_level = level;
+	}
+	labels.supports_ = Array<uint32_t>(std::vector<uint32_t>(supports.begin(), supports.end()));
+	return labels;
+}
+
+LookupLabels
+LookupLabels::from_data(Array<uint32_t> supports, Array<LookupRecord> records) {
+	LookupLabels labels;
+	labels.supports_ = std::move(supports);
+	labels.records_ = std::move(records);
+	return labels;
+}
+
 GrailLabels
 GrailLabels::from_data(unsigned d, Array<uint32_t> data) {
 	if (d < 1 || d > kMaxLabels)

@@ -58,6 +58,10 @@ public:
 	// Containment and level order along every DAG edge imply them along every path, so they make
 	// labels valid: the first edge that breaks them ("a->b"), or an empty string.
 	std::string first_inconsistent_edge(const Csr &dag) const;
+	// The interval end test (pruning::end_holds) needs more: within each traversal the post ranks
+	// are distinct, and lo_i(v) is exactly min(post_i(v), lo_i over v's children), so the smallest
+	// post rank v reaches. The first place that breaks this, described, or an empty string.
+	std::string first_inexact_label(const Csr &dag) const;
 
 private:
 	unsigned d_ = 0;
@@ -91,6 +95,69 @@ public:
 
 private:
 	Array<BloomRecord> data_;
+};
+
+// O(1) deciders beside the GRAIL labels, one 24-byte record per DAG vertex (component):
+//  - back_level: the longest path from v to a sink (0 for sinks). u reaches v != u only if
+//    back_level(u) > back_level(v): with GRAIL's forward level, topological levels both ways.
+//  - up to 64 supports s_i, DAG vertices of large in- times out-degree; reaches bit i: v reaches
+//    s_i; reached_by bit i: s_i reaches v (s_i itself has both). Two bit-parallel sweeps over the
+//    topologically numbered DAG make them. u reaches s_i and s_i reaches v: yes; v reaches s_i and
+//    u does not, or s_i reaches u and not v: no.
+struct LookupRecord {
+	uint64_t reaches;
+	uint64_t reached_by;
+	uint32_t back_level;
+	uint32_t reserved; // 0
+};
+static_assert(sizeof(LookupRecord) == 24, "a lookup record is 24 bytes");
+
+constexpr unsigned kMaxSupports = 64;
+
+class LookupLabels {
+public:
+	// dag: topologically numbered (every edge to a larger vertex). supports: the DAG vertices
+	// chosen, at most kMaxSupports, distinct; empty: up to count (<= kMaxSupports) chosen here by
+	// in- times out-degree.
+	static LookupLabels build(const Csr &dag, unsigned count, std::vector<vid_t> supports = {});
+
+	bool
+	empty() const noexcept {
+		return records_.empty();
+	}
+	const LookupRecord &
+	record(vid_t v) const noexcept {
+		return records_[v];
+	}
+	const Array<LookupRecord> &
+	records() const noexcept {
+		return records_;
+	}
+	const Array<uint32_t> &
+	supports() const noexcept {
+		return supports_;
+	}
+	static LookupLabels from_data(Array<uint32_t> supports, Array<LookupRecord> records);
+
+	// u reaches v (u != v, u before v in topological order): the supports prove it.
+	static bool
+	proves(const LookupRecord &u, const LookupRecord &v) noexcept {
+		return (u.reaches & v.reached_by) != 0;
+	}
+	// The back levels rule it out.
+	static bool
+	level_rules_out(const LookupRecord &u, const LookupRecord &v) noexcept {
+		return u.back_level <= v.back_level;
+	}
+	// The supports rule it out.
+	static bool
+	supports_rule_out(const LookupRecord &u, const LookupRecord &v) noexcept {
+		return ((v.reaches & ~u.reaches) | (u.reached_by & ~v.reached_by)) != 0;
+	}
+
+private:
+	Array<uint32_t> supports_;
+	Array<LookupRecord> records_;
 };
 
 } // namespace grail

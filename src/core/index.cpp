@@ -41,6 +41,8 @@ Index
 Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, KeyDictionary keys) {
 	if (options.labels < 1 || options.labels > kMaxLabels)
 		throw Error(ErrorKind::invalid_input, "the number of GRAIL labels must be between 1 and 16");
+	if (options.supports > kMaxSupports)
+		throw Error(ErrorKind::invalid_input, "the number of reachability supports must be between 0 and 64");
 	BuildStats local;
 	BuildStats &st = stats ? *stats : local;
 	st = BuildStats{};
@@ -106,6 +108,9 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		std::string broken = index.labels_.first_inconsistent_edge(index.dag_);
 		if (!broken.empty())
 			throw Error(ErrorKind::internal, "the label builder returned invalid labels at DAG edge " + broken);
+		broken = index.labels_.first_inexact_label(index.dag_);
+		if (!broken.empty())
+			throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
 	} else {
 		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
 	}
@@ -115,6 +120,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 			post[v] = index.labels_.record(vid_t(v))[0];
 		index.bloom_ = BloomLabels::build(index.dag_, post);
 	}
+	index.lookup_ = LookupLabels::build(index.dag_, options.supports);
 	st.label_seconds = ms_since(start) / 1e3;
 
 	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.

@@ -32,6 +32,8 @@ struct BuiltGraph {
 
 struct BuildOptions {
 	unsigned labels = 5; // GRAIL traversals, 1..kMaxLabels
+	// Reachability supports of the lookup labels (grail_labels.hpp), 0..kMaxSupports.
+	unsigned supports = kMaxSupports;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 	// The id hash table's seed: a random value from the host (PostgreSQL's pg_strong_random), so
 	// that no one can prepare ids that collide; 0: one drawn here from the clock.
@@ -86,12 +88,13 @@ public:
 	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr,
 	                   KeyDictionary keys = {});
 
-	// The image (format version 5): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// The image (format version 6): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
 	// labels, Bloom labels, id hash header {shift u32, seeded u32, seed u64} and table, and the key dictionary (meta
 	// {kind u32, hash shift u32, hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three
-	// empty for integer keys), and the edges several rows held (RepeatedEdge, by ascending place).
+	// empty for integer keys), the edges several rows held (RepeatedEdge, by ascending place), and the
+	// lookup labels (the supports u32[kMaxSupports], kNoVertex where unused; LookupRecord per component).
 	std::vector<uint8_t> serialize() const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
@@ -110,7 +113,7 @@ public:
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 5;
+	static constexpr uint32_t kFormatVersion = 6;
 
 	const Graph &
 	graph() const noexcept {
@@ -131,6 +134,12 @@ public:
 	const BloomLabels &
 	bloom() const noexcept {
 		return bloom_;
+	}
+	// Back levels and supports (grail_labels.hpp); empty in an index read from an image older than
+	// version 6, whose queries go without them.
+	const LookupLabels &
+	lookup() const noexcept {
+		return lookup_;
 	}
 	// Text or uuid keys: vertex v's key, and the vertex of a key (whose id is the vertex itself).
 	const KeyDictionary &
@@ -177,6 +186,7 @@ private:
 	Csr dag_;
 	GrailLabels labels_;
 	BloomLabels bloom_;
+	LookupLabels lookup_;
 	Array<HashSlot> hash_;     // power-of-two capacity
 	unsigned hash_shift_ = 63; // 64 - log2(capacity)
 	bool hash_seeded_ = true;
@@ -225,9 +235,22 @@ public:
 	                      const PairSearch &search_many = {}, size_t min_searches = 0);
 
 	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
-	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels).
-	enum class Decided { same_component, topological, level, labels, tree_interval, search, unknown_vertex, bloom };
-	static constexpr int kDecidedCount = int(Decided::bloom) + 1;
+	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels;
+	// interval_end: pruning::end_holds; back_level, supports: LookupLabels).
+	enum class Decided {
+		same_component,
+		topological,
+		level,
+		labels,
+		tree_interval,
+		search,
+		unknown_vertex,
+		bloom,
+		interval_end,
+		back_level,
+		supports
+	};
+	static constexpr int kDecidedCount = int(Decided::supports) + 1;
 	Decided
 	last_decision() const noexcept {
 		return last_;

@@ -1,6 +1,9 @@
 // The flat index image: format, writer, reader and validation (see index.hpp).
 //
-// Version 5 (0.7.0) is version 4 with a seeded id hash table: its header is {shift u32, seeded
+// Version 6 (0.7.0) is version 5 with two last sections: the lookup labels' supports
+// (u32[kMaxSupports], kNoVertex where unused) and a LookupRecord per component (grail_labels.hpp).
+// Older images are read without them: their queries go without back levels and supports.
+// Version 5 (0.7.0 before version 6) is version 4 with a seeded id hash table: its header is {shift u32, seeded
 // u32, seed u64}, and ids are placed by XXH64 of the id with that seed, so that no one can
 // prepare ids that collide. Older versions placed them by an unseeded Fibonacci hash; their
 // tables are still read as they are (seeded 0).
@@ -60,7 +63,10 @@ enum Tag : uint32_t {
 	kKeyHash,    // version 3: the open-addressing table of KeyDictionary::Slot
 	kTagCountV3 = kKeyHash,
 	kRepeatedEdges, // version 4: RepeatedEdge, by ascending edge
-	kTagCount = kRepeatedEdges,
+	kTagCountV5 = kRepeatedEdges,
+	kLookupMeta, // version 6: the supports, u32[kMaxSupports], kNoVertex where unused
+	kLookup,     // version 6: LookupRecord per component
+	kTagCount = kLookup,
 };
 
 struct HashMeta {
@@ -95,7 +101,9 @@ tag_name(uint32_t tag) {
 	                              "key offsets",
 	                              "key bytes",
 	                              "key hash table",
-	                              "repeated edges"};
+	                              "repeated edges",
+	                              "lookup header",
+	                              "lookup labels"};
 	return tag <= kTagCount ? names[tag] : "unknown";
 }
 
@@ -304,9 +312,22 @@ struct ImageReader {
 				g.rows_known = false;
 			}
 		}
+		if (version >= 6) {
+			Array<uint32_t> slots = section_array<uint32_t>(sections[kLookupMeta], kLookupMeta, kMaxSupports, nullptr);
+			std::vector<uint32_t> supports;
+			for (uint32_t s : slots)
+				if (s != kNoVertex)
+					supports.push_back(s);
+			// No records: an index that had none (read from an older image) written again.
+			size_t records = sections[kLookup].bytes == 0 ? 0 : c;
+			index.lookup_ = LookupLabels::from_data(
+			    Array<uint32_t>(supports), section_array<LookupRecord>(sections[kLookup], kLookup, records, keep));
+		}
 		if (verify) {
 			check(index);
 			check_keys(index);
+			if (version >= 6)
+				check_lookup(index);
 		}
 		if (version < 2)
 			index.build_hash(fresh_seed(&index));
@@ -413,6 +434,9 @@ struct ImageReader {
 		std::string broken = labels.first_inconsistent_edge(dag);
 		if (!broken.empty())
 			corrupt("labels of DAG edge " + broken + " are inconsistent");
+		broken = labels.first_inexact_label(dag);
+		if (!broken.empty())
+			corrupt("GRAIL labels are inexact: " + broken);
 		// Subset order along every DAG edge implies it along every path, which is all a query relies on.
 		const BloomLabels &bloom = index.bloom_;
 		for (size_t a = 0; a < c; a++) {
@@ -423,6 +447,25 @@ struct ImageReader {
 					corrupt("Bloom labels of DAG edge " + std::to_string(a) + "->" + std::to_string(*b) +
 					        " are inconsistent");
 		}
+	}
+
+	// The lookup labels are what the build makes of their supports: recomputed and compared.
+	static void
+	check_lookup(const Index &index) {
+		const Array<uint32_t> &supports = index.lookup_.supports();
+		size_t c = index.dag_.vertex_count();
+		if (index.lookup_.empty()) {
+			if (!supports.empty())
+				corrupt("lookup header names supports but there are no lookup labels");
+			return;
+		}
+		for (size_t i = 0; i < supports.size(); i++)
+			if (supports[i] >= c || std::count(supports.begin(), supports.end(), supports[i]) != 1)
+				corrupt("lookup support " + std::to_string(supports[i]) + " is out of range or repeated");
+		LookupLabels expected =
+		    LookupLabels::build(index.dag_, 0, std::vector<vid_t>(supports.begin(), supports.end()));
+		if (std::memcmp(expected.records().data(), index.lookup_.records().data(), c * sizeof(LookupRecord)) != 0)
+			corrupt("lookup labels do not match the DAG and their supports");
 	}
 
 	// The stored hash table finds every vertex (with its component) and holds nothing else; a graph
@@ -481,6 +524,9 @@ Index::serialize() const {
 	uint32_t bloom_meta[2] = {kBloomBits, 0};
 	HashMeta hash_meta = {hash_shift_, hash_seeded_ ? 1u : 0u, hash_seed_};
 	KeyMeta key_meta = {uint32_t(keys_.kind()), keys_.hash_shift(), keys_.seed()};
+	uint32_t lookup_meta[kMaxSupports];
+	std::fill(lookup_meta, lookup_meta + kMaxSupports, kNoVertex);
+	std::copy(lookup_.supports().begin(), lookup_.supports().end(), lookup_meta);
 	const Part parts[kTagCount] = {
 	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
 	    {kOutOffsets, graph_.out.offsets.data(), graph_.out.offsets.size() * sizeof(eid_t)},
@@ -501,6 +547,8 @@ Index::serialize() const {
 	    {kKeyHash, keys_.hash().data(), keys_.hash().size() * sizeof(KeyDictionary::Slot)},
 	    graph_.rows_known ? Part{kRepeatedEdges, graph_.repeated.data(), graph_.repeated.size() * sizeof(RepeatedEdge)}
 	                      : Part{kRepeatedEdges, &kRowsUnknown, sizeof kRowsUnknown},
+	    {kLookupMeta, lookup_meta, sizeof lookup_meta},
+	    {kLookup, lookup_.records().data(), lookup_.records().size() * sizeof(LookupRecord)},
 	};
 	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
 	for (const Part &part : parts)
@@ -575,6 +623,7 @@ Index::attach(std::shared_ptr<const uint8_t> image, size_t size, Check check) {
 	read_sections(bytes, size, section_count,
 	              version == 2   ? kTagCountV2
 	              : version == 3 ? kTagCountV3
+	              : version <= 5 ? kTagCountV5
 	                             : kTagCount,
 	              sections);
 	return ImageReader::assemble(sections, version, std::shared_ptr<const void>(image, image.get()), verify);

@@ -4,7 +4,7 @@
 // differently. It reads a vertex's GRAIL record (layout in
 // grail_labels.hpp: [0] post rank, [1] first rank of its DFS subtree, [2] topological level,
 // [3 + 2i, 4 + 2i] interval of traversal i) and its BFL Bloom record. Each test is a necessary
-// condition for u to reach v, except tree_holds, which is sufficient.
+// condition for u to reach v, except tree_holds and end_holds, which are sufficient.
 #pragma once
 #include "cpp_only.hpp"
 #include "host_device.hpp"
@@ -75,6 +75,18 @@ tree_holds(const uint32_t *ru, const uint32_t *rv) {
 	return rv[0] >= ru[1] && rv[0] <= ru[0];
 }
 
+// v's post rank in some traversal i equals lo_i(u), the smallest post rank of everything u
+// reaches: ranks are distinct within a traversal, so v is the vertex of that rank, and u reaches
+// it. Sound wherever lo_i(u) is exact, as GrailLabels::build and the GPU's min-post pass make it
+// (first_inconsistent_edge checks labels from elsewhere).
+GRAIL_HOST_DEVICE inline bool
+end_holds(const uint32_t *ru, const uint32_t *rv, unsigned labels) {
+	bool hit = false;
+	for (unsigned i = 0; i < labels; i++)
+		hit |= rv[4 + 2 * i] == ru[3 + 2 * i];
+	return hit;
+}
+
 // What a search that has reached u (u != v) does about target v.
 enum class Step : uint8_t {
 	prune,  // u cannot reach v
@@ -86,7 +98,7 @@ GRAIL_HOST_DEVICE inline Step
 step(const BloomRecord &bu, const uint32_t *ru, const BloomRecord &bv, const uint32_t *rv, unsigned labels) {
 	if (!bloom_allows(bu, bv) || !level_allows(ru, rv) || !intervals_allow(ru, rv, labels))
 		return Step::prune;
-	return tree_holds(ru, rv) ? Step::reached : Step::expand;
+	return tree_holds(ru, rv) || end_holds(ru, rv, labels) ? Step::reached : Step::expand;
 }
 
 // step() at a component u whose labels were widened to bound what it reaches after changes to the

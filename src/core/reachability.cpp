@@ -25,22 +25,43 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	last_ = Decided::topological;
 	if (ca > cb)
 		return Verdict::no;
-	// pruning::step()'s tests one by one, to record which one decided.
-	const BloomLabels &bloom = index_.bloom();
-	last_ = Decided::bloom;
-	if (!pruning::bloom_allows(bloom.record(ca), bloom.record(cb)))
-		return Verdict::no;
+	// The lookup records first (24 bytes each, one line mostly): the supports' yes, the back
+	// levels' and the supports' no.
+	const LookupLabels &lookup = index_.lookup();
+	if (!lookup.empty()) {
+		const LookupRecord &la = lookup.record(ca), &lb = lookup.record(cb);
+		last_ = Decided::supports;
+		if (LookupLabels::proves(la, lb))
+			return Verdict::yes;
+		last_ = Decided::back_level;
+		if (LookupLabels::level_rules_out(la, lb))
+			return Verdict::no;
+		last_ = Decided::supports;
+		if (LookupLabels::supports_rule_out(la, lb))
+			return Verdict::no;
+	}
+	// pruning::step()'s tests one by one, to record which one decided. Then the GRAIL records:
+	// they hold the level and interval "no"s and both "yes"es, so most pairs that reach are
+	// decided before the Bloom records are read.
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
+	const unsigned d = labels.label_count();
 	last_ = Decided::level;
 	if (!pruning::level_allows(ra, rb))
-		return Verdict::no;
-	last_ = Decided::labels;
-	if (!pruning::intervals_allow(ra, rb, labels.label_count()))
 		return Verdict::no;
 	last_ = Decided::tree_interval;
 	if (pruning::tree_holds(ra, rb))
 		return Verdict::yes;
+	last_ = Decided::interval_end;
+	if (pruning::end_holds(ra, rb, d))
+		return Verdict::yes;
+	last_ = Decided::labels;
+	if (!pruning::intervals_allow(ra, rb, d))
+		return Verdict::no;
+	const BloomLabels &bloom = index_.bloom();
+	last_ = Decided::bloom;
+	if (!pruning::bloom_allows(bloom.record(ca), bloom.record(cb)))
+		return Verdict::no;
 	last_ = Decided::search;
 	return Verdict::search;
 }

@@ -1,9 +1,11 @@
 #include "error.hpp"
+#include "generate.hpp"
 #include "index.hpp"
 #include "oracle.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 
@@ -220,6 +222,34 @@ reseal(std::vector<uint8_t> &bytes) {
 	std::memcpy(bytes.data() + 24, &sum, 8);
 }
 
+// An image of the current format laid out as formats 4 and 5 were: the first 18 sections (no
+// lookup labels), the table and offsets to match, the version given.
+std::vector<uint8_t>
+without_lookup(const std::vector<uint8_t> &bytes, uint32_t version) {
+	const uint32_t count = 18;
+	auto align = [](size_t n) { return (n + 63) / 64 * 64; };
+	size_t pos = align(64 + 24 * count);
+	std::vector<uint8_t> out(pos, 0);
+	std::memcpy(out.data(), bytes.data(), 64);
+	for (uint32_t k = 0; k < count; k++) {
+		uint64_t offset, len;
+		std::memcpy(&offset, bytes.data() + 64 + 24 * k + 8, 8);
+		std::memcpy(&len, bytes.data() + 64 + 24 * k + 16, 8);
+		uint8_t *entry = out.data() + 64 + 24 * k;
+		std::memcpy(entry, bytes.data() + 64 + 24 * k, 24);
+		uint64_t at = out.size();
+		std::memcpy(entry + 8, &at, 8);
+		out.insert(out.end(), bytes.begin() + offset, bytes.begin() + offset + len);
+		out.resize(align(out.size()), 0);
+	}
+	uint64_t payload = out.size() - 64;
+	std::memcpy(out.data() + 8, &version, 4);
+	std::memcpy(out.data() + 12, &count, 4);
+	std::memcpy(out.data() + 16, &payload, 8);
+	reseal(out);
+	return out;
+}
+
 } // namespace
 
 // A version 2 image as 0.4.0 wrote it (serialize() at commit 6794632, before key dictionaries) of
@@ -328,17 +358,24 @@ TEST(Index, Version2ImagesStillAttach) {
 	options.labels = 2;
 	EXPECT_FALSE(old.graph().rows_known) << "format 2 did not count the rows of an edge";
 	std::vector<uint8_t> rewritten = old.serialize(), built = Index::build(e, options).serialize();
-	// The same sections, from the end of the section table (18 entries from byte 64, aligned to
-	// 512) on, but for the last: the repeated edges, empty for the build (no edge has two rows
-	// here), one "unknown" entry (a 64-byte aligned section) for the rewritten image.
+	// The same sections, from the end of the section table (20 entries from byte 64, aligned to
+	// 576) on, but the repeated edges, empty for the build (no edge has two rows here), one
+	// "unknown" entry (a 64-byte aligned section) for the rewritten image; and the lookup labels,
+	// which a format 2 image lacks: none in the rewritten image (and its header names no support).
 	// The same sections, but the id hash header and table: the rewritten image keeps the table it
 	// was given, placed by the unseeded hash of format 2, where a build seeds its own.
-	ASSERT_EQ(rewritten.size(), built.size() + 64);
+	size_t built_lookup = section_offset(built, 19), rewritten_lookup = section_offset(rewritten, 19);
+	ASSERT_EQ(rewritten_lookup, built_lookup + 64);
+	ASSERT_EQ(rewritten.size(), rewritten_lookup + 256) << "a lookup header, no lookup labels";
+	EXPECT_TRUE(old.lookup().empty());
 	size_t hash_header = section_offset(built, 12), key_header = section_offset(built, 14);
-	EXPECT_TRUE(std::equal(rewritten.begin() + 512, rewritten.begin() + hash_header, built.begin() + 512))
+	EXPECT_TRUE(std::equal(rewritten.begin() + 576, rewritten.begin() + hash_header, built.begin() + 576))
 	    << "rewritten in the current format, the same image";
-	EXPECT_TRUE(std::equal(rewritten.begin() + key_header, rewritten.end() - 64, built.begin() + key_header))
+	EXPECT_TRUE(std::equal(rewritten.begin() + key_header, rewritten.begin() + rewritten_lookup - 64,
+	                       built.begin() + key_header))
 	    << "rewritten in the current format, the same image";
+	EXPECT_TRUE(std::all_of(rewritten.begin() + rewritten_lookup, rewritten.end(), [](uint8_t b) { return b == 0xff; }))
+	    << "no supports";
 	std::vector<uint8_t> v2(image.get(), image.get() + hex.size() / 2);
 	EXPECT_TRUE(std::equal(rewritten.begin() + section_offset(rewritten, 13), rewritten.begin() + key_header,
 	                       v2.begin() + section_offset(v2, 13)))
@@ -382,9 +419,7 @@ TEST(Index, CraftedIdsDoNotCollide) {
 // and finds them, and is rewritten with the table it had.
 TEST(Index, Version4ImagesStillAttach) {
 	Index built = small_index();
-	std::vector<uint8_t> v4 = built.serialize();
-	uint32_t version = 4;
-	std::memcpy(v4.data() + 8, &version, 4);
+	std::vector<uint8_t> v4 = without_lookup(built.serialize(), 4);
 	// The hash header of format 4: {shift u32, 0 u32}, in the same 64-byte section.
 	uint32_t shift;
 	size_t meta = section_offset(v4, 12), table = section_offset(v4, 13);
@@ -423,7 +458,48 @@ TEST(Index, Version4ImagesStillAttach) {
 	std::vector<uint8_t> rewritten = old.serialize();
 	Index again = Index::deserialize(rewritten.data(), rewritten.size());
 	EXPECT_EQ(again.serialize(), rewritten);
-	EXPECT_TRUE(std::equal(v4.begin() + table, v4.begin() + table + 16 * capacity, rewritten.begin() + table));
+	EXPECT_TRUE(std::equal(v4.begin() + table, v4.begin() + table + 16 * capacity,
+	                       rewritten.begin() + section_offset(rewritten, 13)));
+}
+
+// A format 5 image (0.7.0 before the lookup labels) attaches and answers without them, as the
+// build with them does; written again, it has none, and that image attaches in full too.
+TEST(Index, Version5ImagesAnswerWithoutLookupLabels) {
+	EdgeList e = generate_random_dag(3000, 3, 17);
+	e.append(2999, 0); // a cycle, and self-loops and duplicates
+	e.append(5, 5);
+	e.append(1, 2);
+	e.append(1, 2);
+	Index built = Index::build(copy(e), BuildOptions{});
+	ASSERT_FALSE(built.lookup().empty());
+	std::vector<uint8_t> v5 = without_lookup(built.serialize(), 5);
+	Index old = Index::deserialize(v5.data(), v5.size());
+	EXPECT_TRUE(old.lookup().empty());
+	ReachabilityQuery a(built), b(old);
+	size_t by_lookup = 0;
+	for (int64_t s = 0; s < 3000; s += 7)
+		for (int64_t t = 0; t < 3000; t += 11) {
+			ASSERT_EQ(a.reachable(s, t), b.reachable(s, t)) << s << "->" << t;
+			by_lookup += a.last_decision() == ReachabilityQuery::Decided::supports ||
+			             a.last_decision() == ReachabilityQuery::Decided::back_level;
+			EXPECT_NE(b.last_decision(), ReachabilityQuery::Decided::supports);
+			EXPECT_NE(b.last_decision(), ReachabilityQuery::Decided::back_level);
+		}
+	EXPECT_GT(by_lookup, 0u);
+	std::vector<uint8_t> rewritten = old.serialize();
+	Index again = Index::deserialize(rewritten.data(), rewritten.size());
+	EXPECT_TRUE(again.lookup().empty());
+	EXPECT_EQ(again.serialize(), rewritten);
+	// Format 6 with the lookup labels damaged (checksum resealed): refused by the full check.
+	std::vector<uint8_t> bad = built.serialize();
+	size_t records = section_offset(bad, 20);
+	bad[records + 16] ^= 1; // back level of component 0
+	reseal(bad);
+	EXPECT_THROW(Index::deserialize(bad.data(), bad.size()), Error);
+	bad = built.serialize();
+	bad[records] ^= 0x80; // a support bit
+	reseal(bad);
+	EXPECT_THROW(Index::deserialize(bad.data(), bad.size()), Error);
 }
 
 TEST(Index, WrongVersionIsRejected) {

@@ -280,3 +280,26 @@ TEST(Overlay, RowsOfCountsRowsThroughTheImage) {
 	}
 	EXPECT_GT(repeated, 100u) << "the random graphs must repeat edges";
 }
+
+// The interval end test's "yes" rests on the built graph: a -> b -> c, where c holds the smallest
+// post rank a reaches (so lo(a) == post(c)), with b -> c deleted. The overlay must not take it
+// (a is an ancestor of a deletion): a no longer reaches c. Vertices as the build numbers them.
+TEST(Overlay, IntervalEndYesIsNotTakenAboveADeletion) {
+	for (unsigned d = 1; d <= 5; d++) {
+		EdgeList e;
+		e.append(0, 1);
+		e.append(1, 2);
+		e.append(3, 4); // another chain, so that traversals differ
+		BuildOptions options;
+		options.labels = d;
+		Index index = Index::build(EdgeList(e), options);
+		const GrailLabels &labels = index.labels();
+		uint32_t c0 = index.components().of_vertex[0], c2 = index.components().of_vertex[2];
+		ASSERT_TRUE(pruning::end_holds(labels.record(c0), labels.record(c2), d)) << "the end test proves 0 -> 2";
+		std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, {}, {{1, 2}});
+		ASSERT_TRUE(overlay);
+		EXPECT_FALSE(overlay->reachable(0, 2)) << d;
+		EXPECT_TRUE(overlay->reachable(0, 1)) << d;
+		EXPECT_FALSE(overlay->reachable(1, 2)) << d;
+	}
+}

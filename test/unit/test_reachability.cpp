@@ -33,6 +33,8 @@ TEST(Reachability, AllPairsOfRandomGraphsMatchOracle) {
 			BuildOptions options;
 			options.labels = d;
 			options.seed = seed * 31 + d;
+			// All components supports (small graphs), none, or a few: every decider gets pairs.
+			options.supports = (seed + d) % 3 == 0 ? kMaxSupports : (seed + d) % 3 == 1 ? 0 : 3;
 			Index index = Index::build(copy(t.edges), options);
 			ReachabilityQuery q(index);
 			for (int64_t a : t.query_ids)
@@ -302,4 +304,133 @@ TEST(Reachability, ReachableManyEqualsReachable) {
 		yes += expected;
 	}
 	EXPECT_GT(yes, 0u);
+}
+
+// The interval end test alone (pruning::end_holds): every pair of components it calls reachable
+// is, by the brute-force closure, for the host's labels and a builder's (keyed DFS, as the GPU's),
+// and it does call some.
+TEST(Reachability, IntervalEndIsSoundAndDecides) {
+	size_t proved = 0;
+	for (uint64_t seed = 0; seed < 400; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 4 == 0 ? 120 : 40);
+		grail_test::Oracle oracle(t.edges);
+		for (int keyed = 0; keyed < 2; keyed++) {
+			BuildOptions options;
+			options.labels = 1 + seed % 5;
+			options.seed = seed;
+			if (keyed)
+				options.label_builder = grail_test::keyed_dfs_labels;
+			Index index = Index::build(copy(t.edges), options);
+			const GrailLabels &labels = index.labels();
+			ASSERT_EQ(labels.first_inexact_label(index.dag()), "") << "seed " << seed;
+			const Components &c = index.components();
+			const auto &ids = index.graph().ids;
+			for (size_t a = 0; a < ids.size(); a++)
+				for (size_t b = 0; b < ids.size(); b++) {
+					uint32_t ca = c.of_vertex[a], cb = c.of_vertex[b];
+					if (ca == cb || !pruning::end_holds(labels.record(ca), labels.record(cb), labels.label_count()))
+						continue;
+					proved++;
+					ASSERT_TRUE(oracle.reachable(ids[a], ids[b])) << "seed " << seed << " (" << t.shape << ") keyed "
+					                                              << keyed << " " << ids[a] << " -> " << ids[b];
+				}
+		}
+	}
+	EXPECT_GT(proved, 1000u);
+}
+
+// The end test trusts that lo is the smallest post rank reached: labels from a builder whose lo is
+// smaller (still nested, so every "no" would stay right) are refused, for they would give a wrong
+// "yes"; so are repeated post ranks.
+TEST(Reachability, InexactBuiltLabelsAreRefused) {
+	EdgeList edges;
+	for (int64_t v = 0; v < 10; v++)
+		edges.append(v, v + 1);
+	edges.append(20, 21); // a second chain: lo of its head lowered to 0 would "prove" 20 -> 0's vertex
+	BuildOptions options;
+	options.labels = 2;
+	options.label_builder = [](const Csr &dag, unsigned d, uint64_t seed) {
+		GrailLabels labels = grail_test::keyed_dfs_labels(dag, d, seed);
+		for (size_t v = 0; v < dag.vertex_count(); v++)
+			labels.data()[v * labels.record_width() + 3] = 0; // every lo_0 := 0: nested, inexact
+		return labels;
+	};
+	EXPECT_THROW(Index::build(copy(edges), options), Error);
+	Index good = Index::build(copy(edges), BuildOptions{});
+	GrailLabels labels = GrailLabels::from_data(good.labels().label_count(), Array<uint32_t>(good.labels().data()));
+	labels.data()[4] = labels.data()[labels.record_width() + 4]; // post rank of traversal 0 repeated
+	EXPECT_NE(labels.first_inexact_label(good.dag()), "");
+	EXPECT_EQ(good.labels().first_inexact_label(good.dag()), "");
+}
+
+// The lookup labels alone: each rule, on every pair of components of many random graphs (cycles,
+// self-loops, duplicates, deep chains), against the brute-force closure; and each decides some.
+TEST(Reachability, LookupLabelsAreSoundAndDecide) {
+	size_t proved = 0, by_level = 0, by_supports = 0;
+	for (uint64_t seed = 0; seed < 400; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 4 == 0 ? 160 : 40);
+		if (seed % 7 == 3) { // a deep chain with shortcuts and a back edge
+			t.edges = EdgeList{};
+			for (int64_t v = 0; v < 150; v++) {
+				t.edges.append(v, v + 1);
+				if (v % 5 == 0)
+					t.edges.append(v, v + 7);
+			}
+			t.edges.append(90, 80);
+			t.query_ids.clear();
+			for (int64_t v = -1; v <= 160; v++)
+				t.query_ids.push_back(v);
+		}
+		grail_test::Oracle oracle(t.edges);
+		BuildOptions options;
+		options.supports = unsigned(seed % 5 == 0 ? kMaxSupports : 1 + seed % 8);
+		Index index = Index::build(copy(t.edges), options);
+		const LookupLabels &lookup = index.lookup();
+		ASSERT_FALSE(index.dag().vertex_count() > 0 && lookup.empty());
+		ASSERT_LE(lookup.supports().size(), size_t(options.supports));
+		const Components &c = index.components();
+		const auto &ids = index.graph().ids;
+		for (size_t a = 0; a < ids.size(); a++)
+			for (size_t b = 0; b < ids.size(); b++) {
+				uint32_t ca = c.of_vertex[a], cb = c.of_vertex[b];
+				if (ca == cb)
+					continue;
+				const LookupRecord &la = lookup.record(ca), &lb = lookup.record(cb);
+				bool reaches = oracle.reachable(ids[a], ids[b]);
+				std::string what = "seed " + std::to_string(seed) + " (" + t.shape + ") " + std::to_string(ids[a]) +
+				                   " -> " + std::to_string(ids[b]);
+				if (LookupLabels::proves(la, lb)) {
+					proved++;
+					ASSERT_TRUE(reaches) << what;
+				}
+				if (LookupLabels::level_rules_out(la, lb)) {
+					by_level++;
+					ASSERT_FALSE(reaches) << what;
+				}
+				if (LookupLabels::supports_rule_out(la, lb)) {
+					by_supports++;
+					ASSERT_FALSE(reaches) << what;
+				}
+			}
+	}
+	EXPECT_GT(proved, 1000u);
+	EXPECT_GT(by_level, 1000u);
+	EXPECT_GT(by_supports, 1000u);
+}
+
+// The empty graph has no lookup labels and answers as before; a build asks for at most 64 supports.
+TEST(Reachability, LookupLabelsOfTheEmptyGraphAndTooManySupports) {
+	Index empty = Index::build(EdgeList{}, BuildOptions{});
+	EXPECT_TRUE(empty.lookup().empty());
+	EXPECT_TRUE(empty.lookup().supports().empty());
+	ReachabilityQuery q(empty);
+	EXPECT_TRUE(q.reachable(1, 1));
+	EXPECT_FALSE(q.reachable(1, 2));
+	std::vector<uint8_t> bytes = empty.serialize();
+	EXPECT_TRUE(Index::deserialize(bytes.data(), bytes.size()).lookup().empty());
+	BuildOptions options;
+	options.supports = kMaxSupports + 1;
+	EdgeList one;
+	one.append(1, 2);
+	EXPECT_THROW(Index::build(copy(one), options), Error);
 }
