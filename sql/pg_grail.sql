@@ -984,8 +984,12 @@ RETURNS TABLE (graph_id bigint, build bigint, build_uuid uuid, host_bytes bigint
                last_used timestamptz, requests bigint)
 AS 'MODULE_PATHNAME', 'grail_gpu_service_images'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100 ROWS 10;
+-- As grail.cache_info(): the images of every graph of the database, those over tables the caller
+-- cannot read included.
+REVOKE ALL ON FUNCTION grail.gpu_service_images() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION grail.gpu_service_images() TO pg_monitor;
 COMMENT ON FUNCTION grail.gpu_service_images() IS
-'The images of this database''s graph builds that the GPU service keeps resident (graph_id is grail.graph.id): their mapped bytes, the device memory their copies hold (the CPU stand-in: its host copies), last use and requests. No rows when the service does not run: grail.device_info() says why.';
+'The images of this database''s graph builds that the GPU service keeps resident (graph_id is grail.graph.id): their mapped bytes, the device memory their copies hold (the CPU stand-in: its host copies), last use and requests. No rows when the service does not run: grail.device_info() says why. For pg_monitor members.';
 COMMENT ON FUNCTION grail.device_info() IS
 'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only, then the GPU service: running (server pid, executor, restarts) or why not. Initialises CUDA in this backend.';
 

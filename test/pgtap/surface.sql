@@ -2,7 +2,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(38);
+SELECT plan(40);
 
 SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean']);
 SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean'], 'text');
@@ -52,6 +52,9 @@ SELECT is((SELECT array_agg(format_type(t, NULL) ORDER BY o)
            FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY a(t, o) WHERE p.oid = 'grail._activity()'::regprocedure),
           ARRAY['integer', 'bigint', 'text', 'text', 'regclass', 'text', 'text', 'bigint', 'bigint', 'text',
                 'timestamp with time zone', 'timestamp with time zone'], '_activity() columns');
+-- The image lists name every graph of the database: for monitors, as cache_info().
+SELECT function_privs_are('grail', 'gpu_service_images', ARRAY[]::text[], 'public', ARRAY[]::text[]);
+SELECT function_privs_are('grail', 'gpu_service_images', ARRAY[]::text[], 'pg_monitor', ARRAY['EXECUTE']);
 SELECT table_privs_are('grail', 'graph', 'public', ARRAY[]::text[]);
 SELECT table_privs_are('grail', 'index_chunk', 'public', ARRAY[]::text[]);
 SELECT function_privs_are('grail', '_mark_stale', ARRAY[]::text[], 'public', ARRAY[]::text[]);
