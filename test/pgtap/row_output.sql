@@ -6,8 +6,7 @@
 --   - bfs/descendants/ancestors rows and their order against a level-by-level oracle over the edge
 --     rows (plpgsql, a set of reached keys and each level's smallest parent), for bigint keys at
 --     the limits of bigint, text and uuid keys, from hubs, leaves and keys the graph lacks;
---   - the same rows when the tuplestore spills (work_mem and grail.build_memory_limit at their
---     least);
+--   - the same rows when the tuplestore spills (work_mem and hash_mem_multiplier at their least);
 --   - scc_components() rows, in vertex order, against scc_component() per vertex, each kind;
 --   - reachable() arrays against the per-row form: NULL elements, unknown keys, extreme ids,
 --     empty arrays, arrays of different lengths, text and uuid arrays;
@@ -198,7 +197,7 @@ UNION ALL SELECT 'text bfs', array_agg(format('%s/%s/%s', vertex, depth, parent)
 UNION ALL SELECT 'text scc', array_agg(format('%s/%s', vertex, component) ORDER BY n) FROM grail.scc_components('ro_text', NULL::text) WITH ORDINALITY r(vertex, component, n)
 UNION ALL SELECT 'uuid bfs', array_agg(format('%s/%s/%s', vertex, depth, parent) ORDER BY n) FROM grail.bfs('ro_uuid', md5('0')::uuid) WITH ORDINALITY r(vertex, depth, parent, n);
 SET LOCAL work_mem = '64kB';
-SET LOCAL grail.build_memory_limit = '1MB';
+SET LOCAL hash_mem_multiplier = 1;
 SELECT is((SELECT array_agg(format('%s/%s/%s', vertex, depth, parent) ORDER BY n) FROM grail.bfs('ro_int', 0::bigint) WITH ORDINALITY r(vertex, depth, parent, n)),
           (SELECT rows FROM in_memory WHERE fn = 'bfs'), 'spilled: bfs rows unchanged');
 SELECT is((SELECT array_agg(format('%s/%s', vertex, depth) ORDER BY n) FROM grail.ancestors('ro_int', 5::bigint) WITH ORDINALITY r(vertex, depth, n)),
@@ -212,7 +211,7 @@ SELECT is((SELECT array_agg(format('%s/%s', vertex, component) ORDER BY n) FROM 
 SELECT is((SELECT array_agg(format('%s/%s/%s', vertex, depth, parent) ORDER BY n) FROM grail.bfs('ro_uuid', md5('0')::uuid) WITH ORDINALITY r(vertex, depth, parent, n)),
           (SELECT rows FROM in_memory WHERE fn = 'uuid bfs'), 'spilled: uuid bfs rows unchanged');
 RESET work_mem;
-RESET grail.build_memory_limit;
+RESET hash_mem_multiplier;
 
 -- 21-22: a scan of the rows twice (a rescan of the function's tuplestore) gives them twice.
 SELECT is((SELECT count(*) FROM generate_series(1, 2) g, LATERAL (SELECT * FROM grail.bfs('ro_int', 0::bigint)) b),

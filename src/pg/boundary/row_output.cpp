@@ -1,5 +1,4 @@
 #include "boundary/row_output.hpp"
-#include "boundary/settings.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -73,9 +72,10 @@ RowOutput::begin(FunctionCallInfo fcinfo, size_t rows, size_t key_bytes) {
 	size_t chunk = 16;
 	while (chunk < tuple)
 		chunk *= 2;
+	// At most what a hash table of the query may hold (work_mem times hash_mem_multiplier), the
+	// memory a DBA gives each node: any role may call these functions, several in one query.
 	double wanted_kb = double(rows) * double(chunk + 16 + sizeof(void *)) / 1024.0;
-	double limit_kb =
-	    settings.build_memory_limit_mb == 0 ? double(INT_MAX) : double(settings.build_memory_limit_mb) * 1024.0;
+	double limit_kb = double(get_hash_memory_limit()) / 1024.0;
 	double kb = std::max(double(work_mem), std::min({wanted_kb * 1.1 + 64, limit_kb, double(INT_MAX)}));
 	if (kb > double(work_mem)) {
 		bool random_access = (rsinfo->allowedModes & SFRM_Materialize_Random) != 0;

@@ -21,8 +21,8 @@ namespace grail::pg {
 class RowOutput {
 public:
 	// InitMaterializedSRF(fcinfo, 0), with a tuplestore that keeps `rows` rows in memory (up to
-	// grail.build_memory_limit, and never less than work_mem, which bounds the usual one); past
-	// that it spills to a temporary file as any tuplestore does. key_bytes: the bytes of
+	// work_mem times hash_mem_multiplier, and never less than work_mem, which bounds the usual
+	// one); past that it spills to a temporary file as any tuplestore does. key_bytes: the bytes of
 	// variable-length values per row (text keys), for that size.
 	void begin(FunctionCallInfo fcinfo, size_t rows, size_t key_bytes = 0);
 

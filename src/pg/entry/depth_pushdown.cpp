@@ -15,6 +15,10 @@
 extern "C" {
 #include "postgres.h"
 
+#include "catalog/dependency.h"
+#include "catalog/pg_proc_d.h"
+#include "commands/extension.h"
+
 #include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -35,9 +39,14 @@ set_rel_pathlist_hook_type previous_hook = nullptr;
 constexpr AttrNumber kDepthColumn = 2;
 constexpr int kMaxDepthArgument = 2;
 
-// Whether function is one of pg_grail's searches that take max_depth as their third argument.
+// Whether function is one of pg_grail's searches that take max_depth as their third argument: by
+// name in schema grail, and a member of the extension (a database where pg_grail is preloaded but
+// not installed may have a schema of that name holding anyone's functions).
 bool
 is_depth_bounded_search(Oid function) {
+	Oid extension = get_extension_oid("pg_grail", true);
+	if (!OidIsValid(extension) || getExtensionOfObject(ProcedureRelationId, function) != extension)
+		return false;
 	Oid schema = get_func_namespace(function);
 	if (!OidIsValid(schema))
 		return false;
@@ -73,6 +82,9 @@ depth_bound(Expr *clause, Index rti, int64 *bound) {
 	    value->constisnull)
 		return false;
 	int64 k;
+	// k - 1 below is defined for every constant of these types but int8's least.
+	if (value->consttype == INT8OID && DatumGetInt64(value->constvalue) == PG_INT64_MIN)
+		return false;
 	if (value->consttype == INT4OID)
 		k = DatumGetInt32(value->constvalue);
 	else if (value->consttype == INT8OID)

@@ -148,10 +148,17 @@ service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_
 		throw grail::Error(grail::ErrorKind::internal,
 		                   std::string("the GPU service's answer is malformed: ") + e.what());
 	}
+	// The rows become datums and their order is documented: vertices of the graph, the source
+	// first at depth 0, depths that never decrease and stay within max_depth.
 	size_t n = graph.index.graph().vertex_count();
-	for (size_t i = 0; i < rows.vertex.size(); i++)
-		if (rows.vertex[i] >= n || (rows.parent[i] >= n && rows.parent[i] != grail::kNoVertex))
-			throw grail::Error(grail::ErrorKind::internal, "the GPU service answered a vertex the graph lacks");
+	bool sound = rows.vertex.size() <= n && rows.depth.size() == rows.vertex.size() &&
+	             rows.parent.size() == rows.vertex.size() && !rows.vertex.empty() && rows.vertex[0] == source &&
+	             rows.depth[0] == 0;
+	for (size_t i = 0; sound && i < rows.vertex.size(); i++)
+		sound = rows.vertex[i] < n && (rows.parent[i] < n || rows.parent[i] == grail::kNoVertex) &&
+		        rows.depth[i] <= max_depth && (i == 0 || rows.depth[i] >= rows.depth[i - 1]);
+	if (!sound)
+		throw grail::Error(grail::ErrorKind::internal, "the GPU service's rows are not a search of this graph");
 	grail::BfsResult result;
 	result.vertex = std::move(rows.vertex);
 	result.depth = std::move(rows.depth);
