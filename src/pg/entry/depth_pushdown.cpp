@@ -17,9 +17,8 @@ extern "C" {
 
 #include "catalog/dependency.h"
 #include "catalog/pg_proc_d.h"
-#include "commands/extension.h"
-
 #include "catalog/pg_type_d.h"
+#include "commands/extension.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -44,18 +43,16 @@ constexpr int kMaxDepthArgument = 2;
 // not installed may have a schema of that name holding anyone's functions).
 bool
 is_depth_bounded_search(Oid function) {
-	Oid extension = get_extension_oid("pg_grail", true);
-	if (!OidIsValid(extension) || getExtensionOfObject(ProcedureRelationId, function) != extension)
+	char *name = get_func_name(function);
+	if (name == nullptr ||
+	    (strcmp(name, "bfs") != 0 && strcmp(name, "descendants") != 0 && strcmp(name, "ancestors") != 0))
 		return false;
 	Oid schema = get_func_namespace(function);
-	if (!OidIsValid(schema))
-		return false;
-	char *schema_name = get_namespace_name(schema);
+	char *schema_name = OidIsValid(schema) ? get_namespace_name(schema) : nullptr;
 	if (schema_name == nullptr || strcmp(schema_name, "grail") != 0)
 		return false;
-	char *name = get_func_name(function);
-	return name != nullptr &&
-	       (strcmp(name, "bfs") == 0 || strcmp(name, "descendants") == 0 || strcmp(name, "ancestors") == 0);
+	Oid extension = get_extension_oid("pg_grail", true);
+	return OidIsValid(extension) && getExtensionOfObject(ProcedureRelationId, function) == extension;
 }
 
 // The largest depth that `clause` lets through when it bounds the depth column of relation rti
