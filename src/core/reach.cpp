@@ -70,6 +70,19 @@ Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *an
 	return undecided.size();
 }
 
+void
+Reach::decide_many(const int64_t *a, const int64_t *b, size_t count, bool *answers,
+                   ReachabilityQuery::Undecided &undecided) {
+	if (overlay_)
+		throw Error(ErrorKind::internal, "a batch over pending changes has no undecided pairs to hand out");
+	query_.decide_many(a, b, count, answers, undecided);
+}
+
+void
+Reach::search_each(const ReachabilityQuery::Undecided &undecided, bool *answers) {
+	query_.search_each(undecided, answers);
+}
+
 size_t
 Reach::device_bytes() const noexcept {
 	return device_ ? device_->device_bytes() : 0;

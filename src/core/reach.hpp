@@ -72,6 +72,13 @@ public:
 	size_t reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
 	                      const DeviceFallback &fallback);
 
+	// The first half of reachable_many() without changes, for a searcher elsewhere (the GPU
+	// service): answers[i] where the ids and labels decide, the other pairs listed in undecided;
+	// search_each() answers those here. Error(internal) with changes.
+	void decide_many(const int64_t *a, const int64_t *b, size_t count, bool *answers,
+	                 ReachabilityQuery::Undecided &undecided);
+	void search_each(const ReachabilityQuery::Undecided &undecided, bool *answers);
+
 	// Device memory of the GPU copy of the index, 0 until a batch made it.
 	size_t device_bytes() const noexcept;
 

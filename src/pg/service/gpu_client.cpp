@@ -7,6 +7,7 @@
 #include "gpu_service/protocol.hpp"
 
 #include <cstring>
+#include <memory>
 
 #include "service/gpu_client.hpp"
 #include "service/image_cache.hpp"
@@ -166,50 +167,63 @@ service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_
 	return result;
 }
 
-bool
-service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
+std::optional<size_t>
+service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
                        bool *answers) {
 	grail::DevicePolicy policy = device_policy();
-	// Only the build's own reachability (no overlay of pending changes), and under auto only a batch
-	// large enough that the GPU could take its searches.
-	if (&reach != &graph.reach || policy.mode == grail::DeviceMode::cpu || count == 0 || !usable_for(graph) ||
-	    (policy.mode == grail::DeviceMode::automatic && count < policy.min_searches))
-		return false;
+	// Only the build's own reachability (no overlay of pending changes).
+	if (&reach != &graph.reach || policy.mode == grail::DeviceMode::cpu || count == 0 || !usable_for(graph))
+		return std::nullopt;
+	grail::ReachabilityQuery::Undecided undecided;
+	reach.decide_many(a, b, count, answers, undecided);
+	if (undecided.size() == 0 ||
+	    (policy.mode == grail::DeviceMode::automatic && undecided.size() < policy.min_searches)) {
+		reach.search_each(undecided, answers);
+		return undecided.size();
+	}
+	// The undecided pairs by their keys: the service decides them again (they stay undecided) and
+	// searches them.
 	svc::ReachRequest q;
 	q.image = *image_of(graph);
 	q.mode = policy.mode == grail::DeviceMode::gpu ? 1 : 2;
 	q.min_edges = policy.min_edges;
 	q.min_searches = policy.min_searches;
-	q.from.assign(a, a + count);
-	q.to.assign(b, b + count);
+	q.from.resize(undecided.size());
+	q.to.resize(undecided.size());
+	for (size_t k = 0; k < undecided.size(); k++) {
+		q.from[k] = a[undecided.pair[k]];
+		q.to[k] = b[undecided.pair[k]];
+	}
 	try {
 		std::vector<uint8_t> bytes;
 		try {
 			bytes = request(svc::FrameType::reach, svc::encode(q), "reachable()");
 		} catch (const svc::ImageMissing &) {
-			return false; // its file left the cache since this backend mapped it: answered here
+			reach.search_each(undecided, answers); // its file left the cache since this backend mapped it
+			return undecided.size();
 		}
+		std::unique_ptr<bool[]> searched(new bool[undecided.size()]);
 		try {
-			svc::decode_bits(bytes, answers, count);
+			svc::decode_bits(bytes, searched.get(), undecided.size());
 		} catch (const svc::ProtocolError &e) {
 			throw grail::Error(grail::ErrorKind::internal,
 			                   std::string("the GPU service's answer is malformed: ") + e.what());
 		}
+		for (size_t k = 0; k < undecided.size(); k++)
+			answers[undecided.pair[k]] = searched[k];
 	} catch (const grail::Error &e) {
 		if (e.kind() != grail::ErrorKind::limit_exceeded)
 			throw;
 		notice_cpu_fallback("the reachability searches", e.what());
-		grail::DevicePolicy cpu;
-		cpu.mode = grail::DeviceMode::cpu;
-		graph.reach.reachable_many(a, b, count, answers, cpu, notice_cpu_fallback);
+		reach.search_each(undecided, answers);
 	}
-	return true;
+	return undecided.size();
 }
 
 size_t
 answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count, bool *answers) {
-	if (service_reachable_many(graph, reach, a, b, count, answers))
-		return count;
+	if (std::optional<size_t> searched = service_reachable_many(graph, reach, a, b, count, answers))
+		return *searched;
 	return reach.reachable_many(a, b, count, answers, device_policy(), notice_cpu_fallback);
 }
 

@@ -30,16 +30,18 @@ grail::DevicePolicy::Probe gpu_probe_for(const LoadedGraph &graph);
 std::optional<grail::BfsResult> service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source,
                                             uint32_t max_depth, const char *what);
 
-// Answers a reachability batch of the build's Reach through the service; false where it cannot
-// go there (a live graph's overlay, a private image, the service not running, the policy's CPU),
-// and the caller answers it as before. Under auto, a failure of the service is a NOTICE and the
-// CPU's answers.
-bool service_reachable_many(LoadedGraph &graph, const grail::Reach &reach, const int64_t *a, const int64_t *b,
-                            size_t count, bool *answers);
+// Answers a reachability batch of the build's Reach with the service's help: the ids and labels
+// decide here (most pairs, in O(1) each: shipping them would cost more than deciding them), and
+// only the pairs they leave undecided go to the service for a search. Returns how many pairs needed
+// a search, or nothing where the batch cannot go there (a live graph's overlay, a private image, the
+// service not running, the policy's CPU): the caller answers it as before. Under auto, a failure of
+// the service is a NOTICE and the CPU's answers; so are too few searches to pay for the trip.
+std::optional<size_t> service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a,
+                                             const int64_t *b, size_t count, bool *answers);
 
 // reach.reachable_many(a, b, count, answers) under the settings' device policy, through the service
 // where service_reachable_many() takes the batch, else in this backend. Returns the pairs that
-// needed a search (the service's batches: count).
+// needed a search.
 size_t answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
                     bool *answers);
 
