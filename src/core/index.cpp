@@ -51,7 +51,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 
 	double start = now_ms();
 	BuiltGraph built;
-	bool on_device = keys.kind() == KeyKind::integer && options.graph_builder && options.graph_builder(edges, built);
+	bool on_device = options.graph_builder && options.graph_builder(edges, built);
 	if (on_device) {
 		// Checked rather than trusted, as cheaply as the shapes allow: a wrong graph answers wrongly.
 		size_t n = built.graph.ids.size();
@@ -59,6 +59,13 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		    built.dag.vertex_count() != built.components.count() || (built.components.count() == 0) != (n == 0) ||
 		    !std::is_sorted(built.graph.ids.begin(), built.graph.ids.end()))
 			throw Error(ErrorKind::internal, "the graph builder returned parts of the wrong shape");
+		// Keyed graphs: the rows hold key numbers 0..keys-1, each an endpoint of some row (a row with
+		// a NULL endpoint adds no key), so the builder's vertices, the distinct ids in order, must be
+		// exactly those numbers: vertex v is key v, as keyed_graph() makes it.
+		if (keys.kind() != KeyKind::integer &&
+		    (n != keys.size() || (n > 0 && built.graph.ids[n - 1] != int64_t(n - 1))))
+			throw Error(ErrorKind::internal, "the graph builder's vertices are not the dictionary's " +
+			                                     std::to_string(keys.size()) + " keys");
 		index.graph_ = std::move(built.graph);
 		st.graph_seconds = built.graph_seconds;
 	} else {

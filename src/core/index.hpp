@@ -46,10 +46,10 @@ struct BuildOptions {
 	// Computes the GRAIL labels of the condensation, e.g. on a GPU; empty: GrailLabels::build.
 	// Any valid labels will do (every DAG edge's intervals nested, the record layout of GrailLabels).
 	std::function<GrailLabels(const Csr &dag, unsigned labels, uint64_t seed)> label_builder;
-	// Integer keys only: makes the graph, its components and the DAG from the rows in one piece
-	// (e.g. on a GPU) and returns true, or returns false (edges untouched) to leave them to the
-	// host's steps (then components is used). It may release the edges once it has what it needs.
-	// Text and uuid keys always take the host's steps.
+	// Makes the graph, its components and the DAG from the rows in one piece (e.g. on a GPU) and
+	// returns true, or returns false (edges untouched) to leave them to the host's steps (then
+	// components is used). It may release the edges once it has what it needs. Text and uuid keys
+	// come to it as their dictionary's numbers 0..keys-1 (numbered on the host while reading).
 	std::function<bool(EdgeList &edges, BuiltGraph &built)> graph_builder;
 };
 

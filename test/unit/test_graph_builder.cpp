@@ -64,18 +64,60 @@ TEST(GraphBuilder, DeclinedLeavesTheHostSteps) {
 	expect_answers(index, g.edges, "declined");
 }
 
-TEST(GraphBuilder, NotAskedForKeyedGraphs) {
-	KeyDictionaryBuilder keys(KeyKind::text, 1);
+TEST(GraphBuilder, KeyedGraphsComeAsTheirKeyNumbers) {
+	// Text keys, numbered by the dictionary while reading: the builder gets the numbers and its
+	// vertex v is key v, as the host's steps make it.
+	auto keyed_rows = [](EdgeList &edges) {
+		KeyDictionaryBuilder keys(KeyKind::text, 1);
+		const std::string rows[][2] = {{"b", "a"}, {"a", "c"}, {"c", "b"}, {"c", "d"}, {"d", "d"}, {"a", "c"}};
+		for (const auto &row : rows)
+			edges.append(keys.add(row[0].data(), row[0].size()), keys.add(row[1].data(), row[1].size()));
+		return keys.finish(edges);
+	};
+	EdgeList host_edges;
+	KeyDictionary host_keys = keyed_rows(host_edges);
+	Index host = Index::build(host_edges, BuildOptions{}, nullptr, std::move(host_keys));
+
 	EdgeList edges;
-	const std::string rows[][2] = {{"b", "a"}, {"a", "c"}, {"c", "b"}, {"c", "d"}};
-	for (const auto &row : rows)
-		edges.append(keys.add(row[0].data(), row[0].size()), keys.add(row[1].data(), row[1].size()));
-	KeyDictionary dictionary = keys.finish(edges);
+	KeyDictionary dictionary = keyed_rows(edges);
 	BuildOptions options;
-	options.graph_builder = [](EdgeList &, BuiltGraph &) -> bool { throw Error(ErrorKind::internal, "asked"); };
+	int calls = 0;
+	options.graph_builder = [&](EdgeList &rows, BuiltGraph &built) {
+		calls++;
+		built = host_parts(rows);
+		return true;
+	};
 	Index index = Index::build(edges, options, nullptr, std::move(dictionary));
-	EXPECT_EQ(index.graph().vertex_count(), 4u);
+	EXPECT_EQ(calls, 1);
+	ASSERT_EQ(index.graph().vertex_count(), 4u);
 	EXPECT_EQ(index.components().count(), 2u); // {a, b, c} and {d}
+	for (vid_t v = 0; v < 4; v++) {
+		EXPECT_EQ(index.graph().ids[v], int64_t(v));
+		EXPECT_EQ(index.components().of_vertex[v], host.components().of_vertex[v]);
+	}
+	ReachabilityQuery query(index), host_query(host);
+	for (int64_t a = 0; a < 4; a++)
+		for (int64_t b = 0; b < 4; b++)
+			EXPECT_EQ(query.reachable(a, b), host_query.reachable(a, b)) << a << " -> " << b;
+
+	// A builder whose vertices are not the dictionary's numbers is refused.
+	EdgeList fewer;
+	KeyDictionary fewer_keys = keyed_rows(fewer);
+	options.graph_builder = [](EdgeList &rows, BuiltGraph &built) {
+		for (size_t e = 0; e < rows.size(); e++) // renumber key 3 as 7: a gap
+			for (int64_t *id : {&rows.source[e], &rows.target[e]})
+				if (*id == 3)
+					*id = 7;
+		built = host_parts(rows);
+		return true;
+	};
+	try {
+		Index::build(fewer, options, nullptr, std::move(fewer_keys));
+		FAIL() << "no error";
+	} catch (const Error &e) {
+		EXPECT_EQ(e.kind(), ErrorKind::internal);
+		EXPECT_NE(std::string(e.what()).find("dictionary"), std::string::npos) << e.what();
+	}
 }
 
 TEST(GraphBuilder, WrongShapesAreRefused) {

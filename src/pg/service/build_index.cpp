@@ -94,9 +94,10 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.id_hash_seed = unpredictable_seed();
-	// The graph, its components and the DAG made on the GPU from the rows (integer keys), where the
-	// settings pick the GPU for this many rows (as for a graph of as many edges and half as many
-	// vertices); under auto a GPU that cannot hold them leaves them to the host's steps (below).
+	// The graph, its components and the DAG made on the GPU from the rows (text and uuid keys as
+	// their dictionary's numbers), where the settings pick the GPU for this many rows (as for a graph
+	// of as many edges and half as many vertices); under auto a GPU that cannot hold them leaves them
+	// to the host's steps (below).
 	options.graph_builder = [policy](grail::EdgeList &rows, grail::BuiltGraph &built) {
 		if (!policy.use_gpu(rows.size() / 2, rows.size()))
 			return false;
