@@ -16,6 +16,7 @@
 #include "error.hpp"
 #include "gpu.hpp"
 #include "launch.cuh"
+#include "primitives.cuh"
 #include "scc.cuh"
 
 #include <cub/cub.cuh>
@@ -137,16 +138,7 @@ component_words(CsrView g, const uint32_t *component, uint64_t *words) {
 	size_t e = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
 	if (e >= g.edges)
 		return;
-	// Its row: the last vertex whose offset is at most e.
-	vid_t lo = 0, hi = g.vertices;
-	while (hi - lo > 1) {
-		vid_t mid = lo + (hi - lo) / 2;
-		if (g.offsets[mid] <= e)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	uint32_t cu = component[lo], cv = component[g.targets[e]];
+	uint32_t cu = component[row_of(g.offsets, 0, g.vertices, e)], cv = component[g.targets[e]];
 	words[e] = cu == cv ? kNoEdge : (uint64_t(cu) << 32 | cv);
 }
 

@@ -1,5 +1,6 @@
 #include "device_csr.cuh"
 #include "launch.cuh"
+#include "primitives.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -14,16 +15,7 @@ edge_sources(CsrView g, vid_t *sources) {
 	eid_t e = eid_t(blockIdx.x) * blockDim.x + threadIdx.x;
 	if (e >= g.edges)
 		return;
-	// Largest u with offsets[u] <= e.
-	vid_t lo = 0, hi = g.vertices;
-	while (hi - lo > 1) {
-		vid_t mid = lo + (hi - lo) / 2;
-		if (g.offsets[mid] <= e)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	sources[e] = lo;
+	sources[e] = row_of(g.offsets, 0, g.vertices, e);
 }
 
 // offsets[v] = first position of a key >= v in the sorted keys.
