@@ -5,7 +5,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(12);
+SELECT plan(13);
 
 -- 39 squares (4i .. 4i + 3) and a cycle of 30 vertices hanging off vertex 0: 40 chordless cycles.
 -- (Not a chain of squares sharing vertices: the search would expand its 2^39 chordless paths.)
@@ -50,6 +50,15 @@ SELECT CASE WHEN current_setting('shared_preload_libraries') ~ '\mpg_grail\M' TH
 		is((SELECT pid FROM grail.activity WHERE graph = 'cs' AND command = 'chordless_cycles'), pg_backend_pid(),
 		   'shown as this backend''s'))
 ELSE skip('grail.activity shows progress only with pg_grail in shared_preload_libraries', 4) END;
+
+-- A build in the same backend while the stream is open: its phases must not overwrite the
+-- search's row (one slot per backend; the build shows nothing).
+SELECT grail.create_graph('cs_other', 'cs_edges', 's', 't');
+SELECT CASE WHEN current_setting('shared_preload_libraries') ~ '\mpg_grail\M' THEN
+	is((SELECT (graph, command, phase, unit) FROM grail.activity WHERE pid = pg_backend_pid())::text,
+	   '(cs,chordless_cycles,"searching for cycles","start vertices")',
+	   'a build beside the open stream leaves the search''s row as it was')
+ELSE skip('grail.activity shows progress only with pg_grail in shared_preload_libraries', 1) END;
 
 -- The rest of the rows, then the stream ends and its slot is free.
 DO $$

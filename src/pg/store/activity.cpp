@@ -75,6 +75,10 @@ Shared *shared = nullptr;
 
 // This backend's slot while it builds, and its database's counter slot once found.
 ProgressSlot *current = nullptr;
+// How many BuildProgress objects that found the slot taken are alive: while one is, the progress
+// reported is theirs (a build run while a chordless_cycles() stream is open), and must not
+// overwrite the row of the one that holds the slot.
+int muted = 0;
 int my_database_slot = -1;
 
 Size
@@ -215,7 +219,12 @@ activity_enabled() {
 
 BuildProgress::BuildProgress(BuildCommand command, int64_t graph_id, Oid schema, const char *name, Oid relid,
                              AttrNumber source, AttrNumber target) {
-	if (shared == nullptr || current != nullptr || MyBackendId < 1 || MyBackendId > shared->progress_slots)
+	if (current != nullptr) {
+		muted++;
+		muting_ = true;
+		return;
+	}
+	if (shared == nullptr || MyBackendId < 1 || MyBackendId > shared->progress_slots)
 		return;
 	static bool exit_callback = false;
 	if (!exit_callback) {
@@ -250,6 +259,8 @@ BuildProgress::BuildProgress(BuildCommand command, int64_t graph_id, Oid schema,
 }
 
 BuildProgress::~BuildProgress() {
+	if (muting_)
+		muted--;
 	if (!active_)
 		return;
 	clear_at_exit(0, 0);
@@ -257,7 +268,7 @@ BuildProgress::~BuildProgress() {
 
 void
 progress_phase(BuildPhase phase, int64_t total) {
-	if (current == nullptr)
+	if (current == nullptr || muted > 0)
 		return;
 	TimestampTz now = GetCurrentTimestamp();
 	SpinLockAcquire(&current->mutex);
@@ -270,7 +281,7 @@ progress_phase(BuildPhase phase, int64_t total) {
 
 void
 progress_done(int64_t done) {
-	if (current == nullptr)
+	if (current == nullptr || muted > 0)
 		return;
 	SpinLockAcquire(&current->mutex);
 	current->done = done;

@@ -46,7 +46,8 @@ enum class BuildPhase {
 };
 
 // This backend's build or merge of one graph (or search over one, chordless_cycles), shown by
-// grail.activity while the object lives; one at a time per backend (a second one shows nothing).
+// grail.activity while the object lives; one at a time per backend (a second one shows nothing,
+// and while it lives the progress reported is its own: the first one's row stays as it was).
 // Progress is reported through the free functions below, which do nothing without one. name: the
 // graph's own name, without its schema (grail.activity shows the schema beside it).
 class BuildProgress {
@@ -65,6 +66,7 @@ public:
 
 private:
 	bool active_ = false;
+	bool muting_ = false;
 };
 
 // A build or merge in progress, as grail.activity shows it.
