@@ -91,6 +91,20 @@ ok($node->wait_for_log(qr/pg_grail merge_graph of graph "public\.g": 0 pending c
 my $lines = () = slurp_file($node->logfile, $offset) =~ /pg_grail merge_graph of graph/g;
 is($lines, 1, 'at -1 and at 1h the short merges were not logged');
 
+# A merge is logged when its transaction commits: not when it rolls back, nor when a savepoint
+# before it is rolled back to; a released savepoint's merge is logged at the commit.
+$offset = -s $node->logfile;
+one(q{SET grail.log_merge_min_duration = 0; BEGIN; SELECT grail.merge_graph('g'); ROLLBACK});
+one(q{SET grail.log_merge_min_duration = 0; BEGIN; SAVEPOINT s; SELECT grail.merge_graph('g'); ROLLBACK TO s; COMMIT});
+one(q{SET grail.log_merge_min_duration = 0; BEGIN; SAVEPOINT s; SAVEPOINT t; SELECT grail.merge_graph('g'); RELEASE t; ROLLBACK TO s; COMMIT});
+one(q{SELECT pg_sleep(0.2)}); # the rolled-back merges would have written their lines by now
+my $logged = () = slurp_file($node->logfile, $offset) =~ /pg_grail merge_graph of graph/g;
+is($logged, 0, 'merges rolled back, wholly or to a savepoint, are not logged');
+one(q{SET grail.log_merge_min_duration = 0; BEGIN; SAVEPOINT s; SELECT grail.merge_graph('g'); RELEASE s; SELECT 1; COMMIT});
+ok($node->wait_for_log(qr/pg_grail merge_graph of graph "public\.g"/, $offset), 'a released savepoint\'s merge is logged at the commit');
+$logged = () = slurp_file($node->logfile, $offset) =~ /pg_grail merge_graph of graph/g;
+is($logged, 1, 'once');
+
 # 5. grail.activity fills done in the merge's last phases, held by row locks from other sessions:
 # the pending changes it must delete, then the index chunks it must replace.
 one(q{INSERT INTO e SELECT (random() * 300)::int, (random() * 300)::int FROM generate_series(1, 20)});
@@ -116,7 +130,7 @@ ok($node->poll_query_until('postgres',
 $lock_chunks->query_safe('COMMIT');
 $merger->query_safe('SELECT 1');
 ok($node->poll_query_until('postgres', q{SELECT count(*) = 0 FROM grail.activity WHERE pid IS NOT NULL}), 'the merge ended');
-is(stats(), '5|1|t|t', 'and was counted');
+is(stats(), '6|1|t|t', 'and was counted (the merges rolled back were not)');
 $lock_changes->quit;
 $lock_chunks->quit;
 $merger->quit;

@@ -15,6 +15,7 @@
 #include "service/lifecycle.hpp"
 #include "service/image_cache.hpp"
 #include "service/open_graph.hpp"
+#include "boundary/commit_log.hpp"
 #include "boundary/pg_calls.hpp"
 #include "boundary/run_as_role.hpp"
 #include "boundary/settings.hpp"
@@ -40,8 +41,8 @@ namespace grail::pg {
  * The merge's line in the server log under grail.log_merge_min_duration (-1: none, 0: every merge),
  * as log_autovacuum_min_duration logs autovacuum: the graph (schema-qualified), the pending edge
  * changes it folded in, the rows it read, the index image bytes it wrote, and its duration from the
- * call (lock waits included) to the image written. A merge by hand is logged before its
- * transaction commits: one whose transaction then rolls back was logged all the same.
+ * call (lock waits included) to the image written. Written when the merge's transaction commits:
+ * a merge rolled back is not logged.
  */
 static void
 log_merge(const GraphRow &row, const GraphName &graph_name, MergeKind merge, int64_t folded, const StoredBuild &stored,
@@ -51,13 +52,10 @@ log_merge(const GraphRow &row, const GraphName &graph_name, MergeKind merge, int
 		return;
 	const char *schema = namespace_name(row.schema);
 	std::string name = schema != nullptr ? std::string(schema) + "." + graph_name.name : graph_name.display;
-	guard([&] {
-		ereport(LOG,
-		        (errmsg("pg_grail %s of graph \"%s\": %lld pending changes folded, %lld rows read, %lld "
-		                "index image bytes written, %.3f s",
-		                merge == MergeKind::background ? "background merge" : "merge_graph", name.c_str(),
-		                (long long)folded, (long long)stored.input_rows, (long long)stored.index_bytes, ms / 1e3)));
-	});
+	log_at_commit(format("pg_grail %s of graph \"%s\": %lld pending changes folded, %lld rows read, %lld index image "
+	                     "bytes written, %.3f s",
+	                     merge == MergeKind::background ? "background merge" : "merge_graph", name.c_str(),
+	                     (long long)folded, (long long)stored.input_rows, (long long)stored.index_bytes, ms / 1e3));
 }
 
 /*
