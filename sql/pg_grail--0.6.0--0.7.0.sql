@@ -444,3 +444,14 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';
+
+-- oid and reg* keys, and system catalogs as edge tables. Where each build was made (the cluster,
+-- the database and the edge table's number: src/pg/store/catalog.hpp, build_scope), so that a build
+-- keyed by oids (roles, relations, ...) never answers after a restore renumbered those objects: the
+-- edge table's reg* columns come back as names, and relid as a regclass, both renumbered; the
+-- stored image does not.
+ALTER TABLE grail.graph ADD COLUMN built_in text;
+COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
+'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys, as NULL::regrole): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid; the oid''s number for oid types); ordered by key.';
+COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
+'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';

@@ -46,7 +46,7 @@ direction_arg(FunctionCallInfo fcinfo, int arg) {
 // not null, the one row of a source key that is not in the graph. as_text: keys answered as text.
 void
 put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsResult &result, const Datum *missing,
-         grail::KeyKind kind, bool as_text, bool with_parent) {
+         grail::KeyKind kind, Oid key_type, bool as_text, bool with_parent) {
 	const grail::Graph &g = index.graph();
 	size_t rows = missing != nullptr ? 1 : result.vertex.size();
 	size_t key_bytes = 0;
@@ -60,7 +60,7 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 		out.begin(fcinfo, rows, key_bytes);
 		if (missing != nullptr) {
 			// A key that is not in the graph reaches only itself, and only itself reaches it.
-			Datum values[3] = {as_text ? key_as_text(kind, *missing) : *missing, Int32GetDatum(0), (Datum)0};
+			Datum values[3] = {as_text ? key_as_text(kind, *missing, key_type) : *missing, Int32GetDatum(0), (Datum)0};
 			bool nulls[3] = {false, false, true};
 			out.put(values, nulls);
 			return;
@@ -95,8 +95,8 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 			Datum values[3] = {vertex_key.key(index, ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
 			                   root || !with_parent ? (Datum)0 : parent_key.key(index, ids[parent[i]])};
 			if (as_text) {
-				values[0] = key_as_text(kind, values[0]);
-				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2]);
+				values[0] = key_as_text(kind, values[0], key_type);
+				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2], key_type);
 			}
 			bool nulls[3] = {false, false, root};
 			out.put(values, nulls);
@@ -135,7 +135,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 	if (as_text) {
 		if (kind != grail::KeyKind::text)
 			wrong_key_kind(fcinfo, actual, kind, function, 1);
-		source = text_key_as(fcinfo, source, actual, function, 1);
+		source = text_key_as(fcinfo, source, actual, graph.key_type, function, 1);
 		kind = actual;
 	}
 	int64_t source_id = kind == grail::KeyKind::integer ? DatumGetInt64(source) : key_vertex(index, source);
@@ -167,7 +167,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		}
 	}
 
-	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, as_text, with_parent);
+	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, graph.key_type, as_text, with_parent);
 	return (Datum)0;
 }
 

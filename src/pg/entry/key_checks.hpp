@@ -24,13 +24,23 @@ check_key_kind(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKin
 		wrong_key_kind(fcinfo, index.keys().kind(), asked, function, key_args, arrays);
 }
 
+// For a call whose keys are answered in SQL type asked (a key_type argument's or a key argument's
+// type): an oid type only on a graph keyed by an oid type, and of the same type unless one of the
+// two is plain oid (a regrole is no regclass; a bigint id may be no oid). graph: the graph's
+// LoadedGraph::key_type. A clear error otherwise.
+void check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const char *function);
+
 // A text key (the datum) read as a key of kind actual (uuid or integer) for a call of function on
-// a graph of that kind: the uuid or int8 datum, or wrong_key_kind() when it is no valid literal.
-Datum text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, const char *function, int key_args,
-                  bool arrays = false);
+// a graph of that kind whose keys are of SQL type key_type (LoadedGraph::key_type): the uuid or
+// int8 datum, or wrong_key_kind() when it is no valid literal. On a graph keyed by an oid type, a
+// number or (reg* types) the name of an existing object, as the type's input reads it; else an
+// error that names the type.
+Datum text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, Oid key_type, const char *function,
+                  int key_args, bool arrays = false);
 
 // A key of kind (an int8 or uuid datum) as text, for a text overload answering on a graph of that
-// kind. PostgreSQL calls: run inside guard().
-Datum key_as_text(grail::KeyKind kind, Datum key);
+// kind, whose keys are of SQL type key_type: a reg* key as its name, as the type writes it.
+// PostgreSQL calls: run inside guard().
+Datum key_as_text(grail::KeyKind kind, Datum key, Oid key_type);
 
 } // namespace grail::pg

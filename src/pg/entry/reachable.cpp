@@ -55,8 +55,8 @@ reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	if (actual != kind) {
 		if (kind != grail::KeyKind::text)
 			wrong_key_kind(fcinfo, actual, kind, "grail.reachable", 2);
-		a = text_key_as(fcinfo, a, actual, "grail.reachable", 2);
-		b = text_key_as(fcinfo, b, actual, "grail.reachable", 2);
+		a = text_key_as(fcinfo, a, actual, view.graph.key_type, "grail.reachable", 2);
+		b = text_key_as(fcinfo, b, actual, view.graph.key_type, "grail.reachable", 2);
 		if (actual == grail::KeyKind::integer)
 			return BoolGetDatum(view.reach.reachable(DatumGetInt64(a), DatumGetInt64(b)));
 	}
@@ -184,7 +184,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		for (KeyArray *keys : {&sources, &targets})
 			for (int i = 0; i < keys->count; i++)
 				if (!keys->nulls[i])
-					keys->values[i] = text_key_as(fcinfo, keys->values[i], actual, "grail.reachable", 2, true);
+					keys->values[i] =
+					    text_key_as(fcinfo, keys->values[i], actual, view.graph.key_type, "grail.reachable", 2, true);
 		kind = actual;
 	}
 	int n = sources.count;

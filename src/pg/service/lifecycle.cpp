@@ -199,6 +199,10 @@ check_storage(Oid table, Oid edge_table) {
 static void
 check_buildable(Oid relid) {
 	check_table_access(relid);
+	// A system catalog keeps no trigger and is read in each statement's snapshot: reading it (the
+	// edge columns, checked next) is all a graph over it needs.
+	if (catalog_source(relid))
+		return;
 	TableFamily family = table_family(relid);
 	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
 		for (Oid table : *tables) {
@@ -240,9 +244,14 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 		      format("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
 		             namespace_name(row.schema)),
 		      "Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().");
+	// A graph over a system catalog logs nothing (no trigger can be put on a catalog), whatever
+	// live asked: every query reads the catalog in its own snapshot (open_graph.cpp).
+	if (catalog_source(row.relid))
+		row.live = false;
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
-	watch_graph(row.id);
+	if (!catalog_source(row.relid))
+		watch_graph(row.id);
 	// The first build reads the table under the lock that making the triggers took (no writer can
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
@@ -364,6 +373,13 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 void
 alter_graph(const GraphName &name, bool live) {
 	GraphRow row = existing_graph(name, false);
+	if (catalog_source(row.relid))
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("pg_grail graph \"%s\" is over the system catalog \"%s\", which takes no triggers: it is "
+		             "neither live nor static",
+		             name.display.c_str(), relation_name(row.relid)),
+		      "Nothing to change: every query reads the catalog in its own snapshot, so the graph always answers for "
+		      "the rows the query sees.");
 	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
 	row = existing_graph(name, true);
 	set_graph_live(row.id, live);
