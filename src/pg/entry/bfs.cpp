@@ -113,8 +113,11 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 
 // The search from argument 1 over the graph of argument 0, max_depth argument 2 (NULL: no limit);
 // with_parent: bfs()'s three columns, else (vertex, depth). function: its SQL name, for the hints.
+// asked: the type of a polymorphic overload's key (integer_key_arguments), checked against the
+// graph's (check_oid_key_type); InvalidOid for the others.
 Datum
-search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool with_parent, const char *function) {
+search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool with_parent, const char *function,
+       Oid asked = InvalidOid) {
 	uint32_t max_depth = UINT32_MAX;
 	if (!PG_ARGISNULL(2)) {
 		int32 depth = PG_GETARG_INT32(2);
@@ -126,6 +129,8 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 	// A live graph with pending changes is its snapshot's rebuild here (open_graph.hpp), so every
 	// direction answers from the rows the snapshot sees.
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	if (OidIsValid(asked) && graph.index.keys().kind() == grail::KeyKind::integer)
+		check_oid_key_type(fcinfo, graph.key_type, asked, function);
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	Datum source = PG_GETARG_DATUM(1);
@@ -222,4 +227,26 @@ GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_text, 0, 1) {
 
 GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_uuid, 0, 1) {
 	return search(fcinfo, grail::KeyKind::uuid, Direction::in, false, "grail.ancestors");
+}
+
+// The overloads of integer, smallint, oid and reg* keys (anyelement): the key as a bigint, the rows
+// in the key's type.
+GRAIL_FUNCTION_NULLABLE(grail_bfs_any, 0, 1) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.bfs");
+	return search(fcinfo, grail::KeyKind::integer, Direction::out, true, "grail.bfs", type);
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_bfs_direction_any, 0, 1, 3) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.bfs");
+	return search(fcinfo, grail::KeyKind::integer, direction_arg(fcinfo, 3), true, "grail.bfs", type);
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_descendants_any, 0, 1) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.descendants");
+	return search(fcinfo, grail::KeyKind::integer, Direction::out, false, "grail.descendants", type);
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_any, 0, 1) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.ancestors");
+	return search(fcinfo, grail::KeyKind::integer, Direction::in, false, "grail.ancestors", type);
 }

@@ -12,7 +12,9 @@
 
 extern "C" {
 #include "catalog/pg_type.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/uuid.h"
 }
 
@@ -28,6 +30,66 @@ wrong_key_kind(FunctionCallInfo fcinfo, grail::KeyKind actual, grail::KeyKind as
 		literals.push_back(PG_ARGISNULL(i) ? std::string("NULL")
 		                                   : key_literal(actual, asked, PG_GETARG_DATUM(i), arrays));
 	raise_key_kind(display, graph, actual, asked, function, literals);
+}
+
+/*
+ * The type of a key argument (a domain's base type), for the overloads of integer and oid keys: a
+ * clear error for a type whose values are no such keys.
+ */
+static Oid
+integer_key_type(FunctionCallInfo fcinfo, int arg, bool array, const char *function) {
+	Oid type = guard([&] {
+		Oid t = getBaseType(get_fn_expr_argtype(fcinfo->flinfo, arg));
+		return array && OidIsValid(t) ? getBaseType(get_element_type(t)) : t;
+	});
+	if (type == INT2OID || type == INT4OID || type == INT8OID || oid_key_type(type))
+		return type;
+	raise(ERRCODE_DATATYPE_MISMATCH,
+	      format("%s() takes keys of type bigint, integer, smallint, text, varchar, uuid, oid or a reg* type "
+	             "(regrole, regclass, ...), not %s",
+	             function, OidIsValid(type) ? type_name(type) : "unknown"),
+	      "Pass keys of the type of the graph's edge columns, or cast them to it.");
+}
+
+Oid
+integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function) {
+	Oid type = integer_key_type(fcinfo, first, false, function);
+	for (int arg = first; arg < first + count; arg++)
+		if (!PG_ARGISNULL(arg))
+			fcinfo->args[arg].value = Int64GetDatum(integer_key(type, PG_GETARG_DATUM(arg)));
+	return type;
+}
+
+Oid
+integer_key_arrays(FunctionCallInfo fcinfo, int first, int count, const char *function) {
+	Oid type = integer_key_type(fcinfo, first, true, function);
+	for (int arg = first; arg < first + count; arg++) {
+		if (PG_ARGISNULL(arg))
+			continue;
+		fcinfo->args[arg].value = guard([&] {
+			ArrayType *array = PG_GETARG_ARRAYTYPE_P(arg);
+			int16 length;
+			bool by_value;
+			char align;
+			get_typlenbyvalalign(ARR_ELEMTYPE(array), &length, &by_value, &align);
+			Datum *values;
+			bool *nulls;
+			int n;
+			deconstruct_array(array, ARR_ELEMTYPE(array), length, by_value, align, &values, &nulls, &n);
+			for (int i = 0; i < n; i++)
+				if (!nulls[i])
+					values[i] = Int64GetDatum(integer_key(type, values[i]));
+			int dims[MAXDIM], lbs[MAXDIM];
+			int ndim = ARR_NDIM(array);
+			for (int d = 0; d < ndim; d++) {
+				dims[d] = ARR_DIMS(array)[d];
+				lbs[d] = ARR_LBOUND(array)[d];
+			}
+			return PointerGetDatum(
+			    construct_md_array(values, nulls, ndim, dims, lbs, INT8OID, sizeof(int64), true, TYPALIGN_DOUBLE));
+		});
+	}
+	return type;
 }
 
 void

@@ -30,6 +30,20 @@ check_key_kind(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKin
 // LoadedGraph::key_type. A clear error otherwise.
 void check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const char *function);
 
+// The overloads of the key functions whose keys are polymorphic (anyelement, anycompatible, their
+// arrays), for oid and reg* keys answered in their own type, and those of integer and smallint
+// keys beside them (which keep such calls on bigint keys, as before: see sql/pg_grail.sql). They
+// read the keys as int64 ids and hand the call to the bigint implementation.
+
+// Replaces key arguments first .. first + count - 1 (not NULL ones) by int8 datums of their ids
+// and returns their type (the base type of a domain): smallint, integer, bigint, oid or a reg*
+// type; a clear error for any other. function: its SQL name, for messages.
+Oid integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function);
+
+// integer_key_arguments() for arguments that are arrays of keys: each replaced by a bigint[] of
+// the same length, NULL elements kept; returns the element type.
+Oid integer_key_arrays(FunctionCallInfo fcinfo, int first, int count, const char *function);
+
 // A text key (the datum) read as a key of kind actual (uuid or integer) for a call of function on
 // a graph of that kind whose keys are of SQL type key_type (LoadedGraph::key_type): the uuid or
 // int8 datum, or wrong_key_kind() when it is no valid literal. On a graph keyed by an oid type, a

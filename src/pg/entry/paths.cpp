@@ -33,7 +33,13 @@ key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kin
 		PG_RETURN_NULL();
 	const int64_t *ids = index.graph().ids.data();
 	return guard([&] {
+		// A polymorphic overload's array is of its keys' type (an oid type's, or bigint).
 		Oid type = as_text ? TEXTOID : key_type_oid(kind);
+		if (!as_text && get_fn_expr_rettype(fcinfo->flinfo) != InvalidOid) {
+			Oid element = get_element_type(get_fn_expr_rettype(fcinfo->flinfo));
+			if (oid_key_type(element))
+				type = element;
+		}
 		int16 length;
 		bool by_value;
 		char align;
@@ -93,6 +99,24 @@ find_cycle(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	if (v < 0)
 		PG_RETURN_NULL();
 	return key_array(fcinfo, index, kind, graph.key_type, as_text, graph.path_finder().shortest_cycle(grail::vid_t(v)));
+}
+
+// path() and find_cycle() of integer, smallint, oid or reg* keys (anycompatible, anyelement): the
+// keys as bigints, the array of the keys' type (bigint for integer and smallint).
+GRAIL_FUNCTION(grail_path_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.path");
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	if (graph.index.keys().kind() == grail::KeyKind::integer)
+		check_oid_key_type(fcinfo, graph.key_type, type, "grail.path");
+	return path(fcinfo, grail::KeyKind::integer);
+}
+
+GRAIL_FUNCTION(grail_find_cycle_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.find_cycle");
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	if (graph.index.keys().kind() == grail::KeyKind::integer)
+		check_oid_key_type(fcinfo, graph.key_type, type, "grail.find_cycle");
+	return find_cycle(fcinfo, grail::KeyKind::integer);
 }
 
 GRAIL_FUNCTION(grail_path) {

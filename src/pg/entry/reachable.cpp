@@ -27,6 +27,16 @@ GRAIL_FUNCTION(grail_reachable) {
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
+// reachable(graph, a, b) of integer, smallint, oid or reg* keys (anycompatible): as bigint keys,
+// on a graph of an oid type only with keys of its type or oid.
+GRAIL_FUNCTION(grail_reachable_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.reachable");
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
+	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
+	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+}
+
 /*
  * The ids of a pair of text or uuid keys (-1 for a key the graph lacks): the build's vertices, and
  * with a live graph's changes those of keys that only the changes have.
@@ -235,6 +245,16 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		     searched, ms_between(started, read), ms_between(read, answered_at), ms_between(answered_at, Clock::now()));
 		return result;
 	});
+}
+
+// reachable(graph, sources[], targets[]) of integer, smallint, oid or reg* keys
+// (anycompatiblearray): the arrays as bigint[].
+GRAIL_FUNCTION(grail_reachable_batch_any) {
+	Oid type = integer_key_arrays(fcinfo, 1, 2, "grail.reachable");
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2, true);
+	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
+	return reachable_batch(fcinfo, grail::KeyKind::integer);
 }
 
 GRAIL_FUNCTION(grail_reachable_batch) {

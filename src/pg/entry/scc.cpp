@@ -82,6 +82,17 @@ GRAIL_FUNCTION(grail_scc_component) {
 	return Int64GetDatum(graph.index.component_id(PG_GETARG_INT64(1)));
 }
 
+// scc_component(graph, key) of integer, smallint, oid or reg* keys (anyelement): the component in
+// the key's type (bigint for integer and smallint).
+GRAIL_FUNCTION(grail_scc_component_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.scc_component");
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, graph.index, grail::KeyKind::integer, "grail.scc_component", 1);
+	check_oid_key_type(fcinfo, graph.key_type, type, "grail.scc_component");
+	int64_t component = graph.index.component_id(PG_GETARG_INT64(1));
+	return oid_key_type(type) ? integer_key_datum(type, component) : Int64GetDatum(component);
+}
+
 /*
  * scc_component(graph, key) for text or uuid keys: a key the graph lacks is its own component. A
  * text key on a uuid or integer graph is read as its key, and the component's key is answered as

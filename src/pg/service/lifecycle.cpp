@@ -75,10 +75,12 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
 	// have failed with a serialization error after a concurrent merge).
-	Snapshot snapshot = row.live ? guard([] {
+	// A system catalog is read in a snapshot too, under ACCESS SHARE only: a SHARE lock held to the
+	// commit would let anyone who may read pg_auth_members block every GRANT of a role.
+	Snapshot snapshot = row.live || catalog_source(row.relid) ? guard([] {
 		return RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
 	})
-	                             : nullptr;
+	                                                          : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
@@ -295,7 +297,9 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
-	bool blocking = !row.live || row.stale || !row.watched;
+	// A system catalog has no triggers to make and is read in a snapshot (build_graph), never locked.
+	bool catalog = catalog_source(row.relid);
+	bool blocking = !catalog && (!row.live || row.stale || !row.watched);
 	if (blocking)
 		lock_relation(row.relid, ShareLock);
 	// A background merge waits for no lock: one worker serves every database by default, and a
@@ -314,7 +318,7 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
-	if (row.live && (row.stale || !row.watched) && !blocking) {
+	if (!catalog && row.live && (row.stale || !row.watched) && !blocking) {
 		lock_relation(row.relid, ShareLock);
 		blocking = true;
 	}
