@@ -60,7 +60,7 @@ isnt($dst->safe_psql('app', $toids), $src->safe_psql('app', $toids), 'and so hav
 
 # The catalog graph answers at once: it reads pg_auth_members in each statement.
 is($dst->safe_psql('app', q{SELECT grail.reachable('roles', 'ka', 'kc'), grail.reachable('roles', 'kc', 'ka')}), 't|f',
-	'the graph over pg_auth_members answers for the target''s memberships');
+	"the graph over pg_auth_members answers for the target's memberships");
 
 # The restored builds hold the source's oids: they refuse to answer, under either stale policy.
 for my $q (q{SELECT grail.reachable('members', 'kd', 'kc')}, q{SELECT * FROM grail.bfs('members', 'kd'::regrole)},
@@ -75,7 +75,7 @@ $dst->safe_psql('app', q{SELECT grail.merge_graph('members'); SELECT grail.refre
 is($dst->safe_psql('app', $queries), $expected, 'rebuilt, the graphs answer as the source did');
 is($dst->safe_psql('app', q{SELECT string_agg(vertex::oid::text, ',' ORDER BY vertex::oid) FROM grail.bfs('members', 'kd'::regrole)}),
 	$dst->safe_psql('app', q{SELECT string_agg(oid::text, ',' ORDER BY oid) FROM pg_roles WHERE rolname IN ('ka', 'kb', 'kc', 'kd')}),
-	'with the target''s oids');
+	"with the target's oids");
 
 # A restore into a new database of the same cluster: the tables are new (other oids), the roles
 # are the same; the regclass graph refuses, the regrole one too (it cannot tell which oids moved).
