@@ -8,8 +8,9 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(147);
+SELECT plan(155);
 \ir live_oracle.psql
+\ir path_oracle.psql
 SET client_min_messages = warning;
 SELECT setseed(0.0815);
 
@@ -97,6 +98,7 @@ BEGIN
 	END LOOP;
 END $f$;
 SELECT pg_temp.cs_round(i) FROM generate_series(1, 8) i;
+SELECT is(mismatches, 0::bigint, 'pg_auth_members after the rounds: ' || fn) FROM pg_temp.path_verify('roles', 'cs_members', 'regrole');
 
 -- A role dropped between calls leaves the catalog, and so the graph.
 GRANT cs_r7 TO cs_r8;
@@ -155,6 +157,8 @@ SELECT is(grail._key_type('family')::text, 'regclass', 'keyed as regclass');
 SELECT is((SELECT array_agg(vertex ORDER BY depth) FROM grail.descendants('family', 'cs_leaf')), ARRAY['cs_leaf', 'cs_mid', 'cs_root'],
           'the ancestors of a table, by name');
 CREATE TABLE cs_leaf2 () INHERITS (cs_root);
+CREATE TEMP VIEW cs_inherits AS SELECT inhrelid::regclass AS source, inhparent::regclass AS target FROM pg_catalog.pg_inherits;
+SELECT is(mismatches, 0::bigint, 'pg_inherits: ' || fn) FROM pg_temp.path_verify('family', 'cs_inherits', 'regclass');
 SELECT is((SELECT array_agg(vertex::text ORDER BY vertex::text) FROM grail.ancestors('family', 'cs_root'::regclass) WHERE depth > 0),
           ARRAY['cs_leaf', 'cs_leaf2', 'cs_mid'], 'a new child is seen at once');
 

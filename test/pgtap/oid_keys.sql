@@ -8,8 +8,9 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(267);
+SELECT plan(283);
 \ir live_oracle.psql
+\ir path_oracle.psql
 SET client_min_messages = warning;
 SELECT setseed(0.4711);
 
@@ -59,6 +60,9 @@ SELECT is((SELECT array_agg(ARRAY[vertex::bigint, component::bigint]) FROM grail
 SELECT * FROM pg_temp.live_rounds('okg', 'ok', 'oid', '4000000000', 'ok_pool', ARRAY['ok']::regclass[],
                                   ARRAY['insert', 'dup', 'delete', 'update', 'swap', 'truncate', 'join_scc', 'split_scc', 'cte',
                                         'merge'], 6, 3);
+SELECT is(mismatches, 0::bigint, 'oid graph after the rounds: ' || fn) FROM pg_temp.path_verify('okg', 'ok', 'oid');
+INSERT INTO ok VALUES (4294967295, 4294967294), (4294967294, 0), (3, 3);
+SELECT is(mismatches, 0::bigint, 'oid graph with pending changes: ' || fn) FROM pg_temp.path_verify('okg', 'ok', 'oid');
 SELECT is(pg_typeof(vertex)::text, 'oid', 'bfs() from an oid key answers oid vertices') FROM grail.bfs('okg', 0::oid) LIMIT 1;
 SELECT is(grail.reachable('okg', 4000000000::oid, 4000000000::oid), true, 'an oid the graph lacks reaches itself');
 SELECT is(grail.reachable('okg', 4000000000::oid, 0::oid), false, 'and nothing else');
@@ -92,6 +96,7 @@ FROM pg_temp.live_verify('rkg', 'rk', 'regrole', (SELECT oid::text FROM pg_roles
 -- 4 rounds, a merge every 2: 4 * 13 + 2 * 2 = 56.
 SELECT * FROM pg_temp.live_rounds('rkg', 'rk', 'regrole', (SELECT oid::text FROM pg_roles WHERE rolname = current_user), 'rk_pool',
                                   ARRAY['rk']::regclass[], ARRAY['insert', 'delete', 'update', 'swap', 'join_scc', 'cte'], 4, 2);
+SELECT is(mismatches, 0::bigint, 'regrole graph after the rounds: ' || fn) FROM pg_temp.path_verify('rkg', 'rk', 'regrole');
 -- Text keys: names in, names out, the same answers as the typed calls.
 TRUNCATE rk;
 INSERT INTO rk VALUES ('ok_r1', 'ok_r2'), ('ok_r2', 'ok_r3'), ('ok_r3', 'ok_r1'), ('ok_r3', 'ok_r5'), ('ok_r6', 'ok_r5');
@@ -170,6 +175,7 @@ INSERT INTO rc VALUES ('pg_class', 'pg_namespace'), ('pg_namespace', 'pg_type'),
 SELECT grail.create_graph('rcg', 'rc', live => false);
 SELECT is(mismatches, 0::bigint, 'regclass graph: ' || fn) FROM pg_temp.live_verify('rcg', 'rc', 'regclass', 'pg_attribute', false)
 WHERE fn <> 'pending log + last build = rows';
+SELECT is(mismatches, 0::bigint, 'regclass graph: ' || fn) FROM pg_temp.path_verify('rcg', 'rc', 'regclass');
 SELECT is((SELECT array_agg(vertex ORDER BY depth, vertex) FROM grail.descendants('rcg', 'rc')),
           ARRAY['rc', 'pg_proc', 'pg_type', 'pg_class', 'pg_namespace'], 'descendants() of a table name, as names');
 SELECT is(grail.reachable('rcg', 'public.rc', 'pg_catalog.pg_class'), true, 'qualified names are read as regclass reads them');
