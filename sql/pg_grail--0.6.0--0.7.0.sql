@@ -473,13 +473,13 @@ COMMENT ON FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatibleno
 'reachable() over a graph keyed by oid or a reg* type (regrole, regclass, regnamespace, regproc, regprocedure, regtype), with keys of its type or oid: reachable(''roles'', ''alice''::regrole, ''admins''). An oid that is not in the graph reaches only itself.';
 CREATE FUNCTION grail.reachable(graph text, source integer, target integer)
 RETURNS boolean
-AS 'MODULE_PATHNAME', 'grail_reachable_any'
+AS 'MODULE_PATHNAME', 'grail_reachable_int4'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 25;
 COMMENT ON FUNCTION grail.reachable(text, integer, integer) IS
 'reachable() with integer keys, as reachable(graph, bigint, bigint).';
 CREATE FUNCTION grail.reachable(graph text, source smallint, target smallint)
 RETURNS boolean
-AS 'MODULE_PATHNAME', 'grail_reachable_any'
+AS 'MODULE_PATHNAME', 'grail_reachable_int2'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 25;
 COMMENT ON FUNCTION grail.reachable(text, smallint, smallint) IS
 'reachable() with smallint keys, as reachable(graph, bigint, bigint).';
