@@ -1052,3 +1052,197 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';
+
+-- oid and reg* keys, and system catalogs as edge tables. Where each build was made (the cluster,
+-- the database and the edge table's number: src/pg/store/catalog.hpp, build_scope), so that a build
+-- keyed by oids (roles, relations, ...) never answers after a restore renumbered those objects: the
+-- edge table's reg* columns come back as names, and relid as a regclass, both renumbered; the
+-- stored image does not.
+ALTER TABLE grail.graph ADD COLUMN built_in text;
+COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
+'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys, as NULL::regrole): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid; the oid''s number for oid types); ordered by key.';
+COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
+'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
+
+-- Keys of oid and reg* types in their own type: grail.bfs('roles', 'alice'::regrole) answers
+-- regrole vertices. One polymorphic overload per function (anyelement, or anycompatiblenonarray where two
+-- keys may be of an oid type and one of its aliases): an overload per reg* type would be seven
+-- more of each. Either way, a candidate that takes an integer implicitly (as every oid type and
+-- every polymorphic one does) makes a call with integer or smallint keys ambiguous between it and
+-- the bigint overload (PostgreSQL prefers neither: bigint is not the numeric category's preferred
+-- type), so integer and smallint overloads come with it: such a call matches one of them exactly,
+-- and they answer as the bigint overload does, in bigint. The C functions read the key's type
+-- and hand the call to the bigint implementation with the keys as bigints.
+CREATE FUNCTION grail.reachable(graph text, source anycompatiblenonarray, target anycompatiblenonarray)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 25;
+COMMENT ON FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatiblenonarray) IS
+'reachable() over a graph keyed by oid or a reg* type (regrole, regclass, regnamespace, regproc, regprocedure, regtype), with keys of its type or oid: reachable(''roles'', ''alice''::regrole, ''admins''). An oid that is not in the graph reaches only itself.';
+CREATE FUNCTION grail.reachable(graph text, source integer, target integer)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_int4'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 25;
+COMMENT ON FUNCTION grail.reachable(text, integer, integer) IS
+'reachable() with integer keys, as reachable(graph, bigint, bigint).';
+CREATE FUNCTION grail.reachable(graph text, source smallint, target smallint)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_reachable_int2'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 25;
+COMMENT ON FUNCTION grail.reachable(text, smallint, smallint) IS
+'reachable() with smallint keys, as reachable(graph, bigint, bigint).';
+
+CREATE FUNCTION grail.reachable(graph text, sources anycompatiblearray, targets anycompatiblearray)
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.reachable(text, anycompatiblearray, anycompatiblearray) IS
+'reachable() for each pair (sources[i], targets[i]) of keys of an oid type; a NULL element gives NULL.';
+CREATE FUNCTION grail.reachable(graph text, sources integer[], targets integer[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.reachable(text, integer[], integer[]) IS
+'reachable() for each pair of integer keys, as reachable(graph, bigint[], bigint[]).';
+CREATE FUNCTION grail.reachable(graph text, sources smallint[], targets smallint[])
+RETURNS boolean[]
+AS 'MODULE_PATHNAME', 'grail_reachable_batch_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.reachable(text, smallint[], smallint[]) IS
+'reachable() for each pair of smallint keys, as reachable(graph, bigint[], bigint[]).';
+
+CREATE FUNCTION grail.scc_component(graph text, vertex anyelement)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'grail_scc_component_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
+COMMENT ON FUNCTION grail.scc_component(text, anyelement) IS
+'scc_component() of a key of an oid type: the component''s smallest oid, in the key''s type.';
+CREATE FUNCTION grail.scc_component(graph text, vertex integer)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'grail_scc_component_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
+COMMENT ON FUNCTION grail.scc_component(text, integer) IS 'scc_component() of an integer key, as scc_component(graph, bigint).';
+CREATE FUNCTION grail.scc_component(graph text, vertex smallint)
+RETURNS bigint
+AS 'MODULE_PATHNAME', 'grail_scc_component_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 15;
+COMMENT ON FUNCTION grail.scc_component(text, smallint) IS 'scc_component() of a smallint key, as scc_component(graph, bigint).';
+
+CREATE FUNCTION grail.bfs(graph text, source anyelement, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex anyelement, depth int, parent anyelement)
+AS 'MODULE_PATHNAME', 'grail_bfs_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, anyelement, int) IS
+'bfs() from a key of an oid type (grail.bfs(''roles'', ''alice''::regrole)): the vertices and parents in the key''s type.';
+CREATE FUNCTION grail.bfs(graph text, source integer, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int, parent bigint)
+AS 'MODULE_PATHNAME', 'grail_bfs_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, integer, int) IS 'bfs() from an integer key, as bfs(graph, bigint, max_depth).';
+CREATE FUNCTION grail.bfs(graph text, source smallint, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int, parent bigint)
+AS 'MODULE_PATHNAME', 'grail_bfs_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, smallint, int) IS 'bfs() from a smallint key, as bfs(graph, bigint, max_depth).';
+
+CREATE FUNCTION grail.bfs(graph text, source anyelement, max_depth int, direction text)
+RETURNS TABLE (vertex anyelement, depth int, parent anyelement)
+AS 'MODULE_PATHNAME', 'grail_bfs_direction_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, anyelement, int, text) IS
+'bfs() in a direction (''out'', ''in'' or ''both'') from a key of an oid type, in the key''s type.';
+CREATE FUNCTION grail.bfs(graph text, source integer, max_depth int, direction text)
+RETURNS TABLE (vertex bigint, depth int, parent bigint)
+AS 'MODULE_PATHNAME', 'grail_bfs_direction_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, integer, int, text) IS 'bfs() in a direction from an integer key, as bfs(graph, bigint, max_depth, direction).';
+CREATE FUNCTION grail.bfs(graph text, source smallint, max_depth int, direction text)
+RETURNS TABLE (vertex bigint, depth int, parent bigint)
+AS 'MODULE_PATHNAME', 'grail_bfs_direction_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.bfs(text, smallint, int, text) IS 'bfs() in a direction from a smallint key, as bfs(graph, bigint, max_depth, direction).';
+
+CREATE FUNCTION grail.descendants(graph text, vertex anyelement, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex anyelement, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_descendants_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.descendants(text, anyelement, int) IS
+'descendants() of a key of an oid type, in the key''s type: grail.descendants(''roles'', ''alice''::regrole) are the roles alice is a member of, directly or through others.';
+CREATE FUNCTION grail.descendants(graph text, vertex integer, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_descendants_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.descendants(text, integer, int) IS 'descendants() of an integer key, as descendants(graph, bigint, max_depth).';
+CREATE FUNCTION grail.descendants(graph text, vertex smallint, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_descendants_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.descendants(text, smallint, int) IS 'descendants() of a smallint key, as descendants(graph, bigint, max_depth).';
+
+CREATE FUNCTION grail.ancestors(graph text, vertex anyelement, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex anyelement, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.ancestors(text, anyelement, int) IS
+'ancestors() of a key of an oid type, in the key''s type: grail.ancestors(''roles'', ''admins''::regrole) are every member of admins, directly or through others.';
+CREATE FUNCTION grail.ancestors(graph text, vertex integer, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.ancestors(text, integer, int) IS 'ancestors() of an integer key, as ancestors(graph, bigint, max_depth).';
+CREATE FUNCTION grail.ancestors(graph text, vertex smallint, max_depth int DEFAULT NULL)
+RETURNS TABLE (vertex bigint, depth int)
+AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_any'
+LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
+COMMENT ON FUNCTION grail.ancestors(text, smallint, int) IS 'ancestors() of a smallint key, as ancestors(graph, bigint, max_depth).';
+
+CREATE FUNCTION grail.path(graph text, source anycompatiblenonarray, target anycompatiblenonarray)
+RETURNS anycompatiblearray
+AS 'MODULE_PATHNAME', 'grail_path_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.path(text, anycompatiblenonarray, anycompatiblenonarray) IS
+'path() between keys of an oid type: one shortest path as its keys, in their type; NULL when none.';
+CREATE FUNCTION grail.path(graph text, source integer, target integer)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'grail_path_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.path(text, integer, integer) IS 'path() between integer keys, as path(graph, bigint, bigint).';
+CREATE FUNCTION grail.path(graph text, source smallint, target smallint)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'grail_path_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.path(text, smallint, smallint) IS 'path() between smallint keys, as path(graph, bigint, bigint).';
+
+CREATE FUNCTION grail.find_cycle(graph text, vertex anyelement)
+RETURNS anyarray
+AS 'MODULE_PATHNAME', 'grail_find_cycle_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.find_cycle(text, anyelement) IS
+'find_cycle() through a key of an oid type: one shortest directed cycle as its keys, in their type; NULL when none.';
+CREATE FUNCTION grail.find_cycle(graph text, vertex integer)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'grail_find_cycle_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.find_cycle(text, integer) IS 'find_cycle() through an integer key, as find_cycle(graph, bigint).';
+CREATE FUNCTION grail.find_cycle(graph text, vertex smallint)
+RETURNS bigint[]
+AS 'MODULE_PATHNAME', 'grail_find_cycle_any'
+LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
+COMMENT ON FUNCTION grail.find_cycle(text, smallint) IS 'find_cycle() through a smallint key, as find_cycle(graph, bigint).';
+
+-- The planner's estimates (grail._planner_support), as for the bigint overloads.
+ALTER FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatiblenonarray) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, integer, integer) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.reachable(text, smallint, smallint) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, anyelement, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, integer, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, smallint, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, anyelement, int, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, integer, int, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.bfs(text, smallint, int, text) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.descendants(text, anyelement, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.descendants(text, integer, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail._planner_support;

@@ -29,36 +29,36 @@ SELECT ok(grail.create_graph('g', 'edges') IS NOT NULL, 'graph built');
 
 -- The bound reaches the call, in each form of the condition.
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth <= 2$$),
-          $$grail.bfs('g'::text, '1'::bigint, 2)$$, 'depth <= k becomes max_depth k');
+          $$grail.bfs('g'::text, 1, 2)$$, 'depth <= k becomes max_depth k');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth < 4$$),
-          $$grail.bfs('g'::text, '1'::bigint, 3)$$, 'depth < k becomes max_depth k - 1');
+          $$grail.bfs('g'::text, 1, 3)$$, 'depth < k becomes max_depth k - 1');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.descendants('g', 1) d WHERE 3 >= d.depth$$),
-          $$grail.descendants('g'::text, '1'::bigint, 3)$$, 'k >= depth, written the other way round');
+          $$grail.descendants('g'::text, 1, 3)$$, 'k >= depth, written the other way round');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.ancestors('g', 1) WHERE depth = 2$$),
-          $$grail.ancestors('g'::text, '1'::bigint, 2)$$, 'depth = k bounds it by k');
+          $$grail.ancestors('g'::text, 1, 2)$$, 'depth = k bounds it by k');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth <= 5 AND depth < 3 AND depth <= 9::bigint$$),
-          $$grail.bfs('g'::text, '1'::bigint, 2)$$, 'the smallest of several bounds, int8 constants included');
+          $$grail.bfs('g'::text, 1, 2)$$, 'the smallest of several bounds, int8 constants included');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1, 1) WHERE depth <= 5$$),
-          $$grail.bfs('g'::text, '1'::bigint, 1)$$, 'a smaller max_depth in the call stays');
+          $$grail.bfs('g'::text, 1, 1)$$, 'a smaller max_depth in the call stays');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1, NULL, 'in') WHERE depth BETWEEN 1 AND 2$$),
-          $$grail.bfs('g'::text, '1'::bigint, 2, 'in'::text)$$, 'bfs with a direction; BETWEEN bounds it');
+          $$grail.bfs('g'::text, 1, 2, 'in'::text)$$, 'bfs with a direction; BETWEEN bounds it');
 SELECT is(pg_temp.call_of($$SELECT b.* FROM generate_series(1, 3) s, LATERAL grail.descendants('g', s) b WHERE b.depth <= 1$$),
-          $$grail.descendants('g'::text, (s.s)::bigint, 1)$$, 'a lateral call is bounded too');
+          $$grail.descendants('g'::text, s.s, 1)$$, 'a lateral call is bounded too');
 SELECT is(pg_temp.call_of($$SELECT * FROM (SELECT * FROM grail.bfs('g', 1)) sub WHERE sub.depth <= 1$$),
-          $$grail.bfs('g'::text, '1'::bigint, 1)$$, 'a condition outside a subquery reaches it');
+          $$grail.bfs('g'::text, 1, 1)$$, 'a condition outside a subquery reaches it');
 
 -- Conditions that do not bound the depth from above with a constant are left alone.
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth >= 2$$),
-          $$grail.bfs('g'::text, '1'::bigint, NULL::integer)$$, 'a lower bound is not pushed');
+          $$grail.bfs('g'::text, 1, NULL::integer)$$, 'a lower bound is not pushed');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth <= 1 OR vertex = 5$$),
-          $$grail.bfs('g'::text, '1'::bigint, NULL::integer)$$, 'a bound inside OR is not pushed');
+          $$grail.bfs('g'::text, 1, NULL::integer)$$, 'a bound inside OR is not pushed');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth::bigint <= 1$$),
-          $$grail.bfs('g'::text, '1'::bigint, NULL::integer)$$, 'a bound on an expression of the depth is not pushed');
+          $$grail.bfs('g'::text, 1, NULL::integer)$$, 'a bound on an expression of the depth is not pushed');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth <= -1$$),
-          $$grail.bfs('g'::text, '1'::bigint, NULL::integer)$$, 'a negative bound is left to the condition');
+          $$grail.bfs('g'::text, 1, NULL::integer)$$, 'a negative bound is left to the condition');
 SELECT is((SELECT count(*) FROM grail.bfs('g', 1) WHERE depth < 0), 0::bigint, 'and gives no rows');
 SELECT is(pg_temp.call_of($$SELECT * FROM grail.bfs('g', 1) WHERE depth <= 9999999999$$),
-          $$grail.bfs('g'::text, '1'::bigint, NULL::integer)$$, 'a bound past max_depth''s range is left alone');
+          $$grail.bfs('g'::text, 1, NULL::integer)$$, 'a bound past max_depth''s range is left alone');
 CREATE SCHEMA other;
 CREATE FUNCTION other.bfs(graph text, source bigint, max_depth int DEFAULT NULL)
 RETURNS TABLE (vertex bigint, depth int, parent bigint) LANGUAGE sql AS $$ SELECT source, 0, NULL::bigint $$;

@@ -27,6 +27,18 @@ INSERT INTO nullable_function VALUES
 	('grail.ancestors(text, bigint, int)', '{2}'),
 	('grail.ancestors(text, text, int)', '{2}'),
 	('grail.ancestors(text, uuid, int)', '{2}'),
+	('grail.bfs(text, anyelement, int)', '{2}'),
+	('grail.bfs(text, integer, int)', '{2}'),
+	('grail.bfs(text, smallint, int)', '{2}'),
+	('grail.bfs(text, anyelement, int, text)', '{2}'),
+	('grail.bfs(text, integer, int, text)', '{2}'),
+	('grail.bfs(text, smallint, int, text)', '{2}'),
+	('grail.descendants(text, anyelement, int)', '{2}'),
+	('grail.descendants(text, integer, int)', '{2}'),
+	('grail.descendants(text, smallint, int)', '{2}'),
+	('grail.ancestors(text, anyelement, int)', '{2}'),
+	('grail.ancestors(text, integer, int)', '{2}'),
+	('grail.ancestors(text, smallint, int)', '{2}'),
 	('grail.scc_components(text, anyelement)', '{1}'),
 	('grail.chordless_cycles(text, int, int)', '{2}'),
 	('grail.chordless_cycles(text, anyelement, int, int)', '{1,3}'),
@@ -64,7 +76,9 @@ BEGIN
 			FOR i IN 0 .. f.pronargs - 1 LOOP
 				IF mask & (1 << i) <> 0 THEN
 					-- anyelement: a key_type is a typed NULL; bigint is one of the accepted types.
-					args := args || format('NULL::%s', CASE WHEN f.types[i] = 'anyelement'::regtype THEN 'bigint'
+					args := args || format('NULL::%s', CASE WHEN f.types[i] IN ('anyelement'::regtype, 'anycompatiblenonarray'::regtype)
+					                                        THEN 'bigint'
+					                                        WHEN f.types[i] = 'anycompatiblearray'::regtype THEN 'bigint[]'
 					                                        ELSE format_type(f.types[i], NULL) END);
 					IF f.proisstrict OR i <> ALL (f.nullable) THEN
 						required_null := true;
@@ -84,6 +98,11 @@ BEGIN
 						WHEN 'text[]'::regtype THEN '''{a,b}''::text[]'
 						WHEN 'uuid[]'::regtype THEN 'ARRAY[''00000000-0000-0000-0000-000000000001''::uuid]'
 						WHEN 'anyelement'::regtype THEN '0::bigint'
+						WHEN 'anycompatiblenonarray'::regtype THEN '1::bigint'
+						WHEN 'anycompatiblearray'::regtype THEN '''{1,2}''::bigint[]'
+						WHEN 'smallint'::regtype THEN '1::smallint'
+						WHEN 'integer[]'::regtype THEN '''{1,2}''::integer[]'
+						WHEN 'smallint[]'::regtype THEN '''{1,2}''::smallint[]'
 						END;
 					-- A value the test cannot make (pg_ddl_command): only its NULL is tried.
 					IF args[i + 1] IS NULL THEN

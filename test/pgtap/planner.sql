@@ -39,7 +39,7 @@ SELECT results_eq($$SELECT p.prorows::int FROM pg_proc p WHERE p.oid IN ('grail.
                   'grail.scc_components(text)'::regprocedure, 'grail.chordless_cycles(text, int, int)'::regprocedure) ORDER BY 1$$,
                   ARRAY[100, 100, 10000], 'bfs, chordless_cycles and scc_components declare their typical rows');
 SELECT results_eq($$SELECT count(*)::int FROM pg_proc p WHERE p.prosupport = 'grail._planner_support'::regproc$$,
-                  ARRAY[17], 'scc_components, bfs, descendants, ancestors and the scalar reachable() forms have the support function');
+                  ARRAY[32], 'scc_components, bfs, descendants, ancestors and the scalar reachable() forms (their integer, smallint and polymorphic overloads too) have the support function');
 
 SELECT setseed(0.27);
 -- A cyclic random graph (most pairs reachable) and a sparse DAG (few), with random pairs of keys.

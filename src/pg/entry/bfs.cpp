@@ -46,7 +46,7 @@ direction_arg(FunctionCallInfo fcinfo, int arg) {
 // not null, the one row of a source key that is not in the graph. as_text: keys answered as text.
 void
 put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsResult &result, const Datum *missing,
-         grail::KeyKind kind, bool as_text, bool with_parent) {
+         grail::KeyKind kind, Oid key_type, bool as_text, bool with_parent) {
 	const grail::Graph &g = index.graph();
 	size_t rows = missing != nullptr ? 1 : result.vertex.size();
 	size_t key_bytes = 0;
@@ -60,7 +60,7 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 		out.begin(fcinfo, rows, key_bytes);
 		if (missing != nullptr) {
 			// A key that is not in the graph reaches only itself, and only itself reaches it.
-			Datum values[3] = {as_text ? key_as_text(kind, *missing) : *missing, Int32GetDatum(0), (Datum)0};
+			Datum values[3] = {as_text ? key_as_text(kind, *missing, key_type) : *missing, Int32GetDatum(0), (Datum)0};
 			bool nulls[3] = {false, false, true};
 			out.put(values, nulls);
 			return;
@@ -95,8 +95,8 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 			Datum values[3] = {vertex_key.key(index, ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
 			                   root || !with_parent ? (Datum)0 : parent_key.key(index, ids[parent[i]])};
 			if (as_text) {
-				values[0] = key_as_text(kind, values[0]);
-				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2]);
+				values[0] = key_as_text(kind, values[0], key_type);
+				values[2] = root || !with_parent ? (Datum)0 : key_as_text(kind, values[2], key_type);
 			}
 			bool nulls[3] = {false, false, root};
 			out.put(values, nulls);
@@ -113,8 +113,11 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 
 // The search from argument 1 over the graph of argument 0, max_depth argument 2 (NULL: no limit);
 // with_parent: bfs()'s three columns, else (vertex, depth). function: its SQL name, for the hints.
+// asked: the type of a polymorphic overload's key (integer_key_arguments), checked against the
+// graph's (check_oid_key_type); InvalidOid for the others.
 Datum
-search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool with_parent, const char *function) {
+search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool with_parent, const char *function,
+       Oid asked = InvalidOid) {
 	uint32_t max_depth = UINT32_MAX;
 	if (!PG_ARGISNULL(2)) {
 		int32 depth = PG_GETARG_INT32(2);
@@ -126,6 +129,8 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 	// A live graph with pending changes is its snapshot's rebuild here (open_graph.hpp), so every
 	// direction answers from the rows the snapshot sees.
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	if (OidIsValid(asked) && graph.index.keys().kind() == grail::KeyKind::integer)
+		check_oid_key_type(fcinfo, graph.key_type, asked, function);
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	Datum source = PG_GETARG_DATUM(1);
@@ -135,7 +140,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 	if (as_text) {
 		if (kind != grail::KeyKind::text)
 			wrong_key_kind(fcinfo, actual, kind, function, 1);
-		source = text_key_as(fcinfo, source, actual, function, 1);
+		source = text_key_as(fcinfo, source, actual, graph.key_type, function, 1);
 		kind = actual;
 	}
 	int64_t source_id = kind == grail::KeyKind::integer ? DatumGetInt64(source) : key_vertex(index, source);
@@ -167,7 +172,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		}
 	}
 
-	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, as_text, with_parent);
+	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, graph.key_type, as_text, with_parent);
 	return (Datum)0;
 }
 
@@ -222,4 +227,26 @@ GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_text, 0, 1) {
 
 GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_uuid, 0, 1) {
 	return search(fcinfo, grail::KeyKind::uuid, Direction::in, false, "grail.ancestors");
+}
+
+// The overloads of integer, smallint, oid and reg* keys (anyelement): the key as a bigint, the rows
+// in the key's type.
+GRAIL_FUNCTION_NULLABLE(grail_bfs_any, 0, 1) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.bfs");
+	return search(fcinfo, grail::KeyKind::integer, Direction::out, true, "grail.bfs", type);
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_bfs_direction_any, 0, 1, 3) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.bfs");
+	return search(fcinfo, grail::KeyKind::integer, direction_arg(fcinfo, 3), true, "grail.bfs", type);
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_descendants_any, 0, 1) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.descendants");
+	return search(fcinfo, grail::KeyKind::integer, Direction::out, false, "grail.descendants", type);
+}
+
+GRAIL_FUNCTION_NULLABLE(grail_traverse_ancestors_any, 0, 1) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.ancestors");
+	return search(fcinfo, grail::KeyKind::integer, Direction::in, false, "grail.ancestors", type);
 }

@@ -123,8 +123,10 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 
 	FuncCallContext *funcctx;
 	if (SRF_IS_FIRSTCALL()) {
-		grail::KeyKind kind = key_type_arg < 0 ? grail::KeyKind::integer
-		                                       : key_type_argument(fcinfo, key_type_arg, "grail.chordless_cycles");
+		Oid key_type = INT8OID;
+		grail::KeyKind kind = key_type_arg < 0
+		                          ? grail::KeyKind::integer
+		                          : key_type_argument(fcinfo, key_type_arg, "grail.chordless_cycles", &key_type);
 		int32 min_length = PG_GETARG_INT32(min_arg);
 		bool has_max = !PG_ARGISNULL(max_arg);
 		int32 max_length = has_max ? PG_GETARG_INT32(max_arg) : 0;
@@ -133,6 +135,7 @@ chordless_cycles(FunctionCallInfo fcinfo, int key_type_arg) {
 		const char *name = text_argument(fcinfo, 0);
 		std::shared_ptr<LoadedGraph> graph = open_graph_named(name, std::nullopt);
 		check_key_kind(fcinfo, graph->index, kind, "grail.chordless_cycles", 0);
+		check_oid_key_type(fcinfo, graph->key_type, key_type, "grail.chordless_cycles");
 		// The catalog row, for grail.activity (open_graph_named found it in this snapshot).
 		GraphName graph_name = parse_graph_name(name);
 		GraphRow row;
@@ -232,5 +235,8 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 GRAIL_FUNCTION(grail_key_type) {
 	const char *name = grail::pg::text_argument(fcinfo, 0);
 	std::shared_ptr<grail::pg::LoadedGraph> graph = grail::pg::open_graph_named(name, std::nullopt);
+	// The type the graph's keys are answered in: an oid type where the edge columns have one.
+	if (OidIsValid(graph->key_type))
+		return ObjectIdGetDatum(graph->key_type);
 	return ObjectIdGetDatum(grail::pg::key_type_oid(graph->index.keys().kind()));
 }

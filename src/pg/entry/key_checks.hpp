@@ -24,13 +24,37 @@ check_key_kind(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKin
 		wrong_key_kind(fcinfo, index.keys().kind(), asked, function, key_args, arrays);
 }
 
+// For a call whose keys are answered in SQL type asked (a key_type argument's or a key argument's
+// type): an oid type only on a graph keyed by an oid type, and of the same type unless one of the
+// two is plain oid (a regrole is no regclass; a bigint id may be no oid). graph: the graph's
+// LoadedGraph::key_type. A clear error otherwise.
+void check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const char *function);
+
+// The overloads of the key functions whose keys are polymorphic (anyelement, anycompatible, their
+// arrays), for oid and reg* keys answered in their own type, and those of integer and smallint
+// keys beside them (which keep such calls on bigint keys, as before: see sql/pg_grail.sql). They
+// read the keys as int64 ids and hand the call to the bigint implementation.
+
+// Replaces key arguments first .. first + count - 1 (not NULL ones) by int8 datums of their ids
+// and returns their type (the base type of a domain): smallint, integer, bigint, oid or a reg*
+// type; a clear error for any other. function: its SQL name, for messages.
+Oid integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function);
+
+// integer_key_arguments() for arguments that are arrays of keys: each replaced by a bigint[] of
+// the same length, NULL elements kept; returns the element type.
+Oid integer_key_arrays(FunctionCallInfo fcinfo, int first, int count, const char *function);
+
 // A text key (the datum) read as a key of kind actual (uuid or integer) for a call of function on
-// a graph of that kind: the uuid or int8 datum, or wrong_key_kind() when it is no valid literal.
-Datum text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, const char *function, int key_args,
-                  bool arrays = false);
+// a graph of that kind whose keys are of SQL type key_type (LoadedGraph::key_type): the uuid or
+// int8 datum, or wrong_key_kind() when it is no valid literal. On a graph keyed by an oid type, a
+// number or (reg* types) the name of an existing object, as the type's input reads it; else an
+// error that names the type.
+Datum text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, Oid key_type, const char *function,
+                  int key_args, bool arrays = false);
 
 // A key of kind (an int8 or uuid datum) as text, for a text overload answering on a graph of that
-// kind. PostgreSQL calls: run inside guard().
-Datum key_as_text(grail::KeyKind kind, Datum key);
+// kind, whose keys are of SQL type key_type: a reg* key as its name, as the type writes it.
+// PostgreSQL calls: run inside guard().
+Datum key_as_text(grail::KeyKind kind, Datum key, Oid key_type);
 
 } // namespace grail::pg

@@ -27,13 +27,19 @@ vertex_of(const grail::Index &index, grail::KeyKind kind, Datum key) {
 // The keys of the vertices, as an array of the graph's key type, or of text when as_text (a text
 // call on a uuid or integer graph); NULL for no vertices.
 static Datum
-key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kind, bool as_text,
+key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kind, Oid key_type, bool as_text,
           const std::vector<grail::vid_t> &vertices) {
 	if (vertices.empty())
 		PG_RETURN_NULL();
 	const int64_t *ids = index.graph().ids.data();
 	return guard([&] {
+		// A polymorphic overload's array is of its keys' type (an oid type's, or bigint).
 		Oid type = as_text ? TEXTOID : key_type_oid(kind);
+		if (!as_text && get_fn_expr_rettype(fcinfo->flinfo) != InvalidOid) {
+			Oid element = get_element_type(get_fn_expr_rettype(fcinfo->flinfo));
+			if (oid_key_type(element))
+				type = element;
+		}
 		int16 length;
 		bool by_value;
 		char align;
@@ -42,7 +48,7 @@ key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kin
 		for (size_t k = 0; k < vertices.size(); k++) {
 			elements[k] = key_datum(index, ids[vertices[k]]);
 			if (as_text)
-				elements[k] = key_as_text(kind, elements[k]);
+				elements[k] = key_as_text(kind, elements[k], key_type);
 		}
 		return PointerGetDatum(construct_array(elements, int(vertices.size()), type, length, by_value, align));
 	});
@@ -60,8 +66,8 @@ open_keyed(FunctionCallInfo fcinfo, grail::KeyKind &kind, int count, Datum *key,
 	if (*as_text && kind != grail::KeyKind::text)
 		wrong_key_kind(fcinfo, actual, kind, function, count);
 	for (int k = 0; k < count; k++)
-		key[k] =
-		    *as_text ? text_key_as(fcinfo, PG_GETARG_DATUM(k + 1), actual, function, count) : PG_GETARG_DATUM(k + 1);
+		key[k] = *as_text ? text_key_as(fcinfo, PG_GETARG_DATUM(k + 1), actual, graph.key_type, function, count)
+		                  : PG_GETARG_DATUM(k + 1);
 	kind = actual;
 	return graph;
 }
@@ -79,7 +85,8 @@ path(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	int64_t b = vertex_of(index, kind, key[1]);
 	if (a < 0 || b < 0)
 		PG_RETURN_NULL();
-	return key_array(fcinfo, index, kind, as_text, graph.path_finder().shortest_path(grail::vid_t(a), grail::vid_t(b)));
+	return key_array(fcinfo, index, kind, graph.key_type, as_text,
+	                 graph.path_finder().shortest_path(grail::vid_t(a), grail::vid_t(b)));
 }
 
 static Datum
@@ -91,7 +98,25 @@ find_cycle(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	int64_t v = vertex_of(index, kind, key[0]);
 	if (v < 0)
 		PG_RETURN_NULL();
-	return key_array(fcinfo, index, kind, as_text, graph.path_finder().shortest_cycle(grail::vid_t(v)));
+	return key_array(fcinfo, index, kind, graph.key_type, as_text, graph.path_finder().shortest_cycle(grail::vid_t(v)));
+}
+
+// path() and find_cycle() of integer, smallint, oid or reg* keys (anycompatible, anyelement): the
+// keys as bigints, the array of the keys' type (bigint for integer and smallint).
+GRAIL_FUNCTION(grail_path_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.path");
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	if (graph.index.keys().kind() == grail::KeyKind::integer)
+		check_oid_key_type(fcinfo, graph.key_type, type, "grail.path");
+	return path(fcinfo, grail::KeyKind::integer);
+}
+
+GRAIL_FUNCTION(grail_find_cycle_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.find_cycle");
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	if (graph.index.keys().kind() == grail::KeyKind::integer)
+		check_oid_key_type(fcinfo, graph.key_type, type, "grail.find_cycle");
+	return find_cycle(fcinfo, grail::KeyKind::integer);
 }
 
 GRAIL_FUNCTION(grail_path) {

@@ -27,6 +27,34 @@ GRAIL_FUNCTION(grail_reachable) {
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
+// reachable(graph, a, b) of integer, smallint, oid or reg* keys (anycompatible): as bigint keys,
+// on a graph of an oid type only with keys of its type or oid.
+GRAIL_FUNCTION(grail_reachable_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.reachable");
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
+	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
+	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+}
+
+// reachable(graph, a, b) of integer and of smallint keys: as bigint keys, without the type lookup
+// of the polymorphic form (per row, it would cost a tenth of the call).
+GRAIL_FUNCTION(grail_reachable_int4) {
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	fcinfo->args[1].value = Int64GetDatum(PG_GETARG_INT32(1));
+	fcinfo->args[2].value = Int64GetDatum(PG_GETARG_INT32(2));
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
+	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+}
+
+GRAIL_FUNCTION(grail_reachable_int2) {
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	fcinfo->args[1].value = Int64GetDatum(PG_GETARG_INT16(1));
+	fcinfo->args[2].value = Int64GetDatum(PG_GETARG_INT16(2));
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
+	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+}
+
 /*
  * The ids of a pair of text or uuid keys (-1 for a key the graph lacks): the build's vertices, and
  * with a live graph's changes those of keys that only the changes have.
@@ -55,8 +83,8 @@ reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	if (actual != kind) {
 		if (kind != grail::KeyKind::text)
 			wrong_key_kind(fcinfo, actual, kind, "grail.reachable", 2);
-		a = text_key_as(fcinfo, a, actual, "grail.reachable", 2);
-		b = text_key_as(fcinfo, b, actual, "grail.reachable", 2);
+		a = text_key_as(fcinfo, a, actual, view.graph.key_type, "grail.reachable", 2);
+		b = text_key_as(fcinfo, b, actual, view.graph.key_type, "grail.reachable", 2);
 		if (actual == grail::KeyKind::integer)
 			return BoolGetDatum(view.reach.reachable(DatumGetInt64(a), DatumGetInt64(b)));
 	}
@@ -184,7 +212,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		for (KeyArray *keys : {&sources, &targets})
 			for (int i = 0; i < keys->count; i++)
 				if (!keys->nulls[i])
-					keys->values[i] = text_key_as(fcinfo, keys->values[i], actual, "grail.reachable", 2, true);
+					keys->values[i] =
+					    text_key_as(fcinfo, keys->values[i], actual, view.graph.key_type, "grail.reachable", 2, true);
 		kind = actual;
 	}
 	int n = sources.count;
@@ -234,6 +263,16 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 		     searched, ms_between(started, read), ms_between(read, answered_at), ms_between(answered_at, Clock::now()));
 		return result;
 	});
+}
+
+// reachable(graph, sources[], targets[]) of integer, smallint, oid or reg* keys
+// (anycompatiblearray): the arrays as bigint[].
+GRAIL_FUNCTION(grail_reachable_batch_any) {
+	Oid type = integer_key_arrays(fcinfo, 1, 2, "grail.reachable");
+	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2, true);
+	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
+	return reachable_batch(fcinfo, grail::KeyKind::integer);
 }
 
 GRAIL_FUNCTION(grail_reachable_batch) {

@@ -8,6 +8,7 @@
 #include "service/open_graph.hpp"
 
 extern "C" {
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "utils/tuplestore.h"
 }
@@ -19,9 +20,10 @@ using namespace grail::pg;
  * for integers, by byte order for text and uuid).
  */
 static Datum
-scc_components(FunctionCallInfo fcinfo, grail::KeyKind kind) {
+scc_components(FunctionCallInfo fcinfo, grail::KeyKind kind, Oid key_type = INT8OID) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, graph.index, kind, "grail.scc_components", 0);
+	check_oid_key_type(fcinfo, graph.key_type, key_type, "grail.scc_components");
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	const grail::Components &components = index.components();
@@ -69,13 +71,26 @@ GRAIL_FUNCTION(grail_scc_components) {
 
 // scc_components(graph, key_type anyelement): the rows in the type of key_type, a typed NULL.
 GRAIL_FUNCTION_NULLABLE(grail_scc_components_keyed, 0) {
-	return scc_components(fcinfo, key_type_argument(fcinfo, 1, "grail.scc_components"));
+	Oid key_type;
+	grail::KeyKind kind = key_type_argument(fcinfo, 1, "grail.scc_components", &key_type);
+	return scc_components(fcinfo, kind, key_type);
 }
 
 GRAIL_FUNCTION(grail_scc_component) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, graph.index, grail::KeyKind::integer, "grail.scc_component", 1);
 	return Int64GetDatum(graph.index.component_id(PG_GETARG_INT64(1)));
+}
+
+// scc_component(graph, key) of integer, smallint, oid or reg* keys (anyelement): the component in
+// the key's type (bigint for integer and smallint).
+GRAIL_FUNCTION(grail_scc_component_any) {
+	Oid type = integer_key_arguments(fcinfo, 1, 1, "grail.scc_component");
+	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
+	check_key_kind(fcinfo, graph.index, grail::KeyKind::integer, "grail.scc_component", 1);
+	check_oid_key_type(fcinfo, graph.key_type, type, "grail.scc_component");
+	int64_t component = graph.index.component_id(PG_GETARG_INT64(1));
+	return oid_key_type(type) ? integer_key_datum(type, component) : Int64GetDatum(component);
 }
 
 /*
@@ -90,13 +105,15 @@ scc_component_key(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	if (actual != kind && kind != grail::KeyKind::text)
 		wrong_key_kind(fcinfo, actual, kind, "grail.scc_component", 1);
 	if (actual != kind) {
-		Datum key = text_key_as(fcinfo, PG_GETARG_DATUM(1), actual, "grail.scc_component", 1);
+		Datum key = text_key_as(fcinfo, PG_GETARG_DATUM(1), actual, graph.key_type, "grail.scc_component", 1);
 		if (actual == grail::KeyKind::integer)
-			return guard(
-			    [&] { return key_as_text(actual, Int64GetDatum(graph.index.component_id(DatumGetInt64(key)))); });
+			return guard([&] {
+				return key_as_text(actual, Int64GetDatum(graph.index.component_id(DatumGetInt64(key))), graph.key_type);
+			});
 		int64_t vertex = key_vertex(graph.index, key);
 		return guard([&] {
-			return key_as_text(actual, vertex < 0 ? key : key_datum(graph.index, graph.index.component_id(vertex)));
+			return key_as_text(actual, vertex < 0 ? key : key_datum(graph.index, graph.index.component_id(vertex)),
+			                   graph.key_type);
 		});
 	}
 	int64_t vertex = key_vertex(graph.index, PG_GETARG_DATUM(1));

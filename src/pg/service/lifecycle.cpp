@@ -73,10 +73,12 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
 	// have failed with a serialization error after a concurrent merge).
-	Snapshot snapshot = row.live ? guard([] {
+	// A system catalog is read in a snapshot too, under ACCESS SHARE only: a SHARE lock held to the
+	// commit would let anyone who may read pg_auth_members block every GRANT of a role.
+	Snapshot snapshot = row.live || catalog_source(row.relid) ? guard([] {
 		return RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
 	})
-	                             : nullptr;
+	                                                          : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
@@ -197,6 +199,10 @@ check_storage(Oid table, Oid edge_table) {
 static void
 check_buildable(Oid relid) {
 	check_table_access(relid);
+	// A system catalog keeps no trigger and is read in each statement's snapshot: reading it (the
+	// edge columns, checked next) is all a graph over it needs.
+	if (catalog_source(relid))
+		return;
 	TableFamily family = table_family(relid);
 	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
 		for (Oid table : *tables) {
@@ -238,9 +244,14 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 		      format("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
 		             namespace_name(row.schema)),
 		      "Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().");
+	// A graph over a system catalog logs nothing (no trigger can be put on a catalog), whatever
+	// live asked: every query reads the catalog in its own snapshot (open_graph.cpp).
+	if (catalog_source(row.relid))
+		row.live = false;
 	row.id = insert_graph(graph_name.name.c_str(), row);
 
-	watch_graph(row.id);
+	if (!catalog_source(row.relid))
+		watch_graph(row.id);
 	// The first build reads the table under the lock that making the triggers took (no writer can
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
@@ -284,7 +295,9 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
-	bool blocking = !row.live || row.stale || !row.watched;
+	// A system catalog has no triggers to make and is read in a snapshot (build_graph), never locked.
+	bool catalog = catalog_source(row.relid);
+	bool blocking = !catalog && (!row.live || row.stale || !row.watched);
 	if (blocking)
 		lock_relation(row.relid, ShareLock);
 	// A background merge waits for no lock: one worker serves every database by default, and a
@@ -303,7 +316,7 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
-	if (row.live && (row.stale || !row.watched) && !blocking) {
+	if (!catalog && row.live && (row.stale || !row.watched) && !blocking) {
 		lock_relation(row.relid, ShareLock);
 		blocking = true;
 	}
@@ -362,6 +375,13 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 void
 alter_graph(const GraphName &name, bool live) {
 	GraphRow row = existing_graph(name, false);
+	if (catalog_source(row.relid))
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("pg_grail graph \"%s\" is over the system catalog \"%s\", which takes no triggers: it is "
+		             "neither live nor static",
+		             name.display.c_str(), relation_name(row.relid)),
+		      "Nothing to change: every query reads the catalog in its own snapshot, so the graph always answers for "
+		      "the rows the query sees.");
 	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
 	row = existing_graph(name, true);
 	set_graph_live(row.id, live);

@@ -13,6 +13,7 @@
 #include "service/image_cache.hpp"
 #include "boundary/call_hints.hpp"
 #include "boundary/key_datums.hpp"
+#include "boundary/pg_calls.hpp"
 #include "service/open_graph.hpp"
 #include "boundary/settings.hpp"
 
@@ -476,6 +477,35 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	check_table_access(row.relid);
 	check_edge_column(row.relid, row.source_attnum, "source");
 	check_edge_column(row.relid, row.target_attnum, "target");
+	// A system catalog takes no triggers: a graph over one is read in each statement's snapshot,
+	// so that it answers for the rows the statement sees (a GRANT of a role included), whatever
+	// its build holds.
+	bool catalog = catalog_source(row.relid);
+	Oid key_type = guard(
+	    [&] { return column_key_type(row.relid, row.source_attnum, attribute_type(row.relid, row.source_attnum)); });
+	auto typed = [key_type](Opened opened) {
+		opened.graph->key_type = key_type;
+		return opened;
+	};
+	if (catalog) {
+		if (!graph_row_current(name, row))
+			raise(ERRCODE_UNDEFINED_OBJECT,
+			      format("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
+			             name.display.c_str()),
+			      "Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new transaction.");
+		check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
+		return typed(Opened{snapshot_build(name, row, keys), nullptr});
+	}
+	// A build keyed by oids holds the numbers of objects where it was made: after a restore (which
+	// renumbers roles, relations, ...; the edge table's reg* columns come back as names, renumbered
+	// too) or in another database, its numbers name other objects or none. It never answers then.
+	if (oid_key_type(key_type) && row.build > 0 && row.built_in != build_scope(row.relid))
+		raise(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE,
+		      format("pg_grail graph \"%s\" is keyed by %s, and its build was made before a restore or in another "
+		             "database: the oids it holds may name other objects here",
+		             name.display.c_str(), key_type_label(key_type)),
+		      format("Rebuild it with SELECT grail.refresh_graph(%s);",
+		             guard([&] { return quote_literal_cstr(name.quoted.c_str()); })));
 	if (!row.stale && !row.watched && !graph_row_current(name, row))
 		raise(
 		    ERRCODE_UNDEFINED_OBJECT,
@@ -503,18 +533,18 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	if (row.live && use != PendingUse::ignored) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).
 		if (unlogged_writes(row))
-			return Opened{snapshot_build(name, row, keys), nullptr};
+			return typed(Opened{snapshot_build(name, row, keys), nullptr});
 		PendingChanges pending = visible_pending_changes(row.id);
 		if (pending.rows > 0) {
 			if (use == PendingUse::overlay) {
 				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
 				if (live->reach)
-					return Opened{live->base, live};
+					return typed(Opened{live->base, live});
 			}
-			return Opened{live_graph(name, row, pending, keys), nullptr};
+			return typed(Opened{live_graph(name, row, pending, keys), nullptr});
 		}
 	}
-	return Opened{load_build(name, row, keys), nullptr};
+	return typed(Opened{load_build(name, row, keys), nullptr});
 }
 
 const Csr &

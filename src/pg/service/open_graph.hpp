@@ -26,6 +26,10 @@ struct LoadedGraph {
 	// The shared image file the index is mapped from (image_cache.hpp), or null.
 	std::shared_ptr<const CachedFile> image_file;
 	Index index;
+	// The SQL type the graph's keys are answered in (key_datums.hpp, column_key_type): INT8OID,
+	// TEXTOID, UUIDOID, or an oid type (OIDOID, REGROLEOID, ...). Set by every open, from the
+	// edge columns as they are.
+	Oid key_type = InvalidOid;
 	// The build's reachability; its copy of the index on the GPU, made by the first batch that uses
 	// it, is kept with this build (device memory included) while the backend caches it.
 	Reach reach;

@@ -17,12 +17,14 @@ extern "C" {
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xlog.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "miscadmin.h"
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -308,6 +310,8 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	row.schema = DatumGetObjectId(column("namespace", &null));
 	Datum uuid = column("build_uuid", &null);
 	row.build_uuid = null ? "" : DatumGetCString(DirectFunctionCall1(uuid_out, uuid));
+	Datum built_in = column("built_in", &null);
+	row.built_in = null ? "" : TextDatumGetCString(built_in);
 	struct varlena *watched = PG_DETOAST_DATUM(column("watched_tables", &null));
 	void *copy = alloc(VARSIZE(watched));
 	memcpy(copy, watched, VARSIZE(watched));
@@ -659,8 +663,32 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		        "OPERATOR(pg_catalog.=) 2)::pg_catalog.int4)::pg_catalog.int8 "
 		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build",
 		        14, types, values, SPI_OK_UPDATE_RETURNING);
-		return get_int64(1);
+		int64_t build = get_int64(1);
+		// Where this build was made: a restore that renumbers the objects its oid keys name is
+		// told apart by it (build_scope()).
+		std::string scope = guard([&] {
+			Oid relid = InvalidOid;
+			if (SPI_execute_with_args(
+			        "SELECT relid::pg_catalog.oid FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, id_type,
+			        id_value, NULL, false, 1) == SPI_OK_SELECT &&
+			    SPI_processed == 1) {
+				bool null;
+				relid = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null));
+			}
+			return build_scope(relid);
+		});
+		Oid scope_types[] = {INT8OID, TEXTOID};
+		Datum scope_values[] = {Int64GetDatum(id), guard([&] { return CStringGetTextDatum(scope.c_str()); })};
+		execute("UPDATE grail.graph SET built_in = $2 WHERE id OPERATOR(pg_catalog.=) $1", 2, scope_types, scope_values,
+		        SPI_OK_UPDATE);
+		return build;
 	});
+}
+
+std::string
+build_scope(Oid relid) {
+	return std::to_string((unsigned long long)GetSystemIdentifier()) + "/" + std::to_string(MyDatabaseId) + "/" +
+	       std::to_string(relid);
 }
 
 void

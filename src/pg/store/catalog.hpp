@@ -44,7 +44,16 @@ struct GraphRow {
 	bool watched = false;
 	// The build's identity, never reused (build numbers restart with the extension).
 	std::string build_uuid;
+	// Where the build was made (grail.graph.built_in, build_scope()): empty before the first build.
+	std::string built_in;
 };
+
+// The identity of the place a build over relid is made in: the cluster's system identifier, the
+// database's oid and relid as a number. grail.graph.relid is a regclass, so a restore (into
+// another cluster or database, or with --clean into this one) resolves it to a new table, whose
+// number differs from the one recorded here: a build keyed by oids (roles, relations, ...), which
+// a restore renumbers, is then known to be of objects that are no longer these.
+std::string build_scope(Oid relid);
 
 // Runs the enclosing scope as the extension's owner (SECURITY_LOCAL_USERID_CHANGE, as
 // PostgreSQL's own RI triggers do) with search_path = pg_catalog, pg_temp (as a SECURITY DEFINER

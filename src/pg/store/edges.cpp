@@ -14,6 +14,7 @@ extern "C" {
 #include "catalog/pg_inherits.h"
 #include "access/tableam.h"
 #include "catalog/pg_attribute.h"
+#include "catalog/catalog.h"
 #include "catalog/pg_type.h"
 #include "executor/tuptable.h"
 #include "utils/acl.h"
@@ -70,6 +71,11 @@ check_build_rights(Oid relid) {
 		      "needs).");
 }
 
+bool
+catalog_source(Oid relid) {
+	return IsCatalogRelationOid(relid);
+}
+
 void
 check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
 	struct Column {
@@ -105,7 +111,8 @@ check_edge_column(Oid relid, AttrNumber attnum, const char *what) {
 		raise(ERRCODE_DATATYPE_MISMATCH,
 		      format("%s column \"%s\" of table \"%s\" has type %s, which pg_grail cannot key vertices by", what,
 		             column.attname, column.relname, type_name(column.type)),
-		      "Use a smallint, integer, bigint, text, varchar or uuid column; for other types, copy the edges into a "
+		      "Use a smallint, integer, bigint, oid, regrole, regclass, regnamespace, regproc, regprocedure, regtype, "
+		      "text, varchar or uuid column; for other types, copy the edges into a "
 		      "table with columns of one of those.");
 	if (!column.readable)
 		raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
@@ -123,8 +130,8 @@ mixed_kinds_error(Oid relid, AttrNumber source, AttrNumber target) {
 	                       "of one kind",
 	                       get_attname(relid, source, false), format_type_be(get_atttype(relid, source)),
 	                       get_attname(relid, target, false), format_type_be(get_atttype(relid, target))),
-	                errhint("Use integer columns (smallint, integer, bigint), text columns (text, varchar) or uuid "
-	                        "columns for both.")));
+	                errhint("Use integer columns (smallint, integer, bigint), text columns (text, varchar), uuid "
+	                        "columns, or columns of one oid type (oid, regrole, regclass, ...) for both.")));
 }
 
 void
@@ -138,9 +145,11 @@ void
 check_edge_kinds(Oid relid, AttrNumber source, AttrNumber target) {
 	guard([&] {
 		grail::KeyKind kinds[2];
-		key_kind_of(get_atttype(relid, source), &kinds[0]);
-		key_kind_of(get_atttype(relid, target), &kinds[1]);
-		if (kinds[0] != kinds[1])
+		Oid types[2] = {get_atttype(relid, source), get_atttype(relid, target)};
+		key_kind_of(types[0], &kinds[0]);
+		key_kind_of(types[1], &kinds[1]);
+		// oid and each reg* type keys vertices of its own: an oid is no bigint, a role no relation.
+		if (kinds[0] != kinds[1] || key_type_of(types[0]) != key_type_of(types[1]))
 			mixed_kinds_error(relid, source, target);
 	});
 }
@@ -159,7 +168,7 @@ EdgeColumns::open(TupleDesc desc, AttrNumber source, AttrNumber target) {
 		types_[end] = attribute->atttypid;
 	}
 	kind_ = kinds[0];
-	return kinds[0] == kinds[1];
+	return kinds[0] == kinds[1] && key_type_of(types_[0]) == key_type_of(types_[1]);
 }
 
 int64_t
@@ -169,8 +178,11 @@ EdgeColumns::integer(int end, Datum d) const {
 		return DatumGetInt16(d);
 	case INT4OID:
 		return DatumGetInt32(d);
-	default:
+	case INT8OID:
 		return DatumGetInt64(d);
+	default:
+		// oid and its reg* aliases: the unsigned value, 0 to 4294967295.
+		return int64_t(DatumGetObjectId(d));
 	}
 }
 

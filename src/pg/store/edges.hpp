@@ -20,6 +20,10 @@ namespace grail::pg {
 // raises a clear error otherwise. Run before check_edge_columns, for every build and query.
 void check_table_access(Oid relid);
 
+// Whether relid is a system catalog (pg_auth_members, pg_inherits, ...): no trigger may be put
+// on one, so a graph over it is never watched; it is read in each statement's snapshot instead.
+bool catalog_source(Oid relid);
+
 // Checks that the current user may build a graph over relid: a build locks the table in SHARE
 // mode and keeps a trigger on it, so it needs the table's ownership or the TRIGGER privilege
 // with one of UPDATE, DELETE or TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs).
