@@ -7,6 +7,10 @@
 using namespace grail::pg;
 
 GRAIL_FUNCTION(grail_create_graph) {
+	// As a STRICT function would, but for the filter, whose NULL (the default) means none.
+	for (int arg = 0; arg < 7; arg++)
+		if (PG_ARGISNULL(arg))
+			PG_RETURN_NULL();
 	GraphName name = parse_graph_name(text_argument(fcinfo, 0));
 	GraphRow row;
 	row.relid = PG_GETARG_OID(1);
@@ -16,7 +20,8 @@ GRAIL_FUNCTION(grail_create_graph) {
 	row.skip_nulls = PG_GETARG_BOOL(5);
 	row.live = PG_GETARG_BOOL(6);
 	row.owner = GetUserId();
-	return text_datum(create_graph(name, row, source, target));
+	const char *filter = PG_NARGS() > 7 && !PG_ARGISNULL(7) ? text_argument(fcinfo, 7) : nullptr;
+	return text_datum(create_graph(name, row, source, target, filter));
 }
 
 GRAIL_FUNCTION(grail_refresh_graph) {

@@ -11,6 +11,7 @@
 #include "store/pending_changes.hpp"
 #include "store/watch.hpp"
 #include "store/edges.hpp"
+#include "store/edge_filter.hpp"
 #include "service/build_index.hpp"
 #include "service/lifecycle.hpp"
 #include "service/image_cache.hpp"
@@ -208,7 +209,7 @@ check_buildable(Oid relid) {
 }
 
 std::string
-create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target) {
+create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target, const char *filter) {
 	if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
 		raise(ERRCODE_INVALID_PARAMETER_VALUE,
 		      format("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
@@ -232,6 +233,11 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 		      format("the source and target columns of a graph must differ, not both \"%s\"", source),
 		      "Name the edge table's two columns: grail.create_graph(name, table, source_column, target_column).");
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	if (filter != nullptr) {
+		CheckedFilter checked = check_new_filter(row.relid, filter);
+		row.filter = checked.sql;
+		row.filter_columns = checked.columns;
+	}
 
 	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;
@@ -284,6 +290,8 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	check_buildable(row.relid);
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	if (!row.filter.empty())
+		check_stored_filter(row.relid, row.filter, name.display.c_str());
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
 	bool blocking = !row.live || row.stale || !row.watched;

@@ -44,6 +44,10 @@ struct GraphRow {
 	bool watched = false;
 	// The build's identity, never reused (build numbers restart with the extension).
 	std::string build_uuid;
+	// The graph's filter in its stored form (store/edge_filter.hpp); empty: every row is an edge.
+	std::string filter;
+	// The columns it reads, by name (grail.graph.filter_columns), written by insert_graph.
+	std::vector<std::string> filter_columns;
 };
 
 // Runs the enclosing scope as the extension's owner (SECURITY_LOCAL_USERID_CHANGE, as

@@ -4,6 +4,7 @@
 
 #include "store/activity.hpp"
 #include "store/edges.hpp"
+#include "store/edge_filter.hpp"
 #include "boundary/key_datums.hpp"
 #include "boundary/pg_calls.hpp"
 
@@ -288,7 +289,7 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
               uint64_t memory_limit, const std::function<bool()> &rows_on_device, EdgeScan *counts, EdgeList *edges,
-              grail::KeyDictionaryBuilder *keys) {
+              grail::KeyDictionaryBuilder *keys, const char *filter) {
 	// The family can have changed since a build checked it (a foreign table created or attached as
 	// a partition): only a table with a table access method keeps its rows here to scan.
 	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
@@ -311,6 +312,11 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		                       "does",
 		                       RelationGetRelationName(rel), key_kind_name(kind)),
 		                errhint("Give the table's edge columns the types of the edge table's, or drop the graph.")));
+	// The graph's filter, parsed against this relation's own columns: a row it does not pass is no
+	// edge, and is not counted (nor are its NULL endpoints).
+	EdgeFilter rows;
+	if (filter != nullptr)
+		rows.open(rel, filter, nullptr);
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = columns.last();
@@ -335,6 +341,10 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 			            RelationGetRelationName(rel), (unsigned long long)max_rows,
 			            (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0, 0, 0, on_device) >> 20)),
 			     errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+		if (rows.active() && !rows.passes(slot)) {
+			counts->filtered++;
+			continue;
+		}
 		slot_getsomeattrs(slot, last);
 		bool source_null = slot->tts_isnull[source - 1];
 		bool target_null = slot->tts_isnull[target - 1];
@@ -376,11 +386,13 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
+	rows.close();
 }
 
 EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit, EdgeList *edges,
-           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device) {
+           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device,
+           const char *filter) {
 	EdgeScan counts;
 	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
 	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });
@@ -428,7 +440,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
 			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, rows_on_device, &counts, edges,
-			              keys);
+			              keys, filter);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);
