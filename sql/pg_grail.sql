@@ -1253,3 +1253,122 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, and its filter (NULL: every row of the table is an edge)';
+
+-- Materialized views as edge sources: a graph over one builds as over a table, is never live (a
+-- materialized view fires no triggers), and goes stale when REFRESH MATERIALIZED VIEW (also
+-- CONCURRENTLY) changes its rows, in the refresh's transaction: a refresh rolled back leaves it as
+-- it was. grail.refresh_graph() rebuilds it. (A restore refreshes materialized views after the
+-- graphs' rows are in: their graphs come back stale.) _watch puts no triggers on one.
+CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail._ancestors(g.relid::pg_catalog.oid);
+	down := grail._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
+		-- rows change only by REFRESH MATERIALIZED VIEW, which grail._on_refresh sees.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;
+
+CREATE FUNCTION grail._on_refresh()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND NOT g.stale;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_refresh() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_refresh ON ddl_command_end
+	WHEN TAG IN ('REFRESH MATERIALIZED VIEW')
+	EXECUTE FUNCTION grail._on_refresh();
+ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
+
+-- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
+-- another schema, as it cannot be dropped (grail._on_drop): the stored filter names it, and would
+-- no longer read back, so every write to the edge table would fail in its trigger.
+CREATE FUNCTION grail._on_alter_object()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	filtered record;
+BEGIN
+	FOR filtered IN
+		SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+		WHERE gr.filter IS NOT NULL
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+		                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+	LOOP
+		BEGIN
+			PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+		EXCEPTION WHEN OTHERS THEN
+			RAISE EXCEPTION 'cannot rename or move an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
+			                filtered.name
+				USING ERRCODE = 'dependent_objects_still_exist',
+				      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
+				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+		END;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_alter_object() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
+	WHEN TAG IN ('ALTER FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION', 'ALTER SCHEMA',
+	             'ALTER EXTENSION')
+	EXECUTE FUNCTION grail._on_alter_object();
+ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;

@@ -13,7 +13,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(709);
+SELECT plan(715);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 SELECT setseed(0.2718);
@@ -309,6 +309,30 @@ SELECT throws_ok($$DROP FUNCTION public.fl_immutable(text)$$, '2BP01',
                  'cannot drop an object that the filter of pg_grail graph "public.fl_imm" uses',
                  'a function the filter uses cannot be dropped');
 SELECT ok(grail.reachable('fl_imm', 1, 2), 'and the graph still answers');
+SELECT throws_ok($$ALTER FUNCTION public.fl_immutable(text) RENAME TO fl_renamed$$, '2BP01',
+                 'cannot rename or move an object that the filter of pg_grail graph "public.fl_imm" uses',
+                 'nor renamed');
+CREATE SCHEMA fl_elsewhere;
+SELECT throws_ok($$ALTER FUNCTION public.fl_immutable(text) SET SCHEMA fl_elsewhere$$, '2BP01', NULL,
+                 'nor moved to another schema');
+SELECT lives_ok($$INSERT INTO fl_c VALUES (3, 4, 'prod', 1, now())$$, 'and the table stays writable');
+SELECT ok(grail.reachable('fl_imm', 1, 4), 'its writes logged through the filter');
+
+-- The filter's functions run as the graph's owner, whoever writes or asks: a superuser's write
+-- and merge run the owner's filter with the owner's rights, not their own.
+CREATE ROLE fl_owner;
+GRANT CREATE ON SCHEMA public TO fl_owner;
+CREATE TABLE fl_o (source bigint, target bigint);
+ALTER TABLE fl_o OWNER TO fl_owner;
+CREATE FUNCTION public.fl_as_owner(bigint) RETURNS boolean LANGUAGE plpgsql IMMUTABLE
+AS $$ BEGIN RETURN current_user = 'fl_owner'; END $$;
+SET ROLE fl_owner;
+SELECT grail.create_graph('public.fl_og', 'fl_o', filter => 'public.fl_as_owner(source)');
+RESET ROLE;
+INSERT INTO fl_o VALUES (1, 2);
+SELECT ok(grail.reachable('public.fl_og', 1, 2), 'a superuser''s write is filtered as the graph''s owner');
+SELECT grail.merge_graph('public.fl_og');
+SELECT ok(grail.reachable('public.fl_og', 1, 2), 'and so is a merge a superuser runs');
 
 -- Privileges: the filter's columns must be readable, at creation and at every query.
 CREATE ROLE fl_reader;

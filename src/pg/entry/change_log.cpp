@@ -380,7 +380,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 			mark_graph_stale(graph_id);
 			return PointerGetDatum(nullptr);
 		}
-		guard([&] { filter.open(rel, graph.filter, graph.name); });
+		guard([&] { filter.open(rel, graph.filter, graph.name, graph.owner); });
 	}
 	if (row) {
 		bool update = TRIGGER_FIRED_BY_UPDATE(event);

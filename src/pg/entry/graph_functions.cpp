@@ -6,11 +6,8 @@
 
 using namespace grail::pg;
 
-GRAIL_FUNCTION(grail_create_graph) {
-	// As a STRICT function would, but for the filter, whose NULL (the default) means none.
-	for (int arg = 0; arg < 7; arg++)
-		if (PG_ARGISNULL(arg))
-			PG_RETURN_NULL();
+// Every argument but the filter, whose NULL (the default) means none, as a STRICT function.
+GRAIL_FUNCTION_NULLABLE(grail_create_graph, 0, 1, 2, 3, 4, 5, 6) {
 	GraphName name = parse_graph_name(text_argument(fcinfo, 0));
 	GraphRow row;
 	row.relid = PG_GETARG_OID(1);

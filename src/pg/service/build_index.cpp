@@ -74,7 +74,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 			}
 		};
 	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(),
-	                           snapshot, rows_on_device, row.filter.empty() ? nullptr : row.filter.c_str());
+	                           snapshot, rows_on_device, row.filter.empty() ? nullptr : row.filter.c_str(), row.owner);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = grail::ms_since(start);

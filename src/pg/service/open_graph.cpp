@@ -502,7 +502,7 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
 	// The filter's columns are there, readable by the caller, and it still parses as it did.
 	if (!row.filter.empty())
-		check_stored_filter(row.relid, row.filter, name.display.c_str());
+		check_stored_filter(row.relid, row.filter, name.display.c_str(), row.owner);
 
 	if (row.live && use != PendingUse::ignored) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).

@@ -253,21 +253,48 @@ filter_columns_present(Relation rel, const char *sql) {
 }
 
 void
-check_stored_filter(Oid relid, const std::string &sql, const char *graph) {
+check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid owner) {
 	std::vector<std::string> columns;
 	guard([&] {
 		Relation rel = table_open(relid, AccessShareLock);
 		EdgeFilter filter;
-		filter.open(rel, sql.c_str(), graph);
-		columns = var_names(rel, transform_filter(rel, raw_filter(sql.c_str()), sql.c_str()));
+		filter.open(rel, sql.c_str(), graph, owner);
+		{
+			FixedSearchPath fixed;
+			columns = var_names(rel, transform_filter(rel, raw_filter(sql.c_str()), sql.c_str()));
+		}
 		filter.close();
 		table_close(rel, NoLock);
 	});
 	check_readable(relid, columns);
 }
 
+namespace {
+
+// Runs the enclosing scope as role in a restricted security context; a transaction or
+// subtransaction abort restores the caller's.
+class AsOwner {
+public:
+	explicit AsOwner(Oid role) {
+		GetUserIdAndSecContext(&user_, &context_);
+		if (OidIsValid(role))
+			SetUserIdAndSecContext(role, context_ | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	}
+	~AsOwner() {
+		SetUserIdAndSecContext(user_, context_);
+	}
+
+private:
+	Oid user_;
+	int context_;
+};
+
+} // namespace
+
 void
-EdgeFilter::open(Relation rel, const char *sql, const char *graph) {
+EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
+	owner_ = owner;
+	AsOwner as_owner(owner_);
 	Node *raw = raw_filter(sql);
 	if (const char *column = missing_column(rel, raw))
 		ereport(ERROR,
@@ -295,6 +322,7 @@ bool
 EdgeFilter::passes(TupleTableSlot *slot) const {
 	if (state_ == nullptr)
 		return true;
+	AsOwner as_owner(owner_);
 	context_->ecxt_scantuple = slot;
 	bool pass = ExecQual(state_, context_);
 	ResetExprContext(context_);

@@ -40,8 +40,8 @@ CheckedFilter check_new_filter(Oid relid, const char *text);
 
 // Checks a graph's stored filter against relid as it is now (its columns there, readable by the
 // current role; the expression still fit): a clear error naming the graph otherwise. Run by every
-// build and query of a graph with a filter.
-void check_stored_filter(Oid relid, const std::string &sql, const char *graph);
+// build and query of a graph with a filter. owner: the graph's owner.
+void check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid owner);
 
 // Whether each of the stored filter's columns is a live column of rel (by name): false when one was
 // dropped or renamed unseen, before any parse. PostgreSQL calls: inside guard().
@@ -52,12 +52,16 @@ bool filter_columns_present(Relation rel, const char *sql);
 std::string renamed_filter(Oid relid, const char *sql, const char *from, const char *to);
 
 // The filter, parsed against one relation (the edge table or a table of its family, whose columns
-// it names), ready to test rows of that relation's slots. PostgreSQL calls: inside guard(); its
-// memory is the current memory context's.
+// it names), ready to test rows of that relation's slots. Its functions run as the graph's owner,
+// in a restricted security context (as VACUUM runs an index expression as the table's owner): the
+// filter is the owner's code, and a writer's trigger, a query's rebuild or a merge must not run it
+// with the rights of whoever wrote or asked (its constants are folded when it is opened, so open
+// too). PostgreSQL calls: inside guard(); its memory is the current memory context's.
 class EdgeFilter {
 public:
 	// sql: the stored form. graph: for messages (nullptr: a build's read of a table of the family).
-	void open(Relation rel, const char *sql, const char *graph);
+	// owner: the graph's owner.
+	void open(Relation rel, const char *sql, const char *graph, Oid owner);
 	bool
 	active() const {
 		return state_ != nullptr;
@@ -68,6 +72,7 @@ public:
 	void close();
 
 private:
+	Oid owner_ = InvalidOid;
 	ExprState *state_ = nullptr;
 	ExprContext *context_ = nullptr;
 };
