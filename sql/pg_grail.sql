@@ -1156,7 +1156,8 @@ $$;
 -- As before, and a graph whose filter reads a column that is dropped goes stale (its refresh says
 -- which column); a DROP of another object that its filter uses (a function, an operator, a type,
 -- a schema) is refused, as PostgreSQL refuses to drop what a partial index uses: the filter could
--- no longer be read, and every write to the edge table would fail in its trigger.
+-- no longer be read, and every write to the edge table would fail in its trigger. (A stale
+-- graph's filter is not checked: its triggers log nothing, and its refresh says what is wrong.)
 CREATE OR REPLACE FUNCTION grail._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1195,7 +1196,7 @@ BEGIN
 		FOR filtered IN
 			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
 			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-			WHERE gr.filter IS NOT NULL
+			WHERE gr.filter IS NOT NULL AND NOT gr.stale
 			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
 			                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
 		LOOP
@@ -1338,8 +1339,10 @@ CREATE EVENT TRIGGER grail_on_refresh ON ddl_command_end
 ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
 
 -- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
--- another schema, as it cannot be dropped (grail._on_drop): the stored filter names it, and would
--- no longer read back, so every write to the edge table would fail in its trigger.
+-- another schema, as it cannot be dropped (grail._on_drop), nor a function made other than
+-- IMMUTABLE (ALTER FUNCTION, CREATE OR REPLACE FUNCTION): the stored filter would no longer read
+-- back, or no longer be fit to filter rows, and every write to the edge table would fail in its
+-- trigger.
 CREATE FUNCTION grail._on_alter_object()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1350,15 +1353,15 @@ BEGIN
 	FOR filtered IN
 		SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
 		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-		WHERE gr.filter IS NOT NULL
+		WHERE gr.filter IS NOT NULL AND NOT gr.stale
 		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
 		                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
 			PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
 		EXCEPTION WHEN OTHERS THEN
-			RAISE EXCEPTION 'cannot rename or move an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
-			                filtered.name
+			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
+			                filtered.nspname, filtered.name
 				USING ERRCODE = 'dependent_objects_still_exist',
 				      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
 				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
@@ -1368,7 +1371,7 @@ END
 $$;
 REVOKE ALL ON FUNCTION grail._on_alter_object() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
-	WHEN TAG IN ('ALTER FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION', 'ALTER SCHEMA',
-	             'ALTER EXTENSION')
+	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION',
+	             'ALTER SCHEMA', 'ALTER EXTENSION')
 	EXECUTE FUNCTION grail._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;

@@ -13,7 +13,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(715);
+SELECT plan(720);
 \ir live_oracle.psql
 SET client_min_messages = warning;
 SELECT setseed(0.2718);
@@ -297,6 +297,9 @@ SELECT lives_ok($$SELECT grail.refresh_graph('fl_dg')$$, 'a refresh reads it wit
 ALTER TABLE fl_d ALTER COLUMN k TYPE text;
 SELECT throws_ok($$SELECT grail.refresh_graph('fl_dg')$$, '42883', NULL,
                  'a type the filter no longer fits: the refresh says why');
+SELECT lives_ok($$INSERT INTO fl_d VALUES (6, 7, 'prod', '1')$$, 'the table stays writable meanwhile');
+SELECT lives_ok($$CREATE FUNCTION pg_temp.fl_unrelated() RETURNS int LANGUAGE sql AS 'SELECT 1'$$,
+                'and other functions can be created (a stale graph''s filter is not checked)');
 ALTER TABLE fl_d ALTER COLUMN k TYPE int USING k::int;
 SELECT grail.refresh_graph('fl_dg');
 ALTER TABLE fl_d DROP COLUMN w;
@@ -310,8 +313,13 @@ SELECT throws_ok($$DROP FUNCTION public.fl_immutable(text)$$, '2BP01',
                  'a function the filter uses cannot be dropped');
 SELECT ok(grail.reachable('fl_imm', 1, 2), 'and the graph still answers');
 SELECT throws_ok($$ALTER FUNCTION public.fl_immutable(text) RENAME TO fl_renamed$$, '2BP01',
-                 'cannot rename or move an object that the filter of pg_grail graph "public.fl_imm" uses',
+                 'cannot change an object that the filter of pg_grail graph "public.fl_imm" uses, as that would leave the filter invalid',
                  'nor renamed');
+SELECT throws_ok($$ALTER FUNCTION public.fl_immutable(text) VOLATILE$$, '2BP01', NULL, 'nor made volatile');
+SELECT throws_ok($f$CREATE OR REPLACE FUNCTION public.fl_immutable(text) RETURNS boolean LANGUAGE sql STABLE
+                   AS $b$ SELECT $1 = 'prod' $b$$f$, '2BP01', NULL, 'nor replaced by a stable one');
+SELECT lives_ok($f$CREATE OR REPLACE FUNCTION public.fl_immutable(text) RETURNS boolean LANGUAGE sql IMMUTABLE
+                  AS $b$ SELECT $1 = 'prod' $b$$f$, 'an immutable replacement is accepted');
 CREATE SCHEMA fl_elsewhere;
 SELECT throws_ok($$ALTER FUNCTION public.fl_immutable(text) SET SCHEMA fl_elsewhere$$, '2BP01', NULL,
                  'nor moved to another schema');

@@ -373,7 +373,12 @@ GRAIL_FUNCTION(grail_log_changes) {
 	// The graph's filter, parsed against this table's columns once per statement: only rows it
 	// passes are edges. An UPDATE that moves a row into it adds the row's edge, one that moves a
 	// row out of it removes it. A column of the filter gone (dropped, or renamed where the event
-	// triggers did not see it) leaves the graph unable to follow the write: stale, as above.
+	// triggers did not see it) leaves the graph unable to follow the write: stale, as above. A
+	// stale graph is rebuilt from its rows, its log discarded, so nothing is logged for it: its
+	// filter may not read back (a column's type changed, which made it stale), and the write must
+	// go on.
+	if (graph.filter != nullptr && graph.stale)
+		return PointerGetDatum(nullptr);
 	EdgeFilter filter;
 	if (graph.filter != nullptr) {
 		if (!guard([&] { return filter_columns_present(rel, graph.filter); })) {

@@ -16,6 +16,7 @@ namespace grail::pg {
 struct GraphState {
 	bool exists = false;
 	bool live = false;
+	bool stale = false;
 	const char *name = nullptr; // palloc'd
 	Oid relid = InvalidOid;     // the edge table
 	NameData source_column, target_column;
