@@ -638,3 +638,325 @@ ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail._planner_sup
 ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail._planner_support;
 ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail._planner_support;
+-- Filters: create_graph(..., filter => 'kind = ''prod''') builds the graph over the rows that pass a
+-- boolean expression of the edge table's columns, checked as a partial index's predicate is
+-- (src/pg/store/edge_filter.hpp). It is stored as SQL text, as PostgreSQL's deparser writes it with
+-- only pg_catalog on the search_path (so every other object is schema-qualified), because the
+-- oids of a node tree would not survive a dump restored elsewhere (grail.graph's rows are dumped
+-- as data), pg_upgrade, or a function dropped and created again. filter_columns: the columns it
+-- reads, by name: a RENAME COLUMN rewrites the text, a dropped or retyped column makes the graph
+-- stale, and its refresh then says why.
+ALTER TABLE grail.graph
+	ADD COLUMN filter text,
+	ADD COLUMN filter_columns name[] NOT NULL DEFAULT '{}';
+
+DROP FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean);
+CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
+                                   target_column name DEFAULT 'target', labels int DEFAULT 5,
+                                   skip_nulls boolean DEFAULT false, live boolean DEFAULT true,
+                                   filter text DEFAULT NULL)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_create_graph'
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE COST 1000000;
+COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
+'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL.';
+
+-- The stored filter with a renamed column's new name (src/pg/entry/ddl_commands.cpp); an error
+-- where the filter no longer parses.
+CREATE FUNCTION grail._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_filter_renamed'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._filter_renamed(oid, text, name, name) FROM PUBLIC;
+
+-- {old name, new name} of a command that renamed a column, else NULL (src/pg/entry/ddl_commands.cpp).
+CREATE FUNCTION grail._column_rename(pg_ddl_command)
+RETURNS text[]
+AS 'MODULE_PATHNAME', 'grail_column_rename'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail._column_rename(pg_ddl_command) FROM PUBLIC;
+
+-- As before, and a filter follows the renames of its columns (a filter that no longer parses leaves
+-- its graph stale rather than refusing the rename), and a type change of one of its columns (which
+-- rewrites the rows without firing triggers and can change what the filter passes) makes its graph
+-- stale.
+CREATE OR REPLACE FUNCTION grail._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r record;
+BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	FOR r IN
+		SELECT g.id, g.relid::pg_catalog.oid AS relid, g.filter, n.names[1]::pg_catalog.name AS old_name,
+		       n.names[2]::pg_catalog.name AS new_name
+		FROM grail.graph g, pg_catalog.pg_event_trigger_ddl_commands() c,
+		     LATERAL (SELECT grail._column_rename(c.command) AS names) n
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		  AND n.names IS NOT NULL AND g.filter IS NOT NULL
+		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+		  AND n.names[1]::pg_catalog.name OPERATOR(pg_catalog.=) ANY (g.filter_columns)
+		  AND NOT grail._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
+	LOOP
+		BEGIN
+			UPDATE grail.graph SET filter = grail._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
+			WHERE id OPERATOR(pg_catalog.=) r.id;
+		EXCEPTION WHEN OTHERS THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) r.id;
+		END;
+	END LOOP;
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
+	  AND (grail._alters_column_type(c.command, g.source_column, g.target_column)
+	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
+	                  WHERE grail._alters_column_type(c.command, f, f)))
+	  AND NOT g.stale;
+END
+$$;
+
+-- As before, and a graph whose filter reads a column that is dropped goes stale (its refresh says
+-- which column); a DROP of another object that its filter uses (a function, an operator, a type,
+-- a schema) is refused, as PostgreSQL refuses to drop what a partial index uses: the filter could
+-- no longer be read, and every write to the edge table would fail in its trigger. (A stale
+-- graph's filter is not checked: its triggers log nothing, and its refresh says what is wrong.)
+CREATE OR REPLACE FUNCTION grail._on_drop()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	dropped record;
+	filtered record;
+BEGIN
+	FOR dropped IN
+		DELETE FROM grail.graph g
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
+		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
+		RETURNING g.id, g.watched_tables
+	LOOP
+		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
+		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
+	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true
+		WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	END IF;
+	UPDATE grail.graph g SET stale = true
+	WHERE g.filter IS NOT NULL AND NOT g.stale
+	  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
+	              WHERE NOT grail._has_column(g.relid::pg_catalog.oid, f));
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
+	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		FOR filtered IN
+			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+			WHERE gr.filter IS NOT NULL AND NOT gr.stale
+			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+			                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+		LOOP
+			BEGIN
+				PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			EXCEPTION WHEN OTHERS THEN
+				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
+				                filtered.name
+					USING ERRCODE = 'dependent_objects_still_exist',
+					      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
+					      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+			END;
+		END LOOP;
+	END IF;
+END
+$$;
+
+CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
+SELECT n.nspname AS schema,
+       g.name,
+       g.relid::regclass AS relation,
+       s.attname AS source_column,
+       t.attname AS target_column,
+       g.vertices,
+       g.edges,
+       g.components,
+       g.components AS dag_vertices,
+       g.dag_edges,
+       g.labels,
+       g.built_at,
+       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
+       round(g.read_ms::numeric, 1) AS read_ms,
+       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
+       round(g.label_ms::numeric, 1) AS label_ms,
+       round(g.persist_ms::numeric, 1) AS persist_ms,
+       g.index_bytes,
+       g.stale,
+       g.owner,
+       g.live,
+       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
+        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
+       g.last_merge,
+       g.merge_count,
+       g.last_background_merge,
+       g.background_merge_count,
+       g.filter
+FROM grail.graph g
+JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
+JOIN pg_catalog.pg_class c ON c.oid = g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
+WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT pg_catalog.row_security_active(c.oid);
+
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, and its filter (NULL: every row of the table is an edge)';
+
+-- Materialized views as edge sources: a graph over one builds as over a table, is never live (a
+-- materialized view fires no triggers), and goes stale when REFRESH MATERIALIZED VIEW (also
+-- CONCURRENTLY) changes its rows, in the refresh's transaction: a refresh rolled back leaves it as
+-- it was. grail.refresh_graph() rebuilds it. (A restore refreshes materialized views after the
+-- graphs' rows are in: their graphs come back stale.) _watch puts no triggers on one.
+CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail._ancestors(g.relid::pg_catalog.oid);
+	down := grail._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
+		-- rows change only by REFRESH MATERIALIZED VIEW, which grail._on_refresh sees.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;
+
+CREATE FUNCTION grail._on_refresh()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND NOT g.stale;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_refresh() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_refresh ON ddl_command_end
+	WHEN TAG IN ('REFRESH MATERIALIZED VIEW')
+	EXECUTE FUNCTION grail._on_refresh();
+ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
+
+-- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
+-- another schema, as it cannot be dropped (grail._on_drop), nor a function made other than
+-- IMMUTABLE (ALTER FUNCTION, CREATE OR REPLACE FUNCTION): the stored filter would no longer read
+-- back, or no longer be fit to filter rows, and every write to the edge table would fail in its
+-- trigger.
+CREATE FUNCTION grail._on_alter_object()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	filtered record;
+BEGIN
+	FOR filtered IN
+		SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+		WHERE gr.filter IS NOT NULL AND NOT gr.stale
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+		                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+	LOOP
+		BEGIN
+			PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+		EXCEPTION WHEN OTHERS THEN
+			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
+			                filtered.nspname, filtered.name
+				USING ERRCODE = 'dependent_objects_still_exist',
+				      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
+				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+		END;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._on_alter_object() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
+	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION',
+	             'ALTER SCHEMA', 'ALTER EXTENSION')
+	EXECUTE FUNCTION grail._on_alter_object();
+ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;

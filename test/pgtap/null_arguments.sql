@@ -43,7 +43,8 @@ INSERT INTO nullable_function VALUES
 	('grail.chordless_cycles(text, int, int)', '{2}'),
 	('grail.chordless_cycles(text, anyelement, int, int)', '{1,3}'),
 	('grail.chordless_cycle_counts(text, int)', '{1}'),
-	('grail.save_chordless_cycles(text, text, int, int)', '{3}');
+	('grail.save_chordless_cycles(text, text, int, int)', '{3}'),
+	('grail.create_graph(text, regclass, name, name, int, boolean, boolean, text)', '{7}');
 
 SELECT is(ARRAY(SELECT p.oid::regprocedure::text FROM pg_proc p
                 WHERE p.pronamespace = 'grail'::regnamespace AND p.pronargs > 0 AND NOT p.proisstrict

@@ -4,9 +4,9 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SELECT plan(40);
 
-SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean']);
-SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean'], 'text');
-SELECT volatility_is('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean'], 'volatile');
+SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text']);
+SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text'], 'text');
+SELECT volatility_is('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text'], 'volatile');
 SELECT has_function('grail', 'refresh_graph', ARRAY['text']);
 SELECT function_returns('grail', 'refresh_graph', ARRAY['text'], 'text');
 SELECT has_function('grail', 'drop_graph', ARRAY['text']);
@@ -30,7 +30,7 @@ SELECT isnt_strict('grail', 'bfs', ARRAY['text', 'bigint', 'integer']);
 
 SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'grail.reachable(text, bigint, bigint)'::regprocedure), 's',
           'reachable() is parallel safe');
-SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'grail.create_graph(text, regclass, name, name, integer, boolean, boolean)'::regprocedure),
+SELECT is((SELECT proparallel FROM pg_proc WHERE oid = 'grail.create_graph(text, regclass, name, name, integer, boolean, boolean, text)'::regprocedure),
           'u', 'create_graph() is parallel unsafe');
 SELECT is((SELECT count(*) FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
            WHERE n.nspname = 'grail' AND p.proname NOT LIKE '\_%' AND obj_description(p.oid, 'pg_proc') IS NULL),
@@ -40,7 +40,7 @@ SELECT has_view('grail', 'graphs', 'the graphs view exists');
 SELECT columns_are('grail', 'graphs', ARRAY['schema', 'name', 'relation', 'source_column', 'target_column', 'vertices', 'edges',
        'components', 'dag_vertices', 'dag_edges', 'labels', 'built_at', 'build_ms', 'read_ms', 'scc_ms', 'label_ms',
        'persist_ms', 'index_bytes', 'stale', 'owner', 'live', 'pending_changes', 'last_merge', 'merge_count',
-       'last_background_merge', 'background_merge_count']);
+       'last_background_merge', 'background_merge_count', 'filter']);
 SELECT table_privs_are('grail', 'graphs', 'public', ARRAY['SELECT']);
 SELECT has_view('grail', 'activity', 'the activity view exists');
 SELECT columns_are('grail', 'activity', ARRAY['schema', 'graph', 'relation', 'live', 'pending_changes', 'pid', 'command',

@@ -2,7 +2,8 @@
 # (INSERT, DELETE, UPDATE of edge and other columns, TRUNCATE, COPY, writes with
 # session_replication_role = replica, DISABLE/ENABLE [ALWAYS|REPLICA] TRIGGER, DROP TRIGGER,
 # look-alike triggers, BEFORE triggers that rewrite edges, renames, added and dropped columns,
-# savepoints rolled back, refreshes), and after every step a check of random pairs: each answer
+# savepoints rolled back, refreshes), on graphs over whole tables and one with a filter (w3: rows
+# whose note is NULL or sorts before '8', so UPDATEs of note move rows across it), and after every step a check of random pairs: each answer
 # of reachable() must equal a recursive query over the rows the same snapshot sees, or be a
 # refusal (a stale graph, or one that cannot tell). Never a silent wrong answer.
 use strict;
@@ -29,25 +30,29 @@ $node->safe_psql('postgres', q{
 		RETURN jsonb_populate_record(NEW, jsonb_build_object(TG_ARGV[0], (to_jsonb(NEW) ->> TG_ARGV[0])::int + 1));
 	END$$;
 });
-# Tables w0..w2 with edge columns src, dst (renamed back and forth) and a payload column.
-my @tables = map { "w$_" } 0 .. 2;
+# Tables w0..w3 with edge columns src, dst (renamed back and forth) and a payload column; w3's
+# graph has a filter on the payload.
+my @tables = map { "w$_" } 0 .. 3;
 for my $t (@tables)
 {
+	my $filter = $t eq 'w3' ? q{, filter => 'note IS NULL OR note < ''8'''} : '';
 	$node->safe_psql('postgres', qq{
 		CREATE TABLE $t (src int, dst int, note text);
-		INSERT INTO $t SELECT (random() * 15)::int, (random() * 15)::int, 'x' FROM generate_series(1, 20);
-		SELECT count(*) FROM (SELECT grail.create_graph('$t', '$t', 'src', 'dst')) c;
+		INSERT INTO $t SELECT (random() * 15)::int, (random() * 15)::int, CASE WHEN random() < 0.5 THEN 'x' END
+		FROM generate_series(1, 20);
+		SELECT count(*) FROM (SELECT grail.create_graph('$t', '$t', 'src', 'dst'$filter)) c;
 	});
 }
 
-# The check, in the session under test: for 6 random pairs, reachable() against the rows. The
-# columns are found by their current names (renames are part of the mix).
+# The check, in the session under test: for 6 random pairs, reachable() against the rows (those
+# the graph's filter passes). The columns are found by their current names (renames are part of
+# the mix).
 $node->safe_psql('postgres', q{
 	CREATE FUNCTION check_graph(g text) RETURNS text LANGUAGE plpgsql AS $$
 	DECLARE
-		src name; dst name; answer boolean; truth boolean; a int; b int; refused int := 0;
+		src name; dst name; f text; answer boolean; truth boolean; a int; b int; refused int := 0;
 	BEGIN
-		SELECT source_column, target_column INTO src, dst FROM grail.graphs WHERE name = g;
+		SELECT source_column, target_column, filter INTO src, dst, f FROM grail.graphs WHERE name = g;
 		IF src IS NULL THEN RETURN 'gone'; END IF;
 		FOR k IN 1..6 LOOP
 			a := (random() * 16)::int; b := (random() * 16)::int;
@@ -57,8 +62,8 @@ $node->safe_psql('postgres', q{
 				refused := refused + 1;
 				CONTINUE;
 			END;
-			EXECUTE format('WITH RECURSIVE r(v) AS (SELECT $1 UNION SELECT e.%I FROM %I e JOIN r ON e.%I = r.v) '
-			               'SELECT EXISTS (SELECT 1 FROM r WHERE v = $2)', dst, g, src) INTO truth USING a, b;
+			EXECUTE format('WITH RECURSIVE r(v) AS (SELECT $1 UNION SELECT e.%I FROM %I e JOIN r ON e.%I = r.v WHERE %s) '
+			               'SELECT EXISTS (SELECT 1 FROM r WHERE v = $2)', dst, g, src, coalesce(f, 'true')) INTO truth USING a, b;
 			IF answer IS DISTINCT FROM truth THEN
 				RETURN format('WRONG %s: reachable(%s, %s) = %s, rows say %s', g, a, b, answer, truth);
 			END IF;

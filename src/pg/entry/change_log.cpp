@@ -22,6 +22,7 @@
 #include "store/pending_changes.hpp"
 #include "store/watch.hpp"
 #include "store/edges.hpp"
+#include "store/edge_filter.hpp"
 #include "boundary/key_datums.hpp"
 
 extern "C" {
@@ -369,15 +370,38 @@ GRAIL_FUNCTION(grail_log_changes) {
 		return PointerGetDatum(nullptr);
 	}
 	bool integer = reader.integer();
+	// The graph's filter, parsed against this table's columns once per statement: only rows it
+	// passes are edges. An UPDATE that moves a row into it adds the row's edge, one that moves a
+	// row out of it removes it. A column of the filter gone (dropped, or renamed where the event
+	// triggers did not see it) leaves the graph unable to follow the write: stale, as above. A
+	// stale graph is rebuilt from its rows, its log discarded, so nothing is logged for it: its
+	// filter may not read back (a column's type changed, which made it stale), and the write must
+	// go on.
+	if (graph.filter != nullptr && graph.stale)
+		return PointerGetDatum(nullptr);
+	EdgeFilter filter;
+	if (graph.filter != nullptr) {
+		if (!guard([&] { return filter_columns_present(rel, graph.filter); })) {
+			mark_graph_stale(graph_id);
+			return PointerGetDatum(nullptr);
+		}
+		guard([&] { filter.open(rel, graph.filter, graph.name, graph.owner); });
+	}
 	if (row) {
 		bool update = TRIGGER_FIRED_BY_UPDATE(event);
 		Edge old_edge, new_edge;
+		bool old_in = false, new_in = false; // the rows pass the filter
 		guard([&] {
 			reader.read(trigger->tg_trigslot, &old_edge);
-			if (update)
+			old_in = filter.passes(trigger->tg_trigslot);
+			if (update) {
 				reader.read(trigger->tg_newslot, &new_edge);
+				new_in = filter.passes(trigger->tg_newslot);
+			}
 		});
-		if (update && edge_key(old_edge, integer) == edge_key(new_edge, integer))
+		if (!old_in && !new_in)
+			return PointerGetDatum(nullptr);
+		if (update && old_in && new_in && edge_key(old_edge, integer) == edge_key(new_edge, integer))
 			return PointerGetDatum(nullptr);
 		if (!graph.live) {
 			mark_graph_stale(graph_id);
@@ -386,8 +410,9 @@ GRAIL_FUNCTION(grail_log_changes) {
 		ChangeWriter log(graph_id, integer);
 		ChangeWriter::Batch *removed = log.batch(-1), *added = log.batch(+1);
 		guard([&] {
-			log.add(TRIGGER_FIRED_BY_INSERT(event) ? added : removed, old_edge);
-			if (update)
+			if (old_in)
+				log.add(TRIGGER_FIRED_BY_INSERT(event) ? added : removed, old_edge);
+			if (update && new_in)
 				log.add(added, new_edge);
 		});
 		log.finish();
@@ -410,15 +435,19 @@ GRAIL_FUNCTION(grail_log_changes) {
 			});
 			Edge edge;
 			uint64_t n = 0;
+			bool in = false; // the row passes the filter: its edge counts
 			while (guard([&] {
 				if ((++n & 0xFFFF) == 0)
 					CHECK_FOR_INTERRUPTS();
 				if (!tuplestore_gettupleslot(rows, true, false, slot))
 					return false;
-				reader.read(slot, &edge);
+				in = filter.passes(slot);
+				if (in)
+					reader.read(slot, &edge);
 				return true;
 			}))
-				net.try_emplace(edge_key(edge, integer), Net{0, edge}).first->second.change += change;
+				if (in)
+					net.try_emplace(edge_key(edge, integer), Net{0, edge}).first->second.change += change;
 			guard([&] { ExecDropSingleTupleTableSlot(slot); });
 		};
 		count(trigger->tg_oldtable, -1);
@@ -443,7 +472,10 @@ GRAIL_FUNCTION(grail_log_changes) {
 	} else {
 		ChangeWriter log(graph_id, integer);
 		ChangeWriter::Batch *batch = log.batch(TRIGGER_FIRED_BY_INSERT(event) ? +1 : -1);
-		auto add = [&](TupleTableSlot *slot) { log.add_row(batch, reader, slot); };
+		auto add = [&](TupleTableSlot *slot) {
+			if (filter.passes(slot))
+				log.add_row(batch, reader, slot);
+		};
 		if (TRIGGER_FIRED_BY_INSERT(event)) {
 			scan_transition_table(trigger->tg_newtable, rel, add);
 		} else if (TRIGGER_FIRED_BY_DELETE(event)) {

@@ -14,13 +14,18 @@
 //
 // grail._family_change (grail._on_family_change): whether the command changed a table's
 // inheritance family, and whether rows can have come or gone with it.
+#include "store/edge_filter.hpp"
 #include "boundary/pg_calls.hpp"
 
 extern "C" {
 #include "nodes/parsenodes.h"
+#include "catalog/pg_type.h"
 #include "tcop/deparse_utility.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 }
+
+using namespace grail::pg;
 
 /*
  * Whether any subcommand of an ALTER TABLE is one that is_kind accepts (false for other commands).
@@ -121,4 +126,36 @@ GRAIL_FUNCTION(grail_family_change) {
 	if (change == nullptr)
 		PG_RETURN_NULL();
 	return grail::pg::text_datum(change);
+}
+
+/*
+ * grail._filter_renamed(edge_table oid, filter text, old_name name, new_name name): a graph's
+ * stored filter with its column old_name, now renamed to new_name, named anew (grail._on_alter_table
+ * rewrites the stored text: store/edge_filter.hpp).
+ */
+GRAIL_FUNCTION(grail_filter_renamed) {
+	Oid relid = PG_GETARG_OID(0);
+	const char *filter = text_argument(fcinfo, 1);
+	const char *from = NameStr(*PG_GETARG_NAME(2));
+	const char *to = NameStr(*PG_GETARG_NAME(3));
+	return text_datum(renamed_filter(relid, filter, from, to));
+}
+
+/*
+ * grail._column_rename(pg_ddl_command): {old name, new name} when the command renamed a column
+ * (ALTER TABLE, VIEW, MATERIALIZED VIEW, FOREIGN TABLE ... RENAME COLUMN; ALTER TYPE ... RENAME
+ * ATTRIBUTE), else NULL: which filter column a rename renamed, by its old name.
+ */
+GRAIL_FUNCTION(grail_column_rename) {
+	auto *command = reinterpret_cast<CollectedCommand *>(PG_GETARG_POINTER(0));
+	if (command->type != SCT_Simple || command->parsetree == nullptr || !IsA(command->parsetree, RenameStmt))
+		PG_RETURN_NULL();
+	auto *rename = reinterpret_cast<RenameStmt *>(command->parsetree);
+	if ((rename->renameType != OBJECT_COLUMN && rename->renameType != OBJECT_ATTRIBUTE) || rename->subname == nullptr ||
+	    rename->newname == nullptr)
+		PG_RETURN_NULL();
+	return guard([&] {
+		Datum names[2] = {CStringGetTextDatum(rename->subname), CStringGetTextDatum(rename->newname)};
+		return PointerGetDatum(construct_array(names, 2, TEXTOID, -1, false, TYPALIGN_INT));
+	});
 }

@@ -6,7 +6,8 @@
 
 using namespace grail::pg;
 
-GRAIL_FUNCTION(grail_create_graph) {
+// Every argument but the filter, whose NULL (the default) means none, as a STRICT function.
+GRAIL_FUNCTION_NULLABLE(grail_create_graph, 0, 1, 2, 3, 4, 5, 6) {
 	GraphName name = parse_graph_name(text_argument(fcinfo, 0));
 	GraphRow row;
 	row.relid = PG_GETARG_OID(1);
@@ -16,7 +17,8 @@ GRAIL_FUNCTION(grail_create_graph) {
 	row.skip_nulls = PG_GETARG_BOOL(5);
 	row.live = PG_GETARG_BOOL(6);
 	row.owner = GetUserId();
-	return text_datum(create_graph(name, row, source, target));
+	const char *filter = PG_NARGS() > 7 && !PG_ARGISNULL(7) ? text_argument(fcinfo, 7) : nullptr;
+	return text_datum(create_graph(name, row, source, target, filter));
 }
 
 GRAIL_FUNCTION(grail_refresh_graph) {

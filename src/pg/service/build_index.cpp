@@ -74,12 +74,13 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 			}
 		};
 	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(),
-	                           snapshot, rows_on_device);
+	                           snapshot, rows_on_device, row.filter.empty() ? nullptr : row.filter.c_str(), row.owner);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = grail::ms_since(start);
-	stored.input_rows = int64_t(scan.rows);
-	stored.null_rows = int64_t(scan.rows - edges.size());
+	// The rows of the graph: those its filter passes.
+	stored.input_rows = int64_t(scan.rows - scan.filtered);
+	stored.null_rows = int64_t(scan.rows - scan.filtered - edges.size());
 	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
 	if (stored.null_rows > 0 && !row.skip_nulls)
 		raise(ERRCODE_NOT_NULL_VIOLATION,

@@ -11,6 +11,7 @@
 #include "store/pending_changes.hpp"
 #include "store/watch.hpp"
 #include "store/edges.hpp"
+#include "store/edge_filter.hpp"
 #include "service/build_index.hpp"
 #include "service/lifecycle.hpp"
 #include "service/image_cache.hpp"
@@ -211,8 +212,30 @@ check_buildable(Oid relid) {
 		}
 }
 
+/*
+ * The kinds of relation a graph reads: a table, a partitioned table, a materialized view; a clear
+ * error for any other.
+ */
+static void
+check_source_kind(Oid relid, char relkind) {
+	const char *name = relation_name(relid);
+	if (relkind == RELKIND_VIEW)
+		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is a view, which pg_grail cannot read edges from", name),
+		      format("Build the graph over the table under it (with filter => for a view's WHERE clause), or over a "
+		             "materialized view of it: CREATE MATERIALIZED VIEW ... AS SELECT * FROM %s, then "
+		             "grail.create_graph(..., live => false).",
+		             name),
+		      "A view's rows change with every table, function and policy under it, which pg_grail cannot watch "
+		      "exactly; a view's security rules (security_invoker, row-level security under it) would also have to "
+		      "be applied to each querying role.");
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE && relkind != RELKIND_MATVIEW)
+		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is not a table", name),
+		      "pg_grail reads edges from a table, a partitioned table or a materialized view; copy the edges of a "
+		      "foreign table into a table.");
+}
+
 std::string
-create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target) {
+create_graph(const GraphName &graph_name, GraphRow row, const char *source, const char *target, const char *filter) {
 	if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
 		raise(ERRCODE_INVALID_PARAMETER_VALUE,
 		      format("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
@@ -220,13 +243,18 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 	const char *table = relation_name(row.relid);
 	if (table == nullptr)
 		raise(ERRCODE_UNDEFINED_TABLE, format("relation with OID %u does not exist", row.relid));
-	// Tables fire the triggers that mark their graphs stale; views and foreign tables hold rows
+	// Tables fire the triggers that mark their graphs stale; a materialized view changes only by
+	// REFRESH MATERIALIZED VIEW, which an event trigger sees; views and foreign tables hold rows
 	// pg_grail cannot watch.
 	char relkind = relation_kind(row.relid);
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
-		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is not a table", table),
-		      "pg_grail reads edges from a table or a partitioned table, whose changes it can track; copy the edges "
-		      "of a view, materialized view or foreign table into one.");
+	check_source_kind(row.relid, relkind);
+	if (relkind == RELKIND_MATVIEW && row.live)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("\"%s\" is a materialized view, so a pg_grail graph over it cannot be live", table),
+		      "Create the graph with live => false: REFRESH MATERIALIZED VIEW then makes it stale until "
+		      "grail.refresh_graph() rebuilds it.",
+		      "A live graph logs each write to its table through triggers; a materialized view fires none, and its "
+		      "rows change only all at once, by REFRESH MATERIALIZED VIEW.");
 	row.schema = creation_schema(graph_name);
 	check_buildable(row.relid);
 	row.source_attnum = column_attnum(row.relid, source, "source");
@@ -236,6 +264,11 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 		      format("the source and target columns of a graph must differ, not both \"%s\"", source),
 		      "Name the edge table's two columns: grail.create_graph(name, table, source_column, target_column).");
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	if (filter != nullptr) {
+		CheckedFilter checked = check_new_filter(row.relid, filter);
+		row.filter = checked.sql;
+		row.filter_columns = checked.columns;
+	}
 
 	lock_graph_name(row.schema, graph_name.name.c_str());
 	GraphRow existing;
@@ -293,6 +326,8 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	check_buildable(row.relid);
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	if (!row.filter.empty())
+		check_stored_filter(row.relid, row.filter, name.display.c_str(), row.owner);
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
 	// A system catalog has no triggers to make and is read in a snapshot (build_graph), never locked.
@@ -382,6 +417,11 @@ alter_graph(const GraphName &name, bool live) {
 		             name.display.c_str(), relation_name(row.relid)),
 		      "Nothing to change: every query reads the catalog in its own snapshot, so the graph always answers for "
 		      "the rows the query sees.");
+	if (live && relation_kind(row.relid) == RELKIND_MATVIEW)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("pg_grail graph \"%s\" is over a materialized view, so it cannot be live", name.display.c_str()),
+		      "REFRESH MATERIALIZED VIEW makes it stale; grail.refresh_graph() rebuilds it.",
+		      "A materialized view fires no triggers: its rows change only by REFRESH MATERIALIZED VIEW.");
 	guard([&] { list_free(find_all_inheritors(row.relid, ShareLock, NULL)); });
 	row = existing_graph(name, true);
 	set_graph_live(row.id, live);

@@ -16,7 +16,9 @@ namespace grail::pg {
 // grail.create_graph: row holds the edge table, labels, skip_nulls, live and owner; source and
 // target name the edge columns. Checks the arguments and the caller's rights, records the graph,
 // puts its triggers in place and builds it; returns the summary line.
-std::string create_graph(const GraphName &name, GraphRow row, const char *source, const char *target);
+// filter: the graph's filter as the caller wrote it (store/edge_filter.hpp), or nullptr.
+std::string create_graph(const GraphName &name, GraphRow row, const char *source, const char *target,
+                         const char *filter = nullptr);
 
 // grail.refresh_graph and grail.merge_graph (command): rebuilds the graph the caller owns; returns
 // the summary line.

@@ -9,6 +9,7 @@
 #include "store/pending_changes.hpp"
 #include "store/watch.hpp"
 #include "store/edges.hpp"
+#include "store/edge_filter.hpp"
 #include "service/build_index.hpp"
 #include "service/image_cache.hpp"
 #include "boundary/call_hints.hpp"
@@ -529,6 +530,9 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	// under stale_policy = warn it answers nothing rather than read its rows as the wrong kind. (Each
 	// column was checked above.)
 	check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
+	// The filter's columns are there, readable by the caller, and it still parses as it did.
+	if (!row.filter.empty())
+		check_stored_filter(row.relid, row.filter, name.display.c_str(), row.owner);
 
 	if (row.live && use != PendingUse::ignored) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).

@@ -312,6 +312,8 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	row.build_uuid = null ? "" : DatumGetCString(DirectFunctionCall1(uuid_out, uuid));
 	Datum built_in = column("built_in", &null);
 	row.built_in = null ? "" : TextDatumGetCString(built_in);
+	Datum filter = column("filter", &null);
+	row.filter = null ? "" : TextDatumGetCString(filter);
 	struct varlena *watched = PG_DETOAST_DATUM(column("watched_tables", &null));
 	void *copy = alloc(VARSIZE(watched));
 	memcpy(copy, watched, VARSIZE(watched));
@@ -460,6 +462,20 @@ column_name(Oid relid, AttrNumber attnum) {
 	});
 }
 
+/*
+ * A text[] datum of the strings.
+ */
+static Datum
+text_array(const std::vector<std::string> &strings) {
+	std::vector<Datum> elements;
+	for (const std::string &s : strings)
+		elements.push_back(text_datum(s));
+	return guard([&] {
+		return PointerGetDatum(
+		    construct_array(elements.data(), int(elements.size()), TEXTOID, -1, false, TYPALIGN_INT));
+	});
+}
+
 int64_t
 insert_graph(const char *name, const GraphRow &row) {
 	return with_spi([&] {
@@ -476,7 +492,15 @@ insert_graph(const char *name, const GraphRow &row) {
 		execute("INSERT INTO grail.graph (name, relid, source_column, target_column, owner, labels, skip_nulls, "
 		        "namespace, live) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
 		        9, types, values, SPI_OK_INSERT_RETURNING);
-		return get_int64(1);
+		int64_t id = get_int64(1);
+		if (!row.filter.empty()) {
+			Oid filter_types[] = {INT8OID, TEXTOID, TEXTARRAYOID};
+			Datum filter_values[] = {Int64GetDatum(id), text_datum(row.filter), text_array(row.filter_columns)};
+			execute("UPDATE grail.graph SET filter = $2, filter_columns = $3::pg_catalog.name[] "
+			        "WHERE id OPERATOR(pg_catalog.=) $1",
+			        3, filter_types, filter_values, SPI_OK_UPDATE);
+		}
+		return id;
 	});
 }
 

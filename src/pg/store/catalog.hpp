@@ -46,6 +46,10 @@ struct GraphRow {
 	std::string build_uuid;
 	// Where the build was made (grail.graph.built_in, build_scope()): empty before the first build.
 	std::string built_in;
+	// The graph's filter in its stored form (store/edge_filter.hpp); empty: every row is an edge.
+	std::string filter;
+	// The columns it reads, by name (grail.graph.filter_columns), written by insert_graph.
+	std::vector<std::string> filter_columns;
 };
 
 // The identity of the place a build over relid is made in: the cluster's system identifier, the

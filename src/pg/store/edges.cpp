@@ -4,6 +4,7 @@
 
 #include "store/activity.hpp"
 #include "store/edges.hpp"
+#include "store/edge_filter.hpp"
 #include "boundary/key_datums.hpp"
 #include "boundary/pg_calls.hpp"
 
@@ -300,10 +301,11 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
               uint64_t memory_limit, const std::function<bool()> &rows_on_device, EdgeScan *counts, EdgeList *edges,
-              grail::KeyDictionaryBuilder *keys) {
+              grail::KeyDictionaryBuilder *keys, const char *filter, Oid filter_owner) {
 	// The family can have changed since a build checked it (a foreign table created or attached as
 	// a partition): only a table with a table access method keeps its rows here to scan.
-	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_tableam == nullptr)
+	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
+	    rel->rd_tableam == nullptr)
 		ereport(ERROR,
 		        (errcode(ERRCODE_WRONG_OBJECT_TYPE),
 		         errmsg("pg_grail cannot read the edges of \"%s\", a table of the edge table's inheritance "
@@ -312,6 +314,11 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		                rel->rd_rel->relkind == RELKIND_FOREIGN_TABLE ? "a foreign table, whose rows are elsewhere"
 		                                                              : "not a table that stores rows"),
 		         errhint("Detach it from the family, or copy its edges into a local table.")));
+	// A materialized view created WITH NO DATA has no rows to read, rather than none.
+	if (!RelationIsScannable(rel))
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("materialized view \"%s\" has not been populated", RelationGetRelationName(rel)),
+		                errhint("Use the REFRESH MATERIALIZED VIEW command.")));
 	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
 	bool on_device = false; // the limit counts the rows as the device's build holds them
 	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
@@ -323,6 +330,11 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		                       "does",
 		                       RelationGetRelationName(rel), key_kind_name(kind)),
 		                errhint("Give the table's edge columns the types of the edge table's, or drop the graph.")));
+	// The graph's filter, parsed against this relation's own columns: a row it does not pass is no
+	// edge, and is not counted (nor are its NULL endpoints).
+	EdgeFilter rows;
+	if (filter != nullptr)
+		rows.open(rel, filter, nullptr, filter_owner);
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = columns.last();
@@ -347,6 +359,10 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 			            RelationGetRelationName(rel), (unsigned long long)max_rows,
 			            (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0, 0, 0, on_device) >> 20)),
 			     errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+		if (rows.active() && !rows.passes(slot)) {
+			counts->filtered++;
+			continue;
+		}
 		slot_getsomeattrs(slot, last);
 		bool source_null = slot->tts_isnull[source - 1];
 		bool target_null = slot->tts_isnull[target - 1];
@@ -388,11 +404,13 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
+	rows.close();
 }
 
 EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit, EdgeList *edges,
-           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device) {
+           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device,
+           const char *filter, Oid filter_owner) {
 	EdgeScan counts;
 	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
 	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });
@@ -440,7 +458,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
 			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, rows_on_device, &counts, edges,
-			              keys);
+			              keys, filter, filter_owner);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);

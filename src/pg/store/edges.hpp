@@ -87,6 +87,7 @@ struct EdgeScan {
 	uint64_t rows = 0;
 	uint64_t null_source = 0;
 	uint64_t null_target = 0;
+	uint64_t filtered = 0; // rows read that the graph's filter left out (counted in rows too)
 };
 
 // Reads all (source, target) pairs of the table and its inheritance descendants, as SELECT does.
@@ -106,8 +107,12 @@ struct EdgeScan {
 // the host's steps may take under the limit: true if the GPU will make the graph from the rows,
 // which then hold only the rows here (grail::estimate_build_bytes's rows_on_device), so that the
 // limit allows more of them.
+// filter: the graph's filter in its stored form (store/edge_filter.hpp), or nullptr: only rows it
+// passes are read (a row it leaves out is counted in rows and filtered, and its NULLs are not);
+// its functions run as filter_owner, the graph's owner.
 EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
                     EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr,
-                    const std::function<bool()> &rows_on_device = {});
+                    const std::function<bool()> &rows_on_device = {}, const char *filter = nullptr,
+                    Oid filter_owner = InvalidOid);
 
 } // namespace grail::pg

@@ -27,7 +27,8 @@ namespace {
 struct LogCatalog {
 	bool valid = false;
 	Oid graph = InvalidOid, pending = InvalidOid, graph_id_index = InvalidOid;
-	AttrNumber id = 0, name = 0, relid = 0, live = 0, source_column = 0, target_column = 0;
+	AttrNumber id = 0, name = 0, relid = 0, live = 0, source_column = 0, target_column = 0, filter = 0, owner = 0,
+	           stale = 0;
 };
 LogCatalog log_catalog;
 
@@ -66,6 +67,9 @@ open_graph_table() {
 		log_catalog.live = graph_column(desc, "live");
 		log_catalog.source_column = graph_column(desc, "source_column");
 		log_catalog.target_column = graph_column(desc, "target_column");
+		log_catalog.filter = graph_column(desc, "filter");
+		log_catalog.owner = graph_column(desc, "owner");
+		log_catalog.stale = graph_column(desc, "stale");
 		log_catalog.graph_id_index = index_on(rel, {log_catalog.id}, "id");
 		table_close(rel, AccessShareLock);
 	}
@@ -91,6 +95,10 @@ graph_state(int64_t graph_id) {
 			state.relid = DatumGetObjectId(heap_getattr(tuple, log_catalog.relid, desc, &null));
 			state.source_column = *DatumGetName(heap_getattr(tuple, log_catalog.source_column, desc, &null));
 			state.target_column = *DatumGetName(heap_getattr(tuple, log_catalog.target_column, desc, &null));
+			Datum filter = heap_getattr(tuple, log_catalog.filter, desc, &null);
+			state.filter = null ? nullptr : TextDatumGetCString(filter);
+			state.owner = DatumGetObjectId(heap_getattr(tuple, log_catalog.owner, desc, &null));
+			state.stale = DatumGetBool(heap_getattr(tuple, log_catalog.stale, desc, &null));
 		}
 		systable_endscan(scan);
 		UnregisterSnapshot(snapshot);

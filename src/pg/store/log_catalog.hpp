@@ -16,9 +16,12 @@ namespace grail::pg {
 struct GraphState {
 	bool exists = false;
 	bool live = false;
+	bool stale = false;
 	const char *name = nullptr; // palloc'd
 	Oid relid = InvalidOid;     // the edge table
 	NameData source_column, target_column;
+	Oid owner = InvalidOid;
+	const char *filter = nullptr; // the graph's filter (store/edge_filter.hpp), palloc'd; nullptr: none
 };
 // The graph's row, by an index scan of grail.graph in the latest snapshot, as find_graph_in reads
 // it.

@@ -218,6 +218,10 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 			watched = watched && graph_triggers(triggers, table, true, false, graph_id) == 1;
 		// A partitioned table stores no rows: TRUNCATE fires the triggers of its partitions.
 		for (Oid table : family.descendants) {
+			// A materialized view can have no triggers: its rows change only by REFRESH, which
+			// grail._on_refresh sees.
+			if (get_rel_relkind(table) == RELKIND_MATVIEW)
+				continue;
 			bool stores_rows = get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE;
 			watched = watched && graph_triggers(triggers, table, false, stores_rows, graph_id) ==
 			                         (stores_rows ? kLogTriggersWhereRowsAre : kLogTriggersElsewhere);

@@ -1,0 +1,354 @@
+#include "store/edge_filter.hpp"
+#include "boundary/pg_calls.hpp"
+
+extern "C" {
+#include "access/table.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_collate.h"
+#include "parser/parse_expr.h"
+#include "parser/parse_relation.h"
+#include "parser/parser.h"
+#include "parser/scansup.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+}
+
+namespace grail::pg {
+
+namespace {
+
+constexpr const char *kPrefix = "SELECT WHERE ";
+
+const char *
+filter_error_hint() {
+	return "A filter is a boolean expression over the edge table's columns, as a partial index's WHERE clause: "
+	       "immutable functions and operators only, no subqueries, aggregates, window or set-returning functions.";
+}
+
+// The filter's raw parse tree, refused unless the text is one expression and nothing else (it is
+// parsed as the WHERE clause of an otherwise empty SELECT). PostgreSQL calls: inside guard().
+Node *
+raw_filter(const char *text) {
+	bool blank = true;
+	for (const char *c = text; *c != '\0' && blank; c++)
+		blank = scanner_isspace(*c);
+	if (blank)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("a pg_grail filter must not be empty"),
+		                errhint("Pass filter => NULL (the default) for a graph over every row.")));
+	std::string sql = std::string(kPrefix) + text;
+	List *statements = raw_parser(pstrdup(sql.c_str()), RAW_PARSE_DEFAULT);
+	SelectStmt *select = nullptr;
+	if (list_length(statements) == 1 && IsA(linitial_node(RawStmt, statements)->stmt, SelectStmt))
+		select = reinterpret_cast<SelectStmt *>(linitial_node(RawStmt, statements)->stmt);
+	bool alone = select != nullptr && select->op == SETOP_NONE && select->targetList == NIL &&
+	             select->fromClause == NIL && select->intoClause == nullptr && select->distinctClause == NIL &&
+	             select->groupClause == NIL && !select->groupDistinct && select->havingClause == nullptr &&
+	             select->windowClause == NIL && select->valuesLists == NIL && select->sortClause == NIL &&
+	             select->limitOffset == nullptr && select->limitCount == nullptr && select->lockingClause == NIL &&
+	             select->withClause == nullptr && select->whereClause != nullptr;
+	if (!alone)
+		ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+		                errmsg("a pg_grail filter must be one boolean expression, not \"%s\"", text),
+		                errhint("%s", filter_error_hint())));
+	return select->whereClause;
+}
+
+// Collects the names of the raw tree's column references (the last field of each).
+bool
+collect_column_refs(Node *node, void *context) {
+	if (node == nullptr)
+		return false;
+	if (IsA(node, ColumnRef)) {
+		auto *names = static_cast<List **>(context);
+		auto *ref = reinterpret_cast<ColumnRef *>(node);
+		Node *last = static_cast<Node *>(llast(ref->fields));
+		if (IsA(last, String))
+			*names = lappend(*names, strVal(last));
+		return false;
+	}
+	return raw_expression_tree_walker(node, reinterpret_cast<bool (*)()>(collect_column_refs), context);
+}
+
+// The first column the raw filter names that rel lacks, or nullptr.
+const char *
+missing_column(Relation rel, Node *raw) {
+	List *names = NIL;
+	collect_column_refs(raw, &names);
+	ListCell *cell;
+	foreach (cell, names) {
+		const char *name = static_cast<const char *>(lfirst(cell));
+		if (get_attnum(RelationGetRelid(rel), name) == InvalidAttrNumber)
+			return name;
+	}
+	return nullptr;
+}
+
+// A rename being followed (grail._filter_renamed): a column reference to the old name, which no
+// longer exists, means the renamed column.
+struct Rename {
+	const char *from;
+	const char *to;
+	Relation rel;
+};
+
+Node *
+follow_rename(ParseState *pstate, ColumnRef *ref, Node *var) {
+	auto *rename = static_cast<Rename *>(pstate->p_ref_hook_state);
+	Node *last = static_cast<Node *>(llast(ref->fields));
+	if (var != nullptr || rename == nullptr || !IsA(last, String) || strcmp(strVal(last), rename->from) != 0)
+		return nullptr;
+	Oid relid = RelationGetRelid(rename->rel);
+	AttrNumber attnum = get_attnum(relid, rename->to);
+	if (attnum == InvalidAttrNumber)
+		return nullptr;
+	Oid type, collation;
+	int32 typmod;
+	get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
+	return reinterpret_cast<Node *>(makeVar(1, attnum, type, typmod, collation, 0));
+}
+
+void
+filter_error_context(void *arg) {
+	errcontext("pg_grail filter: %s", static_cast<const char *>(arg));
+}
+
+// The filter parsed and checked against rel, in the search_path in force (PostgreSQL calls).
+Node *
+transform_filter(Relation rel, Node *raw, const char *text, Rename *rename = nullptr) {
+	ErrorContextCallback callback;
+	callback.callback = filter_error_context;
+	callback.arg = const_cast<char *>(text);
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	ParseState *pstate = make_parsestate(nullptr);
+	// No source text: an error's position would point into the caller's statement, not the filter
+	// (the context line names the filter).
+	pstate->p_sourcetext = nullptr;
+	if (rename != nullptr) {
+		pstate->p_post_columnref_hook = follow_rename;
+		pstate->p_ref_hook_state = rename;
+	}
+	ParseNamespaceItem *item = addRangeTableEntryForRelation(pstate, rel, AccessShareLock, nullptr, false, true);
+	addNSItemToQuery(pstate, item, false, true, true);
+	// As a partial index's predicate: the parser refuses subqueries, aggregates, window and
+	// set-returning functions, and parameters.
+	Node *expr = transformExpr(pstate, static_cast<Node *>(copyObjectImpl(raw)), EXPR_KIND_INDEX_PREDICATE);
+	expr = coerce_to_boolean(pstate, expr, "a pg_grail filter");
+	assign_expr_collations(pstate, expr);
+	if (contain_mutable_functions(expr))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+		                errmsg("functions in a pg_grail filter must be marked IMMUTABLE"),
+		                errdetail("The filter decides which rows are edges at every build and every write; a "
+		                          "function whose result can change would make the graph disagree with its rows."),
+		                errhint("%s", filter_error_hint())));
+	List *vars = pull_var_clause(expr, 0);
+	ListCell *cell;
+	foreach (cell, vars) {
+		Var *var = static_cast<Var *>(lfirst(cell));
+		if (var->varattno <= 0)
+			ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+			                errmsg("a pg_grail filter may use only the edge table's own columns, not %s",
+			                       var->varattno == 0 ? "a whole-row reference" : "a system column"),
+			                errhint("%s", filter_error_hint())));
+	}
+	error_context_stack = callback.previous;
+	return expr;
+}
+
+// Only pg_catalog on the search_path (no pg_temp): the stored text names every other object with
+// its schema, and reads back the same whatever the caller's search_path.
+class FixedSearchPath {
+public:
+	FixedSearchPath() {
+		OverrideSearchPath *path = static_cast<OverrideSearchPath *>(palloc0(sizeof(OverrideSearchPath)));
+		path->schemas = NIL;
+		path->addCatalog = true;
+		path->addTemp = false;
+		PushOverrideSearchPath(path);
+	}
+	~FixedSearchPath() {
+		PopOverrideSearchPath();
+	}
+};
+
+// The columns the checked expression reads, by name, in attnum order.
+std::vector<std::string>
+var_names(Relation rel, Node *expr) {
+	Bitmapset *attnums = nullptr;
+	pull_varattnos(expr, 1, &attnums);
+	std::vector<std::string> names;
+	for (int member = -1; (member = bms_next_member(attnums, member)) >= 0;) {
+		AttrNumber attnum = AttrNumber(member + FirstLowInvalidHeapAttributeNumber);
+		names.emplace_back(NameStr(TupleDescAttr(RelationGetDescr(rel), attnum - 1)->attname));
+	}
+	return names;
+}
+
+// Raises unless the current role may read each column (by name) of relid.
+void
+check_readable(Oid relid, const std::vector<std::string> &columns) {
+	for (const std::string &column : columns) {
+		bool readable = guard([&] {
+			AttrNumber attnum = get_attnum(relid, column.c_str());
+			return pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK ||
+			       (attnum != InvalidAttrNumber &&
+			        pg_attribute_aclcheck(relid, attnum, GetUserId(), ACL_SELECT) == ACLCHECK_OK);
+		});
+		if (!readable)
+			raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
+			      format("permission denied for column \"%s\" of table \"%s\"", column.c_str(), relation_name(relid)),
+			      {},
+			      "A graph with a filter may be built and queried only by roles that can read its filter's columns.");
+	}
+}
+
+} // namespace
+
+CheckedFilter
+check_new_filter(Oid relid, const char *text) {
+	CheckedFilter out;
+	char *sql = nullptr;
+	std::vector<std::string> columns;
+	guard([&] {
+		Relation rel = table_open(relid, AccessShareLock);
+		Node *raw = raw_filter(text);
+		// In the caller's search_path, as the caller wrote it.
+		Node *expr = transform_filter(rel, raw, text);
+		{
+			FixedSearchPath fixed;
+			List *context = deparse_context_for(RelationGetRelationName(rel), relid);
+			sql = deparse_expression(expr, context, false, false);
+			// The stored text must read back as the same expression: an object the fixed search_path
+			// cannot name (a temporary one) would not.
+			Node *again = transform_filter(rel, raw_filter(sql), sql);
+			if (!equal(expr, again))
+				ereport(ERROR,
+				        (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+				         errmsg("the pg_grail filter \"%s\" cannot be stored so that it reads back the same", text),
+				         errdetail("Stored as \"%s\".", sql),
+				         errhint("Use no temporary objects in a filter; name functions and operators with their "
+				                 "schema.")));
+		}
+		columns = var_names(rel, expr);
+		table_close(rel, NoLock);
+	});
+	out.sql = sql;
+	out.columns = columns;
+	check_readable(relid, out.columns);
+	return out;
+}
+
+bool
+filter_columns_present(Relation rel, const char *sql) {
+	return missing_column(rel, raw_filter(sql)) == nullptr;
+}
+
+void
+check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid owner) {
+	std::vector<std::string> columns;
+	guard([&] {
+		Relation rel = table_open(relid, AccessShareLock);
+		EdgeFilter filter;
+		filter.open(rel, sql.c_str(), graph, owner);
+		{
+			FixedSearchPath fixed;
+			columns = var_names(rel, transform_filter(rel, raw_filter(sql.c_str()), sql.c_str()));
+		}
+		filter.close();
+		table_close(rel, NoLock);
+	});
+	check_readable(relid, columns);
+}
+
+namespace {
+
+// Runs the enclosing scope as role in a restricted security context; a transaction or
+// subtransaction abort restores the caller's.
+class AsOwner {
+public:
+	explicit AsOwner(Oid role) {
+		GetUserIdAndSecContext(&user_, &context_);
+		if (OidIsValid(role))
+			SetUserIdAndSecContext(role, context_ | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	}
+	~AsOwner() {
+		SetUserIdAndSecContext(user_, context_);
+	}
+
+private:
+	Oid user_;
+	int context_;
+};
+
+} // namespace
+
+void
+EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
+	owner_ = owner;
+	AsOwner as_owner(owner_);
+	Node *raw = raw_filter(sql);
+	if (const char *column = missing_column(rel, raw))
+		ereport(ERROR,
+		        (errcode(ERRCODE_UNDEFINED_COLUMN),
+		         graph != nullptr ? errmsg("the filter of pg_grail graph \"%s\" uses column \"%s\", which table "
+		                                   "\"%s\" no longer has",
+		                                   graph, column, RelationGetRelationName(rel))
+		                          : errmsg("the graph's filter uses column \"%s\", which table \"%s\" of its edge "
+		                                   "table's family does not have",
+		                                   column, RelationGetRelationName(rel)),
+		         errdetail("The filter is: %s", sql),
+		         errhint("Drop the graph with grail.drop_graph() and create it again with a filter over the table's "
+		                 "columns.")));
+	Node *expr;
+	{
+		FixedSearchPath fixed;
+		expr = transform_filter(rel, raw, sql);
+	}
+	Expr *planned = expression_planner(reinterpret_cast<Expr *>(expr));
+	state_ = ExecInitQual(make_ands_implicit(planned), nullptr);
+	context_ = CreateStandaloneExprContext();
+}
+
+bool
+EdgeFilter::passes(TupleTableSlot *slot) const {
+	if (state_ == nullptr)
+		return true;
+	AsOwner as_owner(owner_);
+	context_->ecxt_scantuple = slot;
+	bool pass = ExecQual(state_, context_);
+	ResetExprContext(context_);
+	return pass;
+}
+
+void
+EdgeFilter::close() {
+	if (context_ != nullptr)
+		FreeExprContext(context_, true);
+	context_ = nullptr;
+	state_ = nullptr;
+}
+
+std::string
+renamed_filter(Oid relid, const char *sql, const char *from, const char *to) {
+	char *renamed = guard([&] {
+		Relation rel = table_open(relid, AccessShareLock);
+		Rename rename{from, to, rel};
+		FixedSearchPath fixed;
+		Node *expr = transform_filter(rel, raw_filter(sql), sql, &rename);
+		char *text = deparse_expression(expr, deparse_context_for(RelationGetRelationName(rel), relid), false, false);
+		table_close(rel, NoLock);
+		return text;
+	});
+	return renamed;
+}
+
+} // namespace grail::pg
