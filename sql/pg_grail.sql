@@ -1052,3 +1052,11 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';
+
+-- The incremental overlay of live graphs: each row of the change log carries its writer's
+-- top-level transaction, which orders the log, so that a reader whose snapshot sees all that its
+-- last read saw reads only the rows logged since (src/pg/store/pending_changes.hpp). Rows logged
+-- before the column have none: readers take them as logged before any bound.
+ALTER TABLE grail.pending_change ADD COLUMN xid xid8;
+DROP INDEX grail.pending_change_graph;
+CREATE INDEX pending_change_graph ON grail.pending_change (graph_id, xid);
