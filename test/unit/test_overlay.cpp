@@ -377,8 +377,9 @@ TEST(Overlay, ExtendedStepByStepMatchesFreshAndOracle) {
 				remade += reach != nullptr;
 			}
 			std::unique_ptr<Reach> fresh = fresh_reach(index, all);
-			if (taken)
+			if (taken) {
 				ASSERT_TRUE(fresh) << "seed " << seed << " step " << step << ": extended, yet a fresh overlay declines";
+			}
 			if (!reach) {
 				declined++;
 				continue;
