@@ -58,6 +58,9 @@ struct KeptOverlay {
 	PendingLog log;
 	// Null where the snapshot saw no pending change.
 	std::shared_ptr<LiveOverlay> value;
+	// The build's DAG transposed, which the last overlay of this build made: lent to the next one
+	// (after a statement that saw no change too).
+	std::shared_ptr<const grail::Csr> reversed_dag;
 };
 
 // What this backend keeps of one graph.
@@ -459,16 +462,21 @@ live_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::Ke
 	// The last overlay of the same build lends the new one its transpose of the build's DAG (kept
 	// beyond the old overlay, which is freed first).
 	std::shared_ptr<const grail::Csr> reversed_dag;
-	if (same_build && last.value && last.value->reach)
-		reversed_dag = last.value->reach->reversed_dag();
+	if (same_build)
+		reversed_dag = last.value && last.value->reach && last.value->reach->reversed_dag()
+		                   ? last.value->reach->reversed_dag()
+		                   : last.reversed_dag;
 	last = KeptOverlay{};
 	std::vector<PendingRow> rows;
 	PendingLog log;
 	read_pending_log(row.id, rows, log);
 	std::shared_ptr<LiveOverlay> live;
-	if (log.rows > 0)
-		live = make_overlay(load_build(name, row, keys), rows, std::move(reversed_dag));
-	backend_cache()[row.id].overlay = KeptOverlay{row.build_uuid, std::move(log), live};
+	if (log.rows > 0) {
+		live = make_overlay(load_build(name, row, keys), rows, reversed_dag);
+		if (live->reach && live->reach->reversed_dag())
+			reversed_dag = live->reach->reversed_dag();
+	}
+	backend_cache()[row.id].overlay = KeptOverlay{row.build_uuid, std::move(log), live, std::move(reversed_dag)};
 	return live;
 }
 
