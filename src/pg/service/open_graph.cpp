@@ -452,10 +452,15 @@ live_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::Ke
 					check_keys(*last.value->base, name, keys);
 				return last.value;
 			}
-			if (last.value && last.value.use_count() == 1 && extend_overlay(*last.value, rows)) {
-				last.log = std::move(next);
-				check_keys(*last.value->base, name, keys);
-				return last.value;
+			if (last.value && last.value.use_count() == 1) {
+				// Unusable until the extension ends: an error (a cancel) may leave it part-way.
+				last.build_uuid.clear();
+				if (extend_overlay(*last.value, rows)) {
+					last.build_uuid = row.build_uuid;
+					last.log = std::move(next);
+					check_keys(*last.value->base, name, keys);
+					return last.value;
+				}
 			}
 		}
 	}
