@@ -1568,3 +1568,28 @@ CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
 	             'ALTER SCHEMA', 'ALTER EXTENSION')
 	EXECUTE FUNCTION grail._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
+-- The incremental overlay of live graphs: each row of the change log carries its writer's
+-- top-level transaction, which orders the log, so that a reader whose snapshot sees all that its
+-- last read saw reads only the rows logged since (src/pg/store/pending_changes.hpp). Rows logged
+-- before the column have none: readers take them as logged before any bound.
+ALTER TABLE grail.pending_change ADD COLUMN xid xid8;
+DROP INDEX grail.pending_change_graph;
+CREATE INDEX pending_change_graph ON grail.pending_change (graph_id, xid);
+-- The log trigger writes its rows through the access methods, with its own transaction's id and no
+-- trigger; a row written by SQL (a restore's COPY, a logical replication apply of the table, a
+-- hand) gets the id of the transaction that writes it, whatever it says, so that no row below a
+-- reader's bound appears after the reader's snapshot.
+CREATE FUNCTION grail._pending_change_xid()
+RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	NEW.xid := pg_catalog.pg_current_xact_id();
+	RETURN NEW;
+END
+$$;
+REVOKE ALL ON FUNCTION grail._pending_change_xid() FROM PUBLIC;
+COMMENT ON FUNCTION grail._pending_change_xid() IS 'pg_grail internal: sets the xid of a row of grail.pending_change written by SQL to its writer''s transaction';
+CREATE TRIGGER pending_change_xid BEFORE INSERT OR UPDATE ON grail.pending_change
+	FOR EACH ROW EXECUTE FUNCTION grail._pending_change_xid();
+ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER pending_change_xid;

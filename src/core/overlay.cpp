@@ -58,25 +58,16 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 		if (u == v || u >= o.vertices_ || v >= o.vertices_)
 			throw Error(ErrorKind::internal, "a deleted edge of a graph overlay is a self-loop or out of range");
 	const GrailLabels &labels = base.labels();
-	uint64_t max_rank = 0;
 	for (size_t c = 0; c < o.components_; c++) {
 		const uint32_t *r = labels.record(vid_t(c));
-		max_rank = std::max<uint64_t>(max_rank, r[0]);
+		o.max_rank_ = std::max<uint64_t>(o.max_rank_, r[0]);
 		for (unsigned i = 0; i < o.labels_; i++)
-			max_rank = std::max<uint64_t>(max_rank, r[4 + 2 * i]);
+			o.max_rank_ = std::max<uint64_t>(o.max_rank_, r[4 + 2 * i]);
 	}
-	if (max_rank + 1 + added >= UINT32_MAX)
+	if (o.max_rank_ + 1 + added >= UINT32_MAX)
 		return nullptr;
-	o.added_intervals_.resize(added * 2 * o.labels_);
-	o.added_bloom_.assign(added * kBloomWords, 0);
-	for (size_t k = 0; k < added; k++) {
-		// Past every rank of the base labels, and a Bloom bit of its own.
-		for (unsigned i = 0; i < 2 * o.labels_; i++)
-			o.added_intervals_[k * 2 * o.labels_ + i] = uint32_t(max_rank + 1 + k);
-		unsigned bit = unsigned((uint32_t(k) * 0x9E3779B1u) >> (32 - kBloomShift));
-		o.added_bloom_[k * kBloomWords + bit / 64] |= uint64_t(1) << (bit % 64);
-	}
-	o.flags_.assign(o.components_ + added, 0);
+	o.added_ = 0;
+	o.add_vertices(added);
 	if (!o.remove(deleted, inserted))
 		return nullptr;
 	o.insert(inserted);
@@ -85,6 +76,210 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 		return nullptr;
 	o.widen();
 	return overlay;
+}
+
+/*
+ * Added vertices up to `added` in all: each its own record (ranks past every rank of the base
+ * labels, a Bloom bit of its own), no flag, no widened record, the last places of the order.
+ */
+void
+ReachabilityOverlay::add_vertices(size_t added) {
+	size_t from = added_;
+	added_ = added;
+	if (added != from)
+		visited_ = VisitMarks{}; // its marks are made for one count of vertices
+	added_intervals_.resize(added * 2 * labels_);
+	added_bloom_.resize(added * kBloomWords, 0);
+	for (size_t k = from; k < added; k++) {
+		for (unsigned i = 0; i < 2 * labels_; i++)
+			added_intervals_[k * 2 * labels_ + i] = uint32_t(max_rank_ + 1 + k);
+		unsigned bit = unsigned((uint32_t(k) * 0x9E3779B1u) >> (32 - kBloomShift));
+		added_bloom_[k * kBloomWords + bit / 64] |= uint64_t(1) << (bit % 64);
+	}
+	size_t total = components_ + added;
+	flags_.resize(total, 0);
+	if (!slot_.empty())
+		slot_.resize(total, kNoSlot);
+	if (!order_kept_)
+		for (size_t c = order_.size(); c < total; c++)
+			order_.push_back(uint32_t(c)); // positions 0..size-1 stay a permutation
+}
+
+bool
+ReachabilityOverlay::extend(size_t added, const Edges &inserted) {
+	if (added < added_)
+		throw Error(ErrorKind::internal, "a graph overlay was extended with fewer added vertices than it has");
+	if (components_ + added >= size_t(UINT32_MAX) || max_rank_ + 1 + added >= UINT32_MAX)
+		return false;
+	// One edge at a time, each inserted into sorted lists and ordered: past a few hundred, or a
+	// quarter of what the overlay holds, a build sorts them at once for less.
+	if (inserted.size() > 256 + inserted_.size() / 4)
+		return false;
+	for (const auto &[u, v] : inserted)
+		if (u == v || u >= vertices_ + added || v >= vertices_ + added)
+			throw Error(ErrorKind::internal, "an inserted edge of a graph overlay is a self-loop or out of range");
+	add_vertices(added);
+	if (!reversed_dag_)
+		reversed_dag_ = std::make_shared<const Csr>(base_.dag().reversed());
+	const Csr &dag = base_.dag();
+	std::vector<std::pair<uint32_t, uint32_t>> fresh; // new edges of G' between components
+	for (const auto &[u, v] : inserted) {
+		uint32_t cu = component(u), cv = component(v);
+		if (cu == cv)
+			continue;
+		if (cu < components_ && cv < components_ && std::binary_search(dag.begin(cu), dag.end(cu), vid_t(cv)) &&
+		    !((flags_[cu] & kVanishedOut) && vanished(cu, cv)))
+			continue;
+		auto edge = std::make_pair(vid_t(cu), vid_t(cv));
+		auto at = std::lower_bound(inserted_.begin(), inserted_.end(), edge);
+		if (at != inserted_.end() && *at == edge)
+			continue;
+		inserted_.insert(at, edge);
+		auto reversed = std::make_pair(vid_t(cv), vid_t(cu));
+		inserted_reversed_.insert(std::lower_bound(inserted_reversed_.begin(), inserted_reversed_.end(), reversed),
+		                          reversed);
+		flags_[cu] |= kInsertedOut;
+		if (!order_edge(cu, cv))
+			return false;
+		fresh.emplace_back(cu, cv);
+	}
+	if (fresh.empty())
+		return true;
+	// The widened labels: each new edge's tail joins A_I or takes its head's contribution in, and
+	// what grew pushes into its G'-predecessors (which join A_I where they were not in it), until
+	// nothing grows. Labels only grow as edges are added, so this ends at the fixpoint build()
+	// computes for the same changes.
+	if (slot_.empty())
+		slot_.assign(components_ + added_, kNoSlot);
+	std::vector<uint32_t> changed;
+	for (const auto &[cu, cv] : fresh) {
+		if (slot_[cu] == kNoSlot)
+			join(cu, changed);
+		else if (widen_changed(slot_[cu], contribution(cv)))
+			changed.push_back(cu);
+	}
+	copied_intervals_.resize(2 * labels_);
+	copied_bloom_.resize(kBloomWords);
+	size_t done = 0;
+	while (!changed.empty()) {
+		if ((++done & 0xFFFF) == 0)
+			poll_cancel();
+		uint32_t c = changed.back();
+		changed.pop_back();
+		// A copy: a predecessor's join may move the records.
+		Record grown = contribution(c);
+		std::copy(grown.intervals, grown.intervals + 2 * labels_, copied_intervals_.begin());
+		std::copy(grown.bloom, grown.bloom + kBloomWords, copied_bloom_.begin());
+		Record copy{copied_intervals_.data(), copied_bloom_.data()};
+		for_each_predecessor(c, [&](uint32_t p) {
+			if (slot_[p] == kNoSlot)
+				join(p, changed);
+			else if (widen_changed(slot_[p], copy))
+				changed.push_back(p);
+		});
+	}
+	return true;
+}
+
+/*
+ * The edge from -> to, just added to G', kept in the topological order of G': nothing where from
+ * comes first; else the components that to reaches before from's place and those that reach from
+ * after to's place swap into the places they held, those reaching from first (Pearce and Kelly).
+ * False where to reaches from: a cycle between components.
+ */
+bool
+ReachabilityOverlay::order_edge(uint32_t from, uint32_t to) {
+	size_t total = components_ + added_;
+	if (order_kept_) {
+		if (from < to)
+			return true;
+		order_.resize(total);
+		for (size_t c = 0; c < total; c++)
+			order_[c] = uint32_t(c);
+		order_kept_ = false;
+	}
+	uint32_t lower = order_[to], upper = order_[from];
+	if (upper < lower)
+		return true;
+	if (marks_.size() < total)
+		marks_.resize(total, 0);
+	if (++epoch_ == 0) {
+		std::fill(marks_.begin(), marks_.end(), 0);
+		epoch_ = 1;
+	}
+	std::vector<uint32_t> forward{to}, backward{from}, stack{to};
+	marks_[to] = marks_[from] = epoch_;
+	bool cycle = false;
+	while (!stack.empty() && !cycle) {
+		uint32_t c = stack.back();
+		stack.pop_back();
+		for_each_successor(c, [&](uint32_t w) {
+			if (w == from) {
+				cycle = true;
+				return true;
+			}
+			if (order_[w] < upper && marks_[w] != epoch_) {
+				marks_[w] = epoch_;
+				forward.push_back(w);
+				stack.push_back(w);
+			}
+			return false;
+		});
+	}
+	if (cycle)
+		return false;
+	stack.assign(1, from);
+	while (!stack.empty()) {
+		uint32_t c = stack.back();
+		stack.pop_back();
+		for_each_predecessor(c, [&](uint32_t p) {
+			if (order_[p] > lower && marks_[p] != epoch_) {
+				marks_[p] = epoch_;
+				backward.push_back(p);
+				stack.push_back(p);
+			}
+		});
+	}
+	auto by_place = [&](uint32_t a, uint32_t b) { return order_[a] < order_[b]; };
+	std::sort(forward.begin(), forward.end(), by_place);
+	std::sort(backward.begin(), backward.end(), by_place);
+	std::vector<uint32_t> places;
+	places.reserve(forward.size() + backward.size());
+	for (uint32_t c : backward)
+		places.push_back(order_[c]);
+	for (uint32_t c : forward)
+		places.push_back(order_[c]);
+	std::sort(places.begin(), places.end());
+	size_t i = 0;
+	for (uint32_t c : backward)
+		order_[c] = places[i++];
+	for (uint32_t c : forward)
+		order_[c] = places[i++];
+	return true;
+}
+
+// c joins A_I: its widened record from its own and its G'-successors' (as widen() makes it).
+void
+ReachabilityOverlay::join(uint32_t c, std::vector<uint32_t> &changed) {
+	uint32_t slot = slots_++;
+	slot_[c] = slot;
+	flags_[c] |= kReachesInsertion;
+	intervals_.resize(size_t(slots_) * 2 * labels_);
+	bloom_out_.resize(size_t(slots_) * kBloomWords);
+	Record own = own_record(c);
+	std::copy(own.intervals, own.intervals + 2 * labels_, intervals(slot));
+	std::copy(own.bloom, own.bloom + kBloomWords, bloom_out(slot));
+	if (c < components_) {
+		const Csr &dag = base_.dag();
+		bool check = flags_[c] & kVanishedOut;
+		for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
+			if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
+				widen_into(slot, contribution(*w));
+	}
+	if (flags_[c] & kInsertedOut)
+		for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
+			widen_into(slot, contribution(e->second));
+	changed.push_back(c);
 }
 
 /*
@@ -330,6 +525,31 @@ ReachabilityOverlay::widen_into(uint32_t slot, Record from) noexcept {
 	}
 	for (unsigned k = 0; k < kBloomWords; k++)
 		bits[k] |= bloom[k];
+}
+
+bool
+ReachabilityOverlay::widen_changed(uint32_t slot, Record from) noexcept {
+	const uint32_t *iv = from.intervals;
+	const uint64_t *bloom = from.bloom;
+	uint32_t *mine = intervals(slot);
+	uint64_t *bits = bloom_out(slot);
+	bool grew = false;
+	for (unsigned i = 0; i < labels_; i++) {
+		if (iv[2 * i] < mine[2 * i]) {
+			mine[2 * i] = iv[2 * i];
+			grew = true;
+		}
+		if (iv[2 * i + 1] > mine[2 * i + 1]) {
+			mine[2 * i + 1] = iv[2 * i + 1];
+			grew = true;
+		}
+	}
+	for (unsigned k = 0; k < kBloomWords; k++) {
+		uint64_t more = bits[k] | bloom[k];
+		grew |= more != bits[k];
+		bits[k] = more;
+	}
+	return grew;
 }
 
 // The labels of A_I widened to a fixpoint over G': each component's hull covers its successors'.

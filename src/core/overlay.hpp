@@ -48,6 +48,17 @@ public:
 	                                                  const Edges &deleted,
 	                                                  std::shared_ptr<const Csr> reversed_dag = nullptr);
 
+	// Extends the overlay by more changes of the same base: `inserted`, edges that G' lacks (u != v;
+	// vertices as in build(), `added` of them past the base's now, at least as many as before),
+	// each added to G'. Only the components the new edges change are touched: the tail's and its
+	// G'-ancestors' widened labels grow until nothing changes (the same fixpoint build() computes,
+	// since a label only grows when edges are added), and the topological order of G' moves only
+	// the components between a new edge's ends (Pearce and Kelly's dynamic topological order).
+	// Returns false where an overlay takes none of it: a new edge closes a cycle between components,
+	// the batch is large against the changes already held (a build sorts them faster), or vertices
+	// past 32 bits. Then the overlay is left part-way and must be dropped: the caller rebuilds.
+	bool extend(size_t added, const Edges &inserted);
+
 	// The base DAG's transpose this overlay used, for the next overlay of the same base; null when
 	// the changes did not need it (and none was given).
 	std::shared_ptr<const Csr>
@@ -78,6 +89,9 @@ private:
 		return v < vertices_ ? base_.components().of_vertex[v] : uint32_t(components_ + (v - vertices_));
 	}
 	bool remove(const Edges &deleted, const Edges &inserted);
+	void add_vertices(size_t added);
+	bool order_edge(uint32_t from, uint32_t to);
+	void join(uint32_t c, std::vector<uint32_t> &changed);
 	void insert(const Edges &inserted);
 	void mark_ancestors();
 	template <typename Predecessors>
@@ -106,6 +120,8 @@ private:
 	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
 	Record contribution(uint32_t c) noexcept;
 	void widen_into(uint32_t slot, Record from) noexcept;
+	// widen_into, telling whether the record grew.
+	bool widen_changed(uint32_t slot, Record from) noexcept;
 	// The rule at component c about the search's target (pruning.hpp): the base's where the base
 	// labels hold, the widened labels' in A_I, no DFS-tree "yes" in A_D.
 	pruning::Step step(uint32_t c, uint32_t target) noexcept;
@@ -114,6 +130,7 @@ private:
 	ReachabilityQuery base_query_;
 	size_t vertices_, components_, added_;
 	unsigned labels_;
+	uint64_t max_rank_ = 0;                 // the largest rank of the base labels: added vertices rank past it
 	std::vector<uint32_t> added_intervals_; // added vertex k's own record
 	std::vector<uint64_t> added_bloom_;
 	bool order_kept_ = true;      // every inserted DAG edge goes from a lower number to a higher
@@ -131,6 +148,11 @@ private:
 	VisitMarks visited_;
 	std::vector<uint32_t> stack_;
 	Record target_{};
+	// extend()'s scratch: marks of the order's searches (this epoch's), a record copied.
+	std::vector<uint32_t> marks_;
+	uint32_t epoch_ = 0;
+	std::vector<uint32_t> copied_intervals_;
+	std::vector<uint64_t> copied_bloom_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };
 

@@ -9,6 +9,35 @@ OverlayChanges::takes(size_t changes, const Index &base) noexcept {
 	return changes <= 65536 + base.graph().out.edge_count() / 4;
 }
 
+int64_t
+OverlayChanges::vertex_of_id(int64_t id) {
+	int64_t v = base_->find(id);
+	if (v >= 0)
+		return v;
+	auto [slot, fresh] = added_ids_.emplace(id, vid_t(base_->graph().vertex_count() + added_));
+	added_ += fresh;
+	return slot->second;
+}
+
+int64_t
+OverlayChanges::vertex_of_key(const std::string &key) {
+	int64_t v = base_->keys().find(key.data(), key.size());
+	if (v >= 0)
+		return v;
+	auto [slot, fresh] = added_keys_.emplace(key, vid_t(base_->graph().vertex_count() + added_));
+	added_ += fresh;
+	return slot->second;
+}
+
+OverlayChanges::Net
+OverlayChanges::net_state(int64_t built, int64_t rows) noexcept {
+	if (built == 0 && rows > 0)
+		return Net::inserted;
+	if (built > 0 && built + rows == 0)
+		return Net::deleted;
+	return Net::none;
+}
+
 std::optional<OverlayChanges>
 OverlayChanges::of(const Index &base, const std::vector<EdgeChange> &changes) {
 	if (!takes(changes.size(), base))
@@ -17,44 +46,69 @@ OverlayChanges::of(const Index &base, const std::vector<EdgeChange> &changes) {
 	const Graph &graph = base.graph();
 	const size_t n = graph.vertex_count();
 	const bool integer = base.keys().kind() == KeyKind::integer;
-	auto vertex_of_id = [&](int64_t id) -> int64_t {
-		int64_t v = base.find(id);
-		if (v >= 0)
-			return v;
-		auto [slot, fresh] = c.added_ids_.emplace(id, vid_t(n + c.added_));
-		c.added_ += fresh;
-		return slot->second;
-	};
-	auto vertex_of_key = [&](const std::string &key) -> int64_t {
-		int64_t v = base.keys().find(key.data(), key.size());
-		if (v >= 0)
-			return v;
-		auto [slot, fresh] = c.added_keys_.emplace(key, vid_t(n + c.added_));
-		c.added_ += fresh;
-		return slot->second;
-	};
-	std::unordered_map<uint64_t, int64_t> net; // (u << 32 | v) -> rows written less rows removed
+	c.count_ = changes.size();
 	for (const EdgeChange &change : changes) {
-		int64_t u = integer ? vertex_of_id(change.source) : vertex_of_key(change.source_key);
-		int64_t v = integer ? vertex_of_id(change.target) : vertex_of_key(change.target_key);
+		int64_t u = integer ? c.vertex_of_id(change.source) : c.vertex_of_key(change.source_key);
+		int64_t v = integer ? c.vertex_of_id(change.target) : c.vertex_of_key(change.target_key);
 		if (n + c.added_ >= size_t(UINT32_MAX))
 			return std::nullopt;
 		if (u != v)
-			net[uint64_t(u) << 32 | uint64_t(v)] += change.rows;
+			c.net_[uint64_t(u) << 32 | uint64_t(v)] += change.rows;
 	}
-	for (const auto &[edge, rows] : net) {
+	for (const auto &[edge, rows] : c.net_) {
 		vid_t u = vid_t(edge >> 32), v = vid_t(edge);
 		int64_t built = u < n && v < n ? graph.rows_of(u, v) : 0;
 		if (built < 0 || built + rows < 0)
 			return std::nullopt;
-		if (built == 0 && rows > 0)
+		Net state = net_state(built, rows);
+		if (state == Net::inserted)
 			c.inserted_.emplace_back(u, v);
-		else if (built > 0 && built + rows == 0)
+		else if (state == Net::deleted)
 			c.deleted_.emplace_back(u, v);
 	}
 	std::sort(c.inserted_.begin(), c.inserted_.end());
 	std::sort(c.deleted_.begin(), c.deleted_.end());
 	return c;
+}
+
+bool
+OverlayChanges::extend(const std::vector<EdgeChange> &more, Edges &appeared) {
+	appeared.clear();
+	count_ += more.size();
+	if (!takes(count_, *base_))
+		return false;
+	const Graph &graph = base_->graph();
+	const size_t n = graph.vertex_count();
+	const bool integer = base_->keys().kind() == KeyKind::integer;
+	std::unordered_map<uint64_t, int64_t> batch; // the batch's net rows per edge
+	for (const EdgeChange &change : more) {
+		int64_t u = integer ? vertex_of_id(change.source) : vertex_of_key(change.source_key);
+		int64_t v = integer ? vertex_of_id(change.target) : vertex_of_key(change.target_key);
+		if (n + added_ >= size_t(UINT32_MAX))
+			return false;
+		if (u != v)
+			batch[uint64_t(u) << 32 | uint64_t(v)] += change.rows;
+	}
+	for (const auto &[edge, rows] : batch) {
+		vid_t u = vid_t(edge >> 32), v = vid_t(edge);
+		int64_t built = u < n && v < n ? graph.rows_of(u, v) : 0;
+		int64_t &net = net_[edge];
+		int64_t before = net;
+		net += rows;
+		if (built < 0 || built + net < 0)
+			return false;
+		Net was = net_state(built, before), is = net_state(built, net);
+		if (was == is)
+			continue;
+		if (was != Net::none || is != Net::inserted)
+			return false;
+		appeared.emplace_back(u, v);
+	}
+	std::sort(appeared.begin(), appeared.end());
+	size_t middle = inserted_.size();
+	inserted_.insert(inserted_.end(), appeared.begin(), appeared.end());
+	std::inplace_merge(inserted_.begin(), inserted_.begin() + long(middle), inserted_.end());
+	return true;
 }
 
 int64_t

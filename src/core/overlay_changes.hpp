@@ -37,6 +37,14 @@ public:
 	// from an edge than it held, or vertices past 32 bits.
 	static std::optional<OverlayChanges> of(const Index &base, const std::vector<EdgeChange> &changes);
 
+	// Takes in more changes (logged after those already in): the edges they make appear are added
+	// to inserted() and returned in `appeared` (sorted), keys the build lacks numbered on. False
+	// where the overlay would need more than added edges: an edge that vanishes (deleted rows), one
+	// that comes back (a deleted edge written again), one inserted earlier that no row holds any
+	// more, or what of() refuses. Then this object is left part-way and must be dropped: the
+	// caller makes a new one from all the changes.
+	bool extend(const std::vector<EdgeChange> &more, Edges &appeared);
+
 	// Edges that no row held at the build and some row holds now, and edges some row held that no
 	// row holds now (u != v, base vertices): each sorted.
 	const Edges &
@@ -64,7 +72,16 @@ public:
 private:
 	explicit OverlayChanges(const Index &base) : base_(&base) {
 	}
+	// The vertex of an integer id or of a key's bytes, numbered on where the build lacks it.
+	int64_t vertex_of_id(int64_t id);
+	int64_t vertex_of_key(const std::string &key);
+	// What an edge is over the build, from the rows the build read and the net rows written since.
+	enum class Net { none, inserted, deleted };
+	static Net net_state(int64_t built, int64_t rows) noexcept;
+
 	const Index *base_;
+	size_t count_ = 0;                          // changes taken in
+	std::unordered_map<uint64_t, int64_t> net_; // (u << 32 | v) -> rows written less rows removed
 	Edges inserted_, deleted_;
 	size_t added_ = 0;
 	std::unordered_map<int64_t, vid_t> added_ids_;      // integer keys

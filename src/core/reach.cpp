@@ -19,6 +19,14 @@ Reach::with_changes(const Index &index, OverlayChanges changes, std::shared_ptr<
 	return reach;
 }
 
+bool
+Reach::extend(const std::vector<EdgeChange> &more) {
+	if (!overlay_ || !changes_)
+		return false;
+	ReachabilityOverlay::Edges appeared;
+	return changes_->extend(more, appeared) && overlay_->extend(changes_->added(), appeared);
+}
+
 std::shared_ptr<const Csr>
 Reach::reversed_dag() const noexcept {
 	return overlay_ ? overlay_->reversed_dag() : nullptr;

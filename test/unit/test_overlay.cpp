@@ -6,11 +6,14 @@
 #include "index.hpp"
 #include "oracle.hpp"
 #include "overlay.hpp"
+#include "reach.hpp"
 #include "rng.hpp"
 
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
+#include <set>
 #include <unordered_map>
 
 using namespace grail;
@@ -301,5 +304,220 @@ TEST(Overlay, IntervalEndYesIsNotTakenAboveADeletion) {
 		EXPECT_FALSE(overlay->reachable(0, 2)) << d;
 		EXPECT_TRUE(overlay->reachable(0, 1)) << d;
 		EXPECT_FALSE(overlay->reachable(1, 2)) << d;
+	}
+}
+
+namespace {
+
+// The rows' changes from `before` to `after` as the log holds them: a row written, +1; removed, -1.
+std::vector<EdgeChange>
+logged(const Rows &before, const Rows &after) {
+	std::map<std::pair<int64_t, int64_t>, int64_t> count;
+	for (const auto &row : before)
+		count[row]--;
+	for (const auto &row : after)
+		count[row]++;
+	std::vector<EdgeChange> changes;
+	for (const auto &[row, n] : count)
+		for (int64_t k = 0; k < (n < 0 ? -n : n); k++) {
+			EdgeChange change;
+			change.source = row.first;
+			change.target = row.second;
+			change.rows = n < 0 ? -1 : 1;
+			changes.push_back(change);
+		}
+	return changes;
+}
+
+// A fresh reachability of the base with all the changes, or null where the overlay declines them.
+std::unique_ptr<Reach>
+fresh_reach(const Index &index, const std::vector<EdgeChange> &changes) {
+	std::optional<OverlayChanges> net = OverlayChanges::of(index, changes);
+	return net ? Reach::with_changes(index, std::move(*net)) : nullptr;
+}
+
+} // namespace
+
+// Statements that each see a few more changes than the last, as under a steady stream of writes:
+// the reachability of the last is extended with the new batch where it takes it (edges added), and
+// made again from all the changes where not (an edge deleted, one inserted earlier deleted, one
+// written again, a cycle between components). After every step, every pair of ids (those of the
+// build, new ones, one that no row names) answers as a fresh reachability of all the changes and
+// as a closure of the rows.
+TEST(Overlay, ExtendedStepByStepMatchesFreshAndOracle) {
+	size_t extended = 0, remade = 0, declined = 0, steps = 0;
+	for (uint64_t seed = 0; seed < 600; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, seed % 4 == 0 ? 60 : 25);
+		Rows before = rows_of(t.edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 3);
+		options.seed = seed;
+		Index index = Index::build(edge_list(before), options);
+		std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+		Rng rng(seed * 31 + 7);
+		Rows after = before;
+		std::vector<EdgeChange> all;
+		std::unique_ptr<Reach> reach;
+		bool forward_only = seed % 3 != 0;
+		for (int step = 0; step < 8; step++) {
+			Rows next;
+			if (!ids.empty() && forward_only && rng.below(4) != 0)
+				next = changed_rows(after, ids, rng, 0, 1 + rng.below(3), &index);
+			else
+				next = changed_rows(after, ids, rng, rng.below(3) == 0 ? rng.below(2) : 0, rng.below(3));
+			std::vector<EdgeChange> batch = logged(after, next);
+			after = std::move(next);
+			all.insert(all.end(), batch.begin(), batch.end());
+			steps++;
+			bool taken = reach && reach->extend(batch);
+			if (taken) {
+				extended++;
+			} else {
+				reach = fresh_reach(index, all);
+				remade += reach != nullptr;
+			}
+			std::unique_ptr<Reach> fresh = fresh_reach(index, all);
+			if (taken) {
+				ASSERT_TRUE(fresh) << "seed " << seed << " step " << step << ": extended, yet a fresh overlay declines";
+			}
+			if (!reach) {
+				declined++;
+				continue;
+			}
+			grail_test::Oracle oracle(edge_list(after));
+			std::vector<int64_t> query = grail_test::ids_of(after);
+			query.insert(query.end(), ids.begin(), ids.end());
+			query.push_back(-9223372036854775807 - 1);
+			for (int64_t a : query)
+				for (int64_t b : query) {
+					bool expected = oracle.reachable(a, b);
+					ASSERT_EQ(reach->reachable(a, b), expected)
+					    << "seed " << seed << " step " << step << (taken ? " extended " : " fresh ") << a << " -> "
+					    << b;
+					ASSERT_EQ(fresh->reachable(a, b), expected) << "seed " << seed << " step " << step;
+				}
+		}
+	}
+	// Both paths, many times.
+	EXPECT_GT(extended, 1500u) << "of " << steps;
+	EXPECT_GT(remade, 500u);
+	EXPECT_GT(declined, 20u);
+}
+
+// A DAG large enough that the labels prune: step by step, one to three edges at a time in the
+// order of its ids, which is not the build's numbering (so that the order of G' moves), and now and
+// then a new id; every extension is taken, and 3,000 random pairs answer as a BFS of the changed
+// graph, in the extended overlay and in a fresh one.
+TEST(Overlay, ExtendedLargeDagMatchesBfs) {
+	const int64_t n = 6000;
+	Rng rng(23);
+	Rows before;
+	for (int i = 0; i < 4 * n; i++) {
+		int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+		if (a != b)
+			before.emplace_back(std::min(a, b), std::max(a, b));
+	}
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	Rows after = before;
+	std::vector<EdgeChange> all;
+	std::unique_ptr<Reach> reach;
+	size_t extended = 0;
+	for (int step = 0; step < 120; step++) {
+		Rows batch_rows;
+		for (uint64_t k = 0, count = 1 + rng.below(3); k < count; k++) {
+			int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+			if (a == b)
+				continue;
+			batch_rows.emplace_back(std::min(a, b), std::max(a, b));
+			if (step % 10 == 0)
+				batch_rows.emplace_back(n + step, std::min(a, b)); // a new id, into the graph
+		}
+		Rows next = after;
+		next.insert(next.end(), batch_rows.begin(), batch_rows.end());
+		std::vector<EdgeChange> batch = logged(after, next);
+		after = std::move(next);
+		all.insert(all.end(), batch.begin(), batch.end());
+		if (reach) {
+			ASSERT_TRUE(reach->extend(batch)) << "step " << step << ": edges in an order of the ids close no cycle";
+			extended++;
+		} else {
+			reach = fresh_reach(index, all);
+			ASSERT_TRUE(reach);
+		}
+		if (step % 20 != 19)
+			continue;
+		std::unique_ptr<Reach> fresh = fresh_reach(index, all);
+		ASSERT_TRUE(fresh);
+		std::map<int64_t, std::vector<int64_t>> out;
+		for (const auto &[s, t2] : after)
+			out[s].push_back(t2);
+		std::vector<int64_t> ids = grail_test::ids_of(after);
+		for (int q = 0; q < 3000; q++) {
+			int64_t a = ids[rng.below(ids.size())], b = ids[rng.below(ids.size())];
+			std::set<int64_t> seen{a};
+			std::vector<int64_t> stack{a};
+			bool expected = a == b;
+			while (!stack.empty() && !expected) {
+				int64_t u = stack.back();
+				stack.pop_back();
+				for (int64_t w : out[u])
+					if (seen.insert(w).second) {
+						expected |= w == b;
+						stack.push_back(w);
+					}
+			}
+			ASSERT_EQ(reach->reachable(a, b), expected) << "step " << step << ": " << a << " -> " << b;
+			ASSERT_EQ(fresh->reachable(a, b), expected) << "step " << step << ": " << a << " -> " << b;
+		}
+	}
+	EXPECT_EQ(extended, 119u);
+}
+
+// What an extension refuses, leaving the caller to make the overlay again: an edge that closes a
+// cycle between components, a deleted edge, an inserted edge deleted again, a deleted edge written
+// again.
+TEST(Overlay, ExtensionRefusesWhatItDoesNotTake) {
+	Rows before = {{1, 2}, {2, 3}, {3, 4}, {5, 6}};
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	auto start = [&](const Rows &after) {
+		std::unique_ptr<Reach> reach = fresh_reach(index, logged(before, after));
+		EXPECT_TRUE(reach);
+		return reach;
+	};
+	Rows with_7 = before;
+	with_7.emplace_back(4, 7);
+	{
+		std::unique_ptr<Reach> reach = start(with_7);
+		Rows cycle = with_7;
+		cycle.emplace_back(7, 1);
+		EXPECT_FALSE(reach->extend(logged(with_7, cycle)));
+		EXPECT_FALSE(fresh_reach(index, logged(before, cycle)));
+	}
+	{
+		std::unique_ptr<Reach> reach = start(with_7);
+		Rows deleted = with_7;
+		deleted.erase(deleted.begin()); // 1 -> 2
+		EXPECT_FALSE(reach->extend(logged(with_7, deleted)));
+	}
+	{
+		std::unique_ptr<Reach> reach = start(with_7);
+		EXPECT_FALSE(reach->extend(logged(with_7, before))); // 4 -> 7 deleted again
+	}
+	{
+		Rows without = {{2, 3}, {3, 4}, {5, 6}};
+		std::unique_ptr<Reach> reach = start(without);
+		EXPECT_FALSE(reach->reachable(1, 4));
+		EXPECT_FALSE(reach->extend(logged(without, before))); // 1 -> 2 written again
+	}
+	{
+		// A duplicate row of an edge the build has, and one of an inserted edge: nothing to add.
+		std::unique_ptr<Reach> reach = start(with_7);
+		Rows more = with_7;
+		more.emplace_back(1, 2);
+		more.emplace_back(4, 7);
+		more.emplace_back(6, 1);
+		ASSERT_TRUE(reach->extend(logged(with_7, more)));
+		EXPECT_TRUE(reach->reachable(5, 7));
+		EXPECT_FALSE(reach->reachable(7, 5));
 	}
 }

@@ -53,6 +53,18 @@ struct LiveOverlay {
 	std::unique_ptr<grail::Reach> reach;
 };
 
+// A live graph's overlay for reachable(), for the log rows one snapshot saw (log), which the next
+// statement extends with the rows logged since where its snapshot sees all these and more.
+struct KeptOverlay {
+	std::string build_uuid;
+	PendingLog log;
+	// Null where the snapshot saw no pending change.
+	std::shared_ptr<LiveOverlay> value;
+	// The build's DAG transposed, which the last overlay of this build made: lent to the next one
+	// (after a statement that saw no change too).
+	std::shared_ptr<const grail::Csr> reversed_dag;
+};
+
 // What this backend keeps of one graph.
 struct CachedGraph {
 	// The last build loaded.
@@ -61,7 +73,7 @@ struct CachedGraph {
 	// reach null where the overlay declined them (components of the build split or joined, a
 	// TRUNCATE, a NULL endpoint, an image that does not count the rows of an edge): then
 	// reachable() uses the snapshot's own rebuild as the other functions do.
-	PendingKeyed<LiveOverlay> overlay;
+	KeptOverlay overlay;
 	// A live graph as a snapshot sees it while changes are pending: the index of the rows it sees.
 	PendingKeyed<LoadedGraph> rebuilt;
 };
@@ -409,22 +421,69 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 	return live;
 }
 
+/*
+ * The kept overlay extended in place by the edges of rows logged since it was made: false where
+ * the overlay takes none of them (a NULL endpoint, a TRUNCATE's marker, an edge deleted or written
+ * again, a new cycle: edge_changes, grail::Reach::extend), and then the overlay must be dropped.
+ */
+static bool
+extend_overlay(LiveOverlay &live, const std::vector<PendingRow> &rows) {
+	std::vector<grail::EdgeChange> changes;
+	return live.reach && live.base && edge_changes(live.base->index, rows, changes) && live.reach->extend(changes);
+}
+
+/*
+ * A live graph's overlay of the pending changes the active snapshot sees, or null where it sees
+ * none. Where the last overlay kept is of the same build and this snapshot sees all the log rows
+ * that its snapshot saw (read_pending_since), only the rows logged since are read, and the overlay
+ * takes them in place (extend_overlay) where no call site holds it any more (a cursor's, answering
+ * for its own snapshot, may); else the log is read whole and the overlay made again.
+ */
 static std::shared_ptr<LiveOverlay>
-live_overlay(const GraphName &name, const GraphRow &row, const PendingChanges &pending,
-             std::optional<grail::KeyKind> keys) {
-	PendingKeyed<LiveOverlay> &last = backend_cache()[row.id].overlay;
-	// The last overlay of the same build lends the new one its transpose of the build's DAG (kept
-	// beyond the old overlay, which kept_for frees).
-	std::shared_ptr<const grail::Csr> reversed_dag;
-	if (last.value && last.build_uuid == row.build_uuid && last.value->reach)
-		reversed_dag = last.value->reach->reversed_dag();
+live_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	KeptOverlay &last = backend_cache()[row.id].overlay;
+	bool same_build = last.build_uuid == row.build_uuid && !last.build_uuid.empty();
 	// Its build's image file is checked as load_build checks it (a truncated file is never read).
-	std::shared_ptr<LiveOverlay> kept = kept_for(last, row, pending);
-	if (kept && (!kept->base || still_cached(kept->base->image_file.get())))
-		return kept;
-	std::shared_ptr<LiveOverlay> live =
-	    make_overlay(load_build(name, row, keys), visible_pending_rows(row.id), std::move(reversed_dag));
-	backend_cache()[row.id].overlay = PendingKeyed<LiveOverlay>{row.build_uuid, pending, live};
+	if (same_build && (!last.value || !last.value->base || still_cached(last.value->base->image_file.get()))) {
+		std::vector<PendingRow> rows;
+		PendingLog next;
+		if (read_pending_since(row.id, last.log, rows, next)) {
+			if (next.rows == last.log.rows) {
+				last.log = std::move(next);
+				if (last.value && last.value->base)
+					check_keys(*last.value->base, name, keys);
+				return last.value;
+			}
+			if (last.value && last.value.use_count() == 1) {
+				// Unusable until the extension ends: an error (a cancel) may leave it part-way.
+				last.build_uuid.clear();
+				if (extend_overlay(*last.value, rows)) {
+					last.build_uuid = row.build_uuid;
+					last.log = std::move(next);
+					check_keys(*last.value->base, name, keys);
+					return last.value;
+				}
+			}
+		}
+	}
+	// The last overlay of the same build lends the new one its transpose of the build's DAG (kept
+	// beyond the old overlay, which is freed first).
+	std::shared_ptr<const grail::Csr> reversed_dag;
+	if (same_build)
+		reversed_dag = last.value && last.value->reach && last.value->reach->reversed_dag()
+		                   ? last.value->reach->reversed_dag()
+		                   : last.reversed_dag;
+	last = KeptOverlay{};
+	std::vector<PendingRow> rows;
+	PendingLog log;
+	read_pending_log(row.id, rows, log);
+	std::shared_ptr<LiveOverlay> live;
+	if (log.rows > 0) {
+		live = make_overlay(load_build(name, row, keys), rows, reversed_dag);
+		if (live->reach && live->reach->reversed_dag())
+			reversed_dag = live->reach->reversed_dag();
+	}
+	backend_cache()[row.id].overlay = KeptOverlay{row.build_uuid, std::move(log), live, std::move(reversed_dag)};
 	return live;
 }
 
@@ -538,14 +597,17 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).
 		if (unlogged_writes(row))
 			return typed(Opened{snapshot_build(name, row, keys), nullptr});
-		PendingChanges pending = visible_pending_changes(row.id);
-		if (pending.rows > 0) {
-			if (use == PendingUse::overlay) {
-				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
-				if (live->reach)
-					return typed(Opened{live->base, live});
-			}
-			return typed(Opened{live_graph(name, row, pending, keys), nullptr});
+		bool pending_rows = true;
+		if (use == PendingUse::overlay) {
+			std::shared_ptr<LiveOverlay> live = live_overlay(name, row, keys);
+			if (live && live->reach)
+				return typed(Opened{live->base, live});
+			pending_rows = live != nullptr;
+		}
+		if (pending_rows) {
+			PendingChanges pending = visible_pending_changes(row.id);
+			if (pending.rows > 0)
+				return typed(Opened{live_graph(name, row, pending, keys), nullptr});
 		}
 	}
 	return typed(Opened{load_build(name, row, keys), nullptr});
@@ -580,6 +642,12 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 	if (site != nullptr && site->graph != nullptr && same_snapshot(site->snapshot) && same_name(site->name, name))
 		return *site;
 
+	// The site's overlay let go first, so that the backend's kept one, where no other site holds
+	// it, may be extended in place; the site is checked again at its next call.
+	if (site != nullptr && site->overlay != nullptr && *site->overlay) {
+		site->snapshot.transaction = InvalidLocalTransactionId;
+		site->overlay->reset();
+	}
 	char *cname = guard([&] { return text_to_cstring(name); });
 	Opened opened = open_checked(cname, keys, with_overlay ? PendingUse::overlay : PendingUse::rows);
 

@@ -1,6 +1,7 @@
 // grail.pending_change (src/pg/store/pending_changes.hpp): its rows read by an index scan in the
 // active snapshot, as find_graph_in reads grail.graph, with no SQL to plan; written through the
 // table and index access methods; deleted and counted by SQL with the catalog's rights.
+#include <algorithm>
 #include <cstring>
 
 #include "store/catalog.hpp"
@@ -15,6 +16,7 @@ extern "C" {
 #include "access/tableam.h"
 #include "access/toast_compression.h"
 #include "access/toast_internals.h"
+#include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
@@ -26,6 +28,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/xid8.h"
 }
 
 namespace grail::pg {
@@ -39,7 +42,8 @@ constexpr AttrNumber kSourceColumn = 3; // int8[]: integer keys
 constexpr AttrNumber kTargetColumn = 4;
 constexpr AttrNumber kSourceKeyColumn = 5; // text[]: the other kinds of key
 constexpr AttrNumber kTargetKeyColumn = 6;
-constexpr int kColumnCount = 6;
+constexpr AttrNumber kXidColumn = 7; // xid8: the writer's top-level transaction
+constexpr int kColumnCount = 7;
 
 // The SQL that deletes a graph's rows.
 constexpr const char *kDeleteSql = "DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1";
@@ -53,19 +57,24 @@ pending_change_table() {
 
 /*
  * Calls visit(tuple, descriptor) for each row of grail.pending_change of the graph that the active
- * snapshot sees, in index order (PostgreSQL calls: inside guard()).
+ * snapshot sees, in index order; with from, only those whose xid is at or above it (PostgreSQL
+ * calls: inside guard()).
  */
 template <typename Visit>
 static void
-scan_visible_pending(int64_t graph_id, Visit &&visit) {
+scan_visible_pending(int64_t graph_id, Visit &&visit, const uint64_t *from = nullptr) {
 	Oid relid = pending_change_table();
 	if (!OidIsValid(relid))
 		elog(ERROR, "pg_grail catalog table grail.pending_change is missing");
 	Relation rel = table_open(relid, AccessShareLock);
 	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
-	ScanKeyData key;
-	ScanKeyInit(&key, kGraphIdColumn, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {kGraphIdColumn}, "graph_id"), true, snapshot, 1, &key);
+	ScanKeyData keys[2];
+	ScanKeyInit(&keys[0], kGraphIdColumn, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
+	if (from != nullptr)
+		ScanKeyInit(&keys[1], kXidColumn, BTGreaterEqualStrategyNumber, F_XID8GE,
+		            FullTransactionIdGetDatum(FullTransactionIdFromU64(*from)));
+	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {kGraphIdColumn, kXidColumn}, "(graph_id, xid)"), true,
+	                                      snapshot, from != nullptr ? 2 : 1, keys);
 	while (HeapTuple tuple = systable_getnext(scan)) {
 		CHECK_FOR_INTERRUPTS();
 		visit(tuple, RelationGetDescr(rel));
@@ -94,6 +103,62 @@ visible_pending_changes(int64_t graph_id) {
 	});
 }
 
+/*
+ * The edges of one row of the log, deformed into values and nulls (PostgreSQL calls: inside guard()).
+ */
+static void
+append_edges(int64_t graph_id, const Datum *values, const bool *nulls, std::vector<PendingRow> &rows) {
+	int change = DatumGetInt32(values[kChangeColumn - 1]);
+	bool integer = !nulls[kSourceColumn - 1];
+	int s = (integer ? kSourceColumn : kSourceKeyColumn) - 1, t = (integer ? kTargetColumn : kTargetKeyColumn) - 1;
+	if (nulls[s] || nulls[t]) {
+		PendingRow marker;
+		marker.change = change;
+		rows.push_back(std::move(marker));
+		return;
+	}
+	Oid element = integer ? INT8OID : TEXTOID;
+	int16 length = integer ? 8 : -1;
+	char align = integer ? TYPALIGN_DOUBLE : TYPALIGN_INT;
+	Datum *sources, *targets;
+	bool *source_nulls, *target_nulls;
+	int ns, nt;
+	ArrayType *source_array = DatumGetArrayTypeP(values[s]), *target_array = DatumGetArrayTypeP(values[t]);
+	deconstruct_array(source_array, element, length, integer, align, &sources, &source_nulls, &ns);
+	deconstruct_array(target_array, element, length, integer, align, &targets, &target_nulls, &nt);
+	if (ns != nt)
+		elog(ERROR, "pg_grail: a row of grail.pending_change of graph %lld has %d sources and %d targets",
+		     (long long)graph_id, ns, nt);
+	for (int i = 0; i < ns; i++) {
+		// Keys detoasted first: no PostgreSQL call (which may longjmp over it) once row exists.
+		text *source_key = integer || source_nulls[i] ? nullptr : DatumGetTextPP(sources[i]);
+		text *target_key = integer || target_nulls[i] ? nullptr : DatumGetTextPP(targets[i]);
+		PendingRow row;
+		row.change = change;
+		row.integer = integer;
+		row.has_source = !source_nulls[i];
+		row.has_target = !target_nulls[i];
+		if (integer) {
+			row.source = source_nulls[i] ? 0 : DatumGetInt64(sources[i]);
+			row.target = target_nulls[i] ? 0 : DatumGetInt64(targets[i]);
+		} else {
+			if (source_key != nullptr)
+				row.source_key.assign(VARDATA_ANY(source_key), VARSIZE_ANY_EXHDR(source_key));
+			if (target_key != nullptr)
+				row.target_key.assign(VARDATA_ANY(target_key), VARSIZE_ANY_EXHDR(target_key));
+		}
+		rows.push_back(std::move(row));
+	}
+	pfree(sources);
+	pfree(targets);
+	pfree(source_nulls);
+	pfree(target_nulls);
+	if (DatumGetPointer(values[s]) != reinterpret_cast<Pointer>(source_array))
+		pfree(source_array);
+	if (DatumGetPointer(values[t]) != reinterpret_cast<Pointer>(target_array))
+		pfree(target_array);
+}
+
 std::vector<PendingRow>
 visible_pending_rows(int64_t graph_id) {
 	std::vector<PendingRow> rows;
@@ -102,59 +167,138 @@ visible_pending_rows(int64_t graph_id) {
 			Datum values[kColumnCount];
 			bool nulls[kColumnCount];
 			heap_deform_tuple(tuple, descriptor, values, nulls);
-			int change = DatumGetInt32(values[kChangeColumn - 1]);
-			bool integer = !nulls[kSourceColumn - 1];
-			int s = (integer ? kSourceColumn : kSourceKeyColumn) - 1,
-			    t = (integer ? kTargetColumn : kTargetKeyColumn) - 1;
-			if (nulls[s] || nulls[t]) {
-				PendingRow marker;
-				marker.change = change;
-				rows.push_back(std::move(marker));
-				return;
-			}
-			Oid element = integer ? INT8OID : TEXTOID;
-			int16 length = integer ? 8 : -1;
-			char align = integer ? TYPALIGN_DOUBLE : TYPALIGN_INT;
-			Datum *sources, *targets;
-			bool *source_nulls, *target_nulls;
-			int ns, nt;
-			ArrayType *source_array = DatumGetArrayTypeP(values[s]), *target_array = DatumGetArrayTypeP(values[t]);
-			deconstruct_array(source_array, element, length, integer, align, &sources, &source_nulls, &ns);
-			deconstruct_array(target_array, element, length, integer, align, &targets, &target_nulls, &nt);
-			if (ns != nt)
-				elog(ERROR, "pg_grail: a row of grail.pending_change of graph %lld has %d sources and %d targets",
-				     (long long)graph_id, ns, nt);
-			for (int i = 0; i < ns; i++) {
-				// Keys detoasted first: no PostgreSQL call (which may longjmp over it) once row exists.
-				text *source_key = integer || source_nulls[i] ? nullptr : DatumGetTextPP(sources[i]);
-				text *target_key = integer || target_nulls[i] ? nullptr : DatumGetTextPP(targets[i]);
-				PendingRow row;
-				row.change = change;
-				row.integer = integer;
-				row.has_source = !source_nulls[i];
-				row.has_target = !target_nulls[i];
-				if (integer) {
-					row.source = source_nulls[i] ? 0 : DatumGetInt64(sources[i]);
-					row.target = target_nulls[i] ? 0 : DatumGetInt64(targets[i]);
-				} else {
-					if (source_key != nullptr)
-						row.source_key.assign(VARDATA_ANY(source_key), VARSIZE_ANY_EXHDR(source_key));
-					if (target_key != nullptr)
-						row.target_key.assign(VARDATA_ANY(target_key), VARSIZE_ANY_EXHDR(target_key));
-				}
-				rows.push_back(std::move(row));
-			}
-			pfree(sources);
-			pfree(targets);
-			pfree(source_nulls);
-			pfree(target_nulls);
-			if (DatumGetPointer(values[s]) != reinterpret_cast<Pointer>(source_array))
-				pfree(source_array);
-			if (DatumGetPointer(values[t]) != reinterpret_cast<Pointer>(target_array))
-				pfree(target_array);
+			append_edges(graph_id, values, nulls, rows);
 		});
 	});
 	return rows;
+}
+
+namespace {
+
+// The full transaction id of a transaction id of the active snapshot (at most 2^31 old).
+bool
+full_xid(TransactionId xid, uint64_t *full) {
+	FullTransactionId next = ReadNextFullTransactionId();
+	uint32 epoch = EpochFromFullTransactionId(next);
+	if (!TransactionIdIsNormal(xid))
+		return false;
+	if (xid > XidFromFullTransactionId(next)) {
+		if (epoch == 0)
+			return false;
+		epoch--;
+	}
+	*full = uint64_t(epoch) << 32 | xid;
+	return true;
+}
+
+// The bound of what the active snapshot sees (PendingLog): its oldest running transaction, or this
+// backend's, whichever is older (the snapshot leaves this backend's own out of its running ones).
+bool
+snapshot_bound(uint64_t *bound) {
+	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
+	if (!full_xid(snapshot->xmin, bound))
+		return false;
+	FullTransactionId own = GetTopFullTransactionIdIfAny();
+	if (FullTransactionIdIsValid(own) && U64FromFullTransactionId(own) < *bound)
+		*bound = U64FromFullTransactionId(own);
+	return true;
+}
+
+PendingRowId
+row_id(HeapTuple tuple) {
+	PendingRowId id;
+	id.block = ItemPointerGetBlockNumber(&tuple->t_self);
+	id.offset = ItemPointerGetOffsetNumber(&tuple->t_self);
+	id.xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
+	return id;
+}
+
+// The row's xid, 0 where NULL (rows logged before the column was).
+uint64_t
+row_xid(const Datum *values, const bool *nulls) {
+	return nulls[kXidColumn - 1] ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(values[kXidColumn - 1]));
+}
+
+// Whether the row was written by a transaction that ended before the bound: it was frozen, or its
+// inserting (sub)transaction is older than the bound (which no transaction of this backend is).
+bool
+written_before(HeapTuple tuple, uint64_t bound) {
+	TransactionId xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
+	return HeapTupleHeaderXminFrozen(tuple->t_data) || !TransactionIdIsNormal(xmin) ||
+	       TransactionIdPrecedes(xmin, TransactionId(bound));
+}
+
+} // namespace
+
+void
+read_pending_log(int64_t graph_id, std::vector<PendingRow> &edges, PendingLog &log) {
+	log = PendingLog{};
+	guard([&] {
+		log.bounded = snapshot_bound(&log.bound);
+		scan_visible_pending(graph_id, [&](HeapTuple tuple, TupleDesc descriptor) {
+			Datum values[kColumnCount];
+			bool nulls[kColumnCount];
+			heap_deform_tuple(tuple, descriptor, values, nulls);
+			log.rows++;
+			if (log.bounded) {
+				if (row_xid(values, nulls) >= log.bound)
+					log.recent.push_back(row_id(tuple));
+				else if (!written_before(tuple, log.bound))
+					log.bounded = false;
+			}
+			append_edges(graph_id, values, nulls, edges);
+		});
+	});
+	if (!log.bounded)
+		log.recent.clear();
+	std::sort(log.recent.begin(), log.recent.end());
+}
+
+bool
+read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<PendingRow> &edges, PendingLog &next) {
+	next = PendingLog{};
+	if (!last.bounded)
+		return false;
+	std::vector<std::pair<PendingRowId, uint64_t>> seen; // rows at or above last's bound, and their xid
+	bool still = guard([&] {
+		if (!snapshot_bound(&next.bound) || next.bound < last.bound)
+			return false;
+		size_t known = 0;
+		bool keep_bound = false; // a row between the two bounds written later than the new one
+		scan_visible_pending(
+		    graph_id,
+		    [&](HeapTuple tuple, TupleDesc descriptor) {
+			    Datum values[kColumnCount];
+			    bool nulls[kColumnCount];
+			    heap_deform_tuple(tuple, descriptor, values, nulls);
+			    PendingRowId id = row_id(tuple);
+			    uint64_t xid = row_xid(values, nulls);
+			    seen.emplace_back(id, xid);
+			    if (xid < next.bound && !written_before(tuple, next.bound))
+				    keep_bound = true;
+			    if (std::binary_search(last.recent.begin(), last.recent.end(), id))
+				    known++;
+			    else
+				    append_edges(graph_id, values, nulls, edges);
+		    },
+		    &last.bound);
+		if (known != last.recent.size())
+			return false;
+		// The rows between the two bounds join the rows below the new one where all were written
+		// before it; else the bound stays.
+		if (keep_bound)
+			next.bound = last.bound;
+		return true;
+	});
+	if (!still)
+		return false;
+	next.bounded = true;
+	next.rows = last.rows + (seen.size() - last.recent.size());
+	for (const auto &[id, xid] : seen)
+		if (xid >= next.bound)
+			next.recent.push_back(id);
+	std::sort(next.recent.begin(), next.recent.end());
+	return true;
 }
 
 void
@@ -295,7 +439,8 @@ PendingChangeInserter::open(Oid table, MemoryContext context) {
 		const char *name;
 		Oid type;
 	} kColumns[kColumnCount] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
-	                            {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID}};
+	                            {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID},
+	                            {"xid", XID8OID}};
 	MemoryContext old = MemoryContextSwitchTo(context);
 	Relation rel = table_open(table, RowExclusiveLock);
 	TupleDesc desc = RelationGetDescr(rel);
@@ -358,6 +503,10 @@ PendingChangeInserter::insert(int64_t graph_id, int change, int first, Datum sou
 	nulls[kGraphIdColumn - 1] = nulls[kChangeColumn - 1] = false;
 	for (AttrNumber column : {kSourceColumn, kTargetColumn, kSourceKeyColumn, kTargetKeyColumn})
 		nulls[column - 1] = true;
+	// The writer's top-level transaction (which an insert has), by which readers read what was
+	// logged since their last read.
+	values[kXidColumn - 1] = FullTransactionIdGetDatum(GetTopFullTransactionId());
+	nulls[kXidColumn - 1] = false;
 	if (!marker) {
 		values[first - 1] = source;
 		values[first] = target;

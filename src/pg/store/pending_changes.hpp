@@ -1,10 +1,12 @@
 // grail.pending_change, the change log of live graphs: the one place that knows its rows,
-// (graph_id, change, source int8[], target int8[], source_key text[], target_key text[]). A row
+// (graph_id, change, source int8[], target int8[], source_key text[], target_key text[], xid xid8). A row
 // holds a batch of edges changed by one change value (an edge row written, change > 0, or removed,
 // change < 0, |change| times): their endpoints in source and target for integer keys, in
 // source_key and target_key as text otherwise (uuid in its text form); all four arrays NULL: a
 // TRUNCATE's marker. The log trigger (src/pg/entry/change_log.cpp) writes it, a query reads what
-// its snapshot sees of it, a build deletes what it took in.
+// its snapshot sees of it, a build deletes what it took in. xid: the writer's top-level transaction,
+// which orders the log for a reader that reads only what was logged since its last read (index
+// (graph_id, xid)).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +46,49 @@ struct PendingRow {
 };
 // The edges themselves, in index order (so in an order a fingerprint of them would follow).
 std::vector<PendingRow> visible_pending_rows(int64_t graph_id);
+
+// A row of the log, told apart from every other row a snapshot may see: its place and the
+// transaction that wrote it (a place freed by VACUUM and reused holds a row of another one).
+struct PendingRowId {
+	uint32_t block = 0;
+	uint32_t offset = 0;
+	uint32_t xmin = 0;
+	bool
+	operator<(const PendingRowId &other) const noexcept {
+		return block != other.block     ? block < other.block
+		       : offset != other.offset ? offset < other.offset
+		                                : xmin < other.xmin;
+	}
+	bool
+	operator==(const PendingRowId &other) const noexcept {
+		return block == other.block && offset == other.offset && xmin == other.xmin;
+	}
+};
+
+// What a reader keeps of the log rows one snapshot saw, to read in a later snapshot of the same
+// backend only the rows logged since (read_pending_since). bound, a full transaction id: every row
+// that snapshot saw with an xid below it was written by a transaction that had ended before the
+// snapshot's oldest running one (and is not this backend's), so every later snapshot whose oldest
+// running transaction is not below bound sees exactly those rows too (a merge, which deletes
+// rows, commits a new build with its delete); recent: the rows it saw with an xid at or above it.
+struct PendingLog {
+	uint64_t rows = 0; // rows seen (batches of edges)
+	uint64_t bound = 0;
+	bool bounded = false;             // false: some row below bound was written later (a forged xid): read all
+	std::vector<PendingRowId> recent; // sorted
+};
+
+// The edges of every row of the log of the graph that the active snapshot sees (as
+// visible_pending_rows), and what to read from next time (log).
+void read_pending_log(int64_t graph_id, std::vector<PendingRow> &edges, PendingLog &log);
+
+// The edges of the rows of the log that the active snapshot sees and last did not, where it sees
+// every row that last saw: reads only the rows with an xid at or above last's bound (a few under a
+// steady stream of writes, whatever the log holds). false where that may not hold: last not
+// bounded, the active snapshot older than last's bound (an imported snapshot), or a row last saw
+// that it does not see (rolled back, a transaction of this backend that aborted, a subtransaction
+// rolled back); then read_pending_log. next: what to read from after this snapshot.
+bool read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<PendingRow> &edges, PendingLog &next);
 
 // Deletes the graph's rows that snapshot sees: the changes a build that read the edge table in
 // that snapshot has taken in (all of them without a snapshot).

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# A reader beside a writer on a live graph, as a user would try it with pgbench: one client asking
+# reachable() of one random pair per statement on a random graph of VERTICES vertices and EDGES
+# edges, SECONDS alone, then SECONDS beside a second client inserting single rows as fast as it
+# goes. The reader's latencies per statement (pgbench -l): median and 99th percentile, alone and
+# beside the writer, and their ratios; the writer's rate; the merges that ran (grail.graphs).
+# grail.merge_threshold as the cluster has it (--merge-threshold sets it for the run and resets it
+# after). Runs on the project's throwaway cluster (scripts/cluster.sh).
+#   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+vertices=200000 edges=1000000 seconds=60 merge_threshold=
+# shellcheck source=bench/common.sh
+source bench/common.sh
+parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T]" \
+	vertices edges seconds merge_threshold -- "$@"
+eval "$(scripts/cluster.sh start)"
+db=grail_live_pgbench
+work=$(mktemp -d)
+cleanup() {
+	rm -rf "$work"
+	[ -z "$merge_threshold" ] || psql -XAtq -c "ALTER SYSTEM RESET grail.merge_threshold" -c "SELECT pg_reload_conf()" >/dev/null
+}
+trap cleanup EXIT
+if [ -n "$merge_threshold" ]; then
+	psql -XAtq -c "ALTER SYSTEM SET grail.merge_threshold = $merge_threshold" -c "SELECT pg_reload_conf()" >/dev/null
+fi
+psql -XAtq -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+P -c "CREATE EXTENSION pg_grail" -c "SELECT setseed(0.31)" \
+  -c "CREATE TABLE edges AS SELECT s AS source, s + 1 + (random() * ($vertices - s - 1))::bigint AS target
+      FROM (SELECT 1 + (random() * ($vertices - 2))::bigint AS s FROM generate_series(1, $edges)) x" \
+  -c "VACUUM ANALYZE edges" -c "SELECT grail.create_graph('g', 'edges')" >/dev/null
+cat >"$work/reader.sql" <<EOF
+\\set a random(1, $vertices)
+\\set b random(1, $vertices)
+SELECT grail.reachable('g', :a, :b);
+EOF
+cat >"$work/writer.sql" <<EOF
+\\set s random(1, $((vertices - 1)))
+\\set t random(:s + 1, $vertices)
+INSERT INTO edges VALUES (:s, :t);
+EOF
+# Latencies in ms of the reader's statements, from pgbench's log (column 3, microseconds).
+percentile() { awk '{ print $3 / 1000 }' "$1"/reader_log.* | sort -g | awk -v p="$2" '{ v[NR] = $1 } END { i = int(NR * p); if (i < 1) i = 1; print v[i] }'; }
+run_reader() {
+	mkdir -p "$work/$1"
+	(cd "$work/$1" && pgbench -n -c 1 -T "$seconds" -l --log-prefix=reader_log -f "$work/reader.sql" "$db" >/dev/null 2>&1)
+}
+P -c "SELECT grail.reachable('g', 1, 2)" >/dev/null # the image into the shared cache
+run_reader alone
+merges_before=$(P -c "SELECT merge_count + background_merge_count FROM grail.graphs WHERE name = 'g'")
+(cd "$work" && pgbench -n -c 1 -T "$seconds" -f "$work/writer.sql" "$db" >"$work/writer.out" 2>&1) &
+writer=$!
+run_reader beside
+wait "$writer"
+merges=$(( $(P -c "SELECT merge_count + background_merge_count FROM grail.graphs WHERE name = 'g'") - merges_before ))
+writes=$(awk -F'= ' '/^tps/ { split($2, x, " "); print x[1]; exit }' "$work/writer.out")
+declare -A median p99
+for run in alone beside; do
+	median[$run]=$(percentile "$work/$run" 0.5)
+	p99[$run]=$(percentile "$work/$run" 0.99)
+done
+echo
+echo "graph: random DAG, $vertices vertices, $edges edges; ${seconds} s each; writer: $writes single-row INSERTs/s, $merges merges during the run"
+printf '| %-44s | %9s | %9s | %7s |\n' "reader's reachable(), ms" "alone" "beside" "ratio"
+printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "---------"
+printf '| %-44s | %9s | %9s | %7s |\n' "median" "${median[alone]}" "${median[beside]}" "$(ratio "${median[alone]}" "${median[beside]}")"
+printf '| %-44s | %9s | %9s | %7s |\n' "99th percentile" "${p99[alone]}" "${p99[beside]}" "$(ratio "${p99[alone]}" "${p99[beside]}")"
+printf '| %-44s | %9s | %9s | %7s |\n' "statements" "$(cat "$work"/alone/reader_log.* | wc -l)" "$(cat "$work"/beside/reader_log.* | wc -l)" ""
