@@ -343,13 +343,19 @@ Server::hold() const {
 void
 Server::handle(int fd) {
 	int timeout = options_.io_timeout_ms;
-	WaitFn wait = [timeout](int socket, bool for_write) {
+	// Waits in slices, so that a stopping server leaves a quiet client at once.
+	WaitFn wait = [this, timeout](int socket, bool for_write) {
 		struct pollfd p = {socket, short(for_write ? POLLOUT : POLLIN), 0};
-		int ready;
-		while ((ready = poll(&p, 1, timeout)) < 0 && errno == EINTR) {
+		for (int waited = 0;;) {
+			int slice = std::min(timeout - waited, 100);
+			int ready = poll(&p, 1, std::max(slice, 0));
+			if (ready > 0 || (ready < 0 && errno != EINTR))
+				return;
+			if (stopping_.load())
+				throw ProtocolError("the GPU service stops");
+			if (ready == 0 && (waited += slice) >= timeout)
+				throw ProtocolError("the client neither sent nor read for too long");
 		}
-		if (ready == 0)
-			throw ProtocolError("the client neither sent nor read for too long");
 	};
 	ClientScope scope(fd, &stopping_);
 	try {
