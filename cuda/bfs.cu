@@ -41,20 +41,19 @@ constexpr size_t kPullAheadDegree = 8;
 
 enum Mark : size_t { mark_begin, mark_uploaded, mark_in_edges, mark_traversed, mark_ordered, mark_count };
 
-// Everything one run holds on the device, freed together on every path out.
+// Everything one run holds on the device, freed together on every path out; the graph (out, and
+// in once built) is borrowed: bfs_gpu's own upload, or a GpuGraph's resident copy.
 struct BfsDevice {
-	BfsDevice(const Csr &graph, cudaStream_t stream)
-	    : out(DeviceCsr::upload(graph, stream)), depth(graph.vertex_count()), parent(graph.vertex_count()),
-	      visited(Bitmap::words_for(graph.vertex_count())), bits{DeviceBuffer<uint32_t>(visited.size()),
-	                                                             DeviceBuffer<uint32_t>(visited.size())},
-	      frontier(graph.vertex_count()), spare{DeviceBuffer<vid_t>(graph.vertex_count()),
-	                                            DeviceBuffer<vid_t>(graph.vertex_count())},
-	      row_count(1) {
+	BfsDevice(DeviceCsr &out, DeviceCsr &in, size_t n)
+	    : out(out), in(in), depth(n), parent(n),
+	      visited(Bitmap::words_for(n)), bits{DeviceBuffer<uint32_t>(visited.size()),
+	                                          DeviceBuffer<uint32_t>(visited.size())},
+	      frontier(n), spare{DeviceBuffer<vid_t>(n), DeviceBuffer<vid_t>(n)}, row_count(1) {
 	}
+	// A run's own arrays, the graph not included.
 	static size_t
-	bytes_for(size_t n, size_t m) {
-		return DeviceCsr::bytes_for(n, m) + Frontier::bytes_for(n) + 4 * n * sizeof(uint32_t) +
-		       3 * Bitmap::words_for(n) * sizeof(uint32_t);
+	run_bytes_for(size_t n) {
+		return Frontier::bytes_for(n) + 4 * n * sizeof(uint32_t) + 3 * Bitmap::words_for(n) * sizeof(uint32_t);
 	}
 	BfsArrays
 	arrays() const {
@@ -65,8 +64,8 @@ struct BfsDevice {
 		out.transpose_into(in, transpose, temp, stream);
 	}
 
-	DeviceCsr out;
-	DeviceCsr in; // empty until a level pulls or the graph is dense enough to pull
+	DeviceCsr &out;
+	DeviceCsr &in; // empty until a level pulls or the graph is dense enough to pull
 	TransposeScratch transpose;
 	DeviceBuffer<uint32_t> depth;
 	DeviceBuffer<vid_t> parent;
@@ -108,10 +107,10 @@ struct LevelLoop {
 
 // Runs the levels from source; returns how deep they went.
 LevelLoop
-traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool may_pull, StepProbe &probe,
+traverse(BfsDevice &d, vid_t source, eid_t source_edges, uint32_t max_depth, bool may_pull, StepProbe &probe,
          cudaStream_t s) {
-	const vid_t n = vid_t(graph.vertex_count());
-	const eid_t m = graph.edge_count();
+	const vid_t n = d.out.vertex_count();
+	const eid_t m = d.out.edge_count();
 	Frontier &f = d.frontier;
 	LevelLoop loop;
 	eid_t explored = 0; // out-edges of the vertices whose level has run
@@ -125,7 +124,7 @@ traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool 
 			loop.steps.push_back({kind, loop.level, f.size(), f.edges()});
 	};
 	CUDA_CHECK(cudaMemcpyAsync(f.current(), &source, sizeof source, cudaMemcpyHostToDevice, s));
-	f.set(1, graph.offsets[source + 1] - graph.offsets[source]);
+	f.set(1, source_edges);
 	while (f.size() > 0 && loop.level < max_depth) {
 		poll_cancel();
 		if (!pulling && !narrow_refused && f.size() <= kNarrowCapacity && f.edges() <= kNarrowEdges) {
@@ -193,26 +192,37 @@ traverse(BfsDevice &d, const Csr &graph, vid_t source, uint32_t max_depth, bool 
 	return loop;
 }
 
-} // namespace
-
+// One search over out (in: its in-edges, or empty), which hold a graph of n vertices and m edges:
+// bfs_gpu's with upload (then out is filled from it here, timed as the upload), or a GpuGraph's
+// without. may_pull: whether bottom-up levels may build the in-edges (or they exist).
 BfsResult
-bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timings) {
-	size_t n = graph.vertex_count(), m = graph.edge_count();
-	if (source >= n)
-		throw Error(ErrorKind::invalid_input, "BFS source is not a vertex of the graph");
-	require_device("GPU BFS");
-	DeviceMemory memory = require_device_memory(BfsDevice::bytes_for(n, m), "the graph", "BFS", "run BFS on the CPU");
+run_bfs(DeviceCsr &out, DeviceCsr &in, const Csr *upload, size_t n, size_t m, vid_t source, uint32_t max_depth,
+        GpuBfsTimings *timings) {
+	size_t graph_bytes = upload ? DeviceCsr::bytes_for(n, m) : 0;
+	DeviceMemory memory =
+	    require_device_memory(graph_bytes + BfsDevice::run_bytes_for(n), "the graph", "BFS", "run BFS on the CPU");
 	// Bottom-up levels need the in-edges too; without room for them every level runs top-down.
-	bool may_pull = memory.need + DeviceCsr::transpose_peak_bytes(n, m) <= memory.free_bytes;
+	bool may_pull =
+	    in.view().offsets != nullptr || memory.need + DeviceCsr::transpose_peak_bytes(n, m) <= memory.free_bytes;
 
 	Stream stream;
 	cudaStream_t s = stream.get();
 	TimingProbe probe(timings != nullptr, mark_count, s);
 	StepProbe steps(timings != nullptr, s);
 	probe.mark(mark_begin);
-	BfsDevice d(graph, s);
+	eid_t source_edges;
+	if (upload) {
+		out = DeviceCsr::upload(*upload, s);
+		source_edges = upload->offsets[source + 1] - upload->offsets[source];
+	} else {
+		eid_t ends[2];
+		CUDA_CHECK(cudaMemcpyAsync(ends, out.view().offsets + source, sizeof ends, cudaMemcpyDeviceToHost, s));
+		stream.synchronize();
+		source_edges = ends[1] - ends[0];
+	}
 	probe.mark(mark_uploaded);
-	if (may_pull && m >= kPullAheadDegree * n)
+	BfsDevice d(out, in, n);
+	if (may_pull && m >= kPullAheadDegree * n && in.view().offsets == nullptr)
 		d.build_in_edges(s);
 	probe.mark(mark_in_edges);
 
@@ -225,7 +235,7 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 	uint32_t source_bit = 1u << (source & 31);
 	CUDA_CHECK(
 	    cudaMemcpyAsync(d.visited.data() + (source >> 5), &source_bit, sizeof source_bit, cudaMemcpyHostToDevice, s));
-	LevelLoop loop = traverse(d, graph, source, max_depth, may_pull, steps, s);
+	LevelLoop loop = traverse(d, source, source_edges, max_depth, may_pull, steps, s);
 	probe.mark(mark_traversed);
 
 	complete_parents(d.arrays(), s);
@@ -258,6 +268,68 @@ bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timin
 		timings->steps = std::move(loop.steps);
 	}
 	return result;
+}
+
+} // namespace
+
+BfsResult
+bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth, GpuBfsTimings *timings) {
+	size_t n = graph.vertex_count(), m = graph.edge_count();
+	if (source >= n)
+		throw Error(ErrorKind::invalid_input, "BFS source is not a vertex of the graph");
+	require_device("GPU BFS");
+	DeviceCsr out, in;
+	return run_bfs(out, in, &graph, n, m, source, max_depth, timings);
+}
+
+struct GpuGraph::State {
+	DeviceCsr out;
+	DeviceCsr in; // built on the device by the first search that wants it
+	size_t n = 0, m = 0;
+};
+
+GpuGraph::GpuGraph(const Csr &graph) : state_(std::make_unique<State>()) {
+	require_device("GPU BFS");
+	state_->n = graph.vertex_count();
+	state_->m = graph.edge_count();
+	require_device_memory(DeviceCsr::bytes_for(state_->n, state_->m), "the graph", "its resident copy",
+	                      "run BFS on the CPU");
+	Stream stream;
+	state_->out = DeviceCsr::upload(graph, stream.get());
+	stream.synchronize(); // graph's vectors are not needed after this
+}
+
+GpuGraph::~GpuGraph() = default;
+
+BfsResult
+GpuGraph::bfs(vid_t source, uint32_t max_depth, bool reverse, GpuBfsTimings *timings) {
+	State &g = *state_;
+	if (source >= g.n)
+		throw Error(ErrorKind::invalid_input, "BFS source is not a vertex of the graph");
+	require_device("GPU BFS");
+	if (reverse && g.in.view().offsets == nullptr) {
+		// The in-edges once, on the device: kept for every later search either way.
+		require_device_memory(DeviceCsr::transpose_peak_bytes(g.n, g.m), "the graph", "its in-edges",
+		                      "run BFS on the CPU");
+		Stream stream;
+		TransposeScratch transpose;
+		TempStorage temp;
+		g.out.transpose_into(g.in, transpose, temp, stream.get());
+		stream.synchronize();
+	}
+	// Against edge direction the in-edges are the graph searched, and the out-edges its in-edges.
+	return reverse ? run_bfs(g.in, g.out, nullptr, g.n, g.m, source, max_depth, timings)
+	               : run_bfs(g.out, g.in, nullptr, g.n, g.m, source, max_depth, timings);
+}
+
+size_t
+GpuGraph::device_bytes() const noexcept {
+	return DeviceCsr::bytes_for(state_->n, state_->m) * (has_in_edges() ? 2 : 1);
+}
+
+bool
+GpuGraph::has_in_edges() const noexcept {
+	return state_->in.view().offsets != nullptr;
 }
 
 } // namespace grail

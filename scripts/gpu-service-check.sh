@@ -5,9 +5,14 @@
 #   2. runs 16 sessions of bfs() and batched reachable() on two graphs through the service, every
 #      answer checked against the CPU's, while nvidia-smi counts the processes holding a CUDA
 #      context (the service's server only);
-#   3. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
+#   3. resident graphs: the CSR of each graph stays on the device (device_bytes), ancestors() makes
+#      the in-edges there; bfs() timed cold (upload) and warm (resident);
+#   4. no head-of-line blocking: a huge batch in one session while another session's bfs() runs,
+#      under auto with a short grail.gpu_service_wait (answered by the service or, past the wait,
+#      by the CPU with a NOTICE; equal to the CPU's either way);
+#   5. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
 #      the postmaster does not restart, the next request is answered;
-#   4. prints a short table last.
+#   6. prints a short table last.
 # Logs go to $OUT (or /tmp/gpu-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -109,6 +114,40 @@ SET grail.device = gpu;
 SELECT 'bfs', g, i, (SELECT md5(string_agg(format('%s/%s/%s', vertex, depth, parent), ',' ORDER BY depth, vertex)) FROM grail.bfs(g, s)) = digest
 FROM bfs_expected WHERE i <= 3 ORDER BY 2, 3;
 SQL
+
+echo "== resident graphs: the CSR stays on the device, ancestors() makes its in-edges there"
+images_sql="SELECT g.name || ':' || i.device_bytes FROM grail.gpu_service_images() i JOIN grail.graph g ON g.id = i.graph_id ORDER BY 1"
+table+=("device bytes after the sessions: $(psql -XAtq -d grail_svc -c "$images_sql" | tr '\n' ' ')")
+anc=$(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "SELECT count(*), sum(depth) FROM grail.ancestors('g1', (SELECT s FROM sources WHERE g = 'g1' AND i = 1))" 2>&1)
+anc_cpu=$(PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "SELECT count(*), sum(depth) FROM grail.ancestors('g1', (SELECT s FROM sources WHERE g = 'g1' AND i = 1))" 2>&1)
+[ "$anc" = "$anc_cpu" ] || status=1
+table+=("ancestors(g1) through the service: $anc (cpu: $anc_cpu); device bytes now: $(psql -XAtq -d grail_svc -c "$images_sql" | tr '\n' ' ')")
+# bfs() from SQL: the first call on a graph uploads its CSR (done already by the sessions above),
+# the next ones find it resident.
+bfs_times=$(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc 2>&1 <<'SQL' | grep -oE 'Time: [0-9.]+ ms' | sed 's/Time: //' | tr '\n' ' '
+\timing on
+SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 5));
+SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 5));
+SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 5));
+SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 5));
+SQL
+)
+table+=("bfs(g2) from SQL under gpu, 4 calls (resident CSR): $bfs_times")
+
+echo "== no head-of-line blocking: a huge batch and a bfs at once"
+psql -Xq -d grail_svc -c "CREATE TABLE IF NOT EXISTS huge AS SELECT array_agg((random() * 262144)::bigint) AS a, array_agg((random() * 262144)::bigint) AS b FROM generate_series(1, 4000000)"
+(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "\timing on" -c "SELECT count(*) FILTER (WHERE x) FROM huge, unnest(grail.reachable('g1', a, b)) x" >/tmp/huge.log 2>&1) &
+huge=$!
+sleep 0.5
+bystander=$(PGOPTIONS='-c grail.device=auto -c grail.gpu_min_edges=0 -c grail.gpu_service_wait=200' psql -XAtq -d grail_svc 2>&1 <<'SQL'
+\timing on
+SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 7));
+SQL
+)
+wait $huge
+bystander_cpu=$(PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 7))")
+echo "$bystander" | grep -q "^$bystander_cpu\$" || status=1
+table+=("huge batch (4M pairs, gpu): $(tr '\n' ' ' </tmp/huge.log | cut -c1-120); meanwhile bfs(g2) under auto, wait 200 ms: $(echo "$bystander" | tr '\n' ' ' | cut -c1-200) (cpu rows $bystander_cpu)")
 
 echo "== SIGKILL of the server in the middle of a request"
 start_before=$(psql -XAtq -d grail_svc -c "SELECT pg_postmaster_start_time()")

@@ -43,6 +43,34 @@ struct GpuBfsTimings {
 BfsResult bfs_gpu(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_limits<uint32_t>::max(),
                   GpuBfsTimings *timings = nullptr);
 
+// A graph's CSR uploaded to the device once and kept there for many searches (the GPU service's
+// resident images): its in-edges are built on the device by the first search that wants them (a
+// search against edge direction, or a bottom-up level) and kept too, so that neither direction
+// needs a reversed CSR on the host. Holds device memory until destroyed. Not for use by two
+// threads at once.
+class GpuGraph {
+public:
+	// Uploads graph (its vectors are read only here). Throws Error(limit_exceeded) when it does not
+	// fit in free device memory.
+	explicit GpuGraph(const Csr &graph);
+	~GpuGraph();
+	GpuGraph(const GpuGraph &) = delete;
+	GpuGraph &operator=(const GpuGraph &) = delete;
+
+	// bfs_gpu()'s rows over the graph (reverse: over its in-edges, the rows of bfs_gpu over
+	// graph.reversed()), without an upload. Same errors as bfs_gpu().
+	BfsResult bfs(vid_t source, uint32_t max_depth = std::numeric_limits<uint32_t>::max(), bool reverse = false,
+	              GpuBfsTimings *timings = nullptr);
+	// Device memory held: the CSR, and the in-edges once built.
+	size_t device_bytes() const noexcept;
+	bool has_in_edges() const noexcept;
+
+	struct State; // cuda/bfs.cu
+
+private:
+	std::unique_ptr<State> state_;
+};
+
 // Where the time of one GPU SCC run went (device events, so that a run without timings pays no
 // extra synchronisation), and how much work detection and numbering did.
 struct GpuSccTimings {

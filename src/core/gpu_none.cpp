@@ -20,6 +20,29 @@ bfs_gpu(const Csr &, vid_t, uint32_t, GpuBfsTimings *) {
 	no_cuda();
 }
 
+struct GpuGraph::State {};
+
+GpuGraph::GpuGraph(const Csr &) {
+	no_cuda();
+}
+
+GpuGraph::~GpuGraph() = default;
+
+BfsResult
+GpuGraph::bfs(vid_t, uint32_t, bool, GpuBfsTimings *) {
+	no_cuda();
+}
+
+size_t
+GpuGraph::device_bytes() const noexcept {
+	return 0;
+}
+
+bool
+GpuGraph::has_in_edges() const noexcept {
+	return false;
+}
+
 Components
 strongly_connected_components_gpu(const Csr &, GpuSccTimings *) {
 	no_cuda();

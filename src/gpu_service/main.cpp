@@ -48,6 +48,10 @@ main(int argc, char **argv) {
 		                     "[--executor gpu|cpu]\n");
 		return kExitUsage;
 	}
+	// The tests' hold (ServerOptions::hold_file): from the environment only, which only whoever
+	// starts PostgreSQL sets.
+	if (const char *hold = std::getenv("GRAIL_GPU_SERVER_TEST_HOLD"))
+		options.hold_file = hold;
 	std::signal(SIGPIPE, SIG_IGN);
 	std::signal(SIGTERM, on_signal);
 	std::signal(SIGINT, on_signal);

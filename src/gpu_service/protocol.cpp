@@ -82,6 +82,38 @@ Reader::finish() const {
 }
 
 void
+put_version(Writer &w) {
+	w.u32(kProtocolVersion);
+}
+
+void
+check_version(Reader &r) {
+	uint32_t version = r.u32();
+	if (version == kProtocolVersion)
+		return;
+	std::string theirs = (version >> 16) == (kProtocolVersion >> 16)
+	                         ? "version " + std::to_string(version & 0xffff)
+	                         : "an unknown version (before 2, or not pg_grail's)";
+	throw VersionMismatch("the GPU service speaks protocol version " + std::to_string(kProtocolVersion & 0xffff) +
+	                      ", the request " + theirs +
+	                      ": the server and the module come from different pg_grail installations");
+}
+
+std::vector<uint8_t>
+encode_info_request() {
+	Writer w;
+	put_version(w);
+	return std::move(w.buffer());
+}
+
+void
+decode_info_request(const uint8_t *p, size_t n) {
+	Reader r(p, n);
+	check_version(r);
+	r.finish();
+}
+
+void
 put_image(Writer &w, const ImageRef &image) {
 	w.str(image.file);
 	w.str(image.build_uuid);
@@ -137,6 +169,7 @@ put_i64s(Writer &w, const std::vector<int64_t> &v) {
 std::vector<uint8_t>
 encode(const BfsRequest &r) {
 	Writer w;
+	put_version(w);
 	put_image(w, r.image);
 	w.u32(r.source);
 	w.u32(r.max_depth);
@@ -147,6 +180,7 @@ encode(const BfsRequest &r) {
 std::vector<uint8_t>
 encode(const SccRequest &r) {
 	Writer w;
+	put_version(w);
 	put_image(w, r.image);
 	return std::move(w.buffer());
 }
@@ -156,6 +190,7 @@ encode(const ReachRequest &r) {
 	if (r.from.size() != r.to.size())
 		throw Error(ErrorKind::internal, "a reachability request needs as many sources as targets");
 	Writer w;
+	put_version(w);
 	put_image(w, r.image);
 	w.u8(r.mode);
 	w.u64(r.min_edges);
@@ -169,6 +204,7 @@ encode(const ReachRequest &r) {
 BfsRequest
 decode_bfs(const uint8_t *p, size_t n) {
 	Reader r(p, n);
+	check_version(r);
 	BfsRequest q;
 	q.image = get_image(r);
 	q.source = r.u32();
@@ -184,6 +220,7 @@ decode_bfs(const uint8_t *p, size_t n) {
 SccRequest
 decode_scc(const uint8_t *p, size_t n) {
 	Reader r(p, n);
+	check_version(r);
 	SccRequest q;
 	q.image = get_image(r);
 	r.finish();
@@ -193,6 +230,7 @@ decode_scc(const uint8_t *p, size_t n) {
 ReachRequest
 decode_reach(const uint8_t *p, size_t n) {
 	Reader r(p, n);
+	check_version(r);
 	ReachRequest q;
 	q.image = get_image(r);
 	q.mode = r.u8();

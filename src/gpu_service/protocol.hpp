@@ -1,7 +1,9 @@
 // The GPU service's wire protocol (docs/architecture.md, The GPU service): framed messages over a
 // Unix domain socket between a backend and the service's server process. No PostgreSQL here.
 //
-// A frame is a header (payload length, type; little-endian uint32 each) and its payload. A
+// A frame is a header (payload length, type; little-endian uint32 each) and its payload. Every
+// request payload begins with kProtocolVersion: a server refuses another version with an error
+// frame that says so (the module and the server come from different installations). A
 // connection carries one request: the backend sends one request frame, the server answers with
 // chunk frames (the result's bytes, at most kMaxChunk each) ending in an end frame, or with an
 // error frame (an ErrorKind and a message and hint) at any point. The backend cancels by closing
@@ -22,7 +24,7 @@ namespace grail::service {
 
 enum class FrameType : uint32_t {
 	// requests
-	info = 1,  // no payload
+	info = 1,  // the version only
 	bfs = 2,   // ImageRef, source vertex u32, max_depth u32, direction u8 (0 out, 1 in)
 	scc = 3,   // ImageRef
 	reach = 4, // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
@@ -32,6 +34,9 @@ enum class FrameType : uint32_t {
 	end = 101,   // the result is complete
 	error = 102, // ErrorKind u8, message, hint
 };
+
+// 'G' 'R' and the version (2: the version field; 1 had none).
+constexpr uint32_t kProtocolVersion = 0x47520000u | 2u;
 
 constexpr size_t kHeaderBytes = 8;
 constexpr size_t kMaxChunk = size_t(1) << 20;
@@ -56,6 +61,15 @@ public:
 	}
 };
 constexpr uint8_t kImageMissing = 200;
+
+// A request of another protocol version: its error frame says which.
+class VersionMismatch : public Error {
+public:
+	explicit VersionMismatch(const std::string &message)
+	    : Error(ErrorKind::invalid_input, message,
+	            "Restart PostgreSQL after installing pg_grail, so that the GPU service runs the installed server.") {
+	}
+};
 
 // Appends little-endian values to a byte buffer.
 class Writer {
@@ -106,6 +120,12 @@ struct ImageRef {
 	std::string build_uuid;
 };
 void put_image(Writer &w, const ImageRef &image);
+// The version every request begins with; check_version throws VersionMismatch for another.
+void put_version(Writer &w);
+void check_version(Reader &r);
+// The info request's payload (the version only), and its check.
+std::vector<uint8_t> encode_info_request();
+void decode_info_request(const uint8_t *p, size_t n);
 ImageRef get_image(Reader &r);
 // Whether a file name is one the image cache makes: <database>_<graph>_<build>_<uuid>.img, digits
 // and the uuid only (so no '/', no "..", nothing outside the cache directory), uuid its build's.

@@ -4,10 +4,14 @@
 #include "device_policy.hpp"
 #include "gpu.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -23,39 +27,49 @@
 
 namespace grail::service {
 
-const Csr &
-Resident::reversed() {
-	if (!in_edges)
-		in_edges = std::make_unique<Csr>(index->graph().out.reversed());
-	return *in_edges;
-}
-
-Reach &
-Resident::reachability() {
-	if (!reach)
-		reach = std::make_unique<Reach>(*index);
-	return *reach;
-}
-
-Resident::Resident(Resident &&other) noexcept
-    : ref(std::move(other.ref)), bytes(std::move(other.bytes)), size(other.size), index(std::move(other.index)),
-      in_edges(std::move(other.in_edges)), reach(std::move(other.reach)), last_use(other.last_use),
-      requests(other.requests), fd(other.fd) {
-	other.fd = -1;
-}
-
-Resident::~Resident() {
-	// The reachability object and the index borrow from the mapping: they go first.
-	reach.reset();
-	in_edges.reset();
-	index.reset();
-	if (fd >= 0)
-		close(fd);
-}
-
 static uint64_t
 csr_bytes(const Csr &csr) {
 	return (csr.vertex_count() + 1) * sizeof(eid_t) + csr.edge_count() * sizeof(vid_t);
+}
+
+const Csr &
+Resident::reversed() {
+	std::lock_guard<std::mutex> lock(parts_);
+	if (!in_edges_) {
+		in_edges_ = std::make_unique<Csr>(index->graph().out.reversed());
+		part_bytes += csr_bytes(*in_edges_);
+	}
+	return *in_edges_;
+}
+
+std::unique_ptr<Reach>
+Resident::take_reach() {
+	{
+		std::lock_guard<std::mutex> lock(parts_);
+		if (!idle_reach_.empty()) {
+			std::unique_ptr<Reach> r = std::move(idle_reach_.back());
+			idle_reach_.pop_back();
+			return r;
+		}
+	}
+	return std::make_unique<Reach>(*index);
+}
+
+void
+Resident::give_back(std::unique_ptr<Reach> reach) {
+	std::lock_guard<std::mutex> lock(parts_);
+	idle_reach_.push_back(std::move(reach));
+}
+
+Resident::~Resident() {
+	// What borrows from the index and the mapping goes first.
+	device_reach.reset();
+	device_graph.reset();
+	idle_reach_.clear();
+	in_edges_.reset();
+	index.reset();
+	if (fd >= 0)
+		close(fd);
 }
 
 namespace {
@@ -76,23 +90,26 @@ public:
 		return 0;
 	}
 	BfsResult
-	bfs(const Csr &edges, vid_t source, uint32_t max_depth) override {
-		return grail::bfs(edges, source, max_depth);
+	bfs(Resident &image, bool reverse, vid_t source, uint32_t max_depth) override {
+		return grail::bfs(reverse ? image.reversed() : image.index->graph().out, source, max_depth);
 	}
 	Components
-	scc(const Csr &graph) override {
-		return strongly_connected_components(graph);
+	scc(Resident &image) override {
+		return strongly_connected_components(image.index->graph().out);
 	}
 	void
 	reach(Resident &image, const ReachRequest &request, bool *answers) override {
 		DevicePolicy cpu;
 		cpu.mode = DeviceMode::cpu;
-		image.reachability().reachable_many(request.from.data(), request.to.data(), request.from.size(), answers, cpu,
-		                                    [](const char *, const std::string &) {});
+		// Requests on one image run at once, each with a reachability object of its own.
+		std::unique_ptr<Reach> reach = image.take_reach();
+		reach->reachable_many(request.from.data(), request.to.data(), request.from.size(), answers, cpu,
+		                      [](const char *, const std::string &) {});
+		image.give_back(std::move(reach));
 	}
 	uint64_t
 	resident_bytes(const Resident &image) const override {
-		return image.size + (image.in_edges ? csr_bytes(*image.in_edges) : 0);
+		return image.size + image.part_bytes.load();
 	}
 };
 
@@ -117,13 +134,27 @@ public:
 	device_memory() const override {
 		return memory_;
 	}
+	// The graph's CSR stays on the device with the image (its in-edges too, once a search wanted
+	// them): a search uploads nothing.
 	BfsResult
-	bfs(const Csr &edges, vid_t source, uint32_t max_depth) override {
-		return bfs_gpu(edges, source, max_depth);
+	bfs(Resident &image, bool reverse, vid_t source, uint32_t max_depth) override {
+		std::lock_guard<std::mutex> lock(device_);
+		if (!image.device_graph)
+			image.device_graph = std::make_unique<GpuGraph>(image.index->graph().out);
+		BfsResult rows;
+		try {
+			rows = image.device_graph->bfs(source, max_depth, reverse);
+		} catch (...) {
+			count(image);
+			throw;
+		}
+		count(image);
+		return rows;
 	}
 	Components
-	scc(const Csr &graph) override {
-		return strongly_connected_components_gpu(graph);
+	scc(Resident &image) override {
+		std::lock_guard<std::mutex> lock(device_);
+		return strongly_connected_components_gpu(image.index->graph().out);
 	}
 	void
 	reach(Resident &image, const ReachRequest &request, bool *answers) override {
@@ -131,37 +162,62 @@ public:
 		policy.mode = request.mode == 0 ? DeviceMode::cpu : request.mode == 1 ? DeviceMode::gpu : DeviceMode::automatic;
 		policy.min_edges = request.min_edges;
 		policy.min_searches = request.min_searches;
-		image.reachability().reachable_many(request.from.data(), request.to.data(), request.from.size(), answers,
-		                                    policy, [](const char *, const std::string &) {});
+		std::lock_guard<std::mutex> lock(device_);
+		if (!image.device_reach)
+			image.device_reach = std::make_unique<Reach>(*image.index);
+		try {
+			image.device_reach->reachable_many(request.from.data(), request.to.data(), request.from.size(), answers,
+			                                   policy, [](const char *, const std::string &) {});
+		} catch (...) {
+			count(image);
+			throw;
+		}
+		count(image);
 	}
 	uint64_t
 	resident_bytes(const Resident &image) const override {
-		return image.reach ? image.reach->device_bytes() : 0;
+		return image.part_bytes.load();
 	}
 
 private:
+	// The device memory of an image's parts, kept where eviction and info() read it without the
+	// device lock. Under the device lock.
+	static void
+	count(Resident &image) {
+		image.part_bytes = (image.device_reach ? image.device_reach->device_bytes() : 0) +
+		                   (image.device_graph ? image.device_graph->device_bytes() : 0);
+	}
+
 	std::string description_;
 	uint64_t memory_ = 0;
+	// One request's device work at a time: the device's memory is checked before each step
+	// allocates, which two requests at once would race.
+	std::mutex device_;
 };
 
 // The connection of the request being answered, whose hang-up cancels it (the engine polls
 // between steps). Per thread: a unit test's own engine calls see none.
 thread_local int current_client = -1;
+thread_local const std::atomic<bool> *current_stop = nullptr;
 
 bool
 client_gone() {
 	if (current_client < 0)
 		return false;
+	if (current_stop != nullptr && current_stop->load())
+		return true; // the server stops: its requests are cancelled
 	struct pollfd p = {current_client, short(POLLRDHUP), 0};
 	return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) != 0;
 }
 
 struct ClientScope {
-	explicit ClientScope(int fd) {
+	ClientScope(int fd, const std::atomic<bool> *stop) {
 		current_client = fd;
+		current_stop = stop;
 	}
 	~ClientScope() {
 		current_client = -1;
+		current_stop = nullptr;
 	}
 };
 
@@ -188,6 +244,11 @@ Server::Server(ServerOptions options, std::unique_ptr<Executor> executor)
 }
 
 Server::~Server() {
+	stopping_.store(true);
+	{
+		std::unique_lock<std::mutex> lock(connections_mutex_);
+		connections_done_.wait(lock, [this] { return connections_ == 0; });
+	}
 	images_.clear();
 	if (listen_fd_ >= 0)
 		close(listen_fd_);
@@ -215,28 +276,88 @@ Server::listen() {
 void
 Server::serve(const std::atomic<bool> &stop) {
 	while (!stop.load()) {
+		{
+			// At most max_connections threads: the others wait in the listen queue (and a client
+			// whose connect finds it full tries again).
+			std::unique_lock<std::mutex> lock(connections_mutex_);
+			if (connections_ >= std::max<size_t>(options_.max_connections, 1)) {
+				connections_done_.wait_for(lock, std::chrono::milliseconds(100));
+				continue;
+			}
+		}
 		struct pollfd p = {listen_fd_, POLLIN, 0};
 		int ready = poll(&p, 1, 100);
 		if (ready <= 0)
 			continue;
 		int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
-		if (fd >= 0)
+		if (fd < 0)
+			continue;
+		{
+			std::lock_guard<std::mutex> lock(connections_mutex_);
+			connections_++;
+		}
+		try {
+			std::thread([this, fd] {
+				handle(fd);
+				std::lock_guard<std::mutex> lock(connections_mutex_);
+				connections_--;
+				connections_done_.notify_all();
+			}).detach();
+		} catch (const std::system_error &) {
+			// No thread to be had: this connection is answered here, as before threads.
 			handle(fd);
+			std::lock_guard<std::mutex> lock(connections_mutex_);
+			connections_--;
+		}
+	}
+	// Requests in progress see the stop at their next cancel point; serve returns once every
+	// connection's thread has ended.
+	stopping_.store(true);
+	std::unique_lock<std::mutex> lock(connections_mutex_);
+	connections_done_.wait(lock, [this] { return connections_ == 0; });
+	stopping_.store(false);
+}
+
+size_t
+Server::active_connections() const {
+	std::lock_guard<std::mutex> lock(connections_mutex_);
+	return connections_;
+}
+
+size_t
+Server::resident_images() const {
+	std::lock_guard<std::mutex> lock(images_mutex_);
+	return images_.size();
+}
+
+void
+Server::hold() const {
+	if (options_.hold_file.empty())
+		return;
+	while (access(options_.hold_file.c_str(), F_OK) == 0) {
+		poll_cancel(); // a hang-up, or the server's stop
+		usleep(10000);
 	}
 }
 
 void
 Server::handle(int fd) {
 	int timeout = options_.io_timeout_ms;
-	WaitFn wait = [timeout](int socket, bool for_write) {
+	// Waits in slices, so that a stopping server leaves a quiet client at once.
+	WaitFn wait = [this, timeout](int socket, bool for_write) {
 		struct pollfd p = {socket, short(for_write ? POLLOUT : POLLIN), 0};
-		int ready;
-		while ((ready = poll(&p, 1, timeout)) < 0 && errno == EINTR) {
+		for (int waited = 0;;) {
+			int slice = std::min(timeout - waited, 100);
+			int ready = poll(&p, 1, std::max(slice, 0));
+			if (ready > 0 || (ready < 0 && errno != EINTR))
+				return;
+			if (stopping_.load())
+				throw ProtocolError("the GPU service stops");
+			if (ready == 0 && (waited += slice) >= timeout)
+				throw ProtocolError("the client neither sent nor read for too long");
 		}
-		if (ready == 0)
-			throw ProtocolError("the client neither sent nor read for too long");
 	};
-	ClientScope scope(fd);
+	ClientScope scope(fd, &stopping_);
 	try {
 		FrameType type;
 		std::vector<uint8_t> payload;
@@ -272,15 +393,25 @@ Server::handle(int fd) {
 	close(fd);
 }
 
-Resident &
+std::shared_ptr<Resident>
 Server::image(const ImageRef &ref) {
-	for (auto it = images_.begin(); it != images_.end(); ++it)
-		if (it->ref.file == ref.file && it->ref.build_uuid == ref.build_uuid) {
-			images_.splice(images_.begin(), images_, it);
-			return images_.front();
-		}
+	auto find = [&]() -> std::shared_ptr<Resident> {
+		for (auto it = images_.begin(); it != images_.end(); ++it)
+			if ((*it)->ref.file == ref.file && (*it)->ref.build_uuid == ref.build_uuid) {
+				images_.splice(images_.begin(), images_, it);
+				return images_.front();
+			}
+		return nullptr;
+	};
+	{
+		std::lock_guard<std::mutex> lock(images_mutex_);
+		if (std::shared_ptr<Resident> r = find())
+			return r;
+	}
 	if (!valid_image_name(ref.file, ref.build_uuid))
 		throw Error(ErrorKind::invalid_input, "not an image file of the shared cache: \"" + ref.file + "\"");
+	// Mapped and checked without the lock (a large image's check takes a while): two requests that
+	// load the same image at once keep the first one's.
 	int dir = open(options_.cache_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		throw Error(ErrorKind::invalid_input, "the image cache directory is missing");
@@ -291,37 +422,39 @@ Server::image(const ImageRef &ref) {
 	if (fd < 0)
 		throw Error(ErrorKind::invalid_input,
 		            "the image file \"" + ref.file + "\" cannot be opened: " + std::strerror(errno));
+	auto r = std::make_shared<Resident>();
+	r->fd = fd; // closed with r
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) {
-		close(fd);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
 		throw Error(ErrorKind::invalid_input, "the image file \"" + ref.file + "\" is not a regular file");
-	}
 	size_t size = size_t(st.st_size);
 	void *map = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		close(fd);
+	if (map == MAP_FAILED)
 		throw Error(ErrorKind::limit_exceeded, "cannot map the image file \"" + ref.file + "\"");
-	}
 	std::shared_ptr<const uint8_t> bytes(static_cast<const uint8_t *>(map),
 	                                     [size](const uint8_t *p) { munmap(const_cast<uint8_t *>(p), size); });
-	Resident r;
-	r.fd = fd;
-	r.ref = ref;
-	r.size = size;
+	r->ref = ref;
+	r->size = size;
 	// Checked in full once: the server trusts no file it is pointed at.
-	r.index = std::make_unique<Index>(Index::attach(bytes, size, Index::Check::full));
-	r.bytes = std::move(bytes);
-	images_.push_front(std::move(r));
-	return images_.front();
+	r->index = std::make_unique<Index>(Index::attach(bytes, size, Index::Check::full));
+	r->bytes = std::move(bytes);
+	std::lock_guard<std::mutex> lock(images_mutex_);
+	if (std::shared_ptr<Resident> loaded = find())
+		return loaded;
+	images_.push_front(r);
+	return r;
 }
 
 void
 Server::forget_removed() {
+	std::vector<std::shared_ptr<Resident>> gone; // let go after the lock
+	std::lock_guard<std::mutex> lock(images_mutex_);
 	for (auto it = images_.begin(); it != images_.end();) {
 		struct stat st;
-		if (fstat(it->fd, &st) != 0 || st.st_nlink == 0)
+		if (fstat((*it)->fd, &st) != 0 || st.st_nlink == 0) {
+			gone.push_back(std::move(*it));
 			it = images_.erase(it);
-		else
+		} else
 			++it;
 	}
 }
@@ -330,15 +463,18 @@ void
 Server::evict(const Resident *in_use) {
 	if (options_.memory_limit == 0)
 		return;
+	std::vector<std::shared_ptr<Resident>> gone; // let go after the lock: their memory is freed then
+	std::lock_guard<std::mutex> lock(images_mutex_);
 	uint64_t total = 0;
-	for (const Resident &r : images_)
-		total += executor_->resident_bytes(r);
-	// Least recently used first; the one just used too if it alone passes the limit.
+	for (const std::shared_ptr<Resident> &r : images_)
+		total += executor_->resident_bytes(*r);
+	// Least recently used first; the one just used too if it alone passes the limit. An image that
+	// another request still uses lives until that request ends.
 	while (total > options_.memory_limit && !images_.empty()) {
-		const Resident &last = images_.back();
-		if (&last == in_use && images_.size() > 1)
+		if (images_.back().get() == in_use && images_.size() > 1)
 			break;
-		total -= executor_->resident_bytes(last);
+		total -= executor_->resident_bytes(*images_.back());
+		gone.push_back(std::move(images_.back()));
 		images_.pop_back();
 	}
 }
@@ -347,39 +483,36 @@ std::vector<uint8_t>
 Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd) {
 	requests_++;
 	forget_removed();
-	Resident *used = nullptr;
+	std::shared_ptr<Resident> used;
 	std::vector<uint8_t> result;
 	switch (type) {
 	case FrameType::info: {
-		Reader(payload.data(), payload.size()).finish();
+		decode_info_request(payload.data(), payload.size());
 		return encode_info(info());
 	}
 	case FrameType::bfs: {
 		BfsRequest q = decode_bfs(payload.data(), payload.size());
-		Resident &r = image(q.image);
-		used = &r;
-		const Csr &edges = q.reverse ? r.reversed() : r.index->graph().out;
-		if (q.source >= edges.vertex_count())
+		used = image(q.image);
+		if (q.source >= used->index->graph().vertex_count())
 			throw Error(ErrorKind::invalid_input, "the bfs source is no vertex of the graph");
-		BfsResult rows = executor_->bfs(edges, q.source, q.max_depth);
+		BfsResult rows = executor_->bfs(*used, q.reverse, q.source, q.max_depth);
 		result = encode_bfs_rows(rows.vertex.data(), rows.depth.data(), rows.parent.data(), rows.vertex.size());
 		break;
 	}
 	case FrameType::scc: {
 		SccRequest q = decode_scc(payload.data(), payload.size());
-		Resident &r = image(q.image);
-		used = &r;
-		Components c = executor_->scc(r.index->graph().out);
+		used = image(q.image);
+		Components c = executor_->scc(*used);
 		result = encode_components(c.of_vertex.data(), c.of_vertex.size(), c.smallest_vertex.data(),
 		                           c.smallest_vertex.size());
 		break;
 	}
 	case FrameType::reach: {
 		ReachRequest q = decode_reach(payload.data(), payload.size());
-		Resident &r = image(q.image);
-		used = &r;
+		used = image(q.image);
+		hold();
 		std::unique_ptr<bool[]> answers(new bool[q.from.size() + 1]);
-		executor_->reach(r, q, answers.get());
+		executor_->reach(*used, q, answers.get());
 		result = encode_bits(answers.get(), q.from.size());
 		break;
 	}
@@ -387,9 +520,9 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd) {
 		throw ProtocolError("unknown request type " + std::to_string(uint32_t(type)));
 	}
 	(void)fd;
-	used->last_use = time(nullptr);
+	used->last_use = int64_t(time(nullptr));
 	used->requests++;
-	evict(used);
+	evict(used.get());
 	return result;
 }
 
@@ -400,10 +533,11 @@ Server::info() const {
 	info.device = executor_->device();
 	info.device_memory = executor_->device_memory();
 	info.memory_limit = options_.memory_limit;
-	info.requests = requests_;
-	for (const Resident &r : images_)
-		info.images.push_back(
-		    {r.ref.file, r.ref.build_uuid, r.size, executor_->resident_bytes(r), uint64_t(r.last_use), r.requests});
+	info.requests = requests_.load();
+	std::lock_guard<std::mutex> lock(images_mutex_);
+	for (const std::shared_ptr<Resident> &r : images_)
+		info.images.push_back({r->ref.file, r->ref.build_uuid, r->size, executor_->resident_bytes(*r),
+		                       uint64_t(r->last_use.load()), r->requests.load()});
 	return info;
 }
 

@@ -1,12 +1,14 @@
 // The GPU service's server (docs/architecture.md, The GPU service): the process that owns the
-// server's only CUDA context. It accepts one connection at a time on a Unix domain socket, answers
-// its one request (protocol.hpp) from images of the shared cache that it maps read-only, as
-// backends do, and keeps resident with their device copies, least recently used evicted beyond its
-// memory limit. Everything it receives is checked: a bad request is an error frame, never a crash.
-// No PostgreSQL here: the unit tests run it in a thread.
+// server's only CUDA context. It accepts connections on a Unix domain socket and serves each in a
+// thread of its own (so that one long request delays no other connection's), answers each one's
+// request (protocol.hpp) from images of the shared cache that it maps read-only, as backends do,
+// and keeps them resident with their device copies, least recently used evicted beyond its memory
+// limit. The GPU executor runs one request's device work at a time. Everything it receives is checked: a bad request is
+// an error frame, never a crash. No PostgreSQL here: the unit tests run it in a thread.
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
+#include "gpu.hpp"
 #include "index.hpp"
 #include "reach.hpp"
 #include "scc.hpp"
@@ -14,45 +16,66 @@
 #include "protocol.hpp"
 
 #include <atomic>
+#include <condition_variable>
 #include <ctime>
 #include <list>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 namespace grail::service {
 
 // One image the server keeps: the mapped file, the index attached to it, and what requests made
-// of it (the reversed edges, the reachability object with its device copy).
+// of it (the reversed edges, reachability objects, the device copies). Shared by the requests
+// that use it (an image evicted while in use lives until its last request ends); its lazy parts
+// are made under its own lock.
 struct Resident {
 	ImageRef ref;
 	std::shared_ptr<const uint8_t> bytes; // the mapping
 	size_t size = 0;
 	std::unique_ptr<Index> index;
-	std::unique_ptr<Csr> in_edges; // made by the first bfs against edge direction
-	std::unique_ptr<Reach> reach;  // made by the first reachability batch
-	time_t last_use = 0;
-	uint64_t requests = 0;
 	int fd = -1; // kept open to see the file removed from the cache (its link count 0)
+	std::atomic<int64_t> last_use{0};
+	std::atomic<uint64_t> requests{0};
+	// Bytes its executor's parts hold beyond the mapping (the stand-in: host copies; the GPU:
+	// device memory), kept by the executor.
+	std::atomic<uint64_t> part_bytes{0};
 
 	Resident() = default;
-	Resident(Resident &&other) noexcept;
-	Resident &operator=(Resident &&) = delete;
+	Resident(const Resident &) = delete;
+	Resident &operator=(const Resident &) = delete;
 	~Resident();
 
+	// The reversed edges, made by the first call (host memory).
 	const Csr &reversed();
-	Reach &reachability();
+	// A reachability object of the index for one request at a time: an idle one or a new one
+	// (Reach keeps search state, so concurrent requests each take their own).
+	std::unique_ptr<Reach> take_reach();
+	void give_back(std::unique_ptr<Reach> reach);
+
+	// The GPU executor's parts, touched only under its device lock.
+	std::unique_ptr<Reach> device_reach;    // with its device copy, made by the first batch
+	std::unique_ptr<GpuGraph> device_graph; // the CSR (and its reverse) on the device
+
+private:
+	std::mutex parts_;
+	std::unique_ptr<Csr> in_edges_;
+	std::vector<std::unique_ptr<Reach>> idle_reach_;
 };
 
 // What runs the algorithms: the GPU engine, or the CPU engine as its stand-in (tests, machines
-// without a GPU). Both give the CPU engine's rows.
+// without a GPU). Both give the CPU engine's rows. Called from several connections' threads at
+// once: each executor serialises what must be.
 class Executor {
 public:
 	virtual ~Executor() = default;
 	virtual std::string name() const = 0;
 	virtual std::string device() const = 0;
 	virtual uint64_t device_memory() const = 0;
-	virtual BfsResult bfs(const Csr &edges, vid_t source, uint32_t max_depth) = 0;
-	virtual Components scc(const Csr &graph) = 0;
+	// reverse: against edge direction. source is a vertex of the image's graph.
+	virtual BfsResult bfs(Resident &image, bool reverse, vid_t source, uint32_t max_depth) = 0;
+	virtual Components scc(Resident &image) = 0;
 	virtual void reach(Resident &image, const ReachRequest &request, bool *answers) = 0;
 	// The memory an image holds on the device (the stand-in: its host copies).
 	virtual uint64_t resident_bytes(const Resident &image) const = 0;
@@ -63,10 +86,15 @@ std::unique_ptr<Executor> cpu_stand_in();
 std::unique_ptr<Executor> gpu_executor(std::string *why);
 
 struct ServerOptions {
-	std::string socket_path;   // bound here (relative to the working directory, or absolute)
-	std::string cache_dir;     // the image cache directory; images are opened only from it
-	uint64_t memory_limit = 0; // resident bytes before the least recently used images go; 0: none
-	int io_timeout_ms = 30000; // a client that neither sends nor reads for this long is dropped
+	std::string socket_path;     // bound here (relative to the working directory, or absolute)
+	std::string cache_dir;       // the image cache directory; images are opened only from it
+	uint64_t memory_limit = 0;   // resident bytes before the least recently used images go; 0: none
+	int io_timeout_ms = 30000;   // a client that neither sends nor reads for this long is dropped
+	size_t max_connections = 64; // connections served at once; more wait in the listen queue
+	// A test hook: a reachability request waits before its work while this file exists (relative to
+	// the working directory), so that tests can hold one request and see others pass it. Empty:
+	// none. main.cpp takes it from the environment (GRAIL_GPU_SERVER_TEST_HOLD) only.
+	std::string hold_file;
 };
 
 class Server {
@@ -78,20 +106,23 @@ public:
 
 	// Binds and listens (a stale socket file is replaced); throws std::runtime_error on failure.
 	void listen();
-	// Accepts and answers connections until stop is set (looked at every 100 ms).
+	// Accepts connections until stop is set (looked at every 100 ms), each answered in a thread of
+	// its own; returns once every connection's thread has ended (requests in progress are
+	// cancelled at their next cancel point).
 	void serve(const std::atomic<bool> &stop);
 	// Answers the one request of a connected socket, then closes it.
 	void handle(int fd);
 
 	ServiceInfo info() const;
-	size_t
-	resident_images() const noexcept {
-		return images_.size();
-	}
+	size_t resident_images() const;
+	// Connections being answered now.
+	size_t active_connections() const;
 
 private:
-	Resident &image(const ImageRef &ref);
+	std::shared_ptr<Resident> image(const ImageRef &ref);
 	void evict(const Resident *in_use);
+	// The test hook's wait (ServerOptions::hold_file); a hang-up or the server's stop cancels it.
+	void hold() const;
 	// Lets go of images whose file left the cache (evicted, or its graph dropped or rebuilt), so
 	// that their disk space and memory are freed.
 	void forget_removed();
@@ -99,9 +130,14 @@ private:
 
 	ServerOptions options_;
 	std::unique_ptr<Executor> executor_;
-	std::list<Resident> images_; // most recently used first
+	mutable std::mutex images_mutex_;
+	std::list<std::shared_ptr<Resident>> images_; // most recently used first
 	int listen_fd_ = -1;
-	uint64_t requests_ = 0;
+	std::atomic<uint64_t> requests_{0};
+	std::atomic<bool> stopping_{false};
+	mutable std::mutex connections_mutex_;
+	std::condition_variable connections_done_;
+	size_t connections_ = 0;
 };
 
 // The server's exit statuses (main.cpp), which the supervisor tells apart.

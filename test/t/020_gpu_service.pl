@@ -129,7 +129,8 @@ sub kill_mid_request
 	my ($in, $out, $err) = ('', '', '');
 	my $h = IPC::Run::start(
 		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . ' application_name=victim',
-		  '-c', "SET grail.device = $device", '-c', 'SET grail.gpu_min_edges = 0', '-c', 'SELECT pg_backend_pid()',
+		  '-c', "SET grail.device = $device", '-c', 'SET grail.gpu_min_edges = 0', '-c', 'SET grail.gpu_service_wait = 0',
+		  '-c', 'SELECT pg_backend_pid()',
 		  '-c', q{SELECT count(*), sum(depth) FROM grail.bfs('big', 1)}, '-c', 'SELECT pg_backend_pid()',
 		  '-c', q{SELECT count(*) FROM grail.bfs('big', 1)} ],
 		'<', \$in, '>', \$out, '2>', \$err);

@@ -17,7 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -68,13 +70,15 @@ struct Scratch {
 	}
 };
 
-// A server with the CPU stand-in, serving in a thread until destroyed.
+// A server with the CPU stand-in, serving in a thread until destroyed. hold: ServerOptions's test
+// hook (a reachability request waits while that file exists).
 struct RunningServer {
 	std::atomic<bool> stop{false};
 	Server server;
 	std::thread thread;
-	RunningServer(const Scratch &s, uint64_t memory_limit = 0, std::unique_ptr<Executor> executor = cpu_stand_in())
-	    : server(ServerOptions{s.socket, s.cache, memory_limit, 2000}, std::move(executor)) {
+	RunningServer(const Scratch &s, uint64_t memory_limit = 0, std::unique_ptr<Executor> executor = cpu_stand_in(),
+	              std::string hold = "")
+	    : server(ServerOptions{s.socket, s.cache, memory_limit, 2000, 64, std::move(hold)}, std::move(executor)) {
 		server.listen();
 		thread = std::thread([this] { server.serve(stop); });
 	}
@@ -277,7 +281,7 @@ answers_equal_the_engine(std::unique_ptr<Executor> executor, const char *name) {
 		for (size_t i = 0; i < q.from.size(); i++)
 			EXPECT_EQ(got[i], oracle.reachable(q.from[i], q.to[i])) << t.shape << " " << q.from[i] << " -> " << q.to[i];
 	}
-	ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
+	ServiceInfo info = decode_info(call(s.socket, FrameType::info, encode_info_request(), nullptr));
 	EXPECT_EQ(info.executor, name);
 	EXPECT_EQ(info.images.size(), 40u);
 }
@@ -332,6 +336,7 @@ TEST(GpuServiceServer, BadRequestsAreErrors) {
 	// A file that is not there, a name outside the cache, a directory, a damaged image.
 	EXPECT_THROW(call(s.socket, FrameType::scc, encode(SccRequest{{image_name(2), kUuid}}), nullptr), ImageMissing);
 	Writer w;
+	put_version(w);
 	w.str("../cache/" + image_name(1));
 	w.str(kUuid);
 	expect_error(FrameType::scc, w.buffer(), ErrorKind::invalid_input);
@@ -417,11 +422,11 @@ TEST(GpuServiceServer, ServerGoneMidRequest) {
 		}
 	});
 	for (int k = 0; k < 2; k++)
-		EXPECT_THROW(call(s.socket, FrameType::info, {}, nullptr), ProtocolError);
+		EXPECT_THROW(call(s.socket, FrameType::info, encode_info_request(), nullptr), ProtocolError);
 	fake.join();
 	close(listener);
 	unlink(s.socket.c_str());
-	EXPECT_THROW(call(s.socket, FrameType::info, {}, nullptr), Unavailable);
+	EXPECT_THROW(call(s.socket, FrameType::info, encode_info_request(), nullptr), Unavailable);
 }
 
 // A memory limit below one image: every request still answers, at most one image stays.
@@ -440,7 +445,7 @@ TEST(GpuServiceServer, EvictionKeepsAnswering) {
 			    decode_bfs_rows(call(s.socket, FrameType::bfs, encode(BfsRequest{refs[g], 0, 2, true}), nullptr));
 			Csr in = indexes[g].graph().out.reversed();
 			EXPECT_EQ(rows.vertex, bfs(in, 0, 2).vertex);
-			ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
+			ServiceInfo info = decode_info(call(s.socket, FrameType::info, encode_info_request(), nullptr));
 			EXPECT_LE(info.images.size(), 1u);
 		}
 }
@@ -457,12 +462,266 @@ TEST(GpuServiceServer, RemovedFilesAreLetGo) {
 	ImageRef ra = s.write(a, 1), rb = s.write(b, 2);
 	call(s.socket, FrameType::scc, encode(SccRequest{ra}), nullptr);
 	call(s.socket, FrameType::scc, encode(SccRequest{rb}), nullptr);
-	EXPECT_EQ(decode_info(call(s.socket, FrameType::info, {}, nullptr)).images.size(), 2u);
+	EXPECT_EQ(decode_info(call(s.socket, FrameType::info, encode_info_request(), nullptr)).images.size(), 2u);
 	unlink((s.cache + "/" + ra.file).c_str());
-	ServiceInfo info = decode_info(call(s.socket, FrameType::info, {}, nullptr));
+	ServiceInfo info = decode_info(call(s.socket, FrameType::info, encode_info_request(), nullptr));
 	ASSERT_EQ(info.images.size(), 1u);
 	EXPECT_EQ(info.images[0].file, rb.file);
 	EXPECT_THROW(call(s.socket, FrameType::scc, encode(SccRequest{ra}), nullptr), ImageMissing);
+}
+
+} // namespace
+
+namespace {
+
+bool
+exists(const std::string &path) {
+	return access(path.c_str(), F_OK) == 0;
+}
+
+void
+touch(const std::string &path) {
+	std::ofstream(path) << "hold";
+}
+
+// Waits (without a bound on time: the test's own timeout is the bound) until done() holds.
+template <typename Done>
+void
+wait_until(Done done) {
+	while (!done())
+		std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+ReachRequest
+all_pairs(const ImageRef &ref, const grail_test::TestGraph &t) {
+	ReachRequest q;
+	q.image = ref;
+	q.mode = 0;
+	for (int64_t a : t.query_ids)
+		for (int64_t b : t.query_ids) {
+			q.from.push_back(a);
+			q.to.push_back(b);
+		}
+	return q;
+}
+
+void
+expect_oracle_answers(const std::vector<uint8_t> &bytes, const ReachRequest &q, const grail_test::TestGraph &t) {
+	grail_test::Oracle oracle(t.edges);
+	std::unique_ptr<bool[]> got(new bool[q.from.size() + 1]);
+	decode_bits(bytes, got.get(), q.from.size());
+	for (size_t i = 0; i < q.from.size(); i++)
+		ASSERT_EQ(got[i], oracle.reachable(q.from[i], q.to[i])) << t.shape << " " << q.from[i] << " -> " << q.to[i];
+}
+
+// A request held in the server (the test hook) delays no other connection's: bfs, scc, info and
+// another image's... every other kind of request is answered while it waits, then it is answered
+// too, with the right answers.
+TEST(GpuServiceConcurrency, HeldRequestDelaysNoOther) {
+	Scratch s;
+	std::string hold = s.dir + "/hold";
+	RunningServer running(s, 0, cpu_stand_in(), hold);
+	grail_test::TestGraph t = grail_test::random_graph(11, 60);
+	Index index = build(t.edges);
+	ImageRef ref = s.write(index, 1);
+	ReachRequest q = all_pairs(ref, t);
+	touch(hold);
+	std::atomic<bool> held_done{false};
+	std::vector<uint8_t> held_answer;
+	std::thread held([&] {
+		held_answer = call(s.socket, FrameType::reach, encode(q), nullptr);
+		held_done = true;
+	});
+	wait_until([&] { return running.server.active_connections() >= 1; });
+	for (vid_t v = 0; v < index.graph().vertex_count(); v += 7) {
+		BfsRows rows =
+		    decode_bfs_rows(call(s.socket, FrameType::bfs, encode(BfsRequest{ref, v, 2, v % 2 == 1}), nullptr));
+		Csr in = index.graph().out.reversed();
+		EXPECT_EQ(rows.vertex, bfs(v % 2 ? in : index.graph().out, v, 2).vertex);
+	}
+	ComponentRows c = decode_components(call(s.socket, FrameType::scc, encode(SccRequest{ref}), nullptr));
+	EXPECT_EQ(c.of_vertex.size(), index.graph().vertex_count());
+	ServiceInfo info = decode_info(call(s.socket, FrameType::info, encode_info_request(), nullptr));
+	EXPECT_EQ(info.images.size(), 1u);
+	// All answered while the reachability request still waits (the others' threads end after their
+	// answers: the held one's alone is left).
+	wait_until([&] { return running.server.active_connections() == 1; });
+	EXPECT_FALSE(held_done.load());
+	unlink(hold.c_str());
+	held.join();
+	ASSERT_TRUE(held_done.load());
+	expect_oracle_answers(held_answer, q, t);
+}
+
+// A held request whose client hangs up is cancelled: its thread ends, the next request is answered.
+TEST(GpuServiceConcurrency, HangUpCancelsAHeldRequest) {
+	Scratch s;
+	std::string hold = s.dir + "/hold";
+	RunningServer running(s, 0, cpu_stand_in(), hold);
+	grail_test::TestGraph t = grail_test::random_graph(12, 40);
+	ImageRef ref = s.write(build(t.edges), 1);
+	ReachRequest q = all_pairs(ref, t);
+	touch(hold);
+	for (int k = 0; k < 5; k++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+		struct sockaddr_un addr = {};
+		addr.sun_family = AF_UNIX;
+		std::strcpy(addr.sun_path, s.socket.c_str());
+		ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
+		std::vector<uint8_t> request = encode(q);
+		send_frame(fd, FrameType::reach, request.data(), request.size(), nullptr);
+		wait_until([&] { return running.server.active_connections() >= 1; });
+		close(fd);
+		wait_until([&] { return running.server.active_connections() == 0; });
+	}
+	EXPECT_TRUE(exists(hold));
+	unlink(hold.c_str());
+	expect_oracle_answers(call(s.socket, FrameType::reach, encode(q), nullptr), q, t);
+}
+
+// A server stopped while requests wait cancels them (their clients get an error, not a hang) and
+// returns.
+TEST(GpuServiceConcurrency, StopCancelsHeldRequests) {
+	Scratch s;
+	std::string hold = s.dir + "/hold";
+	grail_test::TestGraph t = grail_test::random_graph(13, 40);
+	ImageRef ref = s.write(build(t.edges), 1);
+	ReachRequest q = all_pairs(ref, t);
+	touch(hold);
+	std::vector<std::thread> clients;
+	std::atomic<int> errors{0};
+	{
+		RunningServer running(s, 0, cpu_stand_in(), hold);
+		for (int k = 0; k < 4; k++)
+			clients.emplace_back([&] {
+				try {
+					call(s.socket, FrameType::reach, encode(q), nullptr);
+				} catch (const std::exception &) {
+					errors++;
+				}
+			});
+		wait_until([&] { return running.server.active_connections() == 4; });
+	}
+	for (std::thread &c : clients)
+		c.join();
+	EXPECT_EQ(errors.load(), 4);
+}
+
+// Many clients at once over several images, some of them hanging up in the middle: every answer
+// received equals the engine's, and the server answers afterwards.
+TEST(GpuServiceConcurrency, ManyClientsAndHangUps) {
+	Scratch s;
+	RunningServer running(s, 0);
+	std::vector<grail_test::TestGraph> graphs;
+	std::vector<std::unique_ptr<Index>> indexes;
+	std::vector<ImageRef> refs;
+	for (int g = 0; g < 3; g++) {
+		graphs.push_back(grail_test::random_graph(200 + g, 80));
+		indexes.push_back(std::make_unique<Index>(build(graphs.back().edges)));
+		refs.push_back(s.write(*indexes.back(), g));
+	}
+	std::atomic<int> wrong{0}, answered{0};
+	std::vector<std::thread> clients;
+	for (int c = 0; c < 16; c++)
+		clients.emplace_back([&, c] {
+			Rng rng(uint64_t(c) + 1);
+			for (int k = 0; k < 25; k++) {
+				int g = int(rng.below(3));
+				const Index &index = *indexes[g];
+				int kind = int(rng.below(4));
+				if (kind == 0) {
+					vid_t v = vid_t(rng.below(index.graph().vertex_count()));
+					bool reverse = rng.below(2) == 1;
+					BfsRows rows = decode_bfs_rows(
+					    call(s.socket, FrameType::bfs, encode(BfsRequest{refs[g], v, UINT32_MAX, reverse}), nullptr));
+					Csr in = index.graph().out.reversed();
+					BfsResult want = bfs(reverse ? in : index.graph().out, v);
+					if (rows.vertex != want.vertex || rows.depth != want.depth || rows.parent != want.parent)
+						wrong++;
+				} else if (kind == 1) {
+					ReachRequest q = all_pairs(refs[g], graphs[g]);
+					std::unique_ptr<bool[]> got(new bool[q.from.size() + 1]);
+					decode_bits(call(s.socket, FrameType::reach, encode(q), nullptr), got.get(), q.from.size());
+					grail_test::Oracle oracle(graphs[g].edges);
+					for (size_t i = 0; i < q.from.size(); i++)
+						if (got[i] != oracle.reachable(q.from[i], q.to[i]))
+							wrong++;
+				} else if (kind == 2) {
+					ComponentRows cr =
+					    decode_components(call(s.socket, FrameType::scc, encode(SccRequest{refs[g]}), nullptr));
+					if (cr.of_vertex.size() != index.graph().vertex_count())
+						wrong++;
+				} else {
+					// Sends a request and hangs up before (or while) it is answered.
+					int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+					struct sockaddr_un addr = {};
+					addr.sun_family = AF_UNIX;
+					std::strcpy(addr.sun_path, s.socket.c_str());
+					if (connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) == 0) {
+						std::vector<uint8_t> request = encode(all_pairs(refs[g], graphs[g]));
+						size_t part = rng.below(request.size() + 9);
+						if (part >= 8)
+							send_frame(fd, FrameType::reach, request.data(), std::min(part, request.size()), nullptr);
+					}
+					close(fd);
+					continue;
+				}
+				answered++;
+			}
+		});
+	for (std::thread &c : clients)
+		c.join();
+	EXPECT_EQ(wrong.load(), 0);
+	EXPECT_GT(answered.load(), 0);
+	ServiceInfo info = decode_info(call(s.socket, FrameType::info, encode_info_request(), nullptr));
+	EXPECT_EQ(info.images.size(), 3u);
+	wait_until([&] { return running.server.active_connections() == 0; });
+}
+
+// A request of another protocol version is an error that says so; the server goes on.
+TEST(GpuServiceProtocol, OtherVersionsAreClearErrors) {
+	Scratch s;
+	RunningServer running(s);
+	Index index = build(grail_test::random_graph(5, 20).edges);
+	ImageRef ref = s.write(index, 1);
+	std::vector<uint8_t> request = encode(BfsRequest{ref, 0, 1, false});
+	for (uint32_t version : {kProtocolVersion + 1, kProtocolVersion - 1, 0u, 52u}) {
+		std::memcpy(request.data(), &version, 4);
+		try {
+			call(s.socket, FrameType::bfs, request, nullptr);
+			ADD_FAILURE() << "no error";
+		} catch (const Error &e) {
+			EXPECT_EQ(e.kind(), ErrorKind::invalid_input);
+			EXPECT_NE(std::string(e.what()).find("protocol version 2"), std::string::npos) << e.what();
+			EXPECT_NE(e.hint().find("Restart PostgreSQL"), std::string::npos);
+		}
+	}
+	// The info request with no payload (protocol 1's): an error too.
+	EXPECT_THROW(call(s.socket, FrameType::info, {}, nullptr), Error);
+	BfsRows rows = decode_bfs_rows(call(s.socket, FrameType::bfs, encode(BfsRequest{ref, 0, 1, false}), nullptr));
+	EXPECT_EQ(rows.vertex, bfs(index.graph().out, 0, 1).vertex);
+	// Random bytes after a right version never crash a decoder.
+	Rng rng(9);
+	for (int k = 0; k < 2000; k++) {
+		Writer w;
+		put_version(w);
+		size_t n = rng.below(120);
+		for (size_t i = 0; i < n; i++)
+			w.u8(uint8_t(rng.below(4) == 0 ? rng.below(3) : rng.below(256)));
+		std::vector<uint8_t> &junk = w.buffer();
+		try {
+			decode_reach(junk.data(), junk.size());
+		} catch (const std::exception &) {
+		}
+		try {
+			decode_bfs(junk.data(), junk.size());
+		} catch (const std::exception &) {
+		}
+		try {
+			decode_scc(junk.data(), junk.size());
+		} catch (const std::exception &) {
+		}
+	}
 }
 
 } // namespace

@@ -77,6 +77,14 @@ define_settings() {
 	                        "duration, the rows read and the image bytes written.",
 	                        &settings.log_merge_min_duration_ms, 600000, -1, INT_MAX, PGC_SUSET, GUC_UNIT_MS, NULL,
 	                        NULL, NULL);
+	// A backend's wait for the GPU service under auto: past it the CPU answers, so that one user's
+	// long request in the service delays nobody else's call by more than this.
+	DefineCustomIntVariable(
+	    "grail.gpu_service_wait", "How long a call under grail.device = auto waits for the GPU service's answer.",
+	    "Past it the request is cancelled and the CPU answers, with a NOTICE; under "
+	    "grail.device = gpu the call waits on (a cancel or statement_timeout ends it). 0 waits "
+	    "without limit.",
+	    &settings.gpu_service_wait_ms, 5000, 0, INT_MAX, PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	// Server-start settings exist only when preloaded (PostgreSQL refuses to make them later); without
 	// the preload there is no service.
 	if (process_shared_preload_libraries_in_progress) {

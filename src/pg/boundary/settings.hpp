@@ -20,6 +20,7 @@ struct Settings {
 	int max_merge_workers = 1;        // merge workers running at once, server-wide
 	int gpu_service = GPU_SERVICE_ON; // the GPU service, when preloaded (server start)
 	int gpu_memory_limit_mb = 0;      // device memory the service keeps images in; 0: 80% of the device's
+	int gpu_service_wait_ms = 5000;   // under auto, the wait for the service's answer before the CPU's; 0: none
 	// Merges (by hand or in the background) that take at least this long are logged; -1: none, 0: all.
 	int log_merge_min_duration_ms = 600000;
 };

@@ -152,8 +152,10 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 			// The GPU BFS follows the lists of one CSR; a search over two runs on the CPU.
 			result = grail::bfs(g.out, graph.in_edges(), from, max_depth);
 		} else {
-			// The GPU BFS takes any CSR, the reversed one as well as the build's.
-			const grail::Csr &edges = direction == Direction::out ? g.out : graph.in_edges();
+			// The GPU BFS takes any CSR, the reversed one as well as the build's. The reversed one is
+			// made here only where this backend searches: the GPU service keeps its own on the
+			// device. The policy looks at the sizes only, which a graph and its reverse share.
+			auto edges = [&]() -> const grail::Csr & { return direction == Direction::out ? g.out : graph.in_edges(); };
 			// The CPU's levels with many edges run bottom-up over the reverse (made on demand).
 			std::function<const grail::Csr &()> reverse = [&]() -> const grail::Csr & {
 				return direction == Direction::out ? graph.in_edges() : g.out;
@@ -162,13 +164,13 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 			// The GPU service where it runs and has the graph's image (gpu_client.hpp), else this
 			// backend's GPU.
 			result = on_chosen_device(
-			    what, edges,
+			    what, g.out,
 			    [&] {
 				    if (auto rows = service_bfs(graph, direction == Direction::in, from, max_depth, what))
 					    return std::move(*rows);
-				    return grail::bfs_gpu(edges, from, max_depth);
+				    return grail::bfs_gpu(edges(), from, max_depth);
 			    },
-			    [&] { return grail::bfs(edges, reverse, from, max_depth); }, gpu_probe_for(graph));
+			    [&] { return grail::bfs(edges(), reverse, from, max_depth); }, gpu_probe_for(graph));
 		}
 	}
 

@@ -20,6 +20,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/latch.h"
+#include "utils/timestamp.h"
 #include "utils/wait_event.h"
 }
 
@@ -41,6 +42,60 @@ wait_on_latch(int fd, bool for_write) {
 		CHECK_FOR_INTERRUPTS();
 	});
 }
+
+// A request that the service did not answer within grail.gpu_service_wait.
+class WaitExpired : public grail::Error {
+public:
+	explicit WaitExpired(int wait_ms)
+	    : grail::Error(grail::ErrorKind::limit_exceeded, "the GPU service did not answer within "
+	                                                     "grail.gpu_service_wait (" +
+	                                                         std::to_string(wait_ms) + " ms)") {
+	}
+};
+
+// The end of a request's wait for the service (grail.gpu_service_wait, under auto only), or 0.
+struct Deadline {
+	TimestampTz at = 0;
+	int wait_ms = 0;
+
+	static Deadline
+	for_request() {
+		Deadline d;
+		if (settings.device == DEVICE_AUTO && settings.gpu_service_wait_ms > 0) {
+			d.wait_ms = settings.gpu_service_wait_ms;
+			d.at = guard([&] { return TimestampTzPlusMilliseconds(GetCurrentTimestamp(), d.wait_ms); });
+		}
+		return d;
+	}
+	// Milliseconds left (-1: no deadline); past it, the Error(limit_exceeded) the caller falls back
+	// from (its connection closed on the way out, which cancels the request in the service).
+	long
+	left() const {
+		if (at == 0)
+			return -1L;
+		long ms = guard([&] { return long(TimestampDifferenceMilliseconds(GetCurrentTimestamp(), at)); });
+		if (ms <= 0)
+			throw WaitExpired(wait_ms);
+		return ms;
+	}
+	// wait_on_latch, ended by the deadline too.
+	svc::WaitFn
+	waiter() const {
+		if (at == 0)
+			return wait_on_latch;
+		return [this](int fd, bool for_write) {
+			long timeout = left();
+			guard([&] {
+				int events = WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH |
+				             (for_write ? WL_SOCKET_WRITEABLE : WL_SOCKET_READABLE);
+				(void)WaitLatchOrSocket(MyLatch, events, fd, timeout, PG_WAIT_EXTENSION);
+				ResetLatch(MyLatch);
+				CHECK_FOR_INTERRUPTS();
+			});
+			(void)left();
+		};
+	}
+};
 
 const grail::GpuProbe &
 service_probe() {
@@ -68,10 +123,11 @@ service_expected() {
 // Waits, on the latch (a cancel ends it), up to a few seconds for a service being started again to
 // listen; false if it does not.
 bool
-wait_until_running() {
+wait_until_running(const Deadline &deadline) {
 	for (int i = 0; i < 1000 && !gpu_service_running(); i++) {
 		if (!service_expected())
 			return false;
+		(void)deadline.left();
 		guard([] {
 			(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L, PG_WAIT_EXTENSION);
 			ResetLatch(MyLatch);
@@ -91,16 +147,18 @@ usable_for(const LoadedGraph &graph) {
 std::vector<uint8_t>
 request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *what) {
 	std::string why = "the GPU service is not running: it was not started again in time";
+	Deadline deadline = Deadline::for_request();
 	try {
 		// A connection refused was never a request: tried again while the supervisor notices a
 		// server that died and starts another (a few seconds at most).
-		for (int attempt = 0; wait_until_running(); attempt++) {
+		for (int attempt = 0; wait_until_running(deadline); attempt++) {
 			try {
-				return svc::call(kGpuServiceSocket, type, payload, wait_on_latch);
+				return svc::call(kGpuServiceSocket, type, payload, deadline.waiter());
 			} catch (const svc::Unavailable &e) {
 				if (attempt >= 200)
 					throw;
 			}
+			(void)deadline.left();
 			guard([] {
 				(void)WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 20L, PG_WAIT_EXTENSION);
 				ResetLatch(MyLatch);
@@ -114,7 +172,8 @@ request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *wh
 	} catch (const grail::Error &e) {
 		if (e.kind() == grail::ErrorKind::cancelled)
 			throw;
-		why = std::string("the GPU service failed: ") + e.what();
+		why = dynamic_cast<const WaitExpired *>(&e) != nullptr ? std::string(e.what())
+		                                                       : std::string("the GPU service failed: ") + e.what();
 	}
 	if (settings.device == DEVICE_GPU)
 		raise(ERRCODE_SYSTEM_ERROR, format("pg_grail: %s could not run on the GPU: %s", what, why.c_str()),
@@ -233,7 +292,8 @@ service_report() {
 		return std::nullopt;
 	svc::ServiceInfo info;
 	try {
-		info = svc::decode_info(svc::call(kGpuServiceSocket, svc::FrameType::info, {}, wait_on_latch));
+		info = svc::decode_info(
+		    svc::call(kGpuServiceSocket, svc::FrameType::info, svc::encode_info_request(), wait_on_latch));
 	} catch (const svc::ProtocolError &) {
 		return std::nullopt;
 	} catch (const grail::Error &e) {
