@@ -259,7 +259,7 @@ public:
 	// Whether component ca reaches component cb (components of this index).
 	bool reachable_components(vid_t ca, vid_t cb);
 
-	// Components the last search visited (0 where none ran), for the benchmark.
+	// Components the most recent search visited (kept until the next search), for the benchmark.
 	uint64_t
 	last_search_visits() const noexcept {
 		return visits_;
