@@ -318,9 +318,12 @@ cmd_bench(const std::vector<std::string> &args) {
 		const auto &pairs = set == 0 ? uniform : positive;
 		uint64_t decided[ReachabilityQuery::kDecidedCount] = {}, yes = 0;
 		double t0 = now_ms();
+		uint64_t visits = 0;
 		for (const auto &p : pairs) {
 			yes += q.reachable(p.first, p.second);
 			decided[int(q.last_decision())]++;
+			if (q.last_decision() == ReachabilityQuery::Decided::search)
+				visits += q.last_search_visits();
 		}
 		double t = ms_since(t0) / 1e3;
 		std::printf("%s queries: %llu, reachable %llu, %.0f queries/s (%.3f us each)\n",
@@ -330,6 +333,8 @@ cmd_bench(const std::vector<std::string> &args) {
 			if (decided[k])
 				std::printf("  decided by %-15s %6.2f%%\n", names[k],
 				            100.0 * double(decided[k]) / double(pairs.size()));
+		if (uint64_t searches = decided[int(ReachabilityQuery::Decided::search)])
+			std::printf("  components visited per search: %.1f\n", double(visits) / double(searches));
 	}
 	return 0;
 }

@@ -259,15 +259,26 @@ public:
 	// Whether component ca reaches component cb (components of this index).
 	bool reachable_components(vid_t ca, vid_t cb);
 
+	// Components the most recent search visited (kept until the next search), for the benchmark.
+	uint64_t
+	last_search_visits() const noexcept {
+		return visits_;
+	}
+
 private:
 	enum class Verdict { no, yes, search };
 	// What the ids, components and labels alone say; ca, cb receive the components of a search.
 	Verdict decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept;
+	// The rule of the search at component u about target v (u < v): pruning::step()'s tests, the
+	// GRAIL record first, its interval containment and end test in one pass, the Bloom record
+	// last. Answers as pruning::step() does.
+	pruning::Step rule(vid_t u, vid_t v) const noexcept;
 	bool search(vid_t from, vid_t to);
 
 	const Index &index_;
 	VisitMarks visited_;
 	std::vector<uint32_t> stack_;
+	uint64_t visits_ = 0;
 	Decided last_ = Decided::same_component;
 };
 

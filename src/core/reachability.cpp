@@ -139,22 +139,47 @@ ReachabilityQuery::reachable_components(vid_t ca, vid_t cb) {
 	return search(ca, cb);
 }
 
+pruning::Step
+ReachabilityQuery::rule(vid_t u, vid_t v) const noexcept {
+	using pruning::Step;
+	const GrailLabels &labels = index_.labels();
+	const uint32_t *ru = labels.record(u), *rv = labels.record(v);
+	if (!pruning::level_allows(ru, rv))
+		return Step::prune;
+	// The interval containment and the interval end test in one pass over the record, which the
+	// containment reads anyway: the end test costs no load of its own.
+	const unsigned d = labels.label_count();
+	uint32_t outside = 0, end = 0;
+	for (unsigned i = 0; i < d; i++) {
+		outside |= uint32_t(rv[3 + 2 * i] < ru[3 + 2 * i]) | uint32_t(rv[4 + 2 * i] > ru[4 + 2 * i]);
+		end |= uint32_t(rv[4 + 2 * i] == ru[3 + 2 * i]);
+	}
+	if (outside)
+		return Step::prune;
+	if (end || pruning::tree_holds(ru, rv))
+		return Step::reached;
+	// The Bloom record last: its line is read only where the GRAIL record decides nothing.
+	const BloomLabels &bloom = index_.bloom();
+	return pruning::bloom_allows(bloom.record(u), bloom.record(v)) ? Step::expand : Step::prune;
+}
+
 bool
 ReachabilityQuery::search(vid_t from, vid_t to) {
 	const Csr &dag = index_.dag();
-	const GrailLabels &labels = index_.labels();
-	const BloomLabels &bloom = index_.bloom();
-	const BloomRecord &bt = bloom.record(to);
-	const uint32_t *rt = labels.record(to);
-	const unsigned d = labels.label_count();
 	// Lists are ascending and components topologically numbered: those past `to` cannot reach it.
 	auto successors = [&](uint32_t u, auto &&visit) {
 		for (const vid_t *p = dag.begin(u); p != dag.end(u) && *p <= to; p++)
 			if (visit(*p))
 				return;
 	};
-	auto step = [&](uint32_t c) { return pruning::step(bloom.record(c), labels.record(c), bt, rt, d); };
-	return pruned_search(from, to, dag.vertex_count(), visited_, stack_, successors, step);
+	uint64_t visited = 0;
+	auto step = [&](uint32_t c) {
+		visited++;
+		return rule(c, to);
+	};
+	bool found = pruned_search(from, to, dag.vertex_count(), visited_, stack_, successors, step);
+	visits_ = visited;
+	return found;
 }
 
 } // namespace grail

@@ -434,3 +434,60 @@ TEST(Reachability, LookupLabelsOfTheEmptyGraphAndTooManySupports) {
 	one.append(1, 2);
 	EXPECT_THROW(Index::build(copy(one), options), Error);
 }
+
+// The search's rule (the GRAIL record first, containment and end test in one pass, the Bloom
+// record last) against a BFS, on graphs where most pairs need a search: one GRAIL traversal and no
+// supports, deep "local" DAGs (each vertex to a few of the next ones), random DAGs and cyclic
+// graphs with permuted ids. Searches must run, and some must end on the rule's "reached".
+TEST(Reachability, SearchRuleMatchesBfsOnDeepAndCyclicGraphs) {
+	size_t searches = 0, searched_reachable = 0, visits = 0;
+	for (uint64_t seed = 0; seed < 24; seed++) {
+		Rng rng(seed + 100);
+		size_t n = 300 + rng.below(900);
+		EdgeList edges;
+		std::vector<int64_t> perm(n);
+		for (size_t i = 0; i < n; i++)
+			perm[i] = seed % 2 ? int64_t(i) * 7919 - 1000000 : int64_t(i);
+		for (size_t i = n; i > 1; i--)
+			std::swap(perm[i - 1], perm[rng.below(i)]);
+		size_t window = 2 + rng.below(40);
+		for (size_t i = 0; i + 1 < n; i++)
+			for (unsigned k = 0; k < 1 + rng.below(4); k++)
+				edges.append(perm[i], perm[std::min(n - 1, i + 1 + rng.below(window))]);
+		if (seed % 3 == 2) // back edges: cycles, components of several vertices
+			for (unsigned k = 0; k < n / 20; k++) {
+				size_t i = rng.below(n);
+				edges.append(perm[i], perm[i > 5 ? i - 1 - rng.below(5) : 0]);
+			}
+		if (seed % 4 == 3) // self-loops and an isolated pair
+			for (unsigned k = 0; k < 5; k++) {
+				size_t i = rng.below(n);
+				edges.append(perm[i], perm[i]);
+			}
+		grail_test::Oracle oracle(edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 3);
+		options.supports = 0;
+		options.seed = seed;
+		Index index = Index::build(copy(edges), options);
+		ReachabilityQuery q(index);
+		for (unsigned k = 0; k < 3000; k++) {
+			int64_t a = perm[rng.below(n)], b = perm[rng.below(n)];
+			bool expected = oracle.reachable(a, b);
+			ASSERT_EQ(q.reachable(a, b), expected) << "seed " << seed << " " << a << " -> " << b;
+			if (q.last_decision() == ReachabilityQuery::Decided::search) {
+				searches++;
+				searched_reachable += expected;
+				visits += q.last_search_visits();
+			}
+			// The batch answers as the single pair does.
+			bool batch = !expected;
+			q.reachable_many(&a, &b, 1, &batch);
+			ASSERT_EQ(batch, expected) << "seed " << seed << " " << a << " -> " << b;
+		}
+	}
+	EXPECT_GT(searches, 10000u);
+	EXPECT_GT(searched_reachable, 1000u);
+	EXPECT_LT(searched_reachable, searches);
+	EXPECT_GT(visits, searches); // the searches went past their first step
+}
