@@ -444,3 +444,312 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';
+
+-- What answers a graph's functions: grail.explain_graph() opens the graph as they open it, in the
+-- calling statement's snapshot, and says which build, image, overlay and device answer each.
+CREATE FUNCTION grail.explain_graph(graph text)
+RETURNS TABLE (function text, answers_from text, build bigint, build_uuid uuid, built_at timestamptz, image text,
+               image_format integer, pending_changes bigint, overlay_inserted bigint, overlay_deleted bigint,
+               device text, device_detail text)
+AS 'MODULE_PATHNAME', 'grail_explain_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100 ROWS 7;
+COMMENT ON FUNCTION grail.explain_graph(text) IS
+'What answers the graph''s functions in this statement''s snapshot, in this session, one row per group of functions: answers_from (build; build and overlay: the last build and the overlay of the pending changes the snapshot sees, for reachable(); snapshot rebuild: an index of the rows the snapshot sees, built in this session and kept; rows read: the same, for a statement whose own writes are not logged yet), the build (number, uuid, built_at), where its image lives (shared cache, private copy, memory of this backend), its format version, the pending edge changes the snapshot sees, the edges the overlay inserts and deletes, and the device (cpu, gpu service, gpu in this backend) with why. It opens the graph as the functions do, with their checks, and loads (or rebuilds) what they would, keeping it for them.';
+
+-- Internal functions out of the user's \df grail.*: into a schema of their own, a member of the
+-- extension (as in pg_grail.sql, which says why the two trigger functions stay in grail). ALTER
+-- FUNCTION ... SET SCHEMA keeps each function's oid, so its privileges, comment, the event triggers
+-- that call it and the functions it supports stay as they were; the bodies that name a moved function
+-- are replaced by those of pg_grail.sql.
+CREATE SCHEMA grail_internal;
+COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
+GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
+ALTER FUNCTION grail._activity() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._alters_column_type(pg_ddl_command, name, name) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._ancestors(oid) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._changes_trigger_state(pg_ddl_command) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._column_changes_reach(oid) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._descendants(oid) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._drop_triggers(bigint, regclass[], text[]) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._family_change(pg_ddl_command) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._has_column(oid, name) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._key_type(text) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._on_alter_table() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._on_drop() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._on_family_change() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._planner_support(internal) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._trigger_names(bigint) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._watch(bigint) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._watched(bigint, oid, regclass[]) SET SCHEMA grail_internal;
+
+CREATE OR REPLACE FUNCTION grail._mark_stale()
+RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+BEGIN
+	SELECT id, name, relid INTO g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	-- A trigger that came with a dump of its table alone (pg_dump -t) into a database where another
+	-- graph has its id is none of that graph's: its table is not an ancestor of the edge table.
+	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail_internal._ancestors(g.relid::pg_catalog.oid)) THEN
+		RAISE WARNING USING ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = pg_catalog.format('pg_grail trigger "%s" on table "%s" ignores this write: the table is not in the '
+			                            'inheritance family of graph "%s" (id %s), whose edge table is "%s"',
+			                            TG_NAME, TG_TABLE_NAME, g.name, g.id, g.relid),
+			DETAIL = 'Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a database '
+			         'where another graph has that id.',
+			HINT = pg_catalog.format('Drop the trigger: DROP TRIGGER %I ON %I.%I;', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME);
+		RETURN NULL;
+	END IF;
+	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id AND NOT stale;
+	RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	t pg_catalog.oid;
+	trigger_name pg_catalog.name;
+BEGIN
+	FOR t IN SELECT r FROM pg_catalog.unnest(tables::pg_catalog.oid[]) r
+	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
+		FOR trigger_name IN SELECT tg.tgname FROM pg_catalog.pg_trigger tg
+		                    WHERE tg.tgrelid OPERATOR(pg_catalog.=) t
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail_internal._trigger_names(graph_id))
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL (keep) LOOP
+			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', trigger_name, t::pg_catalog.regclass);
+		END LOOP;
+	END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) 'f';
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_drop()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	dropped record;
+BEGIN
+	FOR dropped IN
+		DELETE FROM grail.graph g
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
+		RETURNING g.id, g.watched_tables
+	LOOP
+		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
+		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
+	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true
+		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._column_changes_reach(relation oid)
+RETURNS oid[]
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT grail_internal._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
+		SELECT t.oid FROM pg_catalog.pg_class k
+		JOIN pg_catalog.pg_class t ON t.reloftype OPERATOR(pg_catalog.=) k.reltype
+		WHERE k.oid OPERATOR(pg_catalog.=) relation AND k.relkind OPERATOR(pg_catalog.=) 'c')
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
+	  AND grail_internal._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_family_change()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	change pg_catalog.text;
+	tables pg_catalog.oid[];
+	g record;
+BEGIN
+	-- 'rows' sorts after 'empty': the stronger change wins.
+	SELECT pg_catalog.max(grail_internal._family_change(c.command)),
+	       pg_catalog.array_agg(c.objid) FILTER (WHERE grail_internal._family_change(c.command) IS NOT NULL)
+	INTO change, tables
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass;
+	IF change IS NULL THEN
+		RETURN;
+	END IF;
+	FOR g IN
+		SELECT id FROM grail.graph
+		WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(tables) t
+		              WHERE t OPERATOR(pg_catalog.=) ANY (watched_tables::pg_catalog.oid[])
+		                 OR relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._ancestors(t)))
+		  AND NOT grail_internal._watched(id, relid::pg_catalog.oid, watched_tables)
+	LOOP
+		PERFORM grail_internal._watch(g.id);
+		IF change OPERATOR(pg_catalog.=) 'rows' THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id;
+		END IF;
+	END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length int DEFAULT 3,
+                                            max_length int DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+AS $$
+DECLARE
+	parts text[];
+	target text;
+	key_type pg_catalog.text; -- the graph's key type, schema-qualified: pg_catalog.int8, .text or .uuid
+	saved bigint;
+BEGIN
+	IF graph IS NULL OR into_table IS NULL OR min_length IS NULL THEN
+		RAISE EXCEPTION 'graph, into_table and min_length must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	-- The name as the SQL parser reads it (quotes, case folding, schema), then quoted part by part.
+	parts := pg_catalog.parse_ident(into_table);
+	IF pg_catalog.cardinality(parts) > 2 THEN
+		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
+			USING ERRCODE = 'invalid_name';
+	END IF;
+	-- Qualified once, so that CREATE TABLE and INSERT mean the same table (an unqualified name
+	-- would create in the first schema of the search_path but insert into a temporary table of
+	-- that name first).
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.=) 1 THEN
+		IF pg_catalog.current_schema() IS NULL THEN
+			RAISE EXCEPTION 'no schema has been selected to create table % in', pg_catalog.quote_ident(parts[1])
+				USING ERRCODE = 'invalid_schema_name', HINT = 'Qualify into_table with a schema.';
+		END IF;
+		parts := ARRAY[pg_catalog.current_schema()::pg_catalog.text] OPERATOR(pg_catalog.||) parts;
+	END IF;
+	target := pg_catalog.quote_ident(parts[1]) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(parts[2]);
+	SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.typname)
+	INTO key_type
+	FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+	WHERE t.oid OPERATOR(pg_catalog.=) grail_internal._key_type(graph);
+	BEGIN
+		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices %s[] NOT NULL)',
+		                          target, key_type);
+	EXCEPTION WHEN duplicate_table THEN
+		RAISE EXCEPTION 'table % already exists', target
+			USING ERRCODE = 'duplicate_table',
+			      HINT = 'save_chordless_cycles() creates its table: drop the old one or choose another name.';
+	END;
+	EXECUTE pg_catalog.format('INSERT INTO %s (id, length, vertices) '
+	                          'SELECT c.id, pg_catalog.cardinality(c.vertices), c.vertices '
+	                          'FROM grail.chordless_cycles($1, NULL::%s, $2, $3) WITH ORDINALITY AS c(vertices, id)',
+	                          target, key_type)
+		USING graph, min_length, max_length;
+	GET DIAGNOSTICS saved = ROW_COUNT;
+	RETURN saved;
+END
+$$;
+
+COMMENT ON FUNCTION grail._mark_stale() IS
+'Internal: the trigger that marks a graph stale when a table above its edge table changes; not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._mark_stale(...).';
+COMMENT ON FUNCTION grail._log_changes() IS
+'Internal: the trigger that logs a live graph''s edge changes (or marks a graph that is not live stale); not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._log_changes(...).';

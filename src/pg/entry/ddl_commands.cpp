@@ -1,18 +1,18 @@
 // What a DDL command did, for the event triggers of sql/pg_grail.sql: the subcommands of ALTER
 // TABLE and the options of CREATE TABLE are only visible from C.
 //
-// grail._changes_trigger_state (grail._on_alter_table): whether the command opened a window in
+// grail_internal._changes_trigger_state (grail_internal._on_alter_table): whether the command opened a window in
 // which writes can go unseen by a graph's staleness triggers: it set a trigger to a state other
 // than ENABLE ALWAYS, or made the table unlogged (crash recovery empties an unlogged table and
 // fires nothing). A restore's ENABLE ALWAYS of the triggers it has just created opens none, and
 // must not leave the restored graphs stale; nor does ENABLE REPLICA of a graph's row trigger for
 // logical replication's apply (grail_log_<id>_apply), whose state that is.
 //
-// grail._alters_column_type (grail._on_alter_table): whether the command changed the type of an
+// grail_internal._alters_column_type (grail_internal._on_alter_table): whether the command changed the type of an
 // edge column, which rewrites the rows without firing a trigger (a graph's triggers do not
 // depend on its columns, so PostgreSQL allows it).
 //
-// grail._family_change (grail._on_family_change): whether the command changed a table's
+// grail_internal._family_change (grail_internal._on_family_change): whether the command changed a table's
 // inheritance family, and whether rows can have come or gone with it.
 #include "boundary/pg_calls.hpp"
 

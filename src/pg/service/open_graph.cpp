@@ -49,6 +49,8 @@ template <typename T> struct PendingKeyed {
 struct LiveOverlay {
 	std::shared_ptr<LoadedGraph> base;
 	std::unique_ptr<grail::Reach> reach;
+	// The edges the overlay adds and removes (the pending changes netted against the build).
+	size_t inserted = 0, deleted = 0;
 };
 
 // What this backend keeps of one graph.
@@ -336,6 +338,7 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	try {
 		OpenedIndex opened = open_index(row, name.display.c_str());
 		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.file));
+		graph->image_format = opened.format;
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -400,6 +403,10 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 	if (!edge_changes(base->index, rows, changes))
 		return live;
 	std::optional<grail::OverlayChanges> net = grail::OverlayChanges::of(base->index, changes);
+	if (net) {
+		live->inserted = net->inserted().size();
+		live->deleted = net->deleted().size();
+	}
 	if (net)
 		live->reach = grail::Reach::with_changes(base->index, std::move(*net), std::move(reversed_dag));
 	if (live->reach)
@@ -458,6 +465,7 @@ enum class PendingUse { rows, overlay, ignored };
 struct Opened {
 	std::shared_ptr<LoadedGraph> graph;
 	std::shared_ptr<LiveOverlay> overlay;
+	AnswerSource source = AnswerSource::build;
 };
 
 /*
@@ -467,7 +475,7 @@ struct Opened {
  * rebuild; PendingUse::ignored opens the last build whatever is pending.
  */
 static Opened
-open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse use) {
+open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse use, GraphRow *opened_row = nullptr) {
 	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
@@ -499,19 +507,21 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	// under stale_policy = warn it answers nothing rather than read its rows as the wrong kind. (Each
 	// column was checked above.)
 	check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
+	if (opened_row != nullptr)
+		*opened_row = row;
 
 	if (row.live && use != PendingUse::ignored) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).
 		if (unlogged_writes(row))
-			return Opened{snapshot_build(name, row, keys), nullptr};
+			return Opened{snapshot_build(name, row, keys), nullptr, AnswerSource::rows_read};
 		PendingChanges pending = visible_pending_changes(row.id);
 		if (pending.rows > 0) {
 			if (use == PendingUse::overlay) {
 				std::shared_ptr<LiveOverlay> live = live_overlay(name, row, pending, keys);
 				if (live->reach)
-					return Opened{live->base, live};
+					return Opened{live->base, live, AnswerSource::overlay};
 			}
-			return Opened{live_graph(name, row, pending, keys), nullptr};
+			return Opened{live_graph(name, row, pending, keys), nullptr, AnswerSource::snapshot_rebuild};
 		}
 	}
 	return Opened{load_build(name, row, keys), nullptr};
@@ -594,6 +604,25 @@ open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind
 std::shared_ptr<LoadedGraph>
 open_graph_named(const char *name, std::optional<grail::KeyKind> keys) {
 	return open_checked(name, keys, PendingUse::rows).graph;
+}
+
+OpenedFor
+explain_open(const char *name, bool reachability) {
+	GraphRow row;
+	Opened opened = open_checked(name, std::nullopt, reachability ? PendingUse::overlay : PendingUse::rows, &row);
+	OpenedFor result;
+	result.graph = std::move(opened.graph);
+	result.source = opened.source;
+	result.build = row.build;
+	result.built_at = row.built_at;
+	result.live = row.live;
+	if (row.live)
+		result.pending = guard([&] { return count_pending_edges(row.id, GetActiveSnapshot()); });
+	if (opened.overlay) {
+		result.overlay_inserted = opened.overlay->inserted;
+		result.overlay_deleted = opened.overlay->deleted;
+	}
+	return result;
 }
 
 std::shared_ptr<LoadedGraph>
