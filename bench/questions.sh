@@ -11,8 +11,8 @@
 #     SELECT count(*) over a table holding the same rows (targets <= 0.1x and <= 2x);
 #   - path() for PAIRS random reachable pairs (the sum of their lengths) vs reachable() over the same
 #     pairs (a count; target <= 2x), and vs pgRouting's pgr_dijkstra (unit costs, directed) where
-#     it is installed, over the first PGR_PAIRS of those pairs, per pair (target <= 0.01x); the
-#     lengths must agree;
+#     it is installed, over the first PGR_PAIRS of those pairs (0: none), per pair (target <=
+#     0.01x); the lengths must agree;
 #   - the planner's row estimate for a reachable() join over 10,000 random pairs vs the actual rows
 #     (target within 10x).
 # Each timing: the median of RUNS runs in one session after a warm-up run of the same statement.
@@ -116,7 +116,7 @@ for g in $graphs; do
 	t_path=$(warm "SELECT sum(cardinality(grail.path('$g', a, b)) - 1) FROM p_$g")
 	lengths=$(P -c "SELECT round(avg(cardinality(grail.path('$g', a, b)) - 1), 1) FROM p_$g")
 	line="path: $found pairs, mean length $lengths; reachable() $t_reach ms, path() $t_path ms: $(ratio "$t_reach" "$t_path")x"
-	if [ "$pgr" = 1 ] && [ "$key" = bigint ]; then
+	if [ "$pgr" = 1 ] && [ "$key" = bigint ] && [ "$pgr_pairs" -gt 0 ]; then
 		q_pgr="SELECT sum(d.agg_cost) FROM p_$g p CROSS JOIN LATERAL pgr_dijkstra('SELECT id, source, target, 1.0::float8 AS cost FROM e_$g', p.a, p.b, directed => true) d WHERE p.i <= $pgr_pairs AND d.node = p.b"
 		q_mine="SELECT sum(cardinality(grail.path('$g', a, b)) - 1) FROM p_$g WHERE i <= $pgr_pairs"
 		[ "$(P -c "$q_pgr")" = "$(P -c "$q_mine")" ] || { echo "$g: pgr_dijkstra and path() disagree on lengths" >&2; exit 1; }
