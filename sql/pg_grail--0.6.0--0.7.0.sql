@@ -3,6 +3,270 @@
 -- objects (test: sql/upgrade.sql).
 \echo Use "ALTER EXTENSION pg_grail UPDATE TO '0.7.0'" to load this file. \quit
 
+-- pg_grail's internal functions live in a schema of their own, a member of the extension, so that
+-- \df grail.* lists what users call. The two trigger functions, grail._log_changes and
+-- grail._mark_stale, stay in grail: users' tables name them in their triggers, which a dump restores
+-- as EXECUTE FUNCTION grail._log_changes(...) into whatever version CREATE EXTENSION installs.
+-- ALTER FUNCTION ... SET SCHEMA keeps each function's oid: its privileges, comment and the event
+-- triggers that call it stay; the bodies that name a moved function are replaced at the end.
+CREATE SCHEMA grail_internal;
+COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
+GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
+
+ALTER FUNCTION grail._activity() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._alters_column_type(pg_ddl_command, name, name) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._ancestors(oid) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._changes_trigger_state(pg_ddl_command) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._descendants(oid) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._drop_triggers(bigint, regclass[], text[]) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._family_change(pg_ddl_command) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._has_column(oid, name) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._key_type(text) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._on_alter_table() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._on_drop() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._on_family_change() SET SCHEMA grail_internal;
+ALTER FUNCTION grail._trigger_names(bigint) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._watch(bigint) SET SCHEMA grail_internal;
+ALTER FUNCTION grail._watched(bigint, oid, regclass[]) SET SCHEMA grail_internal;
+-- 0.6.0's bodies that name a moved function, with its new name: the event triggers among them fire
+-- during this script's own DDL. (The sections below and the end replace them with 0.7.0's.)
+CREATE OR REPLACE FUNCTION grail_internal._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}'::text[])
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+	t pg_catalog.oid;
+	trigger_name pg_catalog.name;
+BEGIN
+	FOR t IN SELECT r FROM pg_catalog.unnest(tables::pg_catalog.oid[]) r
+	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
+		FOR trigger_name IN SELECT tg.tgname FROM pg_catalog.pg_trigger tg
+		                    WHERE tg.tgrelid OPERATOR(pg_catalog.=) t
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail_internal._trigger_names(graph_id))
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL (keep) LOOP
+			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', trigger_name, t::pg_catalog.regclass);
+		END LOOP;
+	END LOOP;
+END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
+ RETURNS event_trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0 AND c.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail_internal._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_drop()
+ RETURNS event_trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+	dropped record;
+BEGIN
+	FOR dropped IN
+		DELETE FROM grail.graph g
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
+		RETURNING g.id, g.watched_tables
+	LOOP
+		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
+		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
+	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true
+		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	END IF;
+END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_family_change()
+ RETURNS event_trigger
+ LANGUAGE plpgsql
+ SECURITY DEFINER
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+	change pg_catalog.text;
+	tables pg_catalog.oid[];
+	g record;
+BEGIN
+	-- 'rows' sorts after 'empty': the stronger change wins.
+	SELECT pg_catalog.max(grail_internal._family_change(c.command)),
+	       pg_catalog.array_agg(c.objid) FILTER (WHERE grail_internal._family_change(c.command) IS NOT NULL)
+	INTO change, tables
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass;
+	IF change IS NULL THEN
+		RETURN;
+	END IF;
+	FOR g IN
+		SELECT id FROM grail.graph
+		WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(tables) t
+		              WHERE t OPERATOR(pg_catalog.=) ANY (watched_tables::pg_catalog.oid[])
+		                 OR relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._ancestors(t)))
+		  AND NOT grail_internal._watched(id, relid::pg_catalog.oid, watched_tables)
+	LOOP
+		PERFORM grail_internal._watch(g.id);
+		IF change OPERATOR(pg_catalog.=) 'rows' THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id;
+		END IF;
+	END LOOP;
+END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+ SET search_path TO 'pg_catalog', 'pg_temp'
+AS $function$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$function$
+;
+
+CREATE OR REPLACE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length integer DEFAULT 3, max_length integer DEFAULT NULL::integer)
+ RETURNS bigint
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+	parts text[];
+	target text;
+	key_type pg_catalog.text; -- the graph's key type, schema-qualified: pg_catalog.int8, .text or .uuid
+	saved bigint;
+BEGIN
+	IF graph IS NULL OR into_table IS NULL OR min_length IS NULL THEN
+		RAISE EXCEPTION 'graph, into_table and min_length must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	-- The name as the SQL parser reads it (quotes, case folding, schema), then quoted part by part.
+	parts := pg_catalog.parse_ident(into_table);
+	IF pg_catalog.cardinality(parts) > 2 THEN
+		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
+			USING ERRCODE = 'invalid_name';
+	END IF;
+	-- Qualified once, so that CREATE TABLE and INSERT mean the same table (an unqualified name
+	-- would create in the first schema of the search_path but insert into a temporary table of
+	-- that name first).
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.=) 1 THEN
+		IF pg_catalog.current_schema() IS NULL THEN
+			RAISE EXCEPTION 'no schema has been selected to create table % in', pg_catalog.quote_ident(parts[1])
+				USING ERRCODE = 'invalid_schema_name', HINT = 'Qualify into_table with a schema.';
+		END IF;
+		parts := ARRAY[pg_catalog.current_schema()::pg_catalog.text] OPERATOR(pg_catalog.||) parts;
+	END IF;
+	target := pg_catalog.quote_ident(parts[1]) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(parts[2]);
+	SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.typname)
+	INTO key_type
+	FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+	WHERE t.oid OPERATOR(pg_catalog.=) grail_internal._key_type(graph);
+	BEGIN
+		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices %s[] NOT NULL)',
+		                          target, key_type);
+	EXCEPTION WHEN duplicate_table THEN
+		RAISE EXCEPTION 'table % already exists', target
+			USING ERRCODE = 'duplicate_table',
+			      HINT = 'save_chordless_cycles() creates its table: drop the old one or choose another name.';
+	END;
+	EXECUTE pg_catalog.format('INSERT INTO %s (id, length, vertices) '
+	                          'SELECT c.id, pg_catalog.cardinality(c.vertices), c.vertices '
+	                          'FROM grail.chordless_cycles($1, NULL::%s, $2, $3) WITH ORDINALITY AS c(vertices, id)',
+	                          target, key_type)
+		USING graph, min_length, max_length;
+	GET DIAGNOSTICS saved = ROW_COUNT;
+	RETURN saved;
+END
+$function$
+;
+
+
 -- Column renames through ALTER VIEW, ALTER MATERIALIZED VIEW, ALTER FOREIGN TABLE ... RENAME COLUMN
 -- and ALTER TYPE ... RENAME ATTRIBUTE, which PostgreSQL accepts on a table, are followed as ALTER
 -- TABLE ... RENAME COLUMN is: grail_on_alter_table fires on their tags too (a graph used to keep the
@@ -11,7 +275,7 @@
 DROP EVENT TRIGGER grail_on_alter_table;
 CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE', 'ALTER TYPE')
-	EXECUTE FUNCTION grail._on_alter_table();
+	EXECUTE FUNCTION grail_internal._on_alter_table();
 ALTER EVENT TRIGGER grail_on_alter_table ENABLE ALWAYS;
 
 -- The staleness trigger of an ancestor checks, where it fires, that its table is an ancestor of
@@ -31,7 +295,7 @@ BEGIN
 	END IF;
 	-- A trigger that came with a dump of its table alone (pg_dump -t) into a database where another
 	-- graph has its id is none of that graph's: its table is not an ancestor of the edge table.
-	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail._ancestors(g.relid::pg_catalog.oid)) THEN
+	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail_internal._ancestors(g.relid::pg_catalog.oid)) THEN
 		RAISE WARNING USING ERRCODE = 'object_not_in_prerequisite_state',
 			MESSAGE = pg_catalog.format('pg_grail trigger "%s" on table "%s" ignores this write: the table is not in the '
 			                            'inheritance family of graph "%s" (id %s), whose edge table is "%s"',
@@ -48,30 +312,30 @@ $$;
 
 -- A foreign table created as a partition (or child) of a watched table, or attached as one, joins
 -- the family too: the family-change event trigger sees CREATE FOREIGN TABLE and ALTER FOREIGN
--- TABLE (grail._family_change counts a new foreign member as a change with rows, so the graph goes
--- stale), and grail._watch puts no log triggers on a foreign table, which can have no transition
+-- TABLE (grail_internal._family_change counts a new foreign member as a change with rows, so the graph goes
+-- stale), and grail_internal._watch puts no log triggers on a foreign table, which can have no transition
 -- tables (making them failed the DDL): the graph stays unwatched and refuses until the table
 -- leaves; a build refuses it, and a scan refuses any relation that stores no rows here.
 DROP EVENT TRIGGER grail_on_family_change;
 CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end
 	WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE FOREIGN TABLE', 'ALTER FOREIGN TABLE')
-	EXECUTE FUNCTION grail._on_family_change();
+	EXECUTE FUNCTION grail_internal._on_family_change();
 ALTER EVENT TRIGGER grail_on_family_change ENABLE ALWAYS;
 
-CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
+CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
 RETURNS void
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	g record;
 	t pg_catalog.oid;
-	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
 	up pg_catalog.oid[];
 	down pg_catalog.oid[];
 BEGIN
 	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
-	up := grail._ancestors(g.relid::pg_catalog.oid);
-	down := grail._descendants(g.relid::pg_catalog.oid);
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
 		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
 		-- so it refuses, and a build refuses the table.
@@ -104,13 +368,13 @@ BEGIN
 	END LOOP;
 	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
 	FOREACH t IN ARRAY down LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
 	END LOOP;
 	FOREACH t IN ARRAY up LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
 	END LOOP;
 	-- Off the tables that left the family.
-	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
 	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
 	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
 	WHERE id OPERATOR(pg_catalog.=) graph_id;
@@ -121,10 +385,10 @@ $$;
 -- key_type given as a typed NULL); those check their other arguments in one declared place
 -- (GRAIL_FUNCTION_NULLABLE, src/pg/boundary/guard.hpp). These internal helpers were not STRICT and gave an
 -- answer built from NULLs (an array of NULL trigger names) or an error instead of NULL.
-ALTER FUNCTION grail._trigger_names(bigint) STRICT;
-ALTER FUNCTION grail._drop_triggers(bigint, regclass[], text[]) STRICT;
-ALTER FUNCTION grail._watch(bigint) STRICT;
-ALTER FUNCTION grail._has_column(oid, name) STRICT;
+ALTER FUNCTION grail_internal._trigger_names(bigint) STRICT;
+ALTER FUNCTION grail_internal._drop_triggers(bigint, regclass[], text[]) STRICT;
+ALTER FUNCTION grail_internal._watch(bigint) STRICT;
+ALTER FUNCTION grail_internal._has_column(oid, name) STRICT;
 
 -- Publications: grail.pending_change had no replica identity, so with a publication FOR ALL TABLES
 -- every delete from it failed (merge_graph, refresh_graph, drop_graph, background merges, DROP TABLE
@@ -148,18 +412,18 @@ ALTER VIEW grail.activity SET (security_barrier = true);
 -- relation, its inheritance descendants and partitions, and, where relation is a composite type,
 -- the tables made OF that type (ALTER TYPE ... CASCADE). PostgreSQL reports only relation's column
 -- to the event trigger.
-CREATE FUNCTION grail._column_changes_reach(relation oid)
+CREATE FUNCTION grail_internal._column_changes_reach(relation oid)
 RETURNS oid[]
 LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
-	SELECT grail._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
+	SELECT grail_internal._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
 		SELECT t.oid FROM pg_catalog.pg_class k
 		JOIN pg_catalog.pg_class t ON t.reloftype OPERATOR(pg_catalog.=) k.reltype
 		WHERE k.oid OPERATOR(pg_catalog.=) relation AND k.relkind OPERATOR(pg_catalog.=) 'c')
 $$;
-REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._column_changes_reach(oid) FROM PUBLIC;
 
-CREATE OR REPLACE FUNCTION grail._on_alter_table()
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -169,27 +433,27 @@ BEGIN
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
 	UPDATE grail.graph g SET target_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	  AND grail._changes_trigger_state(c.command)
-	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
-	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
+	  AND grail_internal._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
 END
 $$;
 
@@ -221,25 +485,25 @@ ALTER FUNCTION grail.bfs(text, uuid, int) COST 5 ROWS 100;
 ALTER FUNCTION grail.chordless_cycles(text, int, int) COST 1000 ROWS 100;
 ALTER FUNCTION grail.chordless_cycles(text, anyelement, int, int) COST 1000 ROWS 100;
 ALTER FUNCTION grail.chordless_cycle_counts(text, int) COST 100000 ROWS 10;
-ALTER FUNCTION grail._key_type(text) COST 10;
+ALTER FUNCTION grail_internal._key_type(text) COST 10;
 ALTER FUNCTION grail.device_info() COST 100;
 ALTER FUNCTION grail.cache_info() COST 10;
 ALTER FUNCTION grail.cache_counters() COST 10;
 
-CREATE FUNCTION grail._planner_support(internal)
+CREATE FUNCTION grail_internal._planner_support(internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'grail_planner_support'
 LANGUAGE C STABLE STRICT;
-COMMENT ON FUNCTION grail._planner_support(internal) IS
+COMMENT ON FUNCTION grail_internal._planner_support(internal) IS
 'Planner support (prosupport) of scc_components, bfs and reachable: rows and selectivity from the build of a graph named by a constant (its vertices; the fraction of reachable pairs in a fixed sample). Any error while estimating leaves the declared estimate.';
-ALTER FUNCTION grail.scc_components(text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.scc_components(text, anyelement) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, bigint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, text, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.scc_components(text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.scc_components(text, anyelement) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, bigint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail_internal._planner_support;
 
 -- Typing: an untyped literal resolves to the text overload; on a uuid or integer graph the text
 -- forms now read their keys as keys of the graph's type (they failed with "has uuid keys, not text
@@ -359,16 +623,16 @@ AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_uuid'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
 COMMENT ON FUNCTION grail.ancestors(text, uuid, int) IS
 'ancestors() of a uuid key: the keys that reach it and their depths, itself at depth 0.';
--- The planner's estimates (grail._planner_support) for them, as for the three-argument bfs().
-ALTER FUNCTION grail.bfs(text, bigint, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, text, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, uuid, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, bigint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, text, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, uuid, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, bigint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, text, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, uuid, int) SUPPORT grail._planner_support;
+-- The planner's estimates (grail_internal._planner_support) for them, as for the three-argument bfs().
+ALTER FUNCTION grail.bfs(text, bigint, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, bigint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, text, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, uuid, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, bigint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, text, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, uuid, int) SUPPORT grail_internal._planner_support;
 
 -- The GPU service (docs/architecture.md, The GPU service): the images it keeps resident.
 CREATE FUNCTION grail.gpu_service_images()
@@ -390,7 +654,7 @@ COMMENT ON FUNCTION grail.path(text, text, text) IS
 'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none. On a uuid or integer graph, keys that are valid literals of its kind are read as such (an untyped literal comes here), and the path is given as text.';
 COMMENT ON FUNCTION grail.find_cycle(text, text) IS
 'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none. On a uuid or integer graph, a key that is a valid literal of its kind is read as such, and the cycle is given as text.';
-COMMENT ON FUNCTION grail._activity() IS
+COMMENT ON FUNCTION grail_internal._activity() IS
 'The builds and merges in progress in this database, and the chordless_cycles() searches open, that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
 
@@ -622,22 +886,22 @@ AS 'MODULE_PATHNAME', 'grail_find_cycle_any'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.find_cycle(text, smallint) IS 'find_cycle() through a smallint key, as find_cycle(graph, bigint).';
 
--- The planner's estimates (grail._planner_support), as for the bigint overloads.
-ALTER FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatiblenonarray) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, integer, integer) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, smallint, smallint) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, anyelement, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, integer, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, smallint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, anyelement, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, integer, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, smallint, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, anyelement, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, integer, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail._planner_support;
+-- The planner's estimates (grail_internal._planner_support), as for the bigint overloads.
+ALTER FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatiblenonarray) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, integer, integer) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, smallint, smallint) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, anyelement, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, integer, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, smallint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, anyelement, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, integer, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, smallint, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, anyelement, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, integer, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail_internal._planner_support;
 -- Filters: create_graph(..., filter => 'kind = ''prod''') builds the graph over the rows that pass a
 -- boolean expression of the edge table's columns, checked as a partial index's predicate is
 -- (src/pg/store/edge_filter.hpp). It is stored as SQL text, as PostgreSQL's deparser writes it with
@@ -663,24 +927,24 @@ COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean,
 
 -- The stored filter with a renamed column's new name (src/pg/entry/ddl_commands.cpp); an error
 -- where the filter no longer parses.
-CREATE FUNCTION grail._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
+CREATE FUNCTION grail_internal._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_filter_renamed'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._filter_renamed(oid, text, name, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
 
 -- {old name, new name} of a command that renamed a column, else NULL (src/pg/entry/ddl_commands.cpp).
-CREATE FUNCTION grail._column_rename(pg_ddl_command)
+CREATE FUNCTION grail_internal._column_rename(pg_ddl_command)
 RETURNS text[]
 AS 'MODULE_PATHNAME', 'grail_column_rename'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._column_rename(pg_ddl_command) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._column_rename(pg_ddl_command) FROM PUBLIC;
 
 -- As before, and a filter follows the renames of its columns (a filter that no longer parses leaves
 -- its graph stale rather than refusing the rename), and a type change of one of its columns (which
 -- rewrites the rows without firing triggers and can change what the filter passes) makes its graph
 -- stale.
-CREATE OR REPLACE FUNCTION grail._on_alter_table()
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -692,28 +956,28 @@ BEGIN
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
 	UPDATE grail.graph g SET target_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
 	FOR r IN
 		SELECT g.id, g.relid::pg_catalog.oid AS relid, g.filter, n.names[1]::pg_catalog.name AS old_name,
 		       n.names[2]::pg_catalog.name AS new_name
 		FROM grail.graph g, pg_catalog.pg_event_trigger_ddl_commands() c,
-		     LATERAL (SELECT grail._column_rename(c.command) AS names) n
+		     LATERAL (SELECT grail_internal._column_rename(c.command) AS names) n
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		  AND n.names IS NOT NULL AND g.filter IS NOT NULL
-		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
 		  AND n.names[1]::pg_catalog.name OPERATOR(pg_catalog.=) ANY (g.filter_columns)
-		  AND NOT grail._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
+		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
 	LOOP
 		BEGIN
-			UPDATE grail.graph SET filter = grail._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
 			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
 			WHERE id OPERATOR(pg_catalog.=) r.id;
 		EXCEPTION WHEN OTHERS THEN
@@ -724,16 +988,16 @@ BEGIN
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	  AND grail._changes_trigger_state(c.command)
-	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
-	  AND (grail._alters_column_type(c.command, g.source_column, g.target_column)
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
+	  AND (grail_internal._alters_column_type(c.command, g.source_column, g.target_column)
 	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
-	                  WHERE grail._alters_column_type(c.command, f, f)))
+	                  WHERE grail_internal._alters_column_type(c.command, f, f)))
 	  AND NOT g.stale;
 END
 $$;
@@ -743,7 +1007,7 @@ $$;
 -- a schema) is refused, as PostgreSQL refuses to drop what a partial index uses: the filter could
 -- no longer be read, and every write to the edge table would fail in its trigger. (A stale
 -- graph's filter is not checked: its triggers log nothing, and its refresh says what is wrong.)
-CREATE OR REPLACE FUNCTION grail._on_drop()
+CREATE OR REPLACE FUNCTION grail_internal._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -757,24 +1021,24 @@ BEGIN
 		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
 		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
-		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column)
-		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
 		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
 		RETURNING g.id, g.watched_tables
 	LOOP
-		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
+		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
 		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
 	END LOOP;
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
 		UPDATE grail.graph g SET stale = true
-		WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	END IF;
 	UPDATE grail.graph g SET stale = true
 	WHERE g.filter IS NOT NULL AND NOT g.stale
 	  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
-	              WHERE NOT grail._has_column(g.relid::pg_catalog.oid, f));
+	              WHERE NOT grail_internal._has_column(g.relid::pg_catalog.oid, f));
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
 	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
@@ -783,10 +1047,10 @@ BEGIN
 			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
 			WHERE gr.filter IS NOT NULL AND NOT gr.stale
 			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-			                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 		LOOP
 			BEGIN
-				PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
 			EXCEPTION WHEN OTHERS THEN
 				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
 				                filtered.name
@@ -845,24 +1109,24 @@ COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the curre
 -- CONCURRENTLY) changes its rows, in the refresh's transaction: a refresh rolled back leaves it as
 -- it was. grail.refresh_graph() rebuilds it. (A restore refreshes materialized views after the
 -- graphs' rows are in: their graphs come back stale.) _watch puts no triggers on one.
-CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
+CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
 RETURNS void
 LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	g record;
 	t pg_catalog.oid;
-	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
 	up pg_catalog.oid[];
 	down pg_catalog.oid[];
 BEGIN
 	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
-	up := grail._ancestors(g.relid::pg_catalog.oid);
-	down := grail._descendants(g.relid::pg_catalog.oid);
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
 		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
 		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
-		-- rows change only by REFRESH MATERIALIZED VIEW, which grail._on_refresh sees.
+		-- rows change only by REFRESH MATERIALIZED VIEW, which grail_internal._on_refresh sees.
 		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
@@ -892,20 +1156,20 @@ BEGIN
 	END LOOP;
 	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
 	FOREACH t IN ARRAY down LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
 	END LOOP;
 	FOREACH t IN ARRAY up LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
 	END LOOP;
 	-- Off the tables that left the family.
-	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
 	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
 	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
 	WHERE id OPERATOR(pg_catalog.=) graph_id;
 END
 $$;
 
-CREATE FUNCTION grail._on_refresh()
+CREATE FUNCTION grail_internal._on_refresh()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -917,18 +1181,18 @@ BEGIN
 	  AND NOT g.stale;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_refresh() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._on_refresh() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_refresh ON ddl_command_end
 	WHEN TAG IN ('REFRESH MATERIALIZED VIEW')
-	EXECUTE FUNCTION grail._on_refresh();
+	EXECUTE FUNCTION grail_internal._on_refresh();
 ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
 
 -- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
--- another schema, as it cannot be dropped (grail._on_drop), nor a function made other than
+-- another schema, as it cannot be dropped (grail_internal._on_drop), nor a function made other than
 -- IMMUTABLE (ALTER FUNCTION, CREATE OR REPLACE FUNCTION): the stored filter would no longer read
 -- back, or no longer be fit to filter rows, and every write to the edge table would fail in its
 -- trigger.
-CREATE FUNCTION grail._on_alter_object()
+CREATE FUNCTION grail_internal._on_alter_object()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -940,10 +1204,10 @@ BEGIN
 		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
 		WHERE gr.filter IS NOT NULL AND NOT gr.stale
 		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-		                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
-			PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
 		EXCEPTION WHEN OTHERS THEN
 			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
 			                filtered.nspname, filtered.name
@@ -954,11 +1218,11 @@ BEGIN
 	END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_alter_object() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._on_alter_object() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
 	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION',
 	             'ALTER SCHEMA', 'ALTER EXTENSION')
-	EXECUTE FUNCTION grail._on_alter_object();
+	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
 -- The incremental overlay of live graphs: each row of the change log carries its writer's
 -- top-level transaction, which orders the log, so that a reader whose snapshot sees all that its
@@ -971,7 +1235,7 @@ CREATE INDEX pending_change_graph ON grail.pending_change (graph_id, xid);
 -- trigger; a row written by SQL (a restore's COPY, a logical replication apply of the table, a
 -- hand) gets the id of the transaction that writes it, whatever it says, so that no row below a
 -- reader's bound appears after the reader's snapshot.
-CREATE FUNCTION grail._pending_change_xid()
+CREATE FUNCTION grail_internal._pending_change_xid()
 RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -980,8 +1244,370 @@ BEGIN
 	RETURN NEW;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._pending_change_xid() FROM PUBLIC;
-COMMENT ON FUNCTION grail._pending_change_xid() IS 'pg_grail internal: sets the xid of a row of grail.pending_change written by SQL to its writer''s transaction';
+REVOKE ALL ON FUNCTION grail_internal._pending_change_xid() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._pending_change_xid() IS 'pg_grail internal: sets the xid of a row of grail.pending_change written by SQL to its writer''s transaction';
 CREATE TRIGGER pending_change_xid BEFORE INSERT OR UPDATE ON grail.pending_change
-	FOR EACH ROW EXECUTE FUNCTION grail._pending_change_xid();
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._pending_change_xid();
 ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER pending_change_xid;
+
+-- What answers a graph's functions: grail.explain_graph() opens the graph as they open it, in the
+-- calling statement's snapshot, and says which build, image, overlay and device answer each.
+CREATE FUNCTION grail.explain_graph(graph text)
+RETURNS TABLE (function text, answers_from text, build bigint, build_uuid uuid, built_at timestamptz, image text,
+               image_format integer, pending_changes bigint, overlay_inserted bigint, overlay_deleted bigint,
+               device text, device_detail text)
+AS 'MODULE_PATHNAME', 'grail_explain_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100 ROWS 7;
+COMMENT ON FUNCTION grail.explain_graph(text) IS
+'What answers the graph''s functions in this statement''s snapshot, in this session, one row per group of functions: answers_from (build; build and overlay: the last build and the overlay of the pending changes the snapshot sees, for reachable(); snapshot rebuild: an index of the rows the snapshot sees, built in this session and kept; rows read: the same, for a statement whose own writes are not logged yet), the build (number, uuid, built_at), where its image lives (shared cache, private copy, memory of this backend), its format version, the pending edge changes the snapshot sees, the edges the overlay inserts and deletes, and the device (cpu, gpu service, gpu in this backend) with why. It opens the graph as the functions do, with their checks, and loads (or rebuilds) what they would, keeping it for them.';
+
+-- The bodies that name a moved function, as pg_grail.sql has them.
+CREATE OR REPLACE FUNCTION grail._mark_stale()
+RETURNS trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+BEGIN
+	SELECT id, name, relid INTO g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) TG_ARGV[0]::pg_catalog.int8;
+	IF NOT FOUND THEN
+		RETURN NULL;
+	END IF;
+	-- A trigger that came with a dump of its table alone (pg_dump -t) into a database where another
+	-- graph has its id is none of that graph's: its table is not an ancestor of the edge table.
+	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail_internal._ancestors(g.relid::pg_catalog.oid)) THEN
+		RAISE WARNING USING ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = pg_catalog.format('pg_grail trigger "%s" on table "%s" ignores this write: the table is not in the '
+			                            'inheritance family of graph "%s" (id %s), whose edge table is "%s"',
+			                            TG_NAME, TG_TABLE_NAME, g.name, g.id, g.relid),
+			DETAIL = 'Such a trigger comes with a dump of the table alone (pg_dump -t) restored into a database '
+			         'where another graph has that id.',
+			HINT = pg_catalog.format('Drop the trigger: DROP TRIGGER %I ON %I.%I;', TG_NAME, TG_TABLE_SCHEMA, TG_TABLE_NAME);
+		RETURN NULL;
+	END IF;
+	UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id AND NOT stale;
+	RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
+RETURNS void
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	t pg_catalog.oid;
+	trigger_name pg_catalog.name;
+BEGIN
+	FOR t IN SELECT r FROM pg_catalog.unnest(tables::pg_catalog.oid[]) r
+	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
+		FOR trigger_name IN SELECT tg.tgname FROM pg_catalog.pg_trigger tg
+		                    WHERE tg.tgrelid OPERATOR(pg_catalog.=) t
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail_internal._trigger_names(graph_id))
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL (keep) LOOP
+			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', trigger_name, t::pg_catalog.regclass);
+		END LOOP;
+	END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
+RETURNS void
+LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	g record;
+	t pg_catalog.oid;
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
+	up pg_catalog.oid[];
+	down pg_catalog.oid[];
+BEGIN
+	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
+	FOREACH t IN ARRAY down LOOP
+		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
+		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
+		-- rows change only by REFRESH MATERIALIZED VIEW, which grail_internal._on_refresh sees.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
+			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
+			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
+			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
+		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
+			EXECUTE pg_catalog.format(
+				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
+				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
+				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
+				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
+				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
+		END IF;
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		EXECUTE pg_catalog.format(
+			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
+			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
+			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
+	END LOOP;
+	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
+	FOREACH t IN ARRAY down LOOP
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+	END LOOP;
+	FOREACH t IN ARRAY up LOOP
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+	END LOOP;
+	-- Off the tables that left the family.
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
+	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
+	WHERE id OPERATOR(pg_catalog.=) graph_id;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_drop()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	dropped record;
+	filtered record;
+BEGIN
+	FOR dropped IN
+		DELETE FROM grail.graph g
+		USING pg_catalog.pg_event_trigger_dropped_objects() o
+		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
+		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
+		RETURNING g.id, g.watched_tables
+	LOOP
+		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
+		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
+	END LOOP;
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		UPDATE grail.graph g SET stale = true
+		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	END IF;
+	UPDATE grail.graph g SET stale = true
+	WHERE g.filter IS NOT NULL AND NOT g.stale
+	  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
+	              WHERE NOT grail_internal._has_column(g.relid::pg_catalog.oid, f));
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
+	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		FOR filtered IN
+			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+			WHERE gr.filter IS NOT NULL AND NOT gr.stale
+			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
+		LOOP
+			BEGIN
+				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			EXCEPTION WHEN OTHERS THEN
+				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
+				                filtered.name
+					USING ERRCODE = 'dependent_objects_still_exist',
+					      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
+					      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+			END;
+		END LOOP;
+	END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._column_changes_reach(relation oid)
+RETURNS oid[]
+LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT grail_internal._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
+		SELECT t.oid FROM pg_catalog.pg_class k
+		JOIN pg_catalog.pg_class t ON t.reloftype OPERATOR(pg_catalog.=) k.reltype
+		WHERE k.oid OPERATOR(pg_catalog.=) relation AND k.relkind OPERATOR(pg_catalog.=) 'c')
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	r record;
+BEGIN
+	UPDATE grail.graph g SET source_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
+	UPDATE grail.graph g SET target_column = a.attname
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objsubid OPERATOR(pg_catalog.>) 0
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
+	FOR r IN
+		SELECT g.id, g.relid::pg_catalog.oid AS relid, g.filter, n.names[1]::pg_catalog.name AS old_name,
+		       n.names[2]::pg_catalog.name AS new_name
+		FROM grail.graph g, pg_catalog.pg_event_trigger_ddl_commands() c,
+		     LATERAL (SELECT grail_internal._column_rename(c.command) AS names) n
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		  AND n.names IS NOT NULL AND g.filter IS NOT NULL
+		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+		  AND n.names[1]::pg_catalog.name OPERATOR(pg_catalog.=) ANY (g.filter_columns)
+		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
+	LOOP
+		BEGIN
+			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
+			WHERE id OPERATOR(pg_catalog.=) r.id;
+		EXCEPTION WHEN OTHERS THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) r.id;
+		END;
+	END LOOP;
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	UPDATE grail.graph g SET stale = true
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
+	  AND (grail_internal._alters_column_type(c.command, g.source_column, g.target_column)
+	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
+	                  WHERE grail_internal._alters_column_type(c.command, f, f)))
+	  AND NOT g.stale;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_family_change()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	change pg_catalog.text;
+	tables pg_catalog.oid[];
+	g record;
+BEGIN
+	-- 'rows' sorts after 'empty': the stronger change wins.
+	SELECT pg_catalog.max(grail_internal._family_change(c.command)),
+	       pg_catalog.array_agg(c.objid) FILTER (WHERE grail_internal._family_change(c.command) IS NOT NULL)
+	INTO change, tables
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass;
+	IF change IS NULL THEN
+		RETURN;
+	END IF;
+	FOR g IN
+		SELECT id FROM grail.graph
+		WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(tables) t
+		              WHERE t OPERATOR(pg_catalog.=) ANY (watched_tables::pg_catalog.oid[])
+		                 OR relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._ancestors(t)))
+		  AND NOT grail_internal._watched(id, relid::pg_catalog.oid, watched_tables)
+	LOOP
+		PERFORM grail_internal._watch(g.id);
+		IF change OPERATOR(pg_catalog.=) 'rows' THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id;
+		END IF;
+	END LOOP;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length int DEFAULT 3,
+                                            max_length int DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE
+AS $$
+DECLARE
+	parts text[];
+	target text;
+	key_type pg_catalog.text; -- the graph's key type, schema-qualified: pg_catalog.int8, .text or .uuid
+	saved bigint;
+BEGIN
+	IF graph IS NULL OR into_table IS NULL OR min_length IS NULL THEN
+		RAISE EXCEPTION 'graph, into_table and min_length must not be NULL' USING ERRCODE = 'null_value_not_allowed';
+	END IF;
+	-- The name as the SQL parser reads it (quotes, case folding, schema), then quoted part by part.
+	parts := pg_catalog.parse_ident(into_table);
+	IF pg_catalog.cardinality(parts) > 2 THEN
+		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
+			USING ERRCODE = 'invalid_name';
+	END IF;
+	-- Qualified once, so that CREATE TABLE and INSERT mean the same table (an unqualified name
+	-- would create in the first schema of the search_path but insert into a temporary table of
+	-- that name first).
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.=) 1 THEN
+		IF pg_catalog.current_schema() IS NULL THEN
+			RAISE EXCEPTION 'no schema has been selected to create table % in', pg_catalog.quote_ident(parts[1])
+				USING ERRCODE = 'invalid_schema_name', HINT = 'Qualify into_table with a schema.';
+		END IF;
+		parts := ARRAY[pg_catalog.current_schema()::pg_catalog.text] OPERATOR(pg_catalog.||) parts;
+	END IF;
+	target := pg_catalog.quote_ident(parts[1]) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(parts[2]);
+	SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.typname)
+	INTO key_type
+	FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
+	WHERE t.oid OPERATOR(pg_catalog.=) grail_internal._key_type(graph);
+	BEGIN
+		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices %s[] NOT NULL)',
+		                          target, key_type);
+	EXCEPTION WHEN duplicate_table THEN
+		RAISE EXCEPTION 'table % already exists', target
+			USING ERRCODE = 'duplicate_table',
+			      HINT = 'save_chordless_cycles() creates its table: drop the old one or choose another name.';
+	END;
+	EXECUTE pg_catalog.format('INSERT INTO %s (id, length, vertices) '
+	                          'SELECT c.id, pg_catalog.cardinality(c.vertices), c.vertices '
+	                          'FROM grail.chordless_cycles($1, NULL::%s, $2, $3) WITH ORDINALITY AS c(vertices, id)',
+	                          target, key_type)
+		USING graph, min_length, max_length;
+	GET DIAGNOSTICS saved = ROW_COUNT;
+	RETURN saved;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_object()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	filtered record;
+BEGIN
+	FOR filtered IN
+		SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+		WHERE gr.filter IS NOT NULL AND NOT gr.stale
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
+	LOOP
+		BEGIN
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+		EXCEPTION WHEN OTHERS THEN
+			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
+			                filtered.nspname, filtered.name
+				USING ERRCODE = 'dependent_objects_still_exist',
+				      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
+				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+		END;
+	END LOOP;
+END
+$$;
+
+COMMENT ON FUNCTION grail._mark_stale() IS
+'Internal: the trigger that marks a graph stale when a table above its edge table changes; not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._mark_stale(...).';
+COMMENT ON FUNCTION grail._log_changes() IS
+'Internal: the trigger that logs a live graph''s edge changes (or marks a graph that is not live stale); not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._log_changes(...).';

@@ -44,7 +44,7 @@ CREATE TABLE grail.graph (
 	name          text NOT NULL CHECK (name <> ''),
 	relid         regclass NOT NULL,
 	source_column name NOT NULL,  -- by name, not number: a restore renumbers columns after dropped ones;
-	target_column name NOT NULL,  -- renames are followed (grail._on_alter_table)
+	target_column name NOT NULL,  -- renames are followed (grail_internal._on_alter_table)
 	owner         regrole NOT NULL,
 	labels        int NOT NULL,
 	skip_nulls    boolean NOT NULL,
@@ -66,7 +66,7 @@ CREATE TABLE grail.graph (
 	namespace     regnamespace NOT NULL,
 	build_uuid    uuid,  -- never reused, unlike build: backends key their cached indexes on it
 	-- The tables the last build depends on and watches: the edge table, its inheritance ancestors
-	-- and descendants (grail._watched).
+	-- and descendants (grail_internal._watched).
 	watched_tables regclass[] NOT NULL DEFAULT '{}',
 	-- Writes to a live graph's edge table go to grail.pending_change and queries answer for the rows
 	-- their snapshot sees; writes to another graph's table make it stale (0.5.0).
@@ -167,18 +167,26 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
 GRANT SELECT ON grail.graphs TO PUBLIC;
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change)';
 
+-- pg_grail's internal functions live in a schema of their own, a member of the extension, so that
+-- \df grail.* lists what users call. The two trigger functions, grail._log_changes and
+-- grail._mark_stale, stay in grail: users' tables name them in their triggers, which a dump restores
+-- as EXECUTE FUNCTION grail._log_changes(...) into whatever version CREATE EXTENSION installs.
+CREATE SCHEMA grail_internal;
+COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
+GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
+
 -- Builds and merges in progress (src/pg/store/activity.cpp: shared memory, with pg_grail preloaded) and
 -- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
 -- read, as grail.graphs does, or all of them to members of pg_read_all_stats. A security barrier
 -- like grail.graphs.
-CREATE FUNCTION grail._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
+CREATE FUNCTION grail_internal._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
                                 OUT relation regclass, OUT command text, OUT phase text, OUT done bigint,
                                 OUT total bigint, OUT unit text, OUT started timestamptz,
                                 OUT phase_started timestamptz)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'grail_activity'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 4;
-COMMENT ON FUNCTION grail._activity() IS
+COMMENT ON FUNCTION grail_internal._activity() IS
 'The builds and merges in progress in this database that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 
 CREATE VIEW grail.activity WITH (security_barrier = true) AS
@@ -216,7 +224,7 @@ FROM (SELECT g.id,
              AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
              AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
              AND NOT pg_catalog.row_security_active(c.oid))) g
-FULL JOIN grail._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
+FULL JOIN grail_internal._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
 
 GRANT SELECT ON grail.activity TO PUBLIC;
 COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
@@ -363,7 +371,7 @@ COMMENT ON FUNCTION grail.bfs(text, uuid, int) IS
 'bfs() from a uuid key: each reached key, its depth and its parent (the smallest key one level up with an edge to it).';
 
 -- The type of a graph's keys (bigint, text or uuid), for SQL that must name it.
-CREATE FUNCTION grail._key_type(graph text)
+CREATE FUNCTION grail_internal._key_type(graph text)
 RETURNS regtype
 AS 'MODULE_PATHNAME', 'grail_key_type'
 LANGUAGE C STABLE STRICT COST 10;
@@ -397,8 +405,8 @@ REVOKE ALL ON FUNCTION grail.cache_counters() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION grail.cache_counters() TO pg_monitor;
 
 -- Staleness: any change to the rows a graph was built from marks it stale, so that no query answers
--- from an index that no longer matches them: triggers (grail._watch) call _mark_stale; a query
--- checks that they are in place (grail._watched); event triggers catch what triggers cannot.
+-- from an index that no longer matches them: triggers (grail_internal._watch) call _mark_stale; a query
+-- checks that they are in place (grail_internal._watched); event triggers catch what triggers cannot.
 CREATE FUNCTION grail._mark_stale()
 RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -412,7 +420,7 @@ BEGIN
 	END IF;
 	-- A trigger that came with a dump of its table alone (pg_dump -t) into a database where another
 	-- graph has its id is none of that graph's: its table is not an ancestor of the edge table.
-	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail._ancestors(g.relid::pg_catalog.oid)) THEN
+	IF TG_RELID OPERATOR(pg_catalog.<>) ALL (grail_internal._ancestors(g.relid::pg_catalog.oid)) THEN
 		RAISE WARNING USING ERRCODE = 'object_not_in_prerequisite_state',
 			MESSAGE = pg_catalog.format('pg_grail trigger "%s" on table "%s" ignores this write: the table is not in the '
 			                            'inheritance family of graph "%s" (id %s), whose edge table is "%s"',
@@ -428,7 +436,7 @@ END
 $$;
 REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
 
--- The triggers of a live graph's edge table and its descendants (grail._watch) log each statement's
+-- The triggers of a live graph's edge table and its descendants (grail_internal._watch) log each statement's
 -- changes to grail.pending_change (a live graph), or mark the graph stale (another), in C
 -- (src/pg/entry/change_log.cpp): an UPDATE that changes no edge does neither.
 CREATE FUNCTION grail._log_changes()
@@ -440,33 +448,33 @@ REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
 -- The tables a graph over edge_table depends on besides it: the inheritance (or partition)
 -- ancestors of the table and of its descendants outside that family (a descendant's other
 -- parents), whose writes can reach its rows, and its descendants (the table itself first), whose
--- rows SELECT reads with its own. In C (src/pg/store/watch.cpp), as grail._watched reads them.
-CREATE FUNCTION grail._ancestors(edge_table oid)
+-- rows SELECT reads with its own. In C (src/pg/store/watch.cpp), as grail_internal._watched reads them.
+CREATE FUNCTION grail_internal._ancestors(edge_table oid)
 RETURNS oid[]
 AS 'MODULE_PATHNAME', 'grail_ancestors'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._ancestors(oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._ancestors(oid) FROM PUBLIC;
 
-CREATE FUNCTION grail._descendants(edge_table oid)
+CREATE FUNCTION grail_internal._descendants(edge_table oid)
 RETURNS oid[]
 AS 'MODULE_PATHNAME', 'grail_descendants'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._descendants(oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._descendants(oid) FROM PUBLIC;
 
--- Whether a graph's triggers are all in place as grail._watch made them, on the tables its build
+-- Whether a graph's triggers are all in place as grail_internal._watch made them, on the tables its build
 -- recorded (grail.graph.watched_tables), which must still be the edge table's ancestors and
 -- descendants; checked by what the triggers are (function, events, level, argument, no column
 -- list, enabled always), not by their names alone: a table's owner can drop them and create
 -- look-alikes (though not ones calling _mark_stale, which needs EXECUTE). In C
 -- (src/pg/store/watch.cpp): every statement of a query checks it.
-CREATE FUNCTION grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[])
+CREATE FUNCTION grail_internal._watched(graph_id bigint, edge_table oid, watched_tables regclass[])
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_watched'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._watched(bigint, oid, regclass[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._watched(bigint, oid, regclass[]) FROM PUBLIC;
 
--- The names of a graph's triggers (grail._watch), and of those 0.4.0 put where they are now.
-CREATE FUNCTION grail._trigger_names(graph_id bigint)
+-- The names of a graph's triggers (grail_internal._watch), and of those 0.4.0 put where they are now.
+CREATE FUNCTION grail_internal._trigger_names(graph_id bigint)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
@@ -478,10 +486,10 @@ AS $$
 	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_truncate',
 	             'grail_log_' OPERATOR(pg_catalog.||) graph_id OPERATOR(pg_catalog.||) '_apply']
 $$;
-REVOKE ALL ON FUNCTION grail._trigger_names(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._trigger_names(bigint) FROM PUBLIC;
 
 -- Drops a graph's triggers from those of tables that still exist; keep: the names to leave.
-CREATE FUNCTION grail._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
+CREATE FUNCTION grail_internal._drop_triggers(graph_id bigint, tables regclass[], keep text[] DEFAULT '{}')
 RETURNS void
 LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
@@ -493,17 +501,17 @@ BEGIN
 	         WHERE EXISTS (SELECT 1 FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) r) LOOP
 		FOR trigger_name IN SELECT tg.tgname FROM pg_catalog.pg_trigger tg
 		                    WHERE tg.tgrelid OPERATOR(pg_catalog.=) t
-		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail._trigger_names(graph_id))
+		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.=) ANY (grail_internal._trigger_names(graph_id))
 		                      AND tg.tgname::pg_catalog.text OPERATOR(pg_catalog.<>) ALL (keep) LOOP
 			EXECUTE pg_catalog.format('DROP TRIGGER %I ON %s', trigger_name, t::pg_catalog.regclass);
 		END LOOP;
 	END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._drop_triggers(bigint, regclass[], text[]) FROM PUBLIC;
 
 -- Puts a graph's triggers on the tables its build depends on, removing them first from the tables
--- of its last build, and records the tables (what grail._watched checks): on the edge table and
+-- of its last build, and records the tables (what grail_internal._watched checks): on the edge table and
 -- each descendant, grail_log_<id>_insert, _delete and _update (AFTER, FOR EACH STATEMENT, with the
 -- statement's transition tables) and, on those that hold rows, grail_log_<id>_truncate (BEFORE
 -- TRUNCATE, FOR EACH STATEMENT) and grail_log_<id>_apply (AFTER each row, ENABLE REPLICA: logical
@@ -515,21 +523,21 @@ REVOKE ALL ON FUNCTION grail._drop_triggers(bigint, regclass[], text[]) FROM PUB
 -- parent reaches rows of tables outside the family too, which its transition tables do not tell
 -- apart. All but the apply trigger ENABLE ALWAYS, so that they fire under session_replication_role =
 -- replica (restores) too. New triggers are made before old ones go: a graph missing one would be marked stale
--- (grail._on_drop).
-CREATE FUNCTION grail._watch(graph_id bigint)
+-- (grail_internal._on_drop).
+CREATE FUNCTION grail_internal._watch(graph_id bigint)
 RETURNS void
 LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	g record;
 	t pg_catalog.oid;
-	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
 	up pg_catalog.oid[];
 	down pg_catalog.oid[];
 BEGIN
 	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
-	up := grail._ancestors(g.relid::pg_catalog.oid);
-	down := grail._descendants(g.relid::pg_catalog.oid);
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
 		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
 		-- so it refuses, and a build refuses the table.
@@ -562,23 +570,23 @@ BEGIN
 	END LOOP;
 	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
 	FOREACH t IN ARRAY down LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
 	END LOOP;
 	FOREACH t IN ARRAY up LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
 	END LOOP;
 	-- Off the tables that left the family.
-	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
 	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
 	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
 	WHERE id OPERATOR(pg_catalog.=) graph_id;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._watch(bigint) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._watch(bigint) FROM PUBLIC;
 
 
 -- Whether the table has a live column of that name.
-CREATE FUNCTION grail._has_column(edge_table oid, column_name name)
+CREATE FUNCTION grail_internal._has_column(edge_table oid, column_name name)
 RETURNS boolean
 LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
@@ -586,12 +594,12 @@ AS $$
 	               WHERE a.attrelid OPERATOR(pg_catalog.=) edge_table AND a.attname OPERATOR(pg_catalog.=) column_name
 	                 AND NOT a.attisdropped)
 $$;
-REVOKE ALL ON FUNCTION grail._has_column(oid, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._has_column(oid, name) FROM PUBLIC;
 
 -- A graph goes with its edge table, its edge columns and its schema: DROP TABLE, DROP COLUMN ...
 -- CASCADE and DROP SCHEMA drop the graphs (and the staleness triggers a graph keeps on a table that
 -- stays). A dropped staleness trigger leaves its graph stale: writes can have come in meanwhile.
-CREATE FUNCTION grail._on_drop()
+CREATE FUNCTION grail_internal._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -604,54 +612,54 @@ BEGIN
 		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
 		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
-		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column)
-		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
 		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
 		RETURNING g.id, g.watched_tables
 	LOOP
-		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
+		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
 		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
 	END LOOP;
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
 		UPDATE grail.graph g SET stale = true
-		WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	END IF;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_drop() FROM PUBLIC;
-CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail._on_drop();
+REVOKE ALL ON FUNCTION grail_internal._on_drop() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_drop ON sql_drop EXECUTE FUNCTION grail_internal._on_drop();
 
 -- Whether an ALTER TABLE opened a window in which writes can go unseen: a trigger set to a state
 -- other than ENABLE ALWAYS, or the table made unlogged (src/pg/entry/ddl_commands.cpp).
-CREATE FUNCTION grail._changes_trigger_state(pg_ddl_command)
+CREATE FUNCTION grail_internal._changes_trigger_state(pg_ddl_command)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_changes_trigger_state'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._changes_trigger_state(pg_ddl_command) FROM PUBLIC;
 
 -- Whether an ALTER TABLE changed the type of a column of that name (src/pg/entry/ddl_commands.cpp).
-CREATE FUNCTION grail._alters_column_type(pg_ddl_command, source_column name, target_column name)
+CREATE FUNCTION grail_internal._alters_column_type(pg_ddl_command, source_column name, target_column name)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_alters_column_type'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._alters_column_type(pg_ddl_command, name, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._alters_column_type(pg_ddl_command, name, name) FROM PUBLIC;
 
 -- The tables whose columns a rename (or type change) of a column of relation changes too:
 -- relation, its inheritance descendants and partitions, and, where relation is a composite type,
 -- the tables made OF that type (ALTER TYPE ... CASCADE). PostgreSQL reports only relation's column
 -- to the event trigger.
-CREATE FUNCTION grail._column_changes_reach(relation oid)
+CREATE FUNCTION grail_internal._column_changes_reach(relation oid)
 RETURNS oid[]
 LANGUAGE sql STABLE STRICT SET search_path = pg_catalog, pg_temp
 AS $$
-	SELECT grail._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
+	SELECT grail_internal._descendants(relation) OPERATOR(pg_catalog.||) ARRAY(
 		SELECT t.oid FROM pg_catalog.pg_class k
 		JOIN pg_catalog.pg_class t ON t.reloftype OPERATOR(pg_catalog.=) k.reltype
 		WHERE k.oid OPERATOR(pg_catalog.=) relation AND k.relkind OPERATOR(pg_catalog.=) 'c')
 $$;
-REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._column_changes_reach(oid) FROM PUBLIC;
 
 -- RENAME COLUMN of an edge column: the graph follows (its column name no longer exists; the
 -- renamed column's number comes with the command). PostgreSQL renames a table's column through
@@ -660,7 +668,7 @@ REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
 -- all of these tags. (Where a rename goes unseen all the same, the columns are checked where they
 -- are read: src/pg/store/edges.cpp.) The rename or type change of a column of an inheritance parent,
 -- a partitioned table or a composite type (ALTER TYPE ... CASCADE) changes the column of its
--- children, partitions or typed tables too, which may be the edge table: grail._column_changes_reach.
+-- children, partitions or typed tables too, which may be the edge table: grail_internal._column_changes_reach.
 -- ALTER TABLE ... DISABLE TRIGGER (pg_dump --disable-triggers does it), ENABLE [REPLICA] TRIGGER,
 -- SET UNLOGGED: from then on writes can go unseen, so the graph is stale even once the trigger is
 -- back or the table logged again. (Not
@@ -668,7 +676,7 @@ REVOKE ALL ON FUNCTION grail._column_changes_reach(oid) FROM PUBLIC;
 -- the graph's rows and index already in step with the table's.)
 -- ALTER COLUMN ... TYPE of an edge column rewrites its rows without firing triggers: the graph is
 -- stale.
-CREATE FUNCTION grail._on_alter_table()
+CREATE FUNCTION grail_internal._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -678,48 +686,48 @@ BEGIN
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
 	UPDATE grail.graph g SET target_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	  AND grail._changes_trigger_state(c.command)
-	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
-	  AND grail._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
+	  AND grail_internal._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_alter_table() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._on_alter_table() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_alter_table ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE', 'ALTER VIEW', 'ALTER MATERIALIZED VIEW', 'ALTER FOREIGN TABLE', 'ALTER TYPE')
-	EXECUTE FUNCTION grail._on_alter_table();
+	EXECUTE FUNCTION grail_internal._on_alter_table();
 
 -- Whether a CREATE TABLE or ALTER TABLE changed a table's inheritance family: 'rows' when a table
 -- joined or left one with its rows, 'empty' when a new table joined one (src/pg/entry/ddl_commands.cpp).
-CREATE FUNCTION grail._family_change(pg_ddl_command)
+CREATE FUNCTION grail_internal._family_change(pg_ddl_command)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_family_change'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._family_change(pg_ddl_command) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._family_change(pg_ddl_command) FROM PUBLIC;
 
 -- A table joined or left the family of a graph's edge table (a partition created, attached or
 -- detached; a child that inherits or stops): the graph's triggers move to its new family at once,
 -- so that no write to a new member goes unseen, and the graph is stale if rows came or went with
 -- the change. A new, empty partition leaves the graph answering: the routine monthly partition of a
 -- lineage table must not stop its queries.
-CREATE FUNCTION grail._on_family_change()
+CREATE FUNCTION grail_internal._on_family_change()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -729,8 +737,8 @@ DECLARE
 	g record;
 BEGIN
 	-- 'rows' sorts after 'empty': the stronger change wins.
-	SELECT pg_catalog.max(grail._family_change(c.command)),
-	       pg_catalog.array_agg(c.objid) FILTER (WHERE grail._family_change(c.command) IS NOT NULL)
+	SELECT pg_catalog.max(grail_internal._family_change(c.command)),
+	       pg_catalog.array_agg(c.objid) FILTER (WHERE grail_internal._family_change(c.command) IS NOT NULL)
 	INTO change, tables
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass;
@@ -741,20 +749,20 @@ BEGIN
 		SELECT id FROM grail.graph
 		WHERE EXISTS (SELECT 1 FROM pg_catalog.unnest(tables) t
 		              WHERE t OPERATOR(pg_catalog.=) ANY (watched_tables::pg_catalog.oid[])
-		                 OR relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._ancestors(t)))
-		  AND NOT grail._watched(id, relid::pg_catalog.oid, watched_tables)
+		                 OR relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._ancestors(t)))
+		  AND NOT grail_internal._watched(id, relid::pg_catalog.oid, watched_tables)
 	LOOP
-		PERFORM grail._watch(g.id);
+		PERFORM grail_internal._watch(g.id);
 		IF change OPERATOR(pg_catalog.=) 'rows' THEN
 			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) g.id;
 		END IF;
 	END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_family_change() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._on_family_change() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_family_change ON ddl_command_end
 	WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE FOREIGN TABLE', 'ALTER FOREIGN TABLE')
-	EXECUTE FUNCTION grail._on_family_change();
+	EXECUTE FUNCTION grail_internal._on_family_change();
 
 -- Event triggers, like triggers, skip sessions with session_replication_role = replica unless
 -- enabled always.
@@ -820,7 +828,7 @@ BEGIN
 	SELECT pg_catalog.quote_ident(n.nspname) OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) pg_catalog.quote_ident(t.typname)
 	INTO key_type
 	FROM pg_catalog.pg_type t JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) t.typnamespace
-	WHERE t.oid OPERATOR(pg_catalog.=) grail._key_type(graph);
+	WHERE t.oid OPERATOR(pg_catalog.=) grail_internal._key_type(graph);
 	BEGIN
 		EXECUTE pg_catalog.format('CREATE TABLE %s (id bigint NOT NULL, length int NOT NULL, vertices %s[] NOT NULL)',
 		                          target, key_type);
@@ -845,20 +853,20 @@ COMMENT ON FUNCTION grail.save_chordless_cycles(text, text, int, int) IS
 -- that estimates from the graph's build the rows of scc_components and bfs and the selectivity of
 -- reachable() in a WHERE or JOIN clause, when the graph is named by a constant.
 
-CREATE FUNCTION grail._planner_support(internal)
+CREATE FUNCTION grail_internal._planner_support(internal)
 RETURNS internal
 AS 'MODULE_PATHNAME', 'grail_planner_support'
 LANGUAGE C STABLE STRICT;
-COMMENT ON FUNCTION grail._planner_support(internal) IS
+COMMENT ON FUNCTION grail_internal._planner_support(internal) IS
 'Planner support (prosupport) of scc_components, bfs and reachable: rows and selectivity from the build of a graph named by a constant (its vertices; the fraction of reachable pairs in a fixed sample). Any error while estimating leaves the declared estimate.';
-ALTER FUNCTION grail.scc_components(text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.scc_components(text, anyelement) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, bigint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, text, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail._planner_support;
+ALTER FUNCTION grail.scc_components(text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.scc_components(text, anyelement) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, bigint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, bigint, bigint) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, text, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, uuid, uuid) SUPPORT grail_internal._planner_support;
 
 -- Paths and cycles: one shortest path between two keys, one shortest directed cycle through a key.
 CREATE FUNCTION grail.path(graph text, source bigint, target bigint)
@@ -967,16 +975,16 @@ AS 'MODULE_PATHNAME', 'grail_traverse_ancestors_uuid'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 5 ROWS 100;
 COMMENT ON FUNCTION grail.ancestors(text, uuid, int) IS
 'ancestors() of a uuid key: the keys that reach it and their depths, itself at depth 0.';
--- The planner's estimates (grail._planner_support) for them, as for the three-argument bfs().
-ALTER FUNCTION grail.bfs(text, bigint, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, text, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, uuid, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, bigint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, text, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, uuid, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, bigint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, text, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, uuid, int) SUPPORT grail._planner_support;
+-- The planner's estimates (grail_internal._planner_support) for them, as for the three-argument bfs().
+ALTER FUNCTION grail.bfs(text, bigint, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, text, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, uuid, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, bigint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, text, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, uuid, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, bigint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, text, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, uuid, int) SUPPORT grail_internal._planner_support;
 
 -- The GPU service (docs/architecture.md, The GPU service): the images it keeps resident.
 CREATE FUNCTION grail.gpu_service_images()
@@ -998,7 +1006,7 @@ COMMENT ON FUNCTION grail.path(text, text, text) IS
 'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none. On a uuid or integer graph, keys that are valid literals of its kind are read as such (an untyped literal comes here), and the path is given as text.';
 COMMENT ON FUNCTION grail.find_cycle(text, text) IS
 'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none. On a uuid or integer graph, a key that is a valid literal of its kind is read as such, and the cycle is given as text.';
-COMMENT ON FUNCTION grail._activity() IS
+COMMENT ON FUNCTION grail_internal._activity() IS
 'The builds and merges in progress in this database, and the chordless_cycles() searches open, that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
 
@@ -1230,22 +1238,22 @@ AS 'MODULE_PATHNAME', 'grail_find_cycle_any'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.find_cycle(text, smallint) IS 'find_cycle() through a smallint key, as find_cycle(graph, bigint).';
 
--- The planner's estimates (grail._planner_support), as for the bigint overloads.
-ALTER FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatiblenonarray) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, integer, integer) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.reachable(text, smallint, smallint) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, anyelement, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, integer, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, smallint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, anyelement, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, integer, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.bfs(text, smallint, int, text) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, anyelement, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, integer, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail._planner_support;
-ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail._planner_support;
+-- The planner's estimates (grail_internal._planner_support), as for the bigint overloads.
+ALTER FUNCTION grail.reachable(text, anycompatiblenonarray, anycompatiblenonarray) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, integer, integer) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.reachable(text, smallint, smallint) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, anyelement, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, integer, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, smallint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, anyelement, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, integer, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.bfs(text, smallint, int, text) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, anyelement, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, integer, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail_internal._planner_support;
+ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail_internal._planner_support;
 -- Filters: create_graph(..., filter => 'kind = ''prod''') builds the graph over the rows that pass a
 -- boolean expression of the edge table's columns, checked as a partial index's predicate is
 -- (src/pg/store/edge_filter.hpp). It is stored as SQL text, as PostgreSQL's deparser writes it with
@@ -1271,24 +1279,24 @@ COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean,
 
 -- The stored filter with a renamed column's new name (src/pg/entry/ddl_commands.cpp); an error
 -- where the filter no longer parses.
-CREATE FUNCTION grail._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
+CREATE FUNCTION grail_internal._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_filter_renamed'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._filter_renamed(oid, text, name, name) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
 
 -- {old name, new name} of a command that renamed a column, else NULL (src/pg/entry/ddl_commands.cpp).
-CREATE FUNCTION grail._column_rename(pg_ddl_command)
+CREATE FUNCTION grail_internal._column_rename(pg_ddl_command)
 RETURNS text[]
 AS 'MODULE_PATHNAME', 'grail_column_rename'
 LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail._column_rename(pg_ddl_command) FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._column_rename(pg_ddl_command) FROM PUBLIC;
 
 -- As before, and a filter follows the renames of its columns (a filter that no longer parses leaves
 -- its graph stale rather than refusing the rename), and a type change of one of its columns (which
 -- rewrites the rows without firing triggers and can change what the filter passes) makes its graph
 -- stale.
-CREATE OR REPLACE FUNCTION grail._on_alter_table()
+CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1300,28 +1308,28 @@ BEGIN
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
 	UPDATE grail.graph g SET target_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
-	  AND NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column);
+	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
 	FOR r IN
 		SELECT g.id, g.relid::pg_catalog.oid AS relid, g.filter, n.names[1]::pg_catalog.name AS old_name,
 		       n.names[2]::pg_catalog.name AS new_name
 		FROM grail.graph g, pg_catalog.pg_event_trigger_ddl_commands() c,
-		     LATERAL (SELECT grail._column_rename(c.command) AS names) n
+		     LATERAL (SELECT grail_internal._column_rename(c.command) AS names) n
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		  AND n.names IS NOT NULL AND g.filter IS NOT NULL
-		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid))
+		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
 		  AND n.names[1]::pg_catalog.name OPERATOR(pg_catalog.=) ANY (g.filter_columns)
-		  AND NOT grail._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
+		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
 	LOOP
 		BEGIN
-			UPDATE grail.graph SET filter = grail._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
 			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
 			WHERE id OPERATOR(pg_catalog.=) r.id;
 		EXCEPTION WHEN OTHERS THEN
@@ -1332,16 +1340,16 @@ BEGIN
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	  AND grail._changes_trigger_state(c.command)
-	  AND NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	  AND grail_internal._changes_trigger_state(c.command)
+	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail._column_changes_reach(c.objid)))
-	  AND (grail._alters_column_type(c.command, g.source_column, g.target_column)
+	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
+	  AND (grail_internal._alters_column_type(c.command, g.source_column, g.target_column)
 	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
-	                  WHERE grail._alters_column_type(c.command, f, f)))
+	                  WHERE grail_internal._alters_column_type(c.command, f, f)))
 	  AND NOT g.stale;
 END
 $$;
@@ -1351,7 +1359,7 @@ $$;
 -- a schema) is refused, as PostgreSQL refuses to drop what a partial index uses: the filter could
 -- no longer be read, and every write to the edge table would fail in its trigger. (A stale
 -- graph's filter is not checked: its triggers log nothing, and its refresh says what is wrong.)
-CREATE OR REPLACE FUNCTION grail._on_drop()
+CREATE OR REPLACE FUNCTION grail_internal._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1365,24 +1373,24 @@ BEGIN
 		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
 		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
-		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.source_column)
-		            OR NOT grail._has_column(g.relid::pg_catalog.oid, g.target_column)))
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
+		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
 		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
 		RETURNING g.id, g.watched_tables
 	LOOP
-		PERFORM grail._drop_triggers(dropped.id, dropped.watched_tables);
+		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
 		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
 	END LOOP;
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
 		UPDATE grail.graph g SET stale = true
-		WHERE NOT g.stale AND NOT grail._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
 	END IF;
 	UPDATE grail.graph g SET stale = true
 	WHERE g.filter IS NOT NULL AND NOT g.stale
 	  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
-	              WHERE NOT grail._has_column(g.relid::pg_catalog.oid, f));
+	              WHERE NOT grail_internal._has_column(g.relid::pg_catalog.oid, f));
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
 	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
@@ -1391,10 +1399,10 @@ BEGIN
 			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
 			WHERE gr.filter IS NOT NULL AND NOT gr.stale
 			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-			                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 		LOOP
 			BEGIN
-				PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
 			EXCEPTION WHEN OTHERS THEN
 				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
 				                filtered.name
@@ -1453,24 +1461,24 @@ COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the curre
 -- CONCURRENTLY) changes its rows, in the refresh's transaction: a refresh rolled back leaves it as
 -- it was. grail.refresh_graph() rebuilds it. (A restore refreshes materialized views after the
 -- graphs' rows are in: their graphs come back stale.) _watch puts no triggers on one.
-CREATE OR REPLACE FUNCTION grail._watch(graph_id bigint)
+CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
 RETURNS void
 LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	g record;
 	t pg_catalog.oid;
-	names pg_catalog.text[] := grail._trigger_names(graph_id);
+	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
 	up pg_catalog.oid[];
 	down pg_catalog.oid[];
 BEGIN
 	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
-	up := grail._ancestors(g.relid::pg_catalog.oid);
-	down := grail._descendants(g.relid::pg_catalog.oid);
+	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
+	down := grail_internal._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
 		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
 		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
-		-- rows change only by REFRESH MATERIALIZED VIEW, which grail._on_refresh sees.
+		-- rows change only by REFRESH MATERIALIZED VIEW, which grail_internal._on_refresh sees.
 		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
@@ -1500,20 +1508,20 @@ BEGIN
 	END LOOP;
 	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
 	FOREACH t IN ARRAY down LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
 	END LOOP;
 	FOREACH t IN ARRAY up LOOP
-		PERFORM grail._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
+		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
 	END LOOP;
 	-- Off the tables that left the family.
-	PERFORM grail._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
+	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
 	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
 	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
 	WHERE id OPERATOR(pg_catalog.=) graph_id;
 END
 $$;
 
-CREATE FUNCTION grail._on_refresh()
+CREATE FUNCTION grail_internal._on_refresh()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1525,18 +1533,18 @@ BEGIN
 	  AND NOT g.stale;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_refresh() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._on_refresh() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_refresh ON ddl_command_end
 	WHEN TAG IN ('REFRESH MATERIALIZED VIEW')
-	EXECUTE FUNCTION grail._on_refresh();
+	EXECUTE FUNCTION grail_internal._on_refresh();
 ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
 
 -- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
--- another schema, as it cannot be dropped (grail._on_drop), nor a function made other than
+-- another schema, as it cannot be dropped (grail_internal._on_drop), nor a function made other than
 -- IMMUTABLE (ALTER FUNCTION, CREATE OR REPLACE FUNCTION): the stored filter would no longer read
 -- back, or no longer be fit to filter rows, and every write to the edge table would fail in its
 -- trigger.
-CREATE FUNCTION grail._on_alter_object()
+CREATE FUNCTION grail_internal._on_alter_object()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1548,10 +1556,10 @@ BEGIN
 		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
 		WHERE gr.filter IS NOT NULL AND NOT gr.stale
 		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-		                  WHERE NOT grail._has_column(gr.relid::pg_catalog.oid, f))
+		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
-			PERFORM grail._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
 		EXCEPTION WHEN OTHERS THEN
 			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
 			                filtered.nspname, filtered.name
@@ -1562,11 +1570,11 @@ BEGIN
 	END LOOP;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._on_alter_object() FROM PUBLIC;
+REVOKE ALL ON FUNCTION grail_internal._on_alter_object() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
 	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION',
 	             'ALTER SCHEMA', 'ALTER EXTENSION')
-	EXECUTE FUNCTION grail._on_alter_object();
+	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
 -- The incremental overlay of live graphs: each row of the change log carries its writer's
 -- top-level transaction, which orders the log, so that a reader whose snapshot sees all that its
@@ -1579,7 +1587,7 @@ CREATE INDEX pending_change_graph ON grail.pending_change (graph_id, xid);
 -- trigger; a row written by SQL (a restore's COPY, a logical replication apply of the table, a
 -- hand) gets the id of the transaction that writes it, whatever it says, so that no row below a
 -- reader's bound appears after the reader's snapshot.
-CREATE FUNCTION grail._pending_change_xid()
+CREATE FUNCTION grail_internal._pending_change_xid()
 RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
 AS $$
@@ -1588,8 +1596,24 @@ BEGIN
 	RETURN NEW;
 END
 $$;
-REVOKE ALL ON FUNCTION grail._pending_change_xid() FROM PUBLIC;
-COMMENT ON FUNCTION grail._pending_change_xid() IS 'pg_grail internal: sets the xid of a row of grail.pending_change written by SQL to its writer''s transaction';
+REVOKE ALL ON FUNCTION grail_internal._pending_change_xid() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._pending_change_xid() IS 'pg_grail internal: sets the xid of a row of grail.pending_change written by SQL to its writer''s transaction';
 CREATE TRIGGER pending_change_xid BEFORE INSERT OR UPDATE ON grail.pending_change
-	FOR EACH ROW EXECUTE FUNCTION grail._pending_change_xid();
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._pending_change_xid();
 ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER pending_change_xid;
+
+-- What answers a graph's functions: grail.explain_graph() opens the graph as they open it, in the
+-- calling statement's snapshot, and says which build, image, overlay and device answer each.
+CREATE FUNCTION grail.explain_graph(graph text)
+RETURNS TABLE (function text, answers_from text, build bigint, build_uuid uuid, built_at timestamptz, image text,
+               image_format integer, pending_changes bigint, overlay_inserted bigint, overlay_deleted bigint,
+               device text, device_detail text)
+AS 'MODULE_PATHNAME', 'grail_explain_graph'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100 ROWS 7;
+COMMENT ON FUNCTION grail.explain_graph(text) IS
+'What answers the graph''s functions in this statement''s snapshot, in this session, one row per group of functions: answers_from (build; build and overlay: the last build and the overlay of the pending changes the snapshot sees, for reachable(); snapshot rebuild: an index of the rows the snapshot sees, built in this session and kept; rows read: the same, for a statement whose own writes are not logged yet), the build (number, uuid, built_at), where its image lives (shared cache, private copy, memory of this backend), its format version, the pending edge changes the snapshot sees, the edges the overlay inserts and deletes, and the device (cpu, gpu service, gpu in this backend) with why. It opens the graph as the functions do, with their checks, and loads (or rebuilds) what they would, keeping it for them.';
+
+COMMENT ON FUNCTION grail._mark_stale() IS
+'Internal: the trigger that marks a graph stale when a table above its edge table changes; not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._mark_stale(...).';
+COMMENT ON FUNCTION grail._log_changes() IS
+'Internal: the trigger that logs a live graph''s edge changes (or marks a graph that is not live stale); not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._log_changes(...).';

@@ -59,6 +59,12 @@ public:
 	// without changes or where they did not need it.
 	std::shared_ptr<const Csr> reversed_dag() const noexcept;
 
+	// The changes over the build, netted (null without): what an overlay inserts and deletes.
+	const OverlayChanges *
+	changes() const noexcept {
+		return changes_ ? &*changes_ : nullptr;
+	}
+
 	// The id of a text or uuid key (the dictionary's bytes) that only the changes have, or -1;
 	// adds_keys() tells whether there is any, before the key's bytes are made.
 	bool

@@ -15,7 +15,7 @@ INSERT INTO "éééééééééééééééééééééééééééééé".edges
 CREATE TABLE activity_seen (graph text, graph_bytes bytea);
 CREATE FUNCTION record_activity() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO public.activity_seen SELECT a.graph, pg_catalog.textsend(a.graph) FROM grail._activity() a;
+	INSERT INTO public.activity_seen SELECT a.graph, pg_catalog.textsend(a.graph) FROM grail_internal._activity() a;
 	RETURN NULL;
 END
 $$;

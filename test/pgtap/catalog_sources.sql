@@ -33,7 +33,7 @@ SELECT is((SELECT count(*) FROM pg_locks WHERE relation = 'pg_catalog.pg_auth_me
                                            AND mode IN ('ShareLock', 'ShareRowExclusiveLock', 'ExclusiveLock', 'AccessExclusiveLock')), 0::bigint,
           'the build holds no lock on the catalog that would block a GRANT');
 SELECT is((SELECT live FROM grail.graphs WHERE name = 'roles'), false, 'it logs nothing: grail.graphs shows it not live');
-SELECT is(grail._key_type('roles')::text, 'regrole', 'its keys are regrole: member and roleid hold the oids of roles');
+SELECT is(grail_internal._key_type('roles')::text, 'regrole', 'its keys are regrole: member and roleid hold the oids of roles');
 
 -- The README's example: one call each.
 SELECT is(grail.reachable('roles', 'cs_alice', 'cs_admins'), true, 'is cs_alice a member of cs_admins, directly or through groups');
@@ -153,7 +153,7 @@ CREATE TABLE cs_root (a int);
 CREATE TABLE cs_mid () INHERITS (cs_root);
 CREATE TABLE cs_leaf () INHERITS (cs_mid);
 SELECT ok(grail.create_graph('family', 'pg_catalog.pg_inherits', 'inhrelid', 'inhparent') LIKE 'graph %', 'a graph over pg_inherits');
-SELECT is(grail._key_type('family')::text, 'regclass', 'keyed as regclass');
+SELECT is(grail_internal._key_type('family')::text, 'regclass', 'keyed as regclass');
 SELECT is((SELECT array_agg(vertex ORDER BY depth) FROM grail.descendants('family', 'cs_leaf')), ARRAY['cs_leaf', 'cs_mid', 'cs_root'],
           'the ancestors of a table, by name');
 CREATE TABLE cs_leaf2 () INHERITS (cs_root);

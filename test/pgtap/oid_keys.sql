@@ -74,7 +74,7 @@ SELECT is(grail.reachable('okg', '4294967295', '4294967295'), true, 'a text key 
 SELECT throws_ok($$SELECT grail.reachable('okg', 'x', '0')$$, '22P02', 'pg_grail graph "okg" has oid keys, and "x" is no oid',
                  'a text key that is no oid is an error');
 SELECT throws_ok($$SELECT grail.reachable('okg', '4294967296', '0')$$, '22P02', NULL, 'nor an oid out of range');
-SELECT is(grail._key_type('okg')::text, 'oid', '_key_type() of an oid graph');
+SELECT is(grail_internal._key_type('okg')::text, 'oid', '_key_type() of an oid graph');
 
 -- regrole keys: a table of role memberships of its own (live), with roles made for the test.
 DO $$
@@ -127,7 +127,7 @@ SELECT is((SELECT count(*) FROM grail.scc_components('rkg', NULL::regrole) WHERE
 SELECT is((SELECT array_agg(vertex ORDER BY depth, vertex) FROM grail.bfs('rkg', 'ok_r5', NULL, 'in')),
           (SELECT array_agg(vertex::text ORDER BY depth, vertex) FROM grail.bfs('rkg', 'ok_r5'::regrole, NULL, 'in')),
           'bfs() against edges: names and regrole agree');
-SELECT is(grail._key_type('rkg')::text, 'regrole', '_key_type() of a regrole graph');
+SELECT is(grail_internal._key_type('rkg')::text, 'regrole', '_key_type() of a regrole graph');
 SELECT is(grail.reachable('rkg', (SELECT oid::text FROM pg_roles WHERE rolname = 'ok_r1'), 'ok_r5'), true,
           'a number in a text key on a regrole graph is an oid');
 SELECT throws_ok($$SELECT grail.reachable('rkg', 'no such role', 'ok_r1')$$, '42704',

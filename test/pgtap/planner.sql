@@ -38,7 +38,7 @@ SELECT results_eq($$SELECT p.procost::int FROM pg_proc p WHERE p.oid = 'grail.re
 SELECT results_eq($$SELECT p.prorows::int FROM pg_proc p WHERE p.oid IN ('grail.bfs(text, bigint, int)'::regprocedure,
                   'grail.scc_components(text)'::regprocedure, 'grail.chordless_cycles(text, int, int)'::regprocedure) ORDER BY 1$$,
                   ARRAY[100, 100, 10000], 'bfs, chordless_cycles and scc_components declare their typical rows');
-SELECT results_eq($$SELECT count(*)::int FROM pg_proc p WHERE p.prosupport = 'grail._planner_support'::regproc$$,
+SELECT results_eq($$SELECT count(*)::int FROM pg_proc p WHERE p.prosupport = 'grail_internal._planner_support'::regproc$$,
                   ARRAY[32], 'scc_components, bfs, descendants, ancestors and the scalar reachable() forms (their integer, smallint and polymorphic overloads too) have the support function');
 
 SELECT setseed(0.27);

@@ -25,7 +25,7 @@ SELECT is(pg_temp.estimate($$SELECT * FROM grail.descendants('pf', 0, 1)$$), 2::
 CREATE SCHEMA pf_other;
 CREATE FUNCTION pf_other.scc_components(graph text, OUT vertex bigint, OUT component bigint) RETURNS SETOF record
 LANGUAGE sql ROWS 7 AS $$ SELECT 1::bigint, 1::bigint $$;
-ALTER FUNCTION pf_other.scc_components(text) SUPPORT grail._planner_support;
+ALTER FUNCTION pf_other.scc_components(text) SUPPORT grail_internal._planner_support;
 SELECT is(pg_temp.estimate($$SELECT * FROM pf_other.scc_components('pf')$$), 7::float8,
           'a function of another schema keeps its declared rows');
 
@@ -40,7 +40,7 @@ SELECT is(pg_temp.estimate($$SELECT * FROM grail.ancestors('pf', 49, 2)$$), 3::f
 -- A function made after the drop, possibly on an oid that was pg_grail's: not estimated as ours.
 CREATE FUNCTION pf_other.bfs(graph text, OUT vertex bigint) RETURNS SETOF bigint
 LANGUAGE sql ROWS 9 AS $$ SELECT 1::bigint $$;
-ALTER FUNCTION pf_other.bfs(text) SUPPORT grail._planner_support;
+ALTER FUNCTION pf_other.bfs(text) SUPPORT grail_internal._planner_support;
 SELECT is(pg_temp.estimate($$SELECT * FROM pf_other.bfs('pf')$$), 9::float8, 'a new function elsewhere: its declared rows');
 SELECT cmp_ok(pg_temp.estimate($$SELECT * FROM grail.bfs('pf', 0)$$), '>', 9::float8, 'grail.bfs still estimated');
 

@@ -2,7 +2,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(40);
+SELECT plan(52);
 
 SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text']);
 SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text'], 'text');
@@ -47,9 +47,9 @@ SELECT columns_are('grail', 'activity', ARRAY['schema', 'graph', 'relation', 'li
        'phase', 'done', 'total', 'unit', 'started', 'elapsed', 'phase_elapsed']);
 SELECT table_privs_are('grail', 'activity', 'public', ARRAY['SELECT']);
 -- Called by the view with the caller's rights: it filters by them itself.
-SELECT function_privs_are('grail', '_activity', ARRAY[]::text[], 'public', ARRAY['EXECUTE']);
+SELECT function_privs_are('grail_internal', '_activity', ARRAY[]::text[], 'public', ARRAY['EXECUTE']);
 SELECT is((SELECT array_agg(format_type(t, NULL) ORDER BY o)
-           FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY a(t, o) WHERE p.oid = 'grail._activity()'::regprocedure),
+           FROM pg_proc p, unnest(p.proallargtypes) WITH ORDINALITY a(t, o) WHERE p.oid = 'grail_internal._activity()'::regprocedure),
           ARRAY['integer', 'bigint', 'text', 'text', 'regclass', 'text', 'text', 'bigint', 'bigint', 'text',
                 'timestamp with time zone', 'timestamp with time zone'], '_activity() columns');
 -- The image lists name every graph of the database: for monitors, as cache_info().
@@ -63,6 +63,40 @@ SELECT is((SELECT proconfig FROM pg_proc WHERE oid = 'grail._mark_stale()'::regp
 SELECT is((SELECT attstorage FROM pg_attribute WHERE attrelid = 'grail.index_chunk'::regclass AND attname = 'data'),
           'e', 'index chunks are stored uncompressed');
 SELECT is((SELECT extrelocatable FROM pg_extension WHERE extname = 'pg_grail'), false, 'the extension is not relocatable');
+
+-- \df grail.* lists what users call: the internal functions are in grail_internal, except the two
+-- trigger functions that users' triggers name (a dump restores them by that name).
+SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname) FROM pg_proc p
+           WHERE p.pronamespace = 'grail'::regnamespace AND p.proname LIKE '\_%'),
+          ARRAY['_log_changes', '_mark_stale'], 'only the two trigger functions are internal functions in grail');
+SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail'::regnamespace AND p.prorettype = 'trigger'::regtype),
+          2::bigint, 'the trigger functions in grail are those two');
+SELECT is((SELECT array_agg(DISTINCT p.proname::text ORDER BY p.proname::text) FROM pg_proc p
+           WHERE p.pronamespace = 'grail'::regnamespace AND p.proname NOT LIKE '\_%'),
+          ARRAY['alter_graph', 'ancestors', 'bfs', 'cache_counters', 'cache_info', 'chordless_cycle_counts',
+                'chordless_cycles', 'create_graph', 'descendants', 'device_info', 'drop_graph', 'explain_graph',
+                'find_cycle', 'gpu_service_images', 'merge_graph', 'path', 'reachable', 'refresh_graph',
+                'save_chordless_cycles', 'scc_component', 'scc_components'],
+          'grail holds the user functions');
+SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 22::bigint,
+          'grail_internal holds the other internal functions');
+SELECT is((SELECT e.extname::text FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
+           WHERE d.classid = 'pg_namespace'::regclass AND d.objid = 'grail_internal'::regnamespace AND d.deptype = 'e'),
+          'pg_grail', 'grail_internal belongs to the extension');
+SELECT schema_privs_are('grail_internal', 'public', ARRAY['USAGE']);
+-- Their privileges moved with them: only _activity() (the view's) and _key_type() may run for anyone.
+SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname) FROM pg_proc p
+           WHERE p.pronamespace = 'grail_internal'::regnamespace AND has_function_privilege('public', p.oid, 'EXECUTE')),
+          ARRAY['_activity', '_key_type', '_planner_support'], 'internal functions PUBLIC may run');
+SELECT is((SELECT count(*) FROM pg_proc p WHERE p.prosupport = 'grail_internal._planner_support'::regproc),
+          32::bigint, 'the support function is still attached');
+SELECT is((SELECT array_agg(evtfoid::regprocedure::text ORDER BY evtname) FROM pg_event_trigger WHERE evtname LIKE 'grail\_%'),
+          ARRAY['grail_internal._on_alter_object()', 'grail_internal._on_alter_table()', 'grail_internal._on_drop()',
+                'grail_internal._on_family_change()', 'grail_internal._on_refresh()'],
+          'the event triggers call the moved functions');
+SELECT function_privs_are('grail_internal', '_watch', ARRAY['bigint'], 'public', ARRAY[]::text[]);
+SELECT function_privs_are('grail_internal', '_on_drop', ARRAY[]::text[], 'public', ARRAY[]::text[]);
+SELECT has_function('grail', 'explain_graph', ARRAY['text']);
 
 SELECT * FROM finish();
 ROLLBACK;

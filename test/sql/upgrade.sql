@@ -7,7 +7,7 @@ FROM pg_depend WHERE refclassid = 'pg_extension'::regclass AND deptype = 'e'
 CREATE TABLE upgrade_functions AS
 SELECT p.oid::regprocedure::text AS function, pg_get_functiondef(p.oid) AS definition,
        obj_description(p.oid, 'pg_proc') AS comment, p.procost, p.prorows, p.prosupport::regproc::text AS support
-FROM pg_proc p WHERE p.pronamespace = 'grail'::regnamespace;
+FROM pg_proc p WHERE p.pronamespace IN ('grail'::regnamespace, 'grail_internal'::regnamespace);
 CREATE TABLE upgrade_event_triggers AS
 SELECT evtname, evtevent, evtenabled, evttags::text AS tags, evtfoid::regprocedure::text AS function
 FROM pg_event_trigger WHERE evtname LIKE 'grail\_%';
@@ -75,6 +75,17 @@ SELECT evtname AS event_trigger_differs_after_update FROM (
 	(SELECT evtname, evtevent, evtenabled, evttags::text, evtfoid::regprocedure::text
 	 FROM pg_event_trigger WHERE evtname LIKE 'grail\_%'
 	 EXCEPT SELECT * FROM upgrade_event_triggers)) d;
+-- The internal functions moved out of grail (the two trigger functions that users' triggers name
+-- excepted), with their privileges: after the update as after a fresh install.
+SELECT p.oid::regprocedure AS internal_in_grail FROM pg_proc p
+WHERE p.pronamespace = 'grail'::regnamespace AND p.proname LIKE '\_%'
+ORDER BY 1::text;
+SELECT count(*) AS internal_functions,
+       count(*) FILTER (WHERE has_function_privilege('public', p.oid, 'EXECUTE')) AS public_may_run
+FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace;
+SELECT n.nspname, e.extname FROM pg_namespace n
+JOIN pg_depend d ON d.classid = 'pg_namespace'::regclass AND d.objid = n.oid AND d.deptype = 'e'
+JOIN pg_extension e ON e.oid = d.refobjid WHERE n.nspname = 'grail_internal';
 -- Tables and views with the same replica identity, options (security_barrier) and definitions.
 SELECT DISTINCT relname AS relation_differs_after_update FROM (
 	(TABLE upgrade_relations

@@ -81,7 +81,7 @@ for my $db (@dbs)
 			dst text; dir text; dir_edges text; expected_rows text; loopless text;
 		BEGIN
 			BEGIN
-				kt := grail._key_type(g)::text;
+				kt := grail_internal._key_type(g)::text;
 			EXCEPTION WHEN OTHERS THEN
 				RETURN NEXT fz_refusal(tag, g, '_key_type', SQLSTATE, SQLERRM); RETURN;
 			END;

@@ -211,3 +211,41 @@ TEST(Paths, LayeredGraphsManyTies) {
 		}
 	}
 }
+
+// Graphs large enough that a side makes hundreds of label tests: a deep local DAG, where the
+// labels prune few vertices and a side stops testing, and random graphs with and without cycles,
+// where they prune many. Every answer equals the plain forward search's (the bfs() parent chain).
+TEST(Paths, LargeGraphsWithAndWithoutPruning) {
+	for (uint64_t seed = 0; seed < 6; seed++) {
+		std::mt19937_64 rng(seed);
+		const int64_t n = 20000;
+		EdgeList edges;
+		if (seed % 3 == 0) { // local: i -> i + 1 .. i + 64
+			for (int64_t i = 0; i + 64 < n; i++)
+				for (int k = 0; k < 2; k++)
+					edges.append(i, i + 1 + int64_t(rng() % 64));
+		} else {
+			for (int64_t k = 0; k < 2 * n; k++) {
+				int64_t x = int64_t(rng() % n), y = int64_t(rng() % n);
+				if (seed % 3 == 1 && x > y)
+					std::swap(x, y); // a DAG
+				edges.append(x, y);
+			}
+		}
+		Index index = Index::build(edges, BuildOptions{});
+		const Graph &g = index.graph();
+		PathFinder finder(index);
+		size_t found = 0;
+		for (int q = 0; q < 150; q++) {
+			vid_t a = vid_t(rng() % g.vertex_count()), b = vid_t(rng() % g.vertex_count());
+			if (q % 2 == 0) { // a reachable pair: b one of a's descendants
+				BfsResult r = bfs(g.out, a);
+				b = r.vertex[rng() % r.vertex.size()];
+			}
+			std::vector<vid_t> expected = shortest_path(g.out, a, b);
+			found += !expected.empty();
+			ASSERT_EQ(finder.shortest_path(a, b), expected) << "seed " << seed << " " << a << "->" << b;
+		}
+		EXPECT_GT(found, 70u) << "seed " << seed;
+	}
+}

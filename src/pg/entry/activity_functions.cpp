@@ -1,4 +1,4 @@
-// grail._activity(), behind the view grail.activity: the builds and merges in progress
+// grail_internal._activity(), behind the view grail.activity: the builds and merges in progress
 // (src/pg/store/activity.cpp keeps them in shared memory).
 #include "store/activity.hpp"
 
@@ -15,7 +15,7 @@ extern "C" {
 using namespace grail::pg;
 
 /*
- * grail._activity(): the builds and merges in progress in this database that the current role may
+ * grail_internal._activity(): the builds and merges in progress in this database that the current role may
  * see: all for members of pg_read_all_stats; otherwise those over edge columns it may read, as
  * grail.graphs filters graphs (schema USAGE, SELECT on both columns, no row-level security
  * applying to it). Empty without the preload.

@@ -1,4 +1,4 @@
-// grail._log_changes(graph_id), the trigger that grail._watch puts on a graph's edge table and its
+// grail._log_changes(graph_id), the trigger that grail_internal._watch puts on a graph's edge table and its
 // descendants (statement triggers with transition tables; BEFORE TRUNCATE). For a live graph it
 // writes the statement's edge changes to grail.pending_change in the writer's transaction, so a
 // query sees exactly the changes its snapshot sees and a build deletes exactly those it read; for
@@ -300,7 +300,7 @@ scan_stored_rows(Relation rel, Fn &&fn) {
 /*
  * Whether the trigger firing is the graph's own log trigger for this event, by its name
  * grail_log_<id>_<event>. ALTER TRIGGER ... RENAME keeps a trigger's function and argument, and
- * grail._watch (run by refresh_graph, which the refusal that follows the rename recommends) makes
+ * grail_internal._watch (run by refresh_graph, which the refusal that follows the rename recommends) makes
  * the trigger again under its name: the renamed copy would log every write a second time, and
  * once one of the two is disabled the log no longer matches the table. Else warns and ignores.
  */

@@ -230,7 +230,7 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 }
 
 /*
- * grail._key_type(graph): bigint, text or uuid, for save_chordless_cycles().
+ * grail_internal._key_type(graph): bigint, text or uuid, for save_chordless_cycles().
  */
 GRAIL_FUNCTION(grail_key_type) {
 	const char *name = grail::pg::text_argument(fcinfo, 0);

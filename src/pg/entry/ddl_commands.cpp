@@ -1,18 +1,18 @@
 // What a DDL command did, for the event triggers of sql/pg_grail.sql: the subcommands of ALTER
 // TABLE and the options of CREATE TABLE are only visible from C.
 //
-// grail._changes_trigger_state (grail._on_alter_table): whether the command opened a window in
+// grail_internal._changes_trigger_state (grail_internal._on_alter_table): whether the command opened a window in
 // which writes can go unseen by a graph's staleness triggers: it set a trigger to a state other
 // than ENABLE ALWAYS, or made the table unlogged (crash recovery empties an unlogged table and
 // fires nothing). A restore's ENABLE ALWAYS of the triggers it has just created opens none, and
 // must not leave the restored graphs stale; nor does ENABLE REPLICA of a graph's row trigger for
 // logical replication's apply (grail_log_<id>_apply), whose state that is.
 //
-// grail._alters_column_type (grail._on_alter_table): whether the command changed the type of an
+// grail_internal._alters_column_type (grail_internal._on_alter_table): whether the command changed the type of an
 // edge column, which rewrites the rows without firing a trigger (a graph's triggers do not
 // depend on its columns, so PostgreSQL allows it).
 //
-// grail._family_change (grail._on_family_change): whether the command changed a table's
+// grail_internal._family_change (grail_internal._on_family_change): whether the command changed a table's
 // inheritance family, and whether rows can have come or gone with it.
 #include "store/edge_filter.hpp"
 #include "boundary/pg_calls.hpp"
@@ -129,8 +129,8 @@ GRAIL_FUNCTION(grail_family_change) {
 }
 
 /*
- * grail._filter_renamed(edge_table oid, filter text, old_name name, new_name name): a graph's
- * stored filter with its column old_name, now renamed to new_name, named anew (grail._on_alter_table
+ * grail_internal._filter_renamed(edge_table oid, filter text, old_name name, new_name name): a graph's
+ * stored filter with its column old_name, now renamed to new_name, named anew (grail_internal._on_alter_table
  * rewrites the stored text: store/edge_filter.hpp).
  */
 GRAIL_FUNCTION(grail_filter_renamed) {
@@ -142,7 +142,7 @@ GRAIL_FUNCTION(grail_filter_renamed) {
 }
 
 /*
- * grail._column_rename(pg_ddl_command): {old name, new name} when the command renamed a column
+ * grail_internal._column_rename(pg_ddl_command): {old name, new name} when the command renamed a column
  * (ALTER TABLE, VIEW, MATERIALIZED VIEW, FOREIGN TABLE ... RENAME COLUMN; ALTER TYPE ... RENAME
  * ATTRIBUTE), else NULL: which filter column a rename renamed, by its old name.
  */

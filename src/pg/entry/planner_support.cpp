@@ -1,4 +1,4 @@
-// grail._planner_support(internal): the planner's estimates for pg_grail's functions (prosupport).
+// grail_internal._planner_support(internal): the planner's estimates for pg_grail's functions (prosupport).
 //
 // SupportRequestRows: the rows of scc_components (the build's vertices) and of bfs (the vertices a
 // search reaches on average, bounded by a constant max_depth). SupportRequestSelectivity: the

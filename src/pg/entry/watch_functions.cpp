@@ -1,4 +1,4 @@
-// The helpers that grail._watch and the event triggers of sql/pg_grail.sql call: a table's
+// The helpers that grail_internal._watch and the event triggers of sql/pg_grail.sql call: a table's
 // inheritance family and whether a graph's triggers are in place on it (src/pg/store/watch.cpp).
 #include "store/watch.hpp"
 #include "boundary/pg_calls.hpp"
@@ -8,7 +8,7 @@
 using namespace grail::pg;
 
 /*
- * grail._watched(graph_id bigint, edge_table oid, watched_tables regclass[]), for the event
+ * grail_internal._watched(graph_id bigint, edge_table oid, watched_tables regclass[]), for the event
  * triggers.
  */
 GRAIL_FUNCTION(grail_watched) {
@@ -16,7 +16,7 @@ GRAIL_FUNCTION(grail_watched) {
 }
 
 /*
- * grail._ancestors(edge_table oid) and grail._descendants(edge_table oid), for grail._watch.
+ * grail_internal._ancestors(edge_table oid) and grail_internal._descendants(edge_table oid), for grail_internal._watch.
  */
 GRAIL_FUNCTION(grail_ancestors) {
 	std::vector<Oid> ancestors = table_family(PG_GETARG_OID(0)).ancestors;

@@ -139,6 +139,15 @@ image_bytes(const std::shared_ptr<CachedFile> &file) {
 	return track_image_use(std::move(bytes), file_name(file->path));
 }
 
+// The format version in an image's header (after its 8-byte magic), 0 for a shorter image.
+static uint32_t
+header_format(const void *bytes, size_t size) {
+	uint32_t format = 0;
+	if (size >= 12)
+		memcpy(&format, static_cast<const uint8_t *>(bytes) + 8, sizeof format);
+	return format;
+}
+
 static bool
 make_cache_dirs() {
 	for (const char *dir : {kTempDir, kCacheDir})
@@ -357,7 +366,8 @@ open_cached(const std::string &path, size_t size, const char *display, OpenedInd
 	if (!file)
 		return false;
 	try {
-		*opened = {Index::attach(image_bytes(file), size, Index::Check::header), file};
+		*opened = {Index::attach(image_bytes(file), size, Index::Check::header), file,
+		           header_format(file->bytes, size)};
 		cache_counters.hits++;
 		count_image_hit(file_name(path));
 		return true;
@@ -467,10 +477,12 @@ open_index(const GraphRow &row, const char *display) {
 				// no other process maps them), where a reader has only the pages its queries read.
 				if (std::shared_ptr<CachedFile> reader = map_file(path, size))
 					file = std::move(reader);
-				return {Index::attach(image_bytes(file), size, Index::Check::header), file};
+				return {Index::attach(image_bytes(file), size, Index::Check::header), file,
+				        header_format(file->bytes, size)};
 			}
 			cache_counters.private_copies++;
-			return {std::move(index), nullptr}; // the temp file goes; what the index borrows stays mapped
+			// The temp file goes; what the index borrows stays mapped.
+			return {std::move(index), nullptr, header_format(bytes.get(), size)};
 		}
 	} else {
 		cache_counters.loads++;
@@ -478,7 +490,8 @@ open_index(const GraphRow &row, const char *display) {
 	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
 	load_chunks(row, image.get());
 	cache_counters.private_copies++;
-	return {Index::attach(image, size, Index::Check::full), nullptr};
+	uint32_t format = header_format(image.get(), size);
+	return {Index::attach(image, size, Index::Check::full), nullptr, format};
 }
 
 void

@@ -33,6 +33,7 @@ struct CachedFile;
 struct OpenedIndex {
 	Index index;
 	std::shared_ptr<const CachedFile> file; // the cache file it is mapped from, or null for a private copy
+	uint32_t format = 0;                    // the image's format version (its header's)
 };
 
 // The index of the build in row, attached to its image: mapped from the cache (written there

@@ -350,6 +350,7 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	try {
 		OpenedIndex opened = open_index(row, name.display.c_str());
 		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.file));
+		graph->image_format = opened.format;
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -519,6 +520,7 @@ enum class PendingUse { rows, overlay, ignored };
 struct Opened {
 	std::shared_ptr<LoadedGraph> graph;
 	std::shared_ptr<LiveOverlay> overlay;
+	AnswerSource source = AnswerSource::build;
 };
 
 /*
@@ -528,7 +530,7 @@ struct Opened {
  * rebuild; PendingUse::ignored opens the last build whatever is pending.
  */
 static Opened
-open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse use) {
+open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse use, GraphRow *opened_row = nullptr) {
 	GraphName name = parse_graph_name(text);
 	GraphRow row;
 	if (!find_graph(name, &row))
@@ -554,7 +556,10 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 			             name.display.c_str()),
 			      "Run the statement again; under REPEATABLE READ or SERIALIZABLE, in a new transaction.");
 		check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
-		return typed(Opened{snapshot_build(name, row, keys), nullptr});
+		if (opened_row != nullptr)
+			*opened_row = row;
+		// Read in every statement's snapshot: as for rows a statement wrote itself, nothing is kept.
+		return typed(Opened{snapshot_build(name, row, keys), nullptr, AnswerSource::rows_read});
 	}
 	// A build keyed by oids holds the numbers of objects where it was made: after a restore (which
 	// renumbers roles, relations, ...; the edge table's reg* columns come back as names, renumbered
@@ -592,22 +597,24 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	// The filter's columns are there, readable by the caller, and it still parses as it did.
 	if (!row.filter.empty())
 		check_stored_filter(row.relid, row.filter, name.display.c_str(), row.owner);
+	if (opened_row != nullptr)
+		*opened_row = row;
 
 	if (row.live && use != PendingUse::ignored) {
 		// Read the rows (and keep no copy: the next statement's writes are not logged either).
 		if (unlogged_writes(row))
-			return typed(Opened{snapshot_build(name, row, keys), nullptr});
+			return typed(Opened{snapshot_build(name, row, keys), nullptr, AnswerSource::rows_read});
 		bool pending_rows = true;
 		if (use == PendingUse::overlay) {
 			std::shared_ptr<LiveOverlay> live = live_overlay(name, row, keys);
 			if (live && live->reach)
-				return typed(Opened{live->base, live});
+				return typed(Opened{live->base, live, AnswerSource::overlay});
 			pending_rows = live != nullptr;
 		}
 		if (pending_rows) {
 			PendingChanges pending = visible_pending_changes(row.id);
 			if (pending.rows > 0)
-				return typed(Opened{live_graph(name, row, pending, keys), nullptr});
+				return typed(Opened{live_graph(name, row, pending, keys), nullptr, AnswerSource::snapshot_rebuild});
 		}
 	}
 	return typed(Opened{load_build(name, row, keys), nullptr});
@@ -696,6 +703,27 @@ open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind
 std::shared_ptr<LoadedGraph>
 open_graph_named(const char *name, std::optional<grail::KeyKind> keys) {
 	return open_checked(name, keys, PendingUse::rows).graph;
+}
+
+OpenedFor
+explain_open(const char *name, bool reachability) {
+	GraphRow row;
+	Opened opened = open_checked(name, std::nullopt, reachability ? PendingUse::overlay : PendingUse::rows, &row);
+	OpenedFor result;
+	result.graph = std::move(opened.graph);
+	result.source = opened.source;
+	result.build = row.build;
+	result.built_at = row.built_at;
+	result.live = row.live;
+	if (row.live)
+		result.pending = guard([&] { return count_pending_edges(row.id, GetActiveSnapshot()); });
+	if (opened.overlay) {
+		if (const grail::OverlayChanges *changes = opened.overlay->reach->changes()) {
+			result.overlay_inserted = changes->inserted().size();
+			result.overlay_deleted = changes->deleted().size();
+		}
+	}
+	return result;
 }
 
 std::shared_ptr<LoadedGraph>

@@ -23,6 +23,9 @@ struct LoadedGraph {
 	      reach(index) {
 	}
 	std::string build_uuid; // grail.graph.build_uuid: never reused, unlike graph ids and build numbers
+	// The format version of the image the index was attached to; 0 for a snapshot's rebuild, which
+	// is made in memory and never written as an image.
+	uint32_t image_format = 0;
 	// The shared image file the index is mapped from (image_cache.hpp), or null.
 	std::shared_ptr<const CachedFile> image_file;
 	Index index;
@@ -72,6 +75,26 @@ void forget_graph(int64_t graph_id);
 // fn_extra to open_graph() (value-per-call set-returning functions keep their FuncCallContext
 // there); the shared_ptr keeps the build loaded for as long as the caller holds it.
 std::shared_ptr<LoadedGraph> open_graph_named(const char *name, std::optional<grail::KeyKind> keys);
+
+// How a statement's calls open a graph (grail.explain_graph): the graph opened in the active
+// snapshot exactly as open_graph() (reachability: as open_reachability()) opens it, and what it
+// answers from. Opening it loads what the functions would load, and keeps it for them.
+enum class AnswerSource {
+	build,            // the last build's index
+	overlay,          // the last build's index and the overlay of the pending changes (reachable())
+	snapshot_rebuild, // an index of the rows the snapshot sees, built in this backend and kept
+	rows_read,        // the same, for a statement whose own writes are not logged yet (not kept)
+};
+struct OpenedFor {
+	std::shared_ptr<LoadedGraph> graph;
+	AnswerSource source = AnswerSource::build;
+	int64_t build = 0;    // grail.graph.build
+	int64_t built_at = 0; // grail.graph.built_at (TimestampTz)
+	bool live = false;    // grail.graph.live
+	int64_t pending = 0;  // edge changes pending that the snapshot sees (as grail.graphs counts them)
+	size_t overlay_inserted = 0, overlay_deleted = 0; // edges the overlay adds and removes
+};
+OpenedFor explain_open(const char *name, bool reachability);
 
 // The last build of the graph of that name, checked as open_graph() checks it, whatever a live
 // graph has pending: for the planner's estimates, which need not see the pending changes and must

@@ -232,7 +232,7 @@ BuildProgress::BuildProgress(BuildCommand command, int64_t graph_id, Oid schema,
 		exit_callback = true;
 	}
 	ProgressSlot *slot = &shared->progress[MyBackendId - 1];
-	// Cut at a character boundary: grail._activity() returns it as text, which must be valid in
+	// Cut at a character boundary: grail_internal._activity() returns it as text, which must be valid in
 	// the database's encoding.
 	int name_length = guard([&] { return pg_mbcliplen(name, int(strlen(name)), int(sizeof slot->name) - 1); });
 	TimestampTz now = GetCurrentTimestamp();

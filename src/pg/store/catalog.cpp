@@ -303,6 +303,8 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	row.skip_nulls = DatumGetBool(column("skip_nulls", &null));
 	Datum build = column("build", &null);
 	row.build = null ? 0 : DatumGetInt64(build);
+	Datum built_at = column("built_at", &null);
+	row.built_at = null ? 0 : DatumGetTimestampTz(built_at);
 	row.stale = DatumGetBool(column("stale", &null));
 	row.live = DatumGetBool(column("live", &null));
 	Datum bytes = column("index_bytes", &null);
@@ -509,7 +511,7 @@ delete_graph(int64_t id) {
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(id)};
-		execute("SELECT grail._drop_triggers(g.id, g.watched_tables) FROM grail.graph g "
+		execute("SELECT grail_internal._drop_triggers(g.id, g.watched_tables) FROM grail.graph g "
 		        "WHERE g.id OPERATOR(pg_catalog.=) $1",
 		        1, types, values, SPI_OK_SELECT);
 		execute("DELETE FROM grail.graph WHERE id OPERATOR(pg_catalog.=) $1", 1, types, values, SPI_OK_DELETE);
@@ -617,7 +619,7 @@ watch_graph(int64_t id) {
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(id)};
-		execute("SELECT grail._watch($1)", 1, types, values, SPI_OK_SELECT);
+		execute("SELECT grail_internal._watch($1)", 1, types, values, SPI_OK_SELECT);
 	});
 }
 

@@ -35,12 +35,13 @@ struct GraphRow {
 	Oid owner = InvalidOid;
 	int labels = 0;
 	bool skip_nulls = false;
-	int64_t build = 0; // 0 before the first build
+	int64_t build = 0;    // 0 before the first build
+	int64_t built_at = 0; // grail.graph.built_at as a TimestampTz (0 before the first build)
 	bool stale = false;
 	bool live = false; // grail.graph.live: writes are logged to grail.pending_change
 	int64_t index_bytes = 0;
 	// The graph's triggers are in place on the tables its build recorded, which are still the edge
-	// table's inheritance family (grail._watched): otherwise a change could go unseen.
+	// table's inheritance family (grail_internal._watched): otherwise a change could go unseen.
 	bool watched = false;
 	// The build's identity, never reused (build numbers restart with the extension).
 	std::string build_uuid;
@@ -98,7 +99,7 @@ void lock_graph_name(Oid schema, const char *name);
 int64_t insert_graph(const char *name, const GraphRow &row);
 // Drops the graph's catalog row (its chunks go with it) and its triggers.
 void delete_graph(int64_t id);
-// Puts the graph's staleness triggers on its edge table's family and records it (grail._watch).
+// Puts the graph's staleness triggers on its edge table's family and records it (grail_internal._watch).
 void watch_graph(int64_t id);
 
 struct StoredBuild {

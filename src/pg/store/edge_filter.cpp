@@ -92,7 +92,7 @@ missing_column(Relation rel, Node *raw) {
 	return nullptr;
 }
 
-// A rename being followed (grail._filter_renamed): a column reference to the old name, which no
+// A rename being followed (grail_internal._filter_renamed): a column reference to the old name, which no
 // longer exists, means the renamed column.
 struct Rename {
 	const char *from;

@@ -8,7 +8,7 @@
 // it is used: a node tree would hold the oids of its functions, operators and types, which a dump
 // restored into another database (pg_dump carries grail.graph's rows as data), pg_upgrade or a
 // DROP and CREATE of a function change. The column names it uses are stored beside it
-// (grail.graph.filter_columns): a RENAME COLUMN rewrites the text (grail._filter_renamed), a
+// (grail.graph.filter_columns): a RENAME COLUMN rewrites the text (grail_internal._filter_renamed), a
 // dropped or retyped column makes the graph stale and its refresh says why.
 #pragma once
 
@@ -48,7 +48,7 @@ void check_stored_filter(Oid relid, const std::string &sql, const char *graph, O
 bool filter_columns_present(Relation rel, const char *sql);
 
 // The stored filter of a graph over relid after its column from was renamed to to: the text with the
-// renamed column's new name (grail._filter_renamed, run by the ALTER TABLE's event trigger).
+// renamed column's new name (grail_internal._filter_renamed, run by the ALTER TABLE's event trigger).
 std::string renamed_filter(Oid relid, const char *sql, const char *from, const char *to);
 
 // The filter, parsed against one relation (the edge table or a table of its family, whose columns

@@ -1,7 +1,7 @@
 // A table's inheritance family, and whether a graph's staleness triggers are all in place on it
-// (and every table of it is permanent): the rule that grail._watch (in sql/pg_grail.sql) makes
+// (and every table of it is permanent): the rule that grail_internal._watch (in sql/pg_grail.sql) makes
 // true, checked here once for the queries (every statement) and the event triggers
-// (grail._watched) alike. Written against the catalogs directly rather than in SQL, because a
+// (grail_internal._watched) alike. Written against the catalogs directly rather than in SQL, because a
 // statement of a pg_grail function pays for it: no SQL function to plan, no lock on the tables.
 #include "store/catalog.hpp"
 #include "store/watch.hpp"
@@ -29,7 +29,7 @@ extern "C" {
 
 namespace grail::pg {
 
-// tgtype of the triggers grail._watch makes (see TRIGGER_TYPE_* in catalog/pg_trigger.h): on the
+// tgtype of the triggers grail_internal._watch makes (see TRIGGER_TYPE_* in catalog/pg_trigger.h): on the
 // edge table and its descendants, statement triggers with transition tables for each write, and on
 // those that hold rows a BEFORE TRUNCATE one and a row trigger for logical replication's apply
 // (which fires row triggers only; ENABLE REPLICA, so other writes never call it); on ancestors,
@@ -85,7 +85,7 @@ grail_function(const char *name) {
 }
 
 /*
- * How many of table's triggers are the graph's, as grail._watch makes them: on an ancestor the
+ * How many of table's triggers are the graph's, as grail_internal._watch makes them: on an ancestor the
  * statement trigger that marks the graph stale; on a descendant (the edge table included) the
  * triggers that log its changes, the TRUNCATE one only where rows are stored. PostgreSQL calls: run
  * inside guard().
@@ -219,7 +219,7 @@ graph_watched(int64_t graph_id, Oid edge_table, Datum watched) {
 		// A partitioned table stores no rows: TRUNCATE fires the triggers of its partitions.
 		for (Oid table : family.descendants) {
 			// A materialized view can have no triggers: its rows change only by REFRESH, which
-			// grail._on_refresh sees.
+			// grail_internal._on_refresh sees.
 			if (get_rel_relkind(table) == RELKIND_MATVIEW)
 				continue;
 			bool stores_rows = get_rel_relkind(table) != RELKIND_PARTITIONED_TABLE;
