@@ -121,14 +121,10 @@ ReachabilityOverlay::extend(size_t added, const Edges &inserted) {
 	add_vertices(added);
 	if (!reversed_dag_)
 		reversed_dag_ = std::make_shared<const Csr>(base_.dag().reversed());
-	const Csr &dag = base_.dag();
 	std::vector<std::pair<uint32_t, uint32_t>> fresh; // new edges of G' between components
 	for (const auto &[u, v] : inserted) {
 		uint32_t cu = component(u), cv = component(v);
-		if (cu == cv)
-			continue;
-		if (cu < components_ && cv < components_ && std::binary_search(dag.begin(cu), dag.end(cu), vid_t(cv)) &&
-		    !((flags_[cu] & kVanishedOut) && vanished(cu, cv)))
+		if (cu == cv || !new_between(cu, cv))
 			continue;
 		auto edge = std::make_pair(vid_t(cu), vid_t(cv));
 		auto at = std::lower_bound(inserted_.begin(), inserted_.end(), edge);
@@ -397,16 +393,19 @@ ReachabilityOverlay::vanished(uint32_t from, uint32_t to) const noexcept {
 	return std::binary_search(vanished_.begin(), vanished_.end(), std::make_pair(vid_t(from), vid_t(to)));
 }
 
+bool
+ReachabilityOverlay::new_between(uint32_t from, uint32_t to) const noexcept {
+	const Csr &dag = base_.dag();
+	return !(from < components_ && to < components_ && std::binary_search(dag.begin(from), dag.end(from), vid_t(to)) &&
+	         !((flags_[from] & kVanishedOut) && vanished(from, to)));
+}
+
 // The inserted edges between components, less those the DAG still has.
 void
 ReachabilityOverlay::insert(const Edges &inserted) {
-	const Csr &dag = base_.dag();
 	for (const auto &[u, v] : inserted) {
 		uint32_t cu = component(u), cv = component(v);
-		if (cu == cv)
-			continue;
-		if (cu < components_ && cv < components_ && std::binary_search(dag.begin(cu), dag.end(cu), vid_t(cv)) &&
-		    !((flags_[cu] & kVanishedOut) && vanished(cu, cv)))
+		if (cu == cv || !new_between(cu, cv))
 			continue;
 		inserted_.emplace_back(cu, cv);
 		flags_[cu] |= kInsertedOut;

@@ -99,6 +99,9 @@ private:
 	bool acyclic();
 	void widen();
 	bool vanished(uint32_t from, uint32_t to) const noexcept;
+	// Whether an inserted edge from component from to component to (different) is new to G': the
+	// base DAG does not hold it, or holds it only as a vanished edge.
+	bool new_between(uint32_t from, uint32_t to) const noexcept;
 	template <typename Visit> void for_each_successor(uint32_t c, Visit &&visit) const;
 	template <typename Visit> void for_each_predecessor(uint32_t c, Visit &&visit) const;
 	// Widened record of a component of A_I: its intervals (low, high per label) and Bloom "out" words.
