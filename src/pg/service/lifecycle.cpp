@@ -202,8 +202,12 @@ check_buildable(Oid relid) {
 	check_table_access(relid);
 	// A system catalog or a view keeps no trigger and is read in each statement's snapshot, as the
 	// querying role: reading it (the edge columns, checked next) is all a graph over it needs.
-	if (statement_source(relid))
+	if (statement_source(relid)) {
+		// A temporary view ends with its session, with no event to drop its graphs.
+		if (view_source(relid))
+			check_storage(relid, relid);
 		return;
+	}
 	TableFamily family = table_family(relid);
 	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
 		for (Oid table : *tables) {

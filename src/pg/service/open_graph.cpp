@@ -620,6 +620,12 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 		return opened;
 	};
 	if (per_statement) {
+		// The planner's estimates (the only caller that opens the build whatever is pending) would
+		// run a view's query, with its functions, at every plan: a view's graph gives none.
+		if (use == PendingUse::ignored && view_source(row.relid))
+			raise(
+			    ERRCODE_FEATURE_NOT_SUPPORTED,
+			    format("pg_grail graph \"%s\" is over a view: it has no build to estimate from", name.display.c_str()));
 		if (!graph_row_current(name, row))
 			raise(ERRCODE_UNDEFINED_OBJECT,
 			      format("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
