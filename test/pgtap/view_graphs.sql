@@ -9,7 +9,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(247);
+SELECT plan(255);
 \ir live_oracle.psql
 \ir path_oracle.psql
 SET client_min_messages = warning;
@@ -37,10 +37,10 @@ CREATE VIEW vg_uuid AS
 
 -- The empty graph first.
 SELECT ok(grail.create_graph('vg_i', 'vg_int') LIKE
-          'graph "vg_i" over view "vg_int": read as the querying role in every statement, nothing stored (as role "%" now: 0 vertices, 0 edges)',
+          'graph "vg_i": over view "vg_int", read as the querying role in every statement, nothing stored (as role "%" now: 0 vertices, 0 edges)',
           'a graph over an empty view');
-SELECT ok(grail.create_graph('vg_t', 'vg_text', live => true) LIKE 'graph "vg_t" over view "vg_text"%', 'text keys (live => true ignored)');
-SELECT ok(grail.create_graph('vg_u', 'vg_uuid') LIKE 'graph "vg_u" over view "vg_uuid"%', 'uuid keys');
+SELECT ok(grail.create_graph('vg_t', 'vg_text', live => true) LIKE 'graph "vg_t": over view "vg_text"%', 'text keys (live => true ignored)');
+SELECT ok(grail.create_graph('vg_u', 'vg_uuid') LIKE 'graph "vg_u": over view "vg_uuid"%', 'uuid keys');
 SELECT is((SELECT array_agg((live, stale, vertices, edges, index_bytes)::text ORDER BY name) FROM grail.graphs WHERE name LIKE 'vg\_%'),
           ARRAY['(f,f,,,)', '(f,f,,,)', '(f,f,,,)'], 'none is live, stale or stored');
 SELECT is((SELECT count(*) FROM grail.index_chunk c JOIN grail.graph g ON g.id = c.graph_id WHERE g.name LIKE 'vg\_%'), 0::bigint,
@@ -317,8 +317,8 @@ ALTER VIEW vg_barrier2 SET SCHEMA vg_s;
 SELECT is(grail.reachable('vg_sb', 3, 1), true, 'ALTER VIEW SET SCHEMA: the graph follows');
 SELECT throws_ok($$SELECT grail.alter_graph('vg_sb', true)$$, '0A000',
                  'pg_grail graph "vg_sb" is over the view "vg_barrier2": it is neither live nor static', 'alter_graph() says why not');
-SELECT ok(grail.refresh_graph('vg_sb') LIKE 'graph "vg_sb" over view "vg_barrier2": read as the querying role%', 'refresh_graph() says how it answers');
-SELECT ok(grail.merge_graph('vg_sb') LIKE 'graph "vg_sb" over view "vg_barrier2": %', 'merge_graph() too');
+SELECT ok(grail.refresh_graph('vg_sb') LIKE 'graph "vg_sb": over view "vg_barrier2", read as the querying role%', 'refresh_graph() says how it answers');
+SELECT ok(grail.merge_graph('vg_sb') LIKE 'graph "vg_sb": over view "vg_barrier2", %', 'merge_graph() too');
 SELECT is((SELECT build FROM grail.graph WHERE name = 'vg_sb'), NULL, 'and neither stores a build');
 DROP VIEW vg_s.vg_barrier2;
 SELECT is((SELECT count(*) FROM grail.graph WHERE name = 'vg_sb'), 0::bigint, 'DROP VIEW drops its graph');
@@ -351,6 +351,26 @@ RESET ROLE;
 SET ROLE vg_bob;
 SELECT is(grail.reachable('vg_mine', 2, 3), true, 'vg_bob''s rows: 2 -> 3');
 RESET ROLE;
+
+-- A view whose query asks its own graph: an error, not a crash.
+CREATE TABLE vg_rec (source bigint, target bigint);
+INSERT INTO vg_rec VALUES (1, 2), (2, 3);
+CREATE VIEW vg_recv AS SELECT source, target FROM vg_rec;
+SELECT lives_ok($$SELECT grail.create_graph('vg_rec', 'vg_recv')$$, 'a graph over a plain view');
+CREATE OR REPLACE VIEW vg_recv AS SELECT source, target FROM vg_rec WHERE grail.reachable('vg_rec', source, target);
+SELECT throws_ok($$SELECT grail.reachable('vg_rec', 1, 3)$$, '54001', NULL, 'a view that reads its own graph: stack depth exceeded');
+
+-- A graph over a system catalog stores no build either: every statement reads the catalog.
+SELECT ok(grail.create_graph('vg_members', 'pg_catalog.pg_auth_members', 'member', 'roleid') LIKE
+          'graph "vg_members": over system catalog "pg_auth_members", read as the querying role in every statement, nothing stored%',
+          'a catalog graph says so');
+SELECT is((SELECT (build IS NULL, vertices IS NULL) FROM grail.graph WHERE name = 'vg_members'), (true, true), 'and stores no build');
+SELECT is((SELECT count(*) FROM grail.index_chunk c JOIN grail.graph g ON g.id = c.graph_id WHERE g.name = 'vg_members'), 0::bigint,
+          'no image chunk');
+GRANT vg_g2 TO vg_m;
+SELECT is(grail.reachable('vg_members', 'vg_m'::regrole, 'vg_g2'::regrole), true, 'it answers from the catalog''s rows');
+SELECT ok(grail.refresh_graph('vg_members') LIKE 'graph "vg_members": over system catalog %', 'refresh_graph() says how it answers');
+SELECT is((SELECT array_agg(DISTINCT answers_from) FROM grail.explain_graph('vg_members')), ARRAY['rows read'], 'explain_graph: rows read');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -108,7 +108,7 @@ RESET ROLE;
 CREATE VIEW vs_v AS SELECT source, target FROM vs_base WHERE kind = 'prod';
 SELECT throws_ok($$SELECT grail.create_graph('vs_vg', 'vs_v', filter => 'source > 1')$$, '0A000',
                  'a pg_grail graph over view "vs_v" takes no filter', 'a view takes no filter');
-SELECT ok(grail.create_graph('vs_vg', 'vs_v') LIKE 'graph "vs_vg" over view "vs_v": read as the querying role%',
+SELECT ok(grail.create_graph('vs_vg', 'vs_v') LIKE 'graph "vs_vg": over view "vs_v", read as the querying role%',
           'a view builds, live or not');
 SELECT is((SELECT (live, stale, vertices) FROM grail.graphs WHERE name = 'vs_vg'), (false, false, NULL::bigint),
           'not live, and nothing stored');

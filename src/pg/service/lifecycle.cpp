@@ -74,12 +74,11 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
 	// have failed with a serialization error after a concurrent merge).
-	// A system catalog is read in a snapshot too, under ACCESS SHARE only: a SHARE lock held to the
-	// commit would let anyone who may read pg_auth_members block every GRANT of a role.
-	Snapshot snapshot = row.live || statement_source(row.relid) ? guard([] {
+	// (A system catalog or a view is never built here: each statement reads it, statement_summary.)
+	Snapshot snapshot = row.live ? guard([] {
 		return RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
 	})
-	                                                            : nullptr;
+	                             : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
@@ -231,19 +230,21 @@ check_source_kind(Oid relid, char relkind) {
 }
 
 /*
- * What create_graph and refresh_graph say of a graph over a view, which stores no build: the
- * graph of the rows the view gives the calling role now (read in the statement's snapshot, which
- * also checks that the role can read it), and how it answers.
+ * What create_graph, refresh_graph and merge_graph say of a graph over a view or a system catalog,
+ * which stores no build (every statement reads the rows; for a view, what one role's read would
+ * hold is no answer for another): the graph of the rows the calling role reads now (in the
+ * statement's snapshot, which also checks that it can), and how it answers.
  */
 static std::string
-view_summary(const GraphName &graph_name, const GraphRow &row) {
+statement_summary(const GraphName &graph_name, const GraphRow &row) {
 	StoredBuild stats;
 	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
 	grail::Index index = build_index(graph_name.display.c_str(), row, snapshot, &stats);
-	std::string summary = format("graph \"%s\" over view \"%s\": read as the querying role in every statement, "
-	                             "nothing stored (as role \"%s\" now: %lld vertices, %lld edges)",
-	                             graph_name.display.c_str(), relation_name(row.relid), role_name(GetUserId()),
-	                             (long long)stats.vertices, (long long)stats.edges);
+	std::string summary =
+	    format("graph \"%s\": over %s \"%s\", read as the querying role in every statement, "
+	           "nothing stored (as role \"%s\" now: %lld vertices, %lld edges)",
+	           graph_name.display.c_str(), view_source(row.relid) ? "view" : "system catalog", relation_name(row.relid),
+	           role_name(GetUserId()), (long long)stats.vertices, (long long)stats.edges);
 	if (stats.null_rows > 0)
 		summary += " (" + std::to_string(stats.null_rows) + " rows with a NULL endpoint skipped)";
 	return summary;
@@ -306,12 +307,11 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 	if (per_statement)
 		row.live = false;
 	row.id = insert_graph(graph_name.name.c_str(), row);
-	// A view's graph stores no build: what one role's read would hold is no answer for another.
-	if (relkind == RELKIND_VIEW)
-		return view_summary(graph_name, row);
+	// Nor does it store a build, which no query would use.
+	if (per_statement)
+		return statement_summary(graph_name, row);
 
-	if (!per_statement)
-		watch_graph(row.id);
+	watch_graph(row.id);
 	// The first build reads the table under the lock that making the triggers took (no writer can
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
@@ -353,16 +353,15 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	check_buildable(row.relid);
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
-	// A view's graph has no build to make nor changes to merge: it says what a read gives now.
-	if (view_source(row.relid))
-		return view_summary(name, row);
 	if (!row.filter.empty())
 		check_stored_filter(row.relid, row.filter, name.display.c_str(), row.owner);
+	// A view's or a catalog's graph has no build to make nor changes to merge: it says what a read
+	// gives now.
+	if (statement_source(row.relid))
+		return statement_summary(name, row);
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
-	// A system catalog has no triggers to make and is read in a snapshot (build_graph), never locked.
-	bool catalog = catalog_source(row.relid);
-	bool blocking = !catalog && (!row.live || row.stale || !row.watched);
+	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
 		lock_relation(row.relid, ShareLock);
 	// A background merge waits for no lock: one worker serves every database by default, and a
@@ -381,7 +380,7 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
-	if (!catalog && row.live && (row.stale || !row.watched) && !blocking) {
+	if (row.live && (row.stale || !row.watched) && !blocking) {
 		lock_relation(row.relid, ShareLock);
 		blocking = true;
 	}
