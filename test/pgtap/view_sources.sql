@@ -3,12 +3,12 @@
 -- alter_graph(live => true) are refused with the reason), and goes stale on REFRESH MATERIALIZED
 -- VIEW, CONCURRENTLY too, in the refresh's transaction (a refresh rolled back leaves it answering);
 -- refresh_graph() rebuilds it from the refreshed rows, checked against a recursive CTE over them. A
--- materialized view WITH NO DATA is refused, not read as empty. Plain views are refused with the
--- reason and a way out; so are a foreign table's edges (no change there).
+-- materialized view WITH NO DATA is refused, not read as empty. Plain views are read as the querying
+-- role (view_graphs.sql); a foreign table's edges are refused (no change there).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(32);
+SELECT plan(35);
 SET client_min_messages = warning;
 
 CREATE TABLE vs_base (source bigint, target bigint, kind text);
@@ -103,15 +103,20 @@ SELECT throws_ok($$SELECT grail.reachable('public.vs_g2', 3, 1)$$, '42501', NULL
                  'a role without SELECT on the materialized view cannot query its graph');
 RESET ROLE;
 
--- Plain views: refused, with the reason and a way out.
+-- Plain views: read as the querying role in each statement (test/pgtap/view_graphs.sql); a filter
+-- is refused (the view's WHERE clause is its filter), live => true is ignored.
 CREATE VIEW vs_v AS SELECT source, target FROM vs_base WHERE kind = 'prod';
-SELECT throws_ok($$SELECT grail.create_graph('vs_vg', 'vs_v')$$, '42809', '"vs_v" is a view, which pg_grail cannot read edges from',
-                 'a view is refused');
-SELECT throws_ok($$SELECT grail.create_graph('vs_vg', 'vs_v', live => false)$$, '42809', NULL,
-                 'live or not');
+SELECT throws_ok($$SELECT grail.create_graph('vs_vg', 'vs_v', filter => 'source > 1')$$, '0A000',
+                 'a pg_grail graph over view "vs_v" takes no filter', 'a view takes no filter');
+SELECT ok(grail.create_graph('vs_vg', 'vs_v') LIKE 'graph "vs_vg": over view "vs_v", read as the querying role%',
+          'a view builds, live or not');
+SELECT is((SELECT (live, stale, vertices) FROM grail.graphs WHERE name = 'vs_vg'), (false, false, NULL::bigint),
+          'not live, and nothing stored');
+SELECT is(pg_temp.vs_wrong('vs_vg', 'vs_v'), 0::bigint, 'it answers for the view''s rows');
 CREATE VIEW vs_sv WITH (security_invoker = true, security_barrier = true) AS SELECT * FROM vs_base;
-SELECT throws_ok($$SELECT grail.create_graph('vs_vg', 'vs_sv', live => false)$$, '42809', NULL,
-                 'so is a security_invoker, security_barrier view');
+SELECT lives_ok($$SELECT grail.create_graph('vs_svg', 'vs_sv', live => false)$$,
+                'so does a security_invoker, security_barrier view');
+SELECT is(pg_temp.vs_wrong('vs_svg', 'vs_sv'), 0::bigint, 'for its rows');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -28,8 +28,12 @@ SELECT grail.create_graph('x', 'bad_edges', 'ctid', 'target');
 SELECT grail.create_graph('', 'bad_edges');
 
 -- Not a table.
+CREATE SEQUENCE bad_sequence;
+SELECT grail.create_graph('x', 'bad_sequence');
+DROP SEQUENCE bad_sequence;
+-- A view takes no filter: its WHERE clause is its filter.
 CREATE VIEW bad_view AS SELECT * FROM bad_edges;
-SELECT grail.create_graph('x', 'bad_view');
+SELECT grail.create_graph('x', 'bad_view', filter => 'true');
 DROP VIEW bad_view;
 
 -- Labels out of range.

@@ -42,13 +42,16 @@ source_name(AnswerSource source) {
 		return "snapshot rebuild";
 	case AnswerSource::rows_read:
 		return "rows read";
+	case AnswerSource::view_read:
+		return "view read as the querying role";
 	}
 	return "build";
 }
 
 const char *
 image_name(const OpenedFor &opened) {
-	if (opened.source == AnswerSource::snapshot_rebuild || opened.source == AnswerSource::rows_read)
+	if (opened.source == AnswerSource::snapshot_rebuild || opened.source == AnswerSource::rows_read ||
+	    opened.source == AnswerSource::view_read)
 		return "memory of this backend";
 	return opened.graph->image_file ? "shared cache" : "private copy";
 }
@@ -139,13 +142,17 @@ GRAIL_FUNCTION(grail_explain_graph) {
 		ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
 		for (const Row &row : table) {
 			const OpenedFor &o = *row.opened;
-			bool rebuilt = o.source == AnswerSource::snapshot_rebuild || o.source == AnswerSource::rows_read;
+			bool rebuilt = o.source == AnswerSource::snapshot_rebuild || o.source == AnswerSource::rows_read ||
+			               o.source == AnswerSource::view_read;
 			bool overlay = o.source == AnswerSource::overlay;
 			Datum values[12] = {
 			    CStringGetTextDatum(row.function),
 			    CStringGetTextDatum(source_name(o.source)),
 			    Int64GetDatum(o.build),
-			    DirectFunctionCall1(uuid_in, CStringGetDatum(o.graph->build_uuid.c_str())),
+			    // A view's graph has no build.
+			    o.graph->build_uuid.empty()
+			        ? (Datum)0
+			        : DirectFunctionCall1(uuid_in, CStringGetDatum(o.graph->build_uuid.c_str())),
 			    TimestampTzGetDatum(o.built_at),
 			    CStringGetTextDatum(image_name(o)),
 			    Int32GetDatum(int32(o.graph->image_format)),
@@ -155,8 +162,9 @@ GRAIL_FUNCTION(grail_explain_graph) {
 			    CStringGetTextDatum(row.device.device.c_str()),
 			    CStringGetTextDatum(row.device.detail.c_str()),
 			};
-			bool nulls[12] = {false,    false,    false,   o.graph->build_uuid.empty(),
-			                  false,    false,    rebuilt, !o.live,
+			bool unbuilt = o.build == 0; // a view's graph
+			bool nulls[12] = {false,    false,    unbuilt, o.graph->build_uuid.empty(),
+			                  unbuilt,  false,    rebuilt, !o.live,
 			                  !overlay, !overlay, false,   false};
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}

@@ -74,12 +74,11 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
 	// have failed with a serialization error after a concurrent merge).
-	// A system catalog is read in a snapshot too, under ACCESS SHARE only: a SHARE lock held to the
-	// commit would let anyone who may read pg_auth_members block every GRANT of a role.
-	Snapshot snapshot = row.live || catalog_source(row.relid) ? guard([] {
+	// (A system catalog or a view is never built here: each statement reads it, statement_summary.)
+	Snapshot snapshot = row.live ? guard([] {
 		return RegisterSnapshot(IsolationUsesXactSnapshot() ? GetTransactionSnapshot() : GetLatestSnapshot());
 	})
-	                                                          : nullptr;
+	                             : nullptr;
 	StoredBuild stored;
 	grail::Index index = build_index(name, row, snapshot, &stored);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
@@ -200,10 +199,14 @@ check_storage(Oid table, Oid edge_table) {
 static void
 check_buildable(Oid relid) {
 	check_table_access(relid);
-	// A system catalog keeps no trigger and is read in each statement's snapshot: reading it (the
-	// edge columns, checked next) is all a graph over it needs.
-	if (catalog_source(relid))
+	// A system catalog or a view keeps no trigger and is read in each statement's snapshot, as the
+	// querying role: reading it (the edge columns, checked next) is all a graph over it needs.
+	if (statement_source(relid)) {
+		// A temporary view ends with its session, with no event to drop its graphs.
+		if (view_source(relid))
+			check_storage(relid, relid);
 		return;
+	}
 	TableFamily family = table_family(relid);
 	for (const std::vector<Oid> *tables : {&family.ancestors, &family.descendants})
 		for (Oid table : *tables) {
@@ -219,19 +222,32 @@ check_buildable(Oid relid) {
 static void
 check_source_kind(Oid relid, char relkind) {
 	const char *name = relation_name(relid);
-	if (relkind == RELKIND_VIEW)
-		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is a view, which pg_grail cannot read edges from", name),
-		      format("Build the graph over the table under it (with filter => for a view's WHERE clause), or over a "
-		             "materialized view of it: CREATE MATERIALIZED VIEW ... AS SELECT * FROM %s, then "
-		             "grail.create_graph(..., live => false).",
-		             name),
-		      "A view's rows change with every table, function and policy under it, which pg_grail cannot watch "
-		      "exactly; a view's security rules (security_invoker, row-level security under it) would also have to "
-		      "be applied to each querying role.");
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE && relkind != RELKIND_MATVIEW)
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE && relkind != RELKIND_MATVIEW &&
+	    relkind != RELKIND_VIEW)
 		raise(ERRCODE_WRONG_OBJECT_TYPE, format("\"%s\" is not a table", name),
-		      "pg_grail reads edges from a table, a partitioned table or a materialized view; copy the edges of a "
-		      "foreign table into a table.");
+		      "pg_grail reads edges from a table, a partitioned table, a materialized view or a view; copy the "
+		      "edges of a foreign table into a table.");
+}
+
+/*
+ * What create_graph, refresh_graph and merge_graph say of a graph over a view or a system catalog,
+ * which stores no build (every statement reads the rows; for a view, what one role's read would
+ * hold is no answer for another): the graph of the rows the calling role reads now (in the
+ * statement's snapshot, which also checks that it can), and how it answers.
+ */
+static std::string
+statement_summary(const GraphName &graph_name, const GraphRow &row) {
+	StoredBuild stats;
+	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
+	grail::Index index = build_index(graph_name.display.c_str(), row, snapshot, &stats);
+	std::string summary =
+	    format("graph \"%s\": over %s \"%s\", read as the querying role in every statement, "
+	           "nothing stored (as role \"%s\" now: %lld vertices, %lld edges)",
+	           graph_name.display.c_str(), view_source(row.relid) ? "view" : "system catalog", relation_name(row.relid),
+	           role_name(GetUserId()), (long long)stats.vertices, (long long)stats.edges);
+	if (stats.null_rows > 0)
+		summary += " (" + std::to_string(stats.null_rows) + " rows with a NULL endpoint skipped)";
+	return summary;
 }
 
 std::string
@@ -264,6 +280,13 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 		      format("the source and target columns of a graph must differ, not both \"%s\"", source),
 		      "Name the edge table's two columns: grail.create_graph(name, table, source_column, target_column).");
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
+	// A view's own WHERE clause is its filter; a second one would run the graph owner's
+	// expression as each querying role.
+	if (filter != nullptr && relkind == RELKIND_VIEW)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED, format("a pg_grail graph over view \"%s\" takes no filter", table),
+		      "Put the condition in the view (CREATE OR REPLACE VIEW ... WHERE ...), or create another view with it.",
+		      "A graph over a view reads the view's query as each querying role; its rows are what the view gives "
+		      "that role.");
 	if (filter != nullptr) {
 		CheckedFilter checked = check_new_filter(row.relid, filter);
 		row.filter = checked.sql;
@@ -277,14 +300,18 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 		      format("pg_grail graph \"%s\" already exists in schema \"%s\"", graph_name.name.c_str(),
 		             namespace_name(row.schema)),
 		      "Rebuild it with grail.refresh_graph(), or drop it with grail.drop_graph().");
-	// A graph over a system catalog logs nothing (no trigger can be put on a catalog), whatever
-	// live asked: every query reads the catalog in its own snapshot (open_graph.cpp).
-	if (catalog_source(row.relid))
+	// A graph over a system catalog or a view logs nothing (no trigger can be put on a catalog; a
+	// view's rows change with everything under it), whatever live asked: every query reads it in
+	// its own snapshot as its own role (open_graph.cpp).
+	bool per_statement = statement_source(row.relid);
+	if (per_statement)
 		row.live = false;
 	row.id = insert_graph(graph_name.name.c_str(), row);
+	// Nor does it store a build, which no query would use.
+	if (per_statement)
+		return statement_summary(graph_name, row);
 
-	if (!catalog_source(row.relid))
-		watch_graph(row.id);
+	watch_graph(row.id);
 	// The first build reads the table under the lock that making the triggers took (no writer can
 	// come between), like a graph that is not live; from its commit on, writes are logged.
 	GraphRow building = row;
@@ -328,11 +355,13 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 	if (!row.filter.empty())
 		check_stored_filter(row.relid, row.filter, name.display.c_str(), row.owner);
+	// A view's or a catalog's graph has no build to make nor changes to merge: it says what a read
+	// gives now.
+	if (statement_source(row.relid))
+		return statement_summary(name, row);
 	// Table lock first, then the graph row: a writer of the table holds its lock while its
 	// trigger waits for the row, so the other order could deadlock with it.
-	// A system catalog has no triggers to make and is read in a snapshot (build_graph), never locked.
-	bool catalog = catalog_source(row.relid);
-	bool blocking = !catalog && (!row.live || row.stale || !row.watched);
+	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
 		lock_relation(row.relid, ShareLock);
 	// A background merge waits for no lock: one worker serves every database by default, and a
@@ -351,7 +380,7 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 		return std::string();
 	if (!background)
 		row = existing_graph(name, true);
-	if (!catalog && row.live && (row.stale || !row.watched) && !blocking) {
+	if (row.live && (row.stale || !row.watched) && !blocking) {
 		lock_relation(row.relid, ShareLock);
 		blocking = true;
 	}
@@ -410,6 +439,12 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 void
 alter_graph(const GraphName &name, bool live) {
 	GraphRow row = existing_graph(name, false);
+	if (view_source(row.relid))
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("pg_grail graph \"%s\" is over the view \"%s\": it is neither live nor static",
+		             name.display.c_str(), relation_name(row.relid)),
+		      "Nothing to change: every query reads the view in its own snapshot, as its own role, so the graph "
+		      "always answers for the rows the query would see.");
 	if (catalog_source(row.relid))
 		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
 		      format("pg_grail graph \"%s\" is over the system catalog \"%s\", which takes no triggers: it is "

@@ -76,6 +76,8 @@ struct CachedGraph {
 	KeptOverlay overlay;
 	// A live graph as a snapshot sees it while changes are pending: the index of the rows it sees.
 	PendingKeyed<LoadedGraph> rebuilt;
+	// A graph over a system catalog or a view as the current statement read it (statement_read).
+	std::shared_ptr<struct StatementRead> statement;
 };
 
 // Graph id -> what this backend keeps of it. Never destroyed: backends exit without running C++
@@ -187,6 +189,42 @@ remember_snapshot(CheckedSnapshot *checked, MemoryContext context) {
 	checked->transaction = MyProc->lxid;
 }
 
+// A graph over a system catalog or a view, read for one statement: the other calls of that statement
+// (other call sites, explain_graph's two opens) take it rather than read again. It holds for the
+// snapshot, role, security context and settings it was read in (CheckedSnapshot), and for that
+// statement only (a later statement may see other rows through a view's volatile functions or
+// settings, whatever its snapshot); it is let go at the end of the transaction.
+struct StatementRead {
+	CheckedSnapshot snapshot{}; // its xip and search_path in TopMemoryContext
+	TimestampTz statement = 0;
+	std::shared_ptr<LoadedGraph> graph;
+	StatementRead() = default;
+	StatementRead(const StatementRead &) = delete;
+	StatementRead &operator=(const StatementRead &) = delete;
+	~StatementRead() {
+		if (snapshot.xip != nullptr)
+			pfree(snapshot.xip);
+		if (snapshot.search_path != nullptr)
+			pfree(snapshot.search_path);
+	}
+};
+
+/*
+ * Lets go of every graph read for a statement, at the end of each transaction (PostgreSQL calls
+ * it; nothing here raises).
+ */
+static void
+release_statement_reads(XactEvent event, void *) {
+	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT && event != XACT_EVENT_PARALLEL_COMMIT &&
+	    event != XACT_EVENT_PARALLEL_ABORT && event != XACT_EVENT_PREPARE)
+		return;
+	for (auto &entry : backend_cache())
+		if (entry.second.statement != nullptr) {
+			entry.second.statement->graph.reset();
+			entry.second.statement->snapshot.transaction = InvalidLocalTransactionId;
+		}
+}
+
 // fn_extra of a call site: the graph name it was opened with, and a reference that keeps the
 // loaded build alive while the statement runs, even if a newer build replaces it in the cache.
 struct CallSite {
@@ -272,6 +310,37 @@ snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::
 	StoredBuild stats;
 	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
 	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
+	check_keys(*graph, name, keys);
+	return graph;
+}
+
+/*
+ * A graph over a system catalog or a view, read in the active snapshot as the current role: once
+ * per statement, snapshot and role (StatementRead), whatever call site asks.
+ */
+static std::shared_ptr<LoadedGraph>
+statement_read(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	static bool callback_registered = false;
+	if (!callback_registered) {
+		guard([] { RegisterXactCallback(release_statement_reads, nullptr); });
+		callback_registered = true;
+	}
+	CachedGraph &cached = backend_cache()[row.id];
+	if (cached.statement == nullptr)
+		cached.statement = std::make_shared<StatementRead>();
+	StatementRead &read = *cached.statement;
+	TimestampTz statement = guard([] { return GetCurrentStatementStartTimestamp(); });
+	if (read.graph && read.statement == statement && same_snapshot(read.snapshot)) {
+		check_keys(*read.graph, name, keys);
+		return read.graph;
+	}
+	read.graph.reset(); // free the last read before the next
+	read.snapshot.transaction = InvalidLocalTransactionId;
+	// Read with any kind of key: the caller's kind is checked after it is kept.
+	std::shared_ptr<LoadedGraph> graph = snapshot_build(name, row, std::nullopt);
+	guard([&] { remember_snapshot(&read.snapshot, TopMemoryContext); });
+	read.statement = statement;
+	read.graph = graph;
 	check_keys(*graph, name, keys);
 	return graph;
 }
@@ -541,15 +610,22 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	check_edge_column(row.relid, row.target_attnum, "target");
 	// A system catalog takes no triggers: a graph over one is read in each statement's snapshot,
 	// so that it answers for the rows the statement sees (a GRANT of a role included), whatever
-	// its build holds.
-	bool catalog = catalog_source(row.relid);
+	// its build holds. A view is read so too, as the querying role (its rows are what the view gives
+	// that role), and has no build.
+	bool per_statement = statement_source(row.relid);
 	Oid key_type = guard(
 	    [&] { return column_key_type(row.relid, row.source_attnum, attribute_type(row.relid, row.source_attnum)); });
 	auto typed = [key_type](Opened opened) {
 		opened.graph->key_type = key_type;
 		return opened;
 	};
-	if (catalog) {
+	if (per_statement) {
+		// The planner's estimates (the only caller that opens the build whatever is pending) would
+		// run a view's query, with its functions, at every plan: a view's graph gives none.
+		if (use == PendingUse::ignored && view_source(row.relid))
+			raise(
+			    ERRCODE_FEATURE_NOT_SUPPORTED,
+			    format("pg_grail graph \"%s\" is over a view: it has no build to estimate from", name.display.c_str()));
 		if (!graph_row_current(name, row))
 			raise(ERRCODE_UNDEFINED_OBJECT,
 			      format("pg_grail graph \"%s\" was dropped after this statement's snapshot was taken",
@@ -558,8 +634,9 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 		check_edge_kinds(row.relid, row.source_attnum, row.target_attnum);
 		if (opened_row != nullptr)
 			*opened_row = row;
-		// Read in every statement's snapshot: as for rows a statement wrote itself, nothing is kept.
-		return typed(Opened{snapshot_build(name, row, keys), nullptr, AnswerSource::rows_read});
+		// Read in every statement's snapshot, kept for that statement only.
+		return typed(Opened{statement_read(name, row, keys), nullptr,
+		                    view_source(row.relid) ? AnswerSource::view_read : AnswerSource::rows_read});
 	}
 	// A build keyed by oids holds the numbers of objects where it was made: after a restore (which
 	// renumbers roles, relations, ...; the edge table's reg* columns come back as names, renumbered

@@ -84,6 +84,7 @@ enum class AnswerSource {
 	overlay,          // the last build's index and the overlay of the pending changes (reachable())
 	snapshot_rebuild, // an index of the rows the snapshot sees, built in this backend and kept
 	rows_read,        // the same, for a statement whose own writes are not logged yet (not kept)
+	view_read,        // a view's rows, read as the querying role in the statement's snapshot
 };
 struct OpenedFor {
 	std::shared_ptr<LoadedGraph> graph;

@@ -17,7 +17,10 @@ extern "C" {
 #include "catalog/pg_attribute.h"
 #include "catalog/catalog.h"
 #include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "executor/tuptable.h"
+#include "lib/stringinfo.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -237,12 +240,6 @@ struct KeyBatch {
 	size_t used;
 };
 
-static void
-out_of_memory_reading(Relation rel, uint64_t rows) {
-	ereport(ERROR, (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory reading the edges of \"%s\" after %llu rows",
-	                                                       RelationGetRelationName(rel), (unsigned long long)rows)));
-}
-
 /*
  * Adds the batch's keys and appends its rows' edges; false when memory runs out.
  */
@@ -295,6 +292,117 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
 }
 
 /*
+ * Where the rows of a read go, whatever reads them (a heap scan of a table, a query over a view):
+ * counts, the memory limit's checks, the edge list and the key dictionary. PostgreSQL calls: run
+ * inside guard().
+ */
+class EdgeSink {
+public:
+	EdgeSink(grail::KeyKind kind, uint64_t memory_limit, const std::function<bool()> &rows_on_device, EdgeScan *counts,
+	         EdgeList *edges, grail::KeyDictionaryBuilder *keys)
+	    : kind_(kind), memory_limit_(memory_limit), rows_on_device_(rows_on_device), counts_(counts), edges_(edges),
+	      keys_(keys) {
+		max_rows_ = memory_limit / grail::estimate_build_bytes(1, 0, 0);
+		batch_ = keys ? static_cast<KeyBatch *>(palloc(sizeof(KeyBatch))) : nullptr;
+		if (batch_)
+			batch_->rows = batch_->used = 0;
+	}
+	EdgeSink(const EdgeSink &) = delete;
+	EdgeSink &operator=(const EdgeSink &) = delete;
+
+	/*
+	 * One more row read (before the filter): progress, interrupts and the row limit.
+	 */
+	void
+	count(const char *relname) {
+		if ((++counts_->rows & 0xffff) == 0) {
+			progress_done(int64_t(counts_->rows));
+			CHECK_FOR_INTERRUPTS();
+		}
+		if (counts_->rows > max_rows_ && max_rows_ != 0 && !on_device_ && rows_on_device_ && rows_on_device_()) {
+			on_device_ = true;
+			max_rows_ = memory_limit_ / grail::estimate_build_bytes(1, 0, 0, 0, 0, true);
+		}
+		if (counts_->rows > max_rows_ && max_rows_ != 0)
+			ereport(
+			    ERROR,
+			    (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			     errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+			            "allows: it has more than %llu rows, which need more than %llu MB",
+			            relname, (unsigned long long)max_rows_,
+			            (unsigned long long)(grail::estimate_build_bytes(counts_->rows, 0, 0, 0, 0, on_device_) >> 20)),
+			     errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+	}
+
+	/*
+	 * The edge of a row that passed the filter (a NULL endpoint is counted, and no edge).
+	 */
+	void
+	take(const char *relname, const EdgeColumns &columns, Datum source, bool source_null, Datum target,
+	     bool target_null) {
+		if (source_null || target_null) {
+			counts_->null_source += source_null;
+			counts_->null_target += target_null;
+			return;
+		}
+		bool appended;
+		if (kind_ == grail::KeyKind::integer) {
+			appended = edges_->append(columns.integer(0, source), columns.integer(1, target));
+		} else {
+			// The row's keys counted before they are copied (a key stored compressed or out of line
+			// may be far larger than the table), as if both were new: the memory the dictionary
+			// would hold with them, against the limit. The batch's keys count as new too.
+			uint64_t key_bytes =
+			    keys_->key_bytes() + batch_->used + columns.length(0, source) + columns.length(1, target);
+			uint64_t needed =
+			    grail::estimate_build_bytes(counts_->rows, 0, 0, keys_->size() + 2 * batch_->rows + 2, key_bytes);
+			if (needed > memory_limit_ && memory_limit_ != 0)
+				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
+				                       "allows: after %llu rows its keys need about %llu MB, more than the limit of "
+				                       "%llu MB",
+				                       relname, (unsigned long long)counts_->rows, (unsigned long long)(needed >> 20),
+				                       (unsigned long long)(memory_limit_ >> 20)),
+				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+			appended = add_key_row(batch_, keys_, edges_, columns, source, target);
+		}
+		if (!appended)
+			out_of_memory(relname);
+	}
+
+	/*
+	 * The keys still in the batch added (once, after the last row).
+	 */
+	void
+	finish(const char *relname) {
+		if (batch_) {
+			if (!flush_keys(batch_, keys_, edges_))
+				out_of_memory(relname);
+			pfree(batch_);
+			batch_ = nullptr;
+		}
+	}
+
+private:
+	void
+	out_of_memory(const char *relname) {
+		ereport(ERROR,
+		        (errcode(ERRCODE_OUT_OF_MEMORY), errmsg("out of memory reading the edges of \"%s\" after %llu rows",
+		                                                relname, (unsigned long long)counts_->rows)));
+	}
+
+	grail::KeyKind kind_;
+	uint64_t memory_limit_;
+	const std::function<bool()> &rows_on_device_;
+	EdgeScan *counts_;
+	EdgeList *edges_;
+	grail::KeyDictionaryBuilder *keys_;
+	KeyBatch *batch_;
+	uint64_t max_rows_;
+	bool on_device_ = false; // the limit counts the rows as the device's build holds them
+};
+
+/*
  * Append the edges of one relation to edges, their endpoints' keys to keys when the graph has
  * text or uuid keys (PostgreSQL calls: run inside guard()).
  */
@@ -319,8 +427,6 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 		                errmsg("materialized view \"%s\" has not been populated", RelationGetRelationName(rel)),
 		                errhint("Use the REFRESH MATERIALIZED VIEW command.")));
-	uint64_t max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0);
-	bool on_device = false; // the limit counts the rows as the device's build holds them
 	// This relation's columns as its own tuple descriptor has them (a child's may differ from what
 	// the catalog said of the edge table): no datum is read as a kind of key the build is not of.
 	EdgeColumns columns;
@@ -335,76 +441,99 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	EdgeFilter rows;
 	if (filter != nullptr)
 		rows.open(rel, filter, nullptr, filter_owner);
+	const char *relname = RelationGetRelationName(rel);
+	EdgeSink sink(kind, memory_limit, rows_on_device, counts, edges, keys);
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = columns.last();
-	KeyBatch *batch = keys ? static_cast<KeyBatch *>(palloc(sizeof(KeyBatch))) : nullptr;
-	if (batch)
-		batch->rows = batch->used = 0;
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
-		if ((++counts->rows & 0xffff) == 0) {
-			progress_done(int64_t(counts->rows));
-			CHECK_FOR_INTERRUPTS();
-		}
-		if (counts->rows > max_rows && max_rows != 0 && !on_device && rows_on_device && rows_on_device()) {
-			on_device = true;
-			max_rows = memory_limit / grail::estimate_build_bytes(1, 0, 0, 0, 0, true);
-		}
-		if (counts->rows > max_rows && max_rows != 0)
-			ereport(
-			    ERROR,
-			    (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-			     errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
-			            "allows: it has more than %llu rows, which need more than %llu MB",
-			            RelationGetRelationName(rel), (unsigned long long)max_rows,
-			            (unsigned long long)(grail::estimate_build_bytes(counts->rows, 0, 0, 0, 0, on_device) >> 20)),
-			     errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
+		sink.count(relname);
 		if (rows.active() && !rows.passes(slot)) {
 			counts->filtered++;
 			continue;
 		}
 		slot_getsomeattrs(slot, last);
-		bool source_null = slot->tts_isnull[source - 1];
-		bool target_null = slot->tts_isnull[target - 1];
-		if (source_null || target_null) {
-			counts->null_source += source_null;
-			counts->null_target += target_null;
-			continue;
-		}
-		bool appended;
-		if (kind == grail::KeyKind::integer) {
-			appended = edges->append(columns.integer(0, slot->tts_values[source - 1]),
-			                         columns.integer(1, slot->tts_values[target - 1]));
-		} else {
-			Datum source_key = slot->tts_values[source - 1], target_key = slot->tts_values[target - 1];
-			// The row's keys counted before they are copied (a key stored compressed or out of line
-			// may be far larger than the table), as if both were new: the memory the dictionary
-			// would hold with them, against the limit. The batch's keys count as new too.
-			uint64_t key_bytes =
-			    keys->key_bytes() + batch->used + columns.length(0, source_key) + columns.length(1, target_key);
-			uint64_t needed =
-			    grail::estimate_build_bytes(counts->rows, 0, 0, keys->size() + 2 * batch->rows + 2, key_bytes);
-			if (needed > memory_limit && memory_limit != 0)
-				ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				                errmsg("building a graph over \"%s\" needs more memory than grail.build_memory_limit "
-				                       "allows: after %llu rows its keys need about %llu MB, more than the limit of "
-				                       "%llu MB",
-				                       RelationGetRelationName(rel), (unsigned long long)counts->rows,
-				                       (unsigned long long)(needed >> 20), (unsigned long long)(memory_limit >> 20)),
-				                errhint("A superuser can raise grail.build_memory_limit (0 removes the limit).")));
-			appended = add_key_row(batch, keys, edges, columns, source_key, target_key);
-		}
-		if (!appended)
-			out_of_memory_reading(rel, counts->rows);
+		sink.take(relname, columns, slot->tts_values[source - 1], slot->tts_isnull[source - 1],
+		          slot->tts_values[target - 1], slot->tts_isnull[target - 1]);
 	}
-	if (batch) {
-		if (!flush_keys(batch, keys, edges))
-			out_of_memory_reading(rel, counts->rows);
-		pfree(batch);
-	}
+	sink.finish(relname);
 	ExecDropSingleTupleTableSlot(slot);
 	table_endscan(scan);
 	rows.close();
+}
+
+// Rows a view's query hands over at a time.
+constexpr long kViewFetchRows = 8192;
+
+/*
+ * The edges of a view, read as the current role reads it: SELECT source, target FROM view, planned
+ * and run by the executor through SPI in the snapshot, so that the view's own rules apply (its
+ * owner's or, security_invoker, the caller's privileges on the tables under it; their row-level
+ * security; security_barrier), and the caller needs SELECT on the view as any query does. The view
+ * is locked first (ACCESS SHARE, as the query locks it), so that its name, which the query names it
+ * by, cannot change between the check of its columns and the read. PostgreSQL calls: run inside
+ * guard().
+ */
+static void
+read_view(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
+          uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+	const char *relname = get_rel_name(relid);
+	StringInfoData query;
+	initStringInfo(&query);
+	appendStringInfo(&query, "SELECT %s, %s FROM %s", quote_identifier(get_attname(relid, source, false)),
+	                 quote_identifier(get_attname(relid, target, false)),
+	                 quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)), relname));
+	progress_phase(BuildPhase::reading_rows, -1);
+	progress_done(0);
+	PushActiveSnapshot(snapshot);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	SPIPlanPtr plan = SPI_prepare(query.data, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "SPI_prepare failed for \"%s\": %s", query.data, SPI_result_code_string(SPI_result));
+	// Read-only: the query runs in the active snapshot (the one given), without a new command.
+	Portal portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	std::function<bool()> no_device;
+	EdgeSink sink(kind, memory_limit, no_device, counts, edges, keys);
+	EdgeColumns columns;
+	bool opened = false;
+	for (;;) {
+		SPI_cursor_fetch(portal, true, kViewFetchRows);
+		if (SPI_processed == 0)
+			break;
+		SPITupleTable *table = SPI_tuptable;
+		// The query's columns, as the view gives them now, hold keys of the graph's kind.
+		if (!opened && (!columns.open(table->tupdesc, 1, 2) || columns.kind() != kind))
+			ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+			                errmsg("the edge columns of view \"%s\" do not hold %s keys, as when the graph was "
+			                       "created",
+			                       relname, key_kind_name(kind)),
+			                errhint("Drop the graph and create it again over the view as it is now.")));
+		opened = true;
+		for (uint64 i = 0; i < SPI_processed; i++) {
+			sink.count(relname);
+			bool source_null, target_null;
+			Datum source_key = heap_getattr(table->vals[i], 1, table->tupdesc, &source_null);
+			Datum target_key = heap_getattr(table->vals[i], 2, table->tupdesc, &target_null);
+			sink.take(relname, columns, source_key, source_null, target_key, target_null);
+		}
+		SPI_freetuptable(table);
+	}
+	sink.finish(relname);
+	SPI_cursor_close(portal);
+	SPI_finish();
+	PopActiveSnapshot();
+	pfree(query.data);
+}
+
+bool
+view_source(Oid relid) {
+	return guard([&] { return get_rel_relkind(relid) == RELKIND_VIEW; });
+}
+
+bool
+statement_source(Oid relid) {
+	return catalog_source(relid) || view_source(relid);
 }
 
 EdgeScan
@@ -412,6 +541,16 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
            grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device,
            const char *filter, Oid filter_owner) {
 	EdgeScan counts;
+	// A view: its query, run as the current role in the snapshot (the statement's without one).
+	if (view_source(relid)) {
+		guard([&] { LockRelationOid(relid, AccessShareLock); });
+		check_edge_columns(relid, source, target);
+		guard([&] {
+			read_view(relid, source, target, kind, in_snapshot ? in_snapshot : GetActiveSnapshot(), memory_limit,
+			          &counts, edges, keys);
+		});
+		return counts;
+	}
 	// The table and its inheritance descendants (partitions), as SELECT reads them; all locked first.
 	List *tables = guard([&] { return find_all_inheritors(relid, in_snapshot ? AccessShareLock : ShareLock, NULL); });
 	// The columns as they are under the locks, which keep them so: a change of type or a rename

@@ -24,6 +24,15 @@ void check_table_access(Oid relid);
 // on one, so a graph over it is never watched; it is read in each statement's snapshot instead.
 bool catalog_source(Oid relid);
 
+// Whether relid is a plain view: its rows are what its query gives the role that reads it, so a
+// graph over one is read in each statement's snapshot as the current role (read_edges runs the
+// view's query through the executor), never kept beyond the statement.
+bool view_source(Oid relid);
+
+// Whether a graph over relid is read in each statement's snapshot rather than answered from a
+// stored build: a system catalog or a view.
+bool statement_source(Oid relid);
+
 // Checks that the current user may build a graph over relid: a build locks the table in SHARE
 // mode and keeps a trigger on it, so it needs the table's ownership or the TRIGGER privilege
 // with one of UPDATE, DELETE or TRUNCATE (what LOCK TABLE ... IN SHARE MODE needs).
@@ -91,6 +100,9 @@ struct EdgeScan {
 };
 
 // Reads all (source, target) pairs of the table and its inheritance descendants, as SELECT does.
+// A view is read by its query, SELECT source, target FROM view, run through the executor as the
+// current role in the snapshot given (else the active one), under the locks the query takes (the
+// filter must be null: a view's graph takes none).
 // Without a snapshot: takes SHARE locks on them, held to the end of the transaction, so no write
 // can slip between this read and the commit of the index built from it, and reads the latest
 // snapshot. With one: reads what it sees, under ACCESS SHARE locks, as a query does (a live
