@@ -211,6 +211,74 @@ check_readable(Oid relid, const std::vector<std::string> &columns) {
 	}
 }
 
+// Whether type (or the type a domain is over) is one of the reg* types, whose constants are
+// written out as the name of the object their oid numbers.
+bool
+names_objects(Oid type) {
+	switch (getBaseType(type)) {
+	case REGPROCOID:
+	case REGPROCEDUREOID:
+	case REGOPEROID:
+	case REGOPERATOROID:
+	case REGCLASSOID:
+	case REGTYPEOID:
+	case REGROLEOID:
+	case REGNAMESPACEOID:
+	case REGCONFIGOID:
+	case REGDICTIONARYOID:
+	case REGCOLLATIONOID:
+		return true;
+	default:
+		return false;
+	}
+}
+
+// Finds the first constant of a reg* type (or an array of one) that names an object: the stored
+// text would name it by name, looked up again at every read.
+bool
+find_object_constant(Node *node, void *context) {
+	if (node == nullptr)
+		return false;
+	if (IsA(node, Const)) {
+		auto *constant = reinterpret_cast<Const *>(node);
+		if (constant->constisnull)
+			return false;
+		Oid element = get_element_type(getBaseType(constant->consttype));
+		bool names = OidIsValid(element)
+		                 ? names_objects(element)
+		                 : names_objects(constant->consttype) && OidIsValid(DatumGetObjectId(constant->constvalue));
+		if (names)
+			*static_cast<Const **>(context) = constant;
+		return names;
+	}
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_object_constant), context);
+}
+
+// Refuses a filter that names a role, relation, function, type, ... by a reg* constant
+// ('alice'::regrole): stored as text, it names the object by name, which is looked up again at
+// every build, write and query. A rename would change which rows are edges (the build keeping the
+// old object, the log and the next build the new one), and a drop would make every query and every
+// write of the table fail. PostgreSQL's own stored expressions keep the oid instead.
+void
+check_object_constants(Node *expr, const char *text) {
+	Const *constant = nullptr;
+	if (!find_object_constant(expr, &constant))
+		return;
+	Oid output;
+	bool varlena;
+	getTypeOutputInfo(constant->consttype, &output, &varlena);
+	char *value = OidOutputFunctionCall(output, constant->constvalue);
+	ereport(ERROR,
+	        (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+	         errmsg("a pg_grail filter cannot name an object by a %s constant, as \"%s\" does with '%s'",
+	                format_type_be(constant->consttype), text, value),
+	         errdetail("The filter is stored as text and read again at every build, write and query, where the name "
+	                   "would be looked up again: a rename of the object would change which rows are edges, and a "
+	                   "drop would make every query and every write to the edge table fail."),
+	         errhint("Compare the column's oid with a number, as in column::oid <> 16384 (an oid stays the same "
+	                 "across renames), or filter on another column.")));
+}
+
 } // namespace
 
 CheckedFilter
@@ -223,6 +291,7 @@ check_new_filter(Oid relid, const char *text) {
 		Node *raw = raw_filter(text);
 		// In the caller's search_path, as the caller wrote it.
 		Node *expr = transform_filter(rel, raw, text);
+		check_object_constants(expr, text);
 		{
 			FixedSearchPath fixed;
 			List *context = deparse_context_for(RelationGetRelationName(rel), relid);
