@@ -10,7 +10,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(24);
+SELECT plan(31);
 SET client_min_messages = error;
 
 CREATE ROLE w3_carol;
@@ -96,6 +96,40 @@ GRANT SELECT ON pg_auth_members TO PUBLIC;
 SELECT is((SELECT count(*) FROM grail.explain_graph(NULL)), 0::bigint, 'explain_graph(NULL) gives no row');
 SELECT grail.drop_graph('w3_admin');
 SELECT throws_ok($$SELECT * FROM grail.explain_graph('w3_admin')$$, '42704', NULL, 'a dropped graph');
+
+-- A filter's constants are stored as every session reads them back. A date written under
+-- DateStyle = 'SQL, DMY' was stored as '04/03/2020'::date, which a writer, a merge or a query under
+-- the default MDY read as April 3 (and '15/03/2020' not at all: every INSERT into the table failed).
+CREATE TABLE w3_dated (a int, b int, d date);
+INSERT INTO w3_dated VALUES (1, 2, '2020-03-03'), (2, 3, '2020-03-10'), (3, 4, '2020-04-01');
+SET datestyle = 'SQL, DMY';
+SELECT ok(grail.create_graph('w3_date', 'w3_dated', 'a', 'b', filter => 'd < ''2020-03-04''::date') LIKE 'graph%',
+          'a filter with a date made under DateStyle SQL, DMY');
+SELECT ok(grail.create_graph('w3_date2', 'w3_dated', 'a', 'b', filter => 'd < ''2020-03-15''::date') LIKE 'graph%',
+          'and one whose day is past 12');
+RESET datestyle;
+SELECT is((SELECT filter FROM grail.graphs WHERE name = 'w3_date'), $$(d < '2020-03-04'::date)$$,
+          'the date is stored in ISO order');
+INSERT INTO w3_dated VALUES (4, 5, '2020-03-05'), (5, 6, '2020-03-14');
+SELECT is(ARRAY[grail.reachable('w3_date', 1, 2), grail.reachable('w3_date', 2, 3), grail.reachable('w3_date', 3, 4),
+                grail.reachable('w3_date', 4, 5)],
+          ARRAY[true, false, false, false], 'under DateStyle ISO, MDY the filter keeps only the days before March 4');
+SELECT is(ARRAY[grail.reachable('w3_date2', 1, 2), grail.reachable('w3_date2', 2, 3), grail.reachable('w3_date2', 5, 6),
+                grail.reachable('w3_date2', 3, 4)],
+          ARRAY[true, true, true, false], 'and the other graph those before March 15, its rows written under MDY');
+
+-- And its string literals as standard_conforming_strings = on reads them, whatever the session's
+-- setting: under off, 'a\b' is another string, and a writer's trigger logged the wrong edges.
+CREATE TABLE w3_bs (a int, b int, t text);
+INSERT INTO w3_bs VALUES (1, 2, E'a\\b'), (2, 3, 'ab');
+SELECT ok(grail.create_graph('w3_bs', 'w3_bs', 'a', 'b', filter => $$t <> 'a\b'$$) LIKE 'graph%',
+          'a filter with a backslash in a string literal');
+SET standard_conforming_strings = off;
+INSERT INTO w3_bs VALUES (3, 4, E'a\\b'), (4, 5, 'ab');
+RESET standard_conforming_strings;
+SELECT is(ARRAY[grail.reachable('w3_bs', 1, 2), grail.reachable('w3_bs', 2, 3), grail.reachable('w3_bs', 3, 4),
+                grail.reachable('w3_bs', 4, 5)],
+          ARRAY[false, true, false, true], 'rows written under standard_conforming_strings = off are filtered alike');
 
 SELECT * FROM finish();
 ROLLBACK;

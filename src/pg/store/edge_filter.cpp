@@ -17,6 +17,7 @@ extern "C" {
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -180,6 +181,32 @@ public:
 	}
 };
 
+// The stored text written and read as every session reads it: dates and times in ISO order,
+// intervals in PostgreSQL's style, floats exactly (the settings pg_dump uses), and string literals
+// with standard_conforming_strings on. The text is read again by every writer's trigger, merge and
+// query, whose settings may differ: '04/03/2020'::date written under DateStyle = 'SQL, DMY' read as
+// April 3 under MDY (and '15/03/2020' failed there, in every write to the edge table), and 'a\b'
+// is another string where standard_conforming_strings is off.
+class PortableOutput {
+public:
+	PortableOutput() : level_(NewGUCNestLevel()) {
+		set("datestyle", "ISO");
+		set("intervalstyle", "postgres");
+		set("extra_float_digits", "3");
+		set("standard_conforming_strings", "on");
+	}
+	~PortableOutput() {
+		AtEOXact_GUC(true, level_);
+	}
+
+private:
+	static void
+	set(const char *name, const char *value) {
+		(void)set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	}
+	int level_;
+};
+
 // The columns the checked expression reads, by name, in attnum order.
 std::vector<std::string>
 var_names(Relation rel, Node *expr) {
@@ -294,6 +321,7 @@ check_new_filter(Oid relid, const char *text) {
 		check_object_constants(expr, text);
 		{
 			FixedSearchPath fixed;
+			PortableOutput portable;
 			List *context = deparse_context_for(RelationGetRelationName(rel), relid);
 			sql = deparse_expression(expr, context, false, false);
 			// The stored text must read back as the same expression: an object the fixed search_path
@@ -318,6 +346,7 @@ check_new_filter(Oid relid, const char *text) {
 
 bool
 filter_columns_present(Relation rel, const char *sql) {
+	PortableOutput portable;
 	return missing_column(rel, raw_filter(sql)) == nullptr;
 }
 
@@ -330,6 +359,7 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 		filter.open(rel, sql.c_str(), graph, owner);
 		{
 			FixedSearchPath fixed;
+			PortableOutput portable;
 			columns = var_names(rel, transform_filter(rel, raw_filter(sql.c_str()), sql.c_str()));
 		}
 		filter.close();
@@ -364,6 +394,7 @@ void
 EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 	owner_ = owner;
 	AsOwner as_owner(owner_);
+	PortableOutput portable;
 	Node *raw = raw_filter(sql);
 	if (const char *column = missing_column(rel, raw))
 		ereport(ERROR,
@@ -412,6 +443,7 @@ renamed_filter(Oid relid, const char *sql, const char *from, const char *to) {
 		Relation rel = table_open(relid, AccessShareLock);
 		Rename rename{from, to, rel};
 		FixedSearchPath fixed;
+		PortableOutput portable;
 		Node *expr = transform_filter(rel, raw_filter(sql), sql, &rename);
 		char *text = deparse_expression(expr, deparse_context_for(RelationGetRelationName(rel), relid), false, false);
 		table_close(rel, NoLock);
