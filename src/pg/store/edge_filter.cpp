@@ -181,12 +181,13 @@ public:
 	}
 };
 
-// The stored text written and read as every session reads it: dates and times in ISO order,
-// intervals in PostgreSQL's style, floats exactly (the settings pg_dump uses), and string literals
-// with standard_conforming_strings on. The text is read again by every writer's trigger, merge and
-// query, whose settings may differ: '04/03/2020'::date written under DateStyle = 'SQL, DMY' read as
-// April 3 under MDY (and '15/03/2020' failed there, in every write to the edge table), and 'a\b'
-// is another string where standard_conforming_strings is off.
+// The stored text written and read under settings of its own: dates and times in ISO order,
+// intervals in PostgreSQL's style, floats exactly (as pg_dump writes them), string literals with
+// standard_conforming_strings on, NULL in an array literal as a null, xml as content, money in the
+// C locale. The text is read again by every writer's trigger, merge and query, whose settings may
+// differ: '04/03/2020'::date written under DateStyle = 'SQL, DMY' read as April 3 under MDY (and
+// '15/03/2020' failed there, in every write to the edge table); 'a\b' is another string where
+// standard_conforming_strings is off; '{1,NULL}'::int[] fails where array_nulls is off.
 class PortableOutput {
 public:
 	PortableOutput() : level_(NewGUCNestLevel()) {
@@ -194,6 +195,9 @@ public:
 		set("intervalstyle", "postgres");
 		set("extra_float_digits", "3");
 		set("standard_conforming_strings", "on");
+		set("array_nulls", "on");
+		set("xmloption", "content");
+		set("lc_monetary", "C");
 	}
 	~PortableOutput() {
 		AtEOXact_GUC(true, level_);
