@@ -310,6 +310,24 @@ check_object_constants(Node *expr, const char *text) {
 	                 "across renames), or filter on another column.")));
 }
 
+// Runs the enclosing scope as role in a restricted security context; a transaction or
+// subtransaction abort restores the caller's.
+class AsOwner {
+public:
+	explicit AsOwner(Oid role) {
+		GetUserIdAndSecContext(&user_, &context_);
+		if (OidIsValid(role))
+			SetUserIdAndSecContext(role, context_ | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	}
+	~AsOwner() {
+		SetUserIdAndSecContext(user_, context_);
+	}
+
+private:
+	Oid user_;
+	int context_;
+};
+
 } // namespace
 
 CheckedFilter
@@ -362,6 +380,8 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 		EdgeFilter filter;
 		filter.open(rel, sql.c_str(), graph, owner);
 		{
+			// As the owner, who evaluates it: the caller needs no USAGE on the schemas of its functions.
+			AsOwner as_owner(owner);
 			FixedSearchPath fixed;
 			PortableOutput portable;
 			columns = var_names(rel, transform_filter(rel, raw_filter(sql.c_str()), sql.c_str()));
@@ -371,28 +391,6 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 	});
 	check_readable(relid, columns);
 }
-
-namespace {
-
-// Runs the enclosing scope as role in a restricted security context; a transaction or
-// subtransaction abort restores the caller's.
-class AsOwner {
-public:
-	explicit AsOwner(Oid role) {
-		GetUserIdAndSecContext(&user_, &context_);
-		if (OidIsValid(role))
-			SetUserIdAndSecContext(role, context_ | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	}
-	~AsOwner() {
-		SetUserIdAndSecContext(user_, context_);
-	}
-
-private:
-	Oid user_;
-	int context_;
-};
-
-} // namespace
 
 void
 EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
