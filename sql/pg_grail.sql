@@ -171,6 +171,19 @@ COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the curre
 -- \df grail.* lists what users call. The two trigger functions, grail._log_changes and
 -- grail._mark_stale, stay in grail: users' tables name them in their triggers, which a dump restores
 -- as EXECUTE FUNCTION grail._log_changes(...) into whatever version CREATE EXTENSION installs.
+-- A schema of that name made by someone else is refused with the reason rather than taken over:
+-- as a member of the extension it would be dropped with it (its other objects too, under CASCADE),
+-- pg_dump would stop dumping it, and its owner and privileges would not be the extension's.
+DO $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname OPERATOR(pg_catalog.=) 'grail_internal') THEN
+		RAISE EXCEPTION 'schema "grail_internal" already exists, and pg_grail keeps its internal functions in a schema of that name'
+			USING ERRCODE = 'duplicate_schema',
+			      DETAIL = 'pg_grail creates the schema itself and makes it a member of the extension; it does not take over a schema that exists.',
+			      HINT = 'Rename that schema (ALTER SCHEMA grail_internal RENAME TO another_name) or drop it, then install or update pg_grail again.';
+	END IF;
+END
+$$;
 CREATE SCHEMA grail_internal;
 COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
 GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;

@@ -17,6 +17,7 @@ extern "C" {
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
@@ -180,6 +181,36 @@ public:
 	}
 };
 
+// The stored text written and read under settings of its own: dates and times in ISO order,
+// intervals in PostgreSQL's style, floats exactly (as pg_dump writes them), string literals with
+// standard_conforming_strings on, NULL in an array literal as a null, xml as content, money in the
+// C locale. The text is read again by every writer's trigger, merge and query, whose settings may
+// differ: '04/03/2020'::date written under DateStyle = 'SQL, DMY' read as April 3 under MDY (and
+// '15/03/2020' failed there, in every write to the edge table); 'a\b' is another string where
+// standard_conforming_strings is off; '{1,NULL}'::int[] fails where array_nulls is off.
+class PortableOutput {
+public:
+	PortableOutput() : level_(NewGUCNestLevel()) {
+		set("datestyle", "ISO");
+		set("intervalstyle", "postgres");
+		set("extra_float_digits", "3");
+		set("standard_conforming_strings", "on");
+		set("array_nulls", "on");
+		set("xmloption", "content");
+		set("lc_monetary", "C");
+	}
+	~PortableOutput() {
+		AtEOXact_GUC(true, level_);
+	}
+
+private:
+	static void
+	set(const char *name, const char *value) {
+		(void)set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	}
+	int level_;
+};
+
 // The columns the checked expression reads, by name, in attnum order.
 std::vector<std::string>
 var_names(Relation rel, Node *expr) {
@@ -211,6 +242,92 @@ check_readable(Oid relid, const std::vector<std::string> &columns) {
 	}
 }
 
+// Whether type (or the type a domain is over) is one of the reg* types, whose constants are
+// written out as the name of the object their oid numbers.
+bool
+names_objects(Oid type) {
+	switch (getBaseType(type)) {
+	case REGPROCOID:
+	case REGPROCEDUREOID:
+	case REGOPEROID:
+	case REGOPERATOROID:
+	case REGCLASSOID:
+	case REGTYPEOID:
+	case REGROLEOID:
+	case REGNAMESPACEOID:
+	case REGCONFIGOID:
+	case REGDICTIONARYOID:
+	case REGCOLLATIONOID:
+		return true;
+	default:
+		return false;
+	}
+}
+
+// Finds the first constant of a reg* type (or an array of one) that names an object: the stored
+// text would name it by name, looked up again at every read.
+bool
+find_object_constant(Node *node, void *context) {
+	if (node == nullptr)
+		return false;
+	if (IsA(node, Const)) {
+		auto *constant = reinterpret_cast<Const *>(node);
+		if (constant->constisnull)
+			return false;
+		Oid element = get_element_type(getBaseType(constant->consttype));
+		bool names = OidIsValid(element)
+		                 ? names_objects(element)
+		                 : names_objects(constant->consttype) && OidIsValid(DatumGetObjectId(constant->constvalue));
+		if (names)
+			*static_cast<Const **>(context) = constant;
+		return names;
+	}
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_object_constant), context);
+}
+
+// Refuses a filter that names a role, relation, function, type, ... by a reg* constant
+// ('alice'::regrole): stored as text, it names the object by name, which is looked up again at
+// every build, write and query. A rename would change which rows are edges (the build keeping the
+// old object, the log and the next build the new one), and a drop would make every query and every
+// write of the table fail. PostgreSQL's own stored expressions keep the oid instead.
+void
+check_object_constants(Node *expr, const char *text) {
+	Const *constant = nullptr;
+	if (!find_object_constant(expr, &constant))
+		return;
+	Oid output;
+	bool varlena;
+	getTypeOutputInfo(constant->consttype, &output, &varlena);
+	char *value = OidOutputFunctionCall(output, constant->constvalue);
+	ereport(ERROR,
+	        (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+	         errmsg("a pg_grail filter cannot name an object by a %s constant, as \"%s\" does with '%s'",
+	                format_type_be(constant->consttype), text, value),
+	         errdetail("The filter is stored as text and read again at every build, write and query, where the name "
+	                   "would be looked up again: a rename of the object would change which rows are edges, and a "
+	                   "drop would make every query and every write to the edge table fail."),
+	         errhint("Compare the column's oid with a number, as in column::oid <> 16384 (an oid stays the same "
+	                 "across renames), or filter on another column.")));
+}
+
+// Runs the enclosing scope as role in a restricted security context; a transaction or
+// subtransaction abort restores the caller's.
+class AsOwner {
+public:
+	explicit AsOwner(Oid role) {
+		GetUserIdAndSecContext(&user_, &context_);
+		if (OidIsValid(role))
+			SetUserIdAndSecContext(role, context_ | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
+	}
+	~AsOwner() {
+		SetUserIdAndSecContext(user_, context_);
+	}
+
+private:
+	Oid user_;
+	int context_;
+};
+
 } // namespace
 
 CheckedFilter
@@ -223,8 +340,10 @@ check_new_filter(Oid relid, const char *text) {
 		Node *raw = raw_filter(text);
 		// In the caller's search_path, as the caller wrote it.
 		Node *expr = transform_filter(rel, raw, text);
+		check_object_constants(expr, text);
 		{
 			FixedSearchPath fixed;
+			PortableOutput portable;
 			List *context = deparse_context_for(RelationGetRelationName(rel), relid);
 			sql = deparse_expression(expr, context, false, false);
 			// The stored text must read back as the same expression: an object the fixed search_path
@@ -249,6 +368,7 @@ check_new_filter(Oid relid, const char *text) {
 
 bool
 filter_columns_present(Relation rel, const char *sql) {
+	PortableOutput portable;
 	return missing_column(rel, raw_filter(sql)) == nullptr;
 }
 
@@ -260,7 +380,10 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 		EdgeFilter filter;
 		filter.open(rel, sql.c_str(), graph, owner);
 		{
+			// As the owner, who evaluates it: the caller needs no USAGE on the schemas of its functions.
+			AsOwner as_owner(owner);
 			FixedSearchPath fixed;
+			PortableOutput portable;
 			columns = var_names(rel, transform_filter(rel, raw_filter(sql.c_str()), sql.c_str()));
 		}
 		filter.close();
@@ -269,32 +392,11 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 	check_readable(relid, columns);
 }
 
-namespace {
-
-// Runs the enclosing scope as role in a restricted security context; a transaction or
-// subtransaction abort restores the caller's.
-class AsOwner {
-public:
-	explicit AsOwner(Oid role) {
-		GetUserIdAndSecContext(&user_, &context_);
-		if (OidIsValid(role))
-			SetUserIdAndSecContext(role, context_ | SECURITY_LOCAL_USERID_CHANGE | SECURITY_RESTRICTED_OPERATION);
-	}
-	~AsOwner() {
-		SetUserIdAndSecContext(user_, context_);
-	}
-
-private:
-	Oid user_;
-	int context_;
-};
-
-} // namespace
-
 void
 EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 	owner_ = owner;
 	AsOwner as_owner(owner_);
+	PortableOutput portable;
 	Node *raw = raw_filter(sql);
 	if (const char *column = missing_column(rel, raw))
 		ereport(ERROR,
@@ -343,6 +445,7 @@ renamed_filter(Oid relid, const char *sql, const char *from, const char *to) {
 		Relation rel = table_open(relid, AccessShareLock);
 		Rename rename{from, to, rel};
 		FixedSearchPath fixed;
+		PortableOutput portable;
 		Node *expr = transform_filter(rel, raw_filter(sql), sql, &rename);
 		char *text = deparse_expression(expr, deparse_context_for(RelationGetRelationName(rel), relid), false, false);
 		table_close(rel, NoLock);
