@@ -44,10 +44,6 @@ ReachabilityQuery::decide_labels(vid_t ca, vid_t cb) noexcept {
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
 	if (!lookup.empty()) {
-		// The GRAIL records' misses overlap the lookup records' (read next where these decide
-		// nothing).
-		__builtin_prefetch(ra);
-		__builtin_prefetch(rb);
 		const LookupRecord &la = lookup.record(ca), &lb = lookup.record(cb);
 		last_ = Decided::supports;
 		if (LookupLabels::proves(la, lb))
