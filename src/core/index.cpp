@@ -191,6 +191,16 @@ Index::resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept {
 	return true;
 }
 
+void
+Index::prefetch_resolve(int64_t id) const noexcept {
+	if (keys_.kind() != KeyKind::integer) {
+		if (id >= 0 && uint64_t(id) < graph_.ids.size())
+			__builtin_prefetch(&components_.of_vertex[size_t(id)]);
+	} else if (!hash_.empty()) {
+		__builtin_prefetch(&hash_[hash_slot(id)]);
+	}
+}
+
 int64_t
 Index::find(int64_t id) const noexcept {
 	vid_t vertex;

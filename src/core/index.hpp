@@ -173,6 +173,9 @@ private:
 	const HashSlot *lookup(int64_t id) const noexcept; // integer keys; nullptr when id is not a vertex
 	// The vertex and component of a vertex id; false when id is not a vertex. The per-row path.
 	bool resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept;
+	// Asks the cache for the memory resolve(id) reads first (the id's home slot in the hash, or a
+	// text or uuid vertex's component), so that a batch overlaps the misses of many ids.
+	void prefetch_resolve(int64_t id) const noexcept;
 	// A seeded hash, unless the table comes from an image older than version 5: those placed ids
 	// by an unseeded Fibonacci hash, which crafted ids can make collide, and are read as written.
 	size_t
@@ -269,6 +272,15 @@ private:
 	enum class Verdict { no, yes, search };
 	// What the ids, components and labels alone say; ca, cb receive the components of a search.
 	Verdict decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept;
+	// decide()'s first part: the ids to their components, and what they alone say (same id, an
+	// unknown id, the same component, the topological order); Verdict::search where the labels of
+	// components ca < cb must decide (decide_labels()).
+	Verdict decide_ids(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept;
+	// decide()'s second part, for components ca < cb: the lookup records, the GRAIL records, the
+	// Bloom records.
+	Verdict decide_labels(vid_t ca, vid_t cb) noexcept;
+	// Asks the cache for the lookup and GRAIL records of component c, which decide_labels() reads.
+	void prefetch_labels(vid_t c) const noexcept;
 	// The rule of the search at component u about target v (u < v): pruning::step()'s tests, the
 	// GRAIL record first, its interval containment and end test in one pass, the Bloom record
 	// last. Answers as pruning::step() does.

@@ -11,7 +11,7 @@ ReachabilityQuery::ReachabilityQuery(const Index &index) : index_(index) {
 }
 
 ReachabilityQuery::Verdict
-ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept {
+ReachabilityQuery::decide_ids(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept {
 	last_ = Decided::same_component;
 	if (source == target)
 		return Verdict::yes;
@@ -25,9 +25,24 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	last_ = Decided::topological;
 	if (ca > cb)
 		return Verdict::no;
+	return Verdict::search;
+}
+
+void
+ReachabilityQuery::prefetch_labels(vid_t c) const noexcept {
+	const LookupLabels &lookup = index_.lookup();
+	if (!lookup.empty())
+		__builtin_prefetch(&lookup.record(c));
+	__builtin_prefetch(index_.labels().record(c));
+}
+
+ReachabilityQuery::Verdict
+ReachabilityQuery::decide_labels(vid_t ca, vid_t cb) noexcept {
 	// The lookup records first (24 bytes each, one line mostly): the supports' yes, the back
 	// levels' and the supports' no.
 	const LookupLabels &lookup = index_.lookup();
+	const GrailLabels &labels = index_.labels();
+	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
 	if (!lookup.empty()) {
 		const LookupRecord &la = lookup.record(ca), &lb = lookup.record(cb);
 		last_ = Decided::supports;
@@ -43,8 +58,6 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	// pruning::step()'s tests one by one, to record which one decided. Then the GRAIL records:
 	// they hold the level and interval "no"s and both "yes"es, so most pairs that reach are
 	// decided before the Bloom records are read.
-	const GrailLabels &labels = index_.labels();
-	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
 	const unsigned d = labels.label_count();
 	last_ = Decided::level;
 	if (!pruning::level_allows(ra, rb))
@@ -66,6 +79,12 @@ ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) 
 	return Verdict::search;
 }
 
+ReachabilityQuery::Verdict
+ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept {
+	Verdict verdict = decide_ids(source, target, ca, cb);
+	return verdict == Verdict::search ? decide_labels(ca, cb) : verdict;
+}
+
 bool
 ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	vid_t ca = 0, cb = 0;
@@ -77,16 +96,47 @@ void
 ReachabilityQuery::decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
                                Undecided &undecided) {
 	undecided = Undecided{};
-	for (size_t i = 0; i < count; i++) {
+	// A pipeline over the pairs that keeps many cache misses in flight, where one pair at a time
+	// waits for each of its own in turn: pair i + 2 * kAhead's hash slots are prefetched, pair
+	// i + kAhead's ids resolved (their slots read by then) and its components' records prefetched,
+	// and pair i decided (its records read by then). The same tests as decide(), in the same order.
+	constexpr size_t kAhead = 16, kRing = 2 * kAhead;
+	struct Resolved {
+		vid_t ca, cb;
+		Verdict verdict;
+		Decided decided;
+	} ring[kRing];
+	for (size_t i = 0; i < count + 2 * kAhead; i++) {
 		if ((i & 0xFFFF) == 0xFFFF)
 			poll_cancel();
-		vid_t ca = 0, cb = 0;
-		Verdict verdict = decide(sources[i], targets[i], ca, cb);
-		answers[i] = verdict == Verdict::yes;
-		if (verdict == Verdict::search) {
-			undecided.pair.push_back(i);
-			undecided.from.push_back(ca);
-			undecided.to.push_back(cb);
+		if (i < count) {
+			index_.prefetch_resolve(sources[i]);
+			index_.prefetch_resolve(targets[i]);
+		}
+		if (i >= kAhead && i - kAhead < count) {
+			size_t j = i - kAhead;
+			Resolved &r = ring[j % kRing];
+			r.ca = r.cb = 0;
+			r.verdict = decide_ids(sources[j], targets[j], r.ca, r.cb);
+			r.decided = last_;
+			if (r.verdict == Verdict::search) {
+				prefetch_labels(r.ca);
+				prefetch_labels(r.cb);
+			}
+		}
+		if (i >= 2 * kAhead) {
+			size_t k = i - 2 * kAhead;
+			const Resolved &r = ring[k % kRing];
+			Verdict verdict = r.verdict;
+			last_ = r.decided;
+			if (verdict == Verdict::search)
+				verdict = decide_labels(r.ca, r.cb);
+			answers[k] = verdict == Verdict::yes;
+			if (verdict == Verdict::search) {
+				undecided.pair.push_back(k);
+				undecided.from.push_back(r.ca);
+				undecided.to.push_back(r.cb);
+			}
 		}
 	}
 }
@@ -166,9 +216,15 @@ ReachabilityQuery::rule(vid_t u, vid_t v) const noexcept {
 bool
 ReachabilityQuery::search(vid_t from, vid_t to) {
 	const Csr &dag = index_.dag();
+	const GrailLabels &labels = index_.labels();
 	// Lists are ascending and components topologically numbered: those past `to` cannot reach it.
+	// The GRAIL records that the rule reads of a component's successors are asked for at once, so
+	// that their cache misses overlap rather than follow each other.
 	auto successors = [&](uint32_t u, auto &&visit) {
-		for (const vid_t *p = dag.begin(u); p != dag.end(u) && *p <= to; p++)
+		const vid_t *end = dag.end(u);
+		for (const vid_t *p = dag.begin(u); p != end && *p <= to; p++)
+			__builtin_prefetch(labels.record(*p));
+		for (const vid_t *p = dag.begin(u); p != end && *p <= to; p++)
 			if (visit(*p))
 				return;
 	};

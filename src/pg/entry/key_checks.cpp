@@ -52,8 +52,11 @@ integer_key_type(FunctionCallInfo fcinfo, int arg, bool array, const char *funct
 }
 
 Oid
-integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function) {
-	Oid type = integer_key_type(fcinfo, first, false, function);
+integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function, Oid *known) {
+	// The arguments' types are those of the call's expression, the same at every call of a site.
+	Oid type = known != nullptr && OidIsValid(*known) ? *known : integer_key_type(fcinfo, first, false, function);
+	if (known != nullptr)
+		*known = type;
 	for (int arg = first; arg < first + count; arg++)
 		if (!PG_ARGISNULL(arg))
 			fcinfo->args[arg].value = Int64GetDatum(integer_key(type, PG_GETARG_DATUM(arg)));

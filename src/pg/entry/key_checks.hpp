@@ -37,8 +37,10 @@ void check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const cha
 
 // Replaces key arguments first .. first + count - 1 (not NULL ones) by int8 datums of their ids
 // and returns their type (the base type of a domain): smallint, integer, bigint, oid or a reg*
-// type; a clear error for any other. function: its SQL name, for messages.
-Oid integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function);
+// type; a clear error for any other. function: its SQL name, for messages. known: where the call
+// site keeps the type once found (InvalidOid until then; service/open_graph.hpp site_key_type),
+// or null to look it up at every call.
+Oid integer_key_arguments(FunctionCallInfo fcinfo, int first, int count, const char *function, Oid *known = nullptr);
 
 // integer_key_arguments() for arguments that are arrays of keys: each replaced by a bigint[] of
 // the same length, NULL elements kept; returns the element type.

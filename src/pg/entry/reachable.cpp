@@ -28,31 +28,35 @@ GRAIL_FUNCTION(grail_reachable) {
 }
 
 // reachable(graph, a, b) of integer, smallint, oid or reg* keys (anycompatible): as bigint keys,
-// on a graph of an oid type only with keys of its type or oid.
+// on a graph of an oid type only with keys of its type or oid. The keys' type is looked up once
+// per call site (site_key_type), not per row.
 GRAIL_FUNCTION(grail_reachable_any) {
-	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.reachable");
+	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.reachable", &site_key_type(fcinfo));
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
 	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
-// reachable(graph, a, b) of integer and of smallint keys: as bigint keys, without the type lookup
-// of the polymorphic form (per row, it would cost a tenth of the call).
-GRAIL_FUNCTION(grail_reachable_int4) {
+// reachable(graph, a, b) of integer (width 4) or smallint (width 2) keys: as bigint keys, without
+// the polymorphic form's type lookup. The arguments are rewritten as int8 datums first, which a
+// wrong_key_kind() error writes in its hint.
+static Datum
+reachable_narrow(FunctionCallInfo fcinfo, int width) {
+	for (int arg = 1; arg <= 2; arg++)
+		fcinfo->args[arg].value =
+		    Int64GetDatum(width == 4 ? int64_t(PG_GETARG_INT32(arg)) : int64_t(PG_GETARG_INT16(arg)));
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
-	fcinfo->args[1].value = Int64GetDatum(PG_GETARG_INT32(1));
-	fcinfo->args[2].value = Int64GetDatum(PG_GETARG_INT32(2));
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
+GRAIL_FUNCTION(grail_reachable_int4) {
+	return reachable_narrow(fcinfo, 4);
+}
+
 GRAIL_FUNCTION(grail_reachable_int2) {
-	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
-	fcinfo->args[1].value = Int64GetDatum(PG_GETARG_INT16(1));
-	fcinfo->args[2].value = Int64GetDatum(PG_GETARG_INT16(2));
-	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
-	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
+	return reachable_narrow(fcinfo, 2);
 }
 
 /*

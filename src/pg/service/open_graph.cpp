@@ -233,6 +233,7 @@ struct CallSite {
 	CheckedSnapshot snapshot;
 	std::shared_ptr<LoadedGraph> *graph;
 	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
+	Oid key_type;                          // site_key_type(): fixed by the call's expression
 	MemoryContextCallback release;
 };
 
@@ -717,6 +718,27 @@ forget_graph(int64_t graph_id) {
 }
 
 /*
+ * The call site's state in fn_extra, made (empty: no graph, nothing checked) at its first call.
+ */
+static CallSite *
+call_site(FunctionCallInfo fcinfo) {
+	if (fcinfo->flinfo->fn_extra == nullptr)
+		fcinfo->flinfo->fn_extra = guard([&] {
+			auto *s = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
+			s->release.func = release_call_site;
+			s->release.arg = s;
+			MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &s->release);
+			return s;
+		});
+	return static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
+}
+
+Oid &
+site_key_type(FunctionCallInfo fcinfo) {
+	return call_site(fcinfo)->key_type;
+}
+
+/*
  * The call site's graph (and overlay), opened again only when the name or the snapshot changed.
  */
 static CallSite &
@@ -735,16 +757,7 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 	char *cname = guard([&] { return text_to_cstring(name); });
 	Opened opened = open_checked(cname, keys, with_overlay ? PendingUse::overlay : PendingUse::rows);
 
-	if (site == nullptr) {
-		site = guard([&] {
-			auto *s = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
-			s->release.func = release_call_site;
-			s->release.arg = s;
-			MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &s->release);
-			return s;
-		});
-		fcinfo->flinfo->fn_extra = site;
-	}
+	site = call_site(fcinfo);
 	if (site->name != nullptr)
 		pfree(site->name);
 	site->name = guard([&] {

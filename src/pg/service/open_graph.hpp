@@ -61,6 +61,12 @@ struct ReachabilityView {
 };
 ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys);
 
+// Where the call site (fn_extra, beside the graph open_reachability() keeps there) keeps the type
+// of a polymorphic function's key arguments, InvalidOid until the caller sets it: the call's
+// expression fixes it, so a site looks it up once rather than per row. Not for a function that
+// lends fn_extra to anything but open_reachability() / open_graph().
+Oid &site_key_type(FunctionCallInfo fcinfo);
+
 // The graph named by argument `arg` of the current call. The first call of a statement checks
 // the graph (exists, edge table readable by the current user, not stale, keyed by `keys` unless
 // that is empty: the kind of key the calling function takes or returns) and loads its index

@@ -1,0 +1,96 @@
+// The batch deciders' pipeline (ReachabilityQuery::decide_many prefetches and resolves pairs ahead
+// of the one it decides): batches of every length around the pipeline's depth, against the
+// brute-force closure and against the per-pair path, with the undecided pairs listed in order.
+#include "generate.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+#include "rng.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+using namespace grail;
+
+namespace {
+
+// decide_many() over the first n pairs: each decided pair answered as the oracle, each undecided
+// one listed once, in order, with its components, and answered by search_each() as the oracle.
+void
+check_prefix(const Index &index, const grail_test::Oracle &oracle, const std::vector<int64_t> &a,
+             const std::vector<int64_t> &b, size_t n, const char *what) {
+	ReachabilityQuery query(index);
+	std::unique_ptr<bool[]> answers(new bool[n + 1]);
+	ReachabilityQuery::Undecided undecided;
+	query.decide_many(a.data(), b.data(), n, answers.get(), undecided);
+	ASSERT_EQ(undecided.from.size(), undecided.size());
+	ASSERT_EQ(undecided.to.size(), undecided.size());
+	std::vector<bool> listed(n, false);
+	for (size_t k = 0; k < undecided.size(); k++) {
+		ASSERT_LT(undecided.pair[k], n) << what;
+		if (k > 0) {
+			ASSERT_LT(undecided.pair[k - 1], undecided.pair[k]) << what << ": undecided pairs in order";
+		}
+		ASSERT_LT(undecided.from[k], undecided.to[k]) << what;
+		listed[undecided.pair[k]] = true;
+	}
+	ReachabilityQuery single(index);
+	for (size_t i = 0; i < n; i++) {
+		bool expected = oracle.reachable(a[i], b[i]);
+		ASSERT_EQ(single.reachable(a[i], b[i]), expected) << what << ": pair " << i;
+		bool searched = single.last_decision() == ReachabilityQuery::Decided::search;
+		ASSERT_EQ(listed[i], searched) << what << ": pair " << i << " listed as undecided iff the single path searches";
+		if (!listed[i]) {
+			ASSERT_EQ(answers[i], expected) << what << ": pair " << i << " " << a[i] << " -> " << b[i];
+		}
+	}
+	query.search_each(undecided, answers.get());
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(answers[i], oracle.reachable(a[i], b[i])) << what << ": pair " << i << " after the searches";
+}
+
+} // namespace
+
+TEST(BatchPipeline, EveryLengthOfRandomGraphsMatchesOracle) {
+	for (uint64_t seed = 0; seed < 120; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed);
+		grail_test::Oracle oracle(t.edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 4);
+		options.seed = seed;
+		Index index = Index::build(t.edges, options);
+		Rng rng(seed);
+		std::vector<int64_t> a, b;
+		for (size_t k = 0; k < 80; k++) {
+			a.push_back(t.query_ids[rng.below(t.query_ids.size())]);
+			b.push_back(rng.below(7) == 0 ? a.back() : t.query_ids[rng.below(t.query_ids.size())]);
+		}
+		for (size_t n = 0; n <= a.size(); n++)
+			ASSERT_NO_FATAL_FAILURE(check_prefix(index, oracle, a, b, n, t.shape.c_str()))
+			    << "seed " << seed << " n " << n;
+	}
+}
+
+TEST(BatchPipeline, EmptyGraph) {
+	EdgeList none;
+	grail_test::Oracle oracle(none);
+	Index index = Index::build(none, BuildOptions{});
+	std::vector<int64_t> a = {0, 1, INT64_MIN, INT64_MAX}, b = {0, 2, INT64_MAX, INT64_MAX};
+	for (size_t n = 0; n <= a.size(); n++)
+		ASSERT_NO_FATAL_FAILURE(check_prefix(index, oracle, a, b, n, "empty graph"));
+}
+
+// A DAG deep enough that many pairs need a search, in one batch far longer than the pipeline.
+TEST(BatchPipeline, LargeDagBatchMatchesOracle) {
+	EdgeList edges = generate_random_dag(3000, 3, 11);
+	grail_test::Oracle oracle(edges);
+	Index index = Index::build(edges, BuildOptions{});
+	Rng rng(5);
+	std::vector<int64_t> a, b;
+	for (int k = 0; k < 5000; k++) {
+		a.push_back(index.graph().ids[rng.below(index.graph().vertex_count())]);
+		b.push_back(rng.below(50) == 0 ? int64_t(1) << 40 : index.graph().ids[rng.below(index.graph().vertex_count())]);
+	}
+	ASSERT_NO_FATAL_FAILURE(check_prefix(index, oracle, a, b, a.size(), "random DAG"));
+}
