@@ -522,12 +522,11 @@ Server::evict(const Resident *in_use) {
 
 EdgeList
 Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
+	// Reserved, not filled: memory is touched only as the rows come (a request that says more rows
+	// than it sends costs address space, not memory).
 	EdgeList edges;
-	edges.source.resize(size_t(rows));
-	edges.target.resize(size_t(rows));
-	uint8_t *columns[2] = {reinterpret_cast<uint8_t *>(edges.source.data()),
-	                       reinterpret_cast<uint8_t *>(edges.target.data())};
-	size_t column_bytes = size_t(rows) * sizeof(int64_t), at = 0;
+	edges.source.reserve(size_t(rows));
+	edges.target.reserve(size_t(rows));
 	std::vector<uint8_t> payload;
 	for (;;) {
 		poll_cancel();
@@ -535,22 +534,26 @@ Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
 		if (!recv_frame(fd, type, payload, kMaxChunk, wait))
 			throw ProtocolError("the client closed the connection in the middle of a build's rows");
 		if (type == FrameType::end) {
-			if (at != 2 * column_bytes || !payload.empty())
+			if (edges.target.size() != rows || !payload.empty())
 				throw ProtocolError("a build request's rows are fewer than it says");
 			return edges;
 		}
 		if (type != FrameType::chunk)
 			throw ProtocolError("a build request's rows hold a frame that is not a chunk");
-		if (payload.size() > 2 * column_bytes - at)
+		if (payload.size() % sizeof(int64_t) != 0)
+			throw ProtocolError("a build request's chunk holds a partial value");
+		size_t values = payload.size() / sizeof(int64_t);
+		if (values > 2 * rows - edges.source.size() - edges.target.size())
 			throw ProtocolError("a build request's rows are more than it says");
-		// A chunk may straddle the two columns.
-		for (size_t done = 0; done < payload.size();) {
-			size_t column = at / column_bytes, offset = at % column_bytes;
-			size_t n = std::min(payload.size() - done, column_bytes - offset);
-			std::memcpy(columns[column] + offset, payload.data() + done, n);
-			done += n;
-			at += n;
-		}
+		// The sources, then the targets: a chunk may hold the end of one and the start of the other.
+		size_t to_source = std::min(values, size_t(rows) - edges.source.size());
+		auto append = [](std::vector<int64_t> &column, const uint8_t *bytes, size_t count) {
+			size_t at = column.size();
+			column.resize(at + count);
+			std::memcpy(column.data() + at, bytes, count * sizeof(int64_t));
+		};
+		append(edges.source, payload.data(), to_source);
+		append(edges.target, payload.data() + to_source * sizeof(int64_t), values - to_source);
 	}
 }
 

@@ -378,6 +378,12 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		r.send(FrameType::chunk, ten);
 		EXPECT_NE(r.error().find("more than it says"), std::string::npos);
 	}
+	{ // a chunk that ends within a value
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send(FrameType::chunk, std::vector<uint8_t>(7, 1));
+		EXPECT_NE(r.error().find("partial value"), std::string::npos);
+	}
 	{ // a frame that is no chunk among the rows
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
