@@ -10,9 +10,12 @@
 #   4. no head-of-line blocking: a huge batch in one session while another session's bfs() runs,
 #      under auto with a short grail.gpu_service_wait (answered by the service or, past the wait,
 #      by the CPU with a NOTICE; equal to the CPU's either way);
-#   5. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
+#   5. create_graph and merge_graph of an R-MAT 20-16 graph under gpu go through the service: while
+#      they run, nvidia-smi shows no process with a CUDA context but the service's server, and the
+#      builds answer as CPU builds (counts, components, 4M pairs); times and phases printed;
+#   6. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
 #      the postmaster does not restart, the next request is answered;
-#   6. prints a short table last.
+#   7. prints a short table last.
 # Logs go to $OUT (or /tmp/gpu-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -148,6 +151,55 @@ wait $huge
 bystander_cpu=$(PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "SELECT count(*) FROM grail.bfs('g2', (SELECT s FROM sources WHERE g = 'g2' AND i = 7))")
 echo "$bystander" | grep -q "^$bystander_cpu\$" || status=1
 table+=("huge batch (4M pairs, gpu): $(tr '\n' ' ' </tmp/huge.log | cut -c1-120); meanwhile bfs(g2) under auto, wait 200 ms: $(echo "$bystander" | tr '\n' ' ' | cut -c1-200) (cpu rows $bystander_cpu)")
+
+echo "== builds and merges through the service: only the server holds a CUDA context"
+psql -Xq -d grail_svc -c "DROP TABLE IF EXISTS e3" -c "CREATE TABLE e3 (source bigint, target bigint)"
+build/grail_cli generate rmat 20 16 3 | psql -Xq -d grail_svc -c "\copy e3 from stdin with (delimiter ' ')"
+server=$(pgrep -f pg_grail_gpu_server | head -1)
+# Polls nvidia-smi while a statement runs: every process that held a CUDA context meanwhile.
+watch_contexts() {
+	: >"$out/build_apps.txt"
+	while [ -f /tmp/svc_watch ]; do
+		nvidia-smi --query-compute-apps=pid --format=csv,noheader >>"$out/build_apps.txt" 2>/dev/null
+		sleep 0.2
+	done
+}
+build_under() { # device, statement: prints the statement's output and time
+	touch /tmp/svc_watch
+	watch_contexts &
+	local watcher=$!
+	PGOPTIONS="-c grail.device=$1" psql -XAtq -d grail_svc -c "\timing on" -c "$2" 2>&1 | tr '\n' ' '
+	rm -f /tmp/svc_watch
+	wait $watcher
+}
+cpu_build=$(build_under cpu "SELECT grail.create_graph('b_cpu', 'e3', live => false)")
+gpu_build=$(build_under gpu "SELECT grail.create_graph('b_gpu', 'e3')")
+contexts=$(sort -u "$out/build_apps.txt" | tr '\n' ' ')
+table+=("create_graph R-MAT 20-16 cpu: $(echo "$cpu_build" | grep -oE 'Time: [0-9.]+ ms'); gpu via the service: $(echo "$gpu_build" | grep -oE 'Time: [0-9.]+ ms')")
+table+=("processes with a CUDA context during the gpu build: $contexts(the server: $server)")
+# One process at most (nvidia-smi may show pids of another namespace: the count is what is checked).
+[ "$(sort -u "$out/build_apps.txt" | grep -c .)" -le 1 ] || status=1
+phases="SELECT name, vertices, edges, components, dag_edges, read_ms, scc_ms, label_ms, persist_ms FROM grail.graphs WHERE name IN ('b_cpu', 'b_gpu') ORDER BY name"
+table+=("phases: $(psql -XAtq -d grail_svc -c "$phases" | tr '\n' ';')")
+compare_builds() {
+	PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc <<'SQL'
+SELECT (SELECT format('%s/%s/%s/%s', vertices, edges, components, dag_edges) FROM grail.graphs WHERE name = 'b_cpu')
+     = (SELECT format('%s/%s/%s/%s', vertices, edges, components, dag_edges) FROM grail.graphs WHERE name = 'b_gpu')
+   AND (SELECT md5(string_agg(vertex || '/' || component, ',' ORDER BY vertex)) FROM grail.scc_components('b_cpu'))
+     = (SELECT md5(string_agg(vertex || '/' || component, ',' ORDER BY vertex)) FROM grail.scc_components('b_gpu'))
+   AND (SELECT grail.reachable('b_cpu', a, b) = grail.reachable('b_gpu', a, b) FROM huge);
+SQL
+}
+table+=("builds equal (counts, components, 4M pairs): $(compare_builds)")
+[ "$(compare_builds)" = t ] || status=1
+psql -Xq -d grail_svc -c "INSERT INTO e3 SELECT (random() * 1048576)::bigint, (random() * 1048576)::bigint FROM generate_series(1, 5000)"
+psql -Xq -d grail_svc -c "DELETE FROM e3 WHERE ctid IN (SELECT ctid FROM e3 LIMIT 3000)"
+merge=$(build_under gpu "SELECT grail.merge_graph('b_gpu')")
+contexts=$(sort -u "$out/build_apps.txt" | tr '\n' ' ')
+PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "SELECT grail.refresh_graph('b_cpu')" >/dev/null
+table+=("merge_graph under gpu: $(echo "$merge" | grep -oE 'Time: [0-9.]+ ms'), CUDA contexts meanwhile: $contexts; equal to a CPU build: $(compare_builds)")
+[ "$(sort -u "$out/build_apps.txt" | grep -c .)" -le 1 ] && [ "$(compare_builds)" = t ] || status=1
+rm -f "$out/build_apps.txt"
 
 echo "== SIGKILL of the server in the middle of a request"
 start_before=$(psql -XAtq -d grail_svc -c "SELECT pg_postmaster_start_time()")

@@ -1,5 +1,6 @@
 #include "client.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -19,33 +20,43 @@ struct Socket {
 	}
 };
 
-} // namespace
-
-std::vector<uint8_t>
-call(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait) {
+// A connected socket to path, or Unavailable.
+void
+connect_to(const std::string &path, Socket &s) {
 	struct sockaddr_un addr;
 	std::memset(&addr, 0, sizeof addr);
 	addr.sun_family = AF_UNIX;
 	if (path.empty() || path.size() >= sizeof addr.sun_path)
 		throw Unavailable("the service's socket path is empty or too long");
 	std::memcpy(addr.sun_path, path.c_str(), path.size());
-	Socket s;
 	s.fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s.fd < 0)
 		throw Unavailable(std::string("cannot make a socket: ") + std::strerror(errno));
 	// A Unix socket connects at once or fails (EAGAIN: the listen queue is full).
 	if (connect(s.fd, reinterpret_cast<struct sockaddr *>(&addr), sizeof addr) != 0)
 		throw Unavailable(std::string("cannot connect to the GPU service: ") + std::strerror(errno));
-	send_frame(s.fd, type, request.data(), request.size(), wait);
+}
+
+// Reads the result frames of a request until its end frame, each chunk's bytes to sink where one
+// is given, else joined into the returned bytes; started frames to started, where given.
+std::vector<uint8_t>
+receive(int fd, const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink) {
 	std::vector<uint8_t> result, payload;
+	size_t received = 0;
 	for (;;) {
 		FrameType got;
-		if (!recv_frame(s.fd, got, payload, kMaxChunk + 65536, wait))
+		if (!recv_frame(fd, got, payload, kMaxChunk + 65536, wait))
 			throw ProtocolError("the GPU service closed the connection before its answer was complete");
 		if (got == FrameType::chunk) {
-			if (payload.size() > kMaxChunk || result.size() + payload.size() > kMaxResult)
+			if (payload.size() > kMaxChunk || received + payload.size() > kMaxResult)
 				throw ProtocolError("the GPU service sent an oversized chunk");
-			result.insert(result.end(), payload.begin(), payload.end());
+			received += payload.size();
+			if (sink)
+				sink(payload.data(), payload.size());
+			else
+				result.insert(result.end(), payload.begin(), payload.end());
+		} else if (got == FrameType::started && started && payload.empty() && received == 0) {
+			started();
 		} else if (got == FrameType::end) {
 			if (!payload.empty())
 				throw ProtocolError("the GPU service sent a malformed end frame");
@@ -56,6 +67,47 @@ call(const std::string &path, FrameType type, const std::vector<uint8_t> &reques
 			throw ProtocolError("the GPU service sent an unknown frame");
 		}
 	}
+}
+
+} // namespace
+
+std::vector<uint8_t>
+call(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait) {
+	Socket s;
+	connect_to(path, s);
+	send_frame(s.fd, type, request.data(), request.size(), wait);
+	return receive(s.fd, wait, nullptr, nullptr);
+}
+
+void
+call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
+           const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink) {
+	Socket s;
+	connect_to(path, s);
+	try {
+		std::vector<uint8_t> header = encode(request);
+		send_frame(s.fd, FrameType::build, header.data(), header.size(), wait);
+		for (const int64_t *column : {source, target}) {
+			const uint8_t *bytes = reinterpret_cast<const uint8_t *>(column);
+			size_t n = size_t(request.rows) * sizeof(int64_t);
+			for (size_t at = 0; at < n; at += kMaxChunk)
+				send_frame(s.fd, FrameType::chunk, bytes + at, std::min(kMaxChunk, n - at), wait);
+		}
+		send_frame(s.fd, FrameType::end, nullptr, 0, wait);
+	} catch (const ProtocolError &lost) {
+		// The server may have refused the request and closed: its error frame says why.
+		FrameType got;
+		std::vector<uint8_t> payload;
+		bool answered = false;
+		try {
+			answered = recv_frame(s.fd, got, payload, kMaxChunk + 65536, wait) && got == FrameType::error;
+		} catch (const ProtocolError &) {
+		}
+		if (answered)
+			throw_error(payload.data(), payload.size());
+		throw;
+	}
+	receive(s.fd, wait, started, sink);
 }
 
 } // namespace grail::service

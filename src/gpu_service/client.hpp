@@ -6,6 +6,7 @@
 
 #include "protocol.hpp"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,5 +25,17 @@ public:
 // the request in the server.
 std::vector<uint8_t> call(const std::string &path, FrameType type, const std::vector<uint8_t> &request,
                           const WaitFn &wait);
+
+// Where a result's chunks go as they arrive.
+using ChunkSink = std::function<void(const uint8_t *bytes, size_t n)>;
+
+// A build request (FrameType::build): the request frame, then the rows straight from the caller's
+// arrays (no copy) in chunk frames of at most kMaxChunk and an end frame; started() is called when
+// the server's started frame comes (the rows are in and its device work begins), and the result's
+// chunks go to sink as they arrive (a BuiltReceiver's take: no reassembled copy). Throws as call()
+// does, and whatever sink throws; an error frame the server sent while the rows were still going (it
+// refused the request) is thrown as that error rather than as the broken connection.
+void call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
+                const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink);
 
 } // namespace grail::service

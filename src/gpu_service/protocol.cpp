@@ -37,6 +37,18 @@ Writer::bytes(const void *p, size_t n) {
 	buf_.insert(buf_.end(), b, b + n);
 }
 
+void
+Writer::align(size_t a) {
+	while (buf_.size() % a != 0)
+		buf_.push_back(0);
+}
+
+void
+Reader::align(size_t a) {
+	size_t pad = (a - at_ % a) % a;
+	bytes(pad);
+}
+
 const uint8_t *
 Reader::bytes(size_t n) {
 	if (n > n_ - at_)
@@ -201,6 +213,39 @@ encode(const ReachRequest &r) {
 	return std::move(w.buffer());
 }
 
+std::vector<uint8_t>
+encode(const BuildRequest &r) {
+	Writer w;
+	put_version(w);
+	w.u8(r.mode);
+	w.u64(r.min_edges);
+	w.u32(r.labels);
+	w.u64(r.seed);
+	w.u64(r.rows);
+	return std::move(w.buffer());
+}
+
+BuildRequest
+decode_build(const uint8_t *p, size_t n) {
+	Reader r(p, n);
+	check_version(r);
+	BuildRequest q;
+	q.mode = r.u8();
+	if (q.mode > 2)
+		throw ProtocolError("a build request's device mode is unknown");
+	q.min_edges = r.u64();
+	q.labels = r.u32();
+	if (q.labels < 1 || q.labels > kMaxLabels)
+		throw ProtocolError("a build request's number of labels is not between 1 and 16");
+	q.seed = r.u64();
+	q.rows = r.u64();
+	if (q.rows > kMaxBuildRows)
+		throw Error(ErrorKind::limit_exceeded,
+		            "the GPU service builds graphs of fewer than 2^31 rows, not " + std::to_string(q.rows));
+	r.finish();
+	return q;
+}
+
 BfsRequest
 decode_bfs(const uint8_t *p, size_t n) {
 	Reader r(p, n);
@@ -327,6 +372,202 @@ decode_bits(const std::vector<uint8_t> &bytes, bool *answers, size_t count) {
 	r.finish();
 	for (size_t i = 0; i < count; i++)
 		answers[i] = (bits[i / 8] >> (i % 8)) & 1;
+}
+
+namespace {
+
+double
+seconds_of(uint64_t bits) {
+	double s;
+	std::memcpy(&s, &bits, sizeof s);
+	return s >= 0 && s < 1e9 ? s : 0; // a time only: NaN or nonsense shown as 0
+}
+
+uint64_t
+bits_of(double s) {
+	uint64_t bits;
+	std::memcpy(&bits, &s, sizeof bits);
+	return bits;
+}
+
+constexpr size_t
+padded(size_t n) {
+	return (n + 7) / 8 * 8;
+}
+
+// A CSR over n vertices whose targets are below n: offsets from 0, never decreasing, ending at
+// the edge count (no offsets at all for no vertices).
+void
+check_csr(const Csr &c, size_t n, const char *what) {
+	if (c.offsets.empty() ? n != 0 : c.offsets.size() != n + 1)
+		throw ProtocolError(std::string("a build result's ") + what + " has not one offset per vertex");
+	if (c.offsets.empty()) {
+		if (!c.targets.empty())
+			throw ProtocolError(std::string("a build result's ") + what + " has edges but no vertices");
+		return;
+	}
+	if (c.offsets[0] != 0 || c.offsets[n] != c.targets.size())
+		throw ProtocolError(std::string("a build result's ") + what + " has offsets that do not span its edges");
+	for (size_t v = 0; v < n; v++)
+		if (c.offsets[v + 1] < c.offsets[v])
+			throw ProtocolError(std::string("a build result's ") + what + " has decreasing offsets");
+	for (vid_t t : c.targets)
+		if (t >= n)
+			throw ProtocolError(std::string("a build result's ") + what + " has an edge to no vertex");
+}
+
+} // namespace
+
+// The arrays of a build result, in their order on the wire, with their element sizes.
+enum BuiltArray { kIds, kOffsets, kTargets, kRepeated, kOfVertex, kSmallest, kDagOffsets, kDagTargets, kLabels };
+static constexpr size_t kElementBytes[kBuiltArrays] = {sizeof(int64_t),      sizeof(eid_t),    sizeof(vid_t),
+                                                       sizeof(RepeatedEdge), sizeof(uint32_t), sizeof(vid_t),
+                                                       sizeof(eid_t),        sizeof(vid_t),    sizeof(uint32_t)};
+
+std::vector<uint8_t>
+encode_built(const BuiltParts &parts) {
+	const BuiltGraph &b = parts.graph;
+	struct Part {
+		const void *data;
+		size_t count;
+	};
+	const Part arrays[kBuiltArrays] = {{b.graph.ids.data(), b.graph.ids.size()},
+	                                   {b.graph.out.offsets.data(), b.graph.out.offsets.size()},
+	                                   {b.graph.out.targets.data(), b.graph.out.targets.size()},
+	                                   {b.graph.repeated.data(), b.graph.repeated.size()},
+	                                   {b.components.of_vertex.data(), b.components.of_vertex.size()},
+	                                   {b.components.smallest_vertex.data(), b.components.smallest_vertex.size()},
+	                                   {b.dag.offsets.data(), b.dag.offsets.size()},
+	                                   {b.dag.targets.data(), b.dag.targets.size()},
+	                                   {parts.labels.data().data(), parts.labels.data().size()}};
+	uint64_t total = kBuiltHeaderBytes;
+	for (int a = 0; a < kBuiltArrays; a++)
+		total += padded(arrays[a].count * kElementBytes[a]);
+	Writer w;
+	w.buffer().reserve(total);
+	w.u64(total);
+	w.u64(bits_of(b.graph_seconds));
+	w.u64(bits_of(b.scc_seconds));
+	w.u64(bits_of(parts.label_seconds));
+	w.u64(b.graph.rows_known ? 1 : 0);
+	w.u64(parts.labels.label_count());
+	for (const Part &a : arrays)
+		w.u64(a.count);
+	for (int a = 0; a < kBuiltArrays; a++) {
+		w.bytes(arrays[a].data, arrays[a].count * kElementBytes[a]);
+		w.align(8);
+	}
+	return std::move(w.buffer());
+}
+
+void
+BuiltReceiver::take(const uint8_t *p, size_t n) {
+	while (n > 0) {
+		if (received_ < kBuiltHeaderBytes) {
+			size_t k = std::min(n, kBuiltHeaderBytes - received_);
+			std::memcpy(header_ + received_, p, k);
+			received_ += k;
+			p += k;
+			n -= k;
+			if (received_ == kBuiltHeaderBytes)
+				start();
+			continue;
+		}
+		if (received_ + n > total_)
+			throw ProtocolError("a build result is longer than it says");
+		// The next bytes go to the array (or its padding) where received_ lies.
+		while (part_ < kBuiltArrays && received_ >= ends_[part_])
+			part_++;
+		if (part_ == kBuiltArrays)
+			throw ProtocolError("a build result is longer than it says");
+		size_t begin = ends_[part_] - padded(bytes_[part_]); // the array's first byte
+		size_t at = received_ - begin, k = std::min(n, size_t(ends_[part_] - received_));
+		if (at < bytes_[part_])
+			std::memcpy(destination_[part_] + at, p, std::min(k, bytes_[part_] - at));
+		received_ += k;
+		p += k;
+		n -= k;
+	}
+}
+
+void
+BuiltReceiver::start() {
+	uint64_t v[kBuiltHeaderBytes / 8];
+	std::memcpy(v, header_, sizeof v);
+	total_ = v[0];
+	if (total_ > kMaxResult)
+		throw ProtocolError("a build result is larger than allowed");
+	parts_.graph.graph_seconds = seconds_of(v[1]);
+	parts_.graph.scc_seconds = seconds_of(v[2]);
+	parts_.label_seconds = seconds_of(v[3]);
+	if (v[4] > 1 || v[5] < 1 || v[5] > kMaxLabels)
+		throw ProtocolError("a build result's header is malformed");
+	parts_.graph.graph.rows_known = v[4] == 1;
+	labels_ = unsigned(v[5]);
+	uint64_t at = kBuiltHeaderBytes;
+	for (int a = 0; a < kBuiltArrays; a++) {
+		uint64_t count = v[6 + a];
+		if (count > (total_ - at) / kElementBytes[a])
+			throw ProtocolError("a build result holds fewer elements than it says");
+		bytes_[a] = size_t(count * kElementBytes[a]);
+		at += padded(bytes_[a]);
+		ends_[a] = at;
+	}
+	if (at != total_)
+		throw ProtocolError("a build result is not as long as it says");
+	// The arrays, owned (Index::build writes next to them), each allocated once at its size.
+	BuiltGraph &b = parts_.graph;
+	auto make = [&](auto &array, int a) {
+		array.resize(bytes_[a] / kElementBytes[a]);
+		destination_[a] = reinterpret_cast<uint8_t *>(array.data());
+	};
+	make(b.graph.ids, kIds);
+	make(b.graph.out.offsets, kOffsets);
+	make(b.graph.out.targets, kTargets);
+	make(b.graph.repeated, kRepeated);
+	make(b.components.of_vertex, kOfVertex);
+	make(b.components.smallest_vertex, kSmallest);
+	make(b.dag.offsets, kDagOffsets);
+	make(b.dag.targets, kDagTargets);
+	make(label_data_, kLabels);
+}
+
+BuiltParts
+BuiltReceiver::finish() {
+	if (received_ < kBuiltHeaderBytes || received_ != total_)
+		throw ProtocolError("a build result is shorter than it says");
+	BuiltGraph &b = parts_.graph;
+	size_t n = b.graph.ids.size(), c = b.components.smallest_vertex.size();
+	const Array<int64_t> &ids = b.graph.ids;
+	for (size_t v = 1; v < n; v++)
+		if (ids[v - 1] >= ids[v])
+			throw ProtocolError("a build result's ids are not strictly ascending");
+	check_csr(b.graph.out, n, "graph");
+	for (const RepeatedEdge &e : static_cast<const Array<RepeatedEdge> &>(b.graph.repeated))
+		if (e.edge >= b.graph.out.targets.size() || e.rows < 2)
+			throw ProtocolError("a build result's repeated edges name no edge");
+	const Array<uint32_t> &of_vertex = b.components.of_vertex;
+	const Array<vid_t> &smallest = b.components.smallest_vertex;
+	if (of_vertex.size() != n || (c == 0) != (n == 0) || c > n)
+		throw ProtocolError("a build result's components do not cover its vertices");
+	for (uint32_t k : of_vertex)
+		if (k >= c)
+			throw ProtocolError("a build result names a component it does not have");
+	for (size_t k = 0; k < c; k++)
+		if (smallest[k] >= n || of_vertex[smallest[k]] != k)
+			throw ProtocolError("a build result's smallest vertex of a component is not in it");
+	check_csr(b.dag, c, "DAG");
+	if (label_data_.size() != c * (3 + 2 * size_t(labels_)))
+		throw ProtocolError("a build result's labels are not one record per component");
+	parts_.labels = GrailLabels::from_data(labels_, std::move(label_data_));
+	return std::move(parts_);
+}
+
+BuiltParts
+decode_built(const std::vector<uint8_t> &bytes) {
+	BuiltReceiver r;
+	r.take(bytes.data(), bytes.size());
+	return r.finish();
 }
 
 std::vector<uint8_t>

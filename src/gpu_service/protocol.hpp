@@ -13,6 +13,7 @@
 #include "cpp_only.hpp"
 #include "error.hpp"
 #include "graph.hpp"
+#include "index.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -29,14 +30,19 @@ enum class FrameType : uint32_t {
 	scc = 3,   // ImageRef
 	reach = 4, // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
 	           // to[count] i64
+	build = 5, // BuildRequest; then its rows as chunk frames (source[rows] i64, then target[rows] i64,
+	           // the chunks' bytes in that order) and an end frame. The result: encode_built().
 	// answers
 	chunk = 100, // the next bytes of the result
 	end = 101,   // the result is complete
 	error = 102, // ErrorKind u8, message, hint
+	// A build's rows arrived and its device work begins (no payload): the backend's
+	// grail.gpu_service_wait ends there, since the build itself takes as long as it takes.
+	started = 103,
 };
 
-// 'G' 'R' and the version (2: the version field; 1 had none).
-constexpr uint32_t kProtocolVersion = 0x47520000u | 2u;
+// 'G' 'R' and the version (2: the version field; 1 had none; 3: builds).
+constexpr uint32_t kProtocolVersion = 0x47520000u | 3u;
 
 constexpr size_t kHeaderBytes = 8;
 constexpr size_t kMaxChunk = size_t(1) << 20;
@@ -80,6 +86,8 @@ public:
 	void i64(int64_t v);
 	void str(const std::string &s); // u32 length + bytes
 	void bytes(const void *p, size_t n);
+	// Pads with zeros to a multiple of a bytes from the start.
+	void align(size_t a);
 	std::vector<uint8_t> &
 	buffer() noexcept {
 		return buf_;
@@ -105,6 +113,8 @@ public:
 	left() const noexcept {
 		return n_ - at_;
 	}
+	// Skips to the next multiple of a bytes from the start (Writer::align's padding).
+	void align(size_t a);
 	// Throws unless every byte was read.
 	void finish() const;
 
@@ -148,12 +158,26 @@ struct ReachRequest {
 	std::vector<int64_t> from, to;
 };
 
+// A graph build from rows (create_graph, refresh, merges): what Index::build's graph_builder and
+// label_builder make on a device. The rows follow the request frame (FrameType::build).
+struct BuildRequest {
+	uint8_t mode = 2; // grail::DeviceMode, for the labels: 0 cpu, 1 gpu, 2 automatic
+	uint64_t min_edges = 0;
+	uint32_t labels = 5; // GRAIL traversals, 1..kMaxLabels
+	uint64_t seed = 0;   // the labels' seed (BuildOptions::seed)
+	uint64_t rows = 0;   // at most kMaxBuildRows
+};
+// The device builder's limit (build_graph_gpu): fewer than 2^31 rows.
+constexpr uint64_t kMaxBuildRows = (uint64_t(1) << 31) - 1;
+
 std::vector<uint8_t> encode(const BfsRequest &r);
 std::vector<uint8_t> encode(const SccRequest &r);
 std::vector<uint8_t> encode(const ReachRequest &r);
+std::vector<uint8_t> encode(const BuildRequest &r);
 BfsRequest decode_bfs(const uint8_t *p, size_t n);
 SccRequest decode_scc(const uint8_t *p, size_t n);
 ReachRequest decode_reach(const uint8_t *p, size_t n);
+BuildRequest decode_build(const uint8_t *p, size_t n);
 
 // Results, as the bytes that the chunks carry.
 struct BfsRows {
@@ -170,6 +194,49 @@ struct ComponentRows {
 };
 ComponentRows decode_components(const std::vector<uint8_t> &bytes);
 std::vector<uint8_t> encode_bits(const bool *answers, size_t count);
+
+// A build's result: the graph, its components, the DAG and its labels, as Index::build adopts them
+// (graph_builder, label_builder), with the seconds each step took.
+struct BuiltParts {
+	BuiltGraph graph;
+	GrailLabels labels;
+	double label_seconds = 0;
+};
+// Its bytes: a header of u64s (the bytes' count, the three steps' seconds, rows_known, the label
+// count, then the element count of each of the kBuiltArrays arrays), then the arrays' elements,
+// each padded to 8 bytes: ids, CSR offsets and targets, repeated edges, component of each vertex,
+// smallest vertex of each component, DAG offsets and targets, label records.
+constexpr int kBuiltArrays = 9;
+constexpr size_t kBuiltHeaderBytes = 8 * (6 + kBuiltArrays);
+std::vector<uint8_t> encode_built(const BuiltParts &parts);
+
+// Takes a build result's bytes as they come (chunk by chunk) straight into the parts' arrays, each
+// allocated once at its size when the header is in: the backend holds one copy, which Index::build
+// adopts. finish() checks every shape a query relies on (ids strictly ascending, offsets, vertices
+// and components within range, the smallest vertex of each component in it, one label record per
+// component); what Index::build checks of them besides (the labels' consistency and exactness along
+// the DAG's edges) it checks there. Any violation is a ProtocolError; no bytes read or write out of
+// bounds.
+class BuiltReceiver {
+public:
+	void take(const uint8_t *p, size_t n);
+	BuiltParts finish();
+
+private:
+	void start();
+	uint8_t header_[kBuiltHeaderBytes] = {};
+	size_t received_ = 0;
+	uint64_t total_ = 0;
+	unsigned labels_ = 0;
+	size_t bytes_[kBuiltArrays] = {};         // each array's bytes
+	uint64_t ends_[kBuiltArrays] = {};        // where each array's padding ends
+	uint8_t *destination_[kBuiltArrays] = {}; // each array's storage
+	int part_ = 0;
+	BuiltParts parts_;
+	Array<uint32_t> label_data_;
+};
+// A whole result at once.
+BuiltParts decode_built(const std::vector<uint8_t> &bytes);
 void decode_bits(const std::vector<uint8_t> &bytes, bool *answers, size_t count);
 
 struct ImageInfo {

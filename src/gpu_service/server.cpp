@@ -1,5 +1,6 @@
 #include "server.hpp"
 
+#include "clock.hpp"
 #include "device.hpp"
 #include "device_policy.hpp"
 #include "gpu.hpp"
@@ -107,6 +108,24 @@ public:
 		                      [](const char *, const std::string &) {});
 		image.give_back(std::move(reach));
 	}
+	BuiltParts
+	build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) override {
+		started();
+		BuiltParts parts;
+		BuiltGraph &b = parts.graph;
+		double start = now_ms();
+		b.graph = Graph::from_edges(rows);
+		rows = EdgeList{};
+		b.graph_seconds = ms_since(start) / 1e3;
+		start = now_ms();
+		b.components = strongly_connected_components(b.graph.out);
+		b.dag = condensation(b.graph.out, b.components);
+		b.scc_seconds = ms_since(start) / 1e3;
+		start = now_ms();
+		parts.labels = GrailLabels::build(b.dag, request.labels, request.seed);
+		parts.label_seconds = ms_since(start) / 1e3;
+		return parts;
+	}
 	uint64_t
 	resident_bytes(const Resident &image) const override {
 		return image.size + image.part_bytes.load();
@@ -173,6 +192,28 @@ public:
 			throw;
 		}
 		count(image);
+	}
+	// The graph made on the device from the rows (only its parts come back), then the labels where
+	// the policy picks the device for the DAG; a device that cannot hold the labels under auto
+	// leaves them to the host. Its device memory is freed when the request ends.
+	BuiltParts
+	build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) override {
+		std::lock_guard<std::mutex> lock(device_);
+		started();
+		BuiltParts parts;
+		parts.graph = build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
+		rows = EdgeList{};
+		DevicePolicy policy;
+		policy.mode = request.mode == 0 ? DeviceMode::cpu : request.mode == 1 ? DeviceMode::gpu : DeviceMode::automatic;
+		policy.min_edges = request.min_edges;
+		double start = now_ms();
+		const Csr &dag = parts.graph.dag;
+		parts.labels = run_on_device(
+		    policy, "the GRAIL labels", dag, [&] { return grail_labels_gpu(dag, request.labels, request.seed); },
+		    [&] { return GrailLabels::build(dag, request.labels, request.seed); },
+		    [](const char *, const std::string &) {});
+		parts.label_seconds = ms_since(start) / 1e3;
+		return parts;
 	}
 	uint64_t
 	resident_bytes(const Resident &image) const override {
@@ -365,7 +406,7 @@ Server::handle(int fd) {
 			std::vector<uint8_t> result;
 			bool ok = false;
 			try {
-				result = answer(type, payload, fd);
+				result = answer(type, payload, fd, wait);
 				ok = true;
 			} catch (const ImageMissing &e) {
 				std::vector<uint8_t> error = encode_image_missing(e.what());
@@ -479,8 +520,45 @@ Server::evict(const Resident *in_use) {
 	}
 }
 
+EdgeList
+Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
+	// Reserved, not filled: memory is touched only as the rows come (a request that says more rows
+	// than it sends costs address space, not memory).
+	EdgeList edges;
+	edges.source.reserve(size_t(rows));
+	edges.target.reserve(size_t(rows));
+	std::vector<uint8_t> payload;
+	for (;;) {
+		poll_cancel();
+		FrameType type;
+		if (!recv_frame(fd, type, payload, kMaxChunk, wait))
+			throw ProtocolError("the client closed the connection in the middle of a build's rows");
+		if (type == FrameType::end) {
+			if (edges.target.size() != rows || !payload.empty())
+				throw ProtocolError("a build request's rows are fewer than it says");
+			return edges;
+		}
+		if (type != FrameType::chunk)
+			throw ProtocolError("a build request's rows hold a frame that is not a chunk");
+		if (payload.size() % sizeof(int64_t) != 0)
+			throw ProtocolError("a build request's chunk holds a partial value");
+		size_t values = payload.size() / sizeof(int64_t);
+		if (values > 2 * rows - edges.source.size() - edges.target.size())
+			throw ProtocolError("a build request's rows are more than it says");
+		// The sources, then the targets: a chunk may hold the end of one and the start of the other.
+		size_t to_source = std::min(values, size_t(rows) - edges.source.size());
+		auto append = [](std::vector<int64_t> &column, const uint8_t *bytes, size_t count) {
+			size_t at = column.size();
+			column.resize(at + count);
+			std::memcpy(column.data() + at, bytes, count * sizeof(int64_t));
+		};
+		append(edges.source, payload.data(), to_source);
+		append(edges.target, payload.data() + to_source * sizeof(int64_t), values - to_source);
+	}
+}
+
 std::vector<uint8_t>
-Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd) {
+Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait) {
 	requests_++;
 	forget_removed();
 	std::shared_ptr<Resident> used;
@@ -516,10 +594,16 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd) {
 		result = encode_bits(answers.get(), q.from.size());
 		break;
 	}
+	case FrameType::build: {
+		BuildRequest q = decode_build(payload.data(), payload.size());
+		hold(); // the tests' hold: the client is left in the middle of sending its rows
+		EdgeList rows = receive_rows(fd, q.rows, wait);
+		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
+		return encode_built(parts);
+	}
 	default:
 		throw ProtocolError("unknown request type " + std::to_string(uint32_t(type)));
 	}
-	(void)fd;
 	used->last_use = int64_t(time(nullptr));
 	used->requests++;
 	evict(used.get());

@@ -18,6 +18,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <ctime>
+#include <functional>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -77,6 +78,11 @@ public:
 	virtual BfsResult bfs(Resident &image, bool reverse, vid_t source, uint32_t max_depth) = 0;
 	virtual Components scc(Resident &image) = 0;
 	virtual void reach(Resident &image, const ReachRequest &request, bool *answers) = 0;
+	// A graph build from its rows (released once the graph is made): the graph, components, DAG
+	// (build_graph_gpu, or the host's steps) and the labels (grail_labels_gpu where the request's
+	// policy picks the device for the DAG, else GrailLabels::build). started() is called when the
+	// device work begins (the GPU: under its lock).
+	virtual BuiltParts build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) = 0;
 	// The memory an image holds on the device (the stand-in: its host copies).
 	virtual uint64_t resident_bytes(const Resident &image) const = 0;
 };
@@ -92,8 +98,9 @@ struct ServerOptions {
 	int io_timeout_ms = 30000;   // a client that neither sends nor reads for this long is dropped
 	size_t max_connections = 64; // connections served at once; more wait in the listen queue
 	// A test hook: a reachability request waits before its work while this file exists (relative to
-	// the working directory), so that tests can hold one request and see others pass it. Empty:
-	// none. main.cpp takes it from the environment (GRAIL_GPU_SERVER_TEST_HOLD) only.
+	// the working directory), so that tests can hold one request and see others pass it; a build
+	// request waits so after its request frame, before reading its rows (its client is held in the
+	// middle of sending them). Empty: none. main.cpp takes it from the environment (GRAIL_GPU_SERVER_TEST_HOLD) only.
 	std::string hold_file;
 };
 
@@ -126,7 +133,9 @@ private:
 	// Lets go of images whose file left the cache (evicted, or its graph dropped or rebuilt), so
 	// that their disk space and memory are freed.
 	void forget_removed();
-	std::vector<uint8_t> answer(FrameType type, const std::vector<uint8_t> &payload, int fd);
+	std::vector<uint8_t> answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait);
+	// A build request's rows: chunk frames of exactly 16 * rows bytes in all, then an end frame.
+	static EdgeList receive_rows(int fd, uint64_t rows, const WaitFn &wait);
 
 	ServerOptions options_;
 	std::unique_ptr<Executor> executor_;

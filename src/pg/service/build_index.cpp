@@ -9,9 +9,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "service/build_index.hpp"
+#include "service/gpu_client.hpp"
 #include "store/activity.hpp"
 #include "store/edges.hpp"
 #include "boundary/gpu_choice.hpp"
@@ -64,8 +66,14 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	// rows in host memory while reading: the read's limit counts them so once they pass what the
 	// host's steps may take (asked then, so that a small table never probes the GPU).
 	grail::DevicePolicy policy = device_policy();
+	// With the GPU service running, the device work goes to it (the rows cross once, the graph,
+	// components, DAG and labels come back): no CUDA context in this backend.
+	const bool via_service = service_takes_builds();
+	grail::DevicePolicy::Probe probe = via_service ? service_gpu_probe : grail::process_gpu;
 	std::function<bool()> rows_on_device;
-	if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu)
+	if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu && via_service)
+		rows_on_device = []() noexcept { return true; };
+	else if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu)
 		rows_on_device = [policy]() noexcept {
 			try {
 				return policy.mode == grail::DeviceMode::gpu || grail::process_gpu().usable;
@@ -99,9 +107,21 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	// their dictionary's numbers), where the settings pick the GPU for this many rows (as for a graph
 	// of as many edges and half as many vertices); under auto a GPU that cannot hold them leaves them
 	// to the host's steps (below).
-	options.graph_builder = [policy](grail::EdgeList &rows, grail::BuiltGraph &built) {
-		if (!policy.use_gpu(rows.size() / 2, rows.size()))
+	std::optional<grail::GrailLabels> service_labels; // the service's, for label_builder
+	double service_label_seconds = 0;
+	options.graph_builder = [&](grail::EdgeList &rows, grail::BuiltGraph &built) {
+		if (!policy.use_gpu(rows.size() / 2, rows.size(), probe))
 			return false;
+		if (via_service) {
+			// Under auto, a failure of the service leaves the rows to the host's steps (a NOTICE).
+			std::optional<ServiceBuild> made = service_build(rows, options.labels, options.seed);
+			if (!made)
+				return false;
+			built = std::move(made->graph);
+			service_labels = std::move(made->labels);
+			service_label_seconds = made->label_seconds;
+			return true;
+		}
 		// grail.activity shows building_graph until the labels: ids, CSR and components are one step here.
 		try {
 			built = grail::build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
@@ -113,19 +133,31 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 			return false;
 		}
 	};
-	options.components = [](const grail::Csr &graph) {
+	// Where the service builds, what the backend computes itself runs on its CPU.
+	options.components = [via_service](const grail::Csr &graph) {
 		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
-		grail::Components components = on_chosen_device(
-		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
-		    [&] { return grail::strongly_connected_components(graph); });
+		grail::Components components = via_service
+		                                   ? grail::strongly_connected_components(graph)
+		                                   : on_chosen_device(
+		                                         "the strongly connected components", graph,
+		                                         [&] { return grail::strongly_connected_components_gpu(graph); },
+		                                         [&] { return grail::strongly_connected_components(graph); });
 		progress_done(int64_t(graph.vertex_count()));
 		return components;
 	};
-	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+	options.label_builder = [&](const grail::Csr &dag, unsigned labels, uint64_t seed) {
 		progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
-		grail::GrailLabels built = on_chosen_device(
-		    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
-		    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+		grail::GrailLabels built;
+		if (service_labels) {
+			built = std::move(*service_labels); // checked by Index::build, as any label builder's
+			service_labels.reset();
+		} else if (via_service) {
+			built = grail::GrailLabels::build(dag, labels, seed);
+		} else {
+			built = on_chosen_device(
+			    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
+			    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+		}
 		progress_done(int64_t(dag.vertex_count()));
 		return built;
 	};
@@ -148,7 +180,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	stored.dag_edges = int64_t(stats.dag_edges);
 	stored.graph_ms = stats.graph_seconds * 1e3;
 	stored.scc_ms = stats.scc_seconds * 1e3;
-	stored.label_ms = stats.label_seconds * 1e3;
+	stored.label_ms = (stats.label_seconds + service_label_seconds) * 1e3;
 	return index;
 }
 

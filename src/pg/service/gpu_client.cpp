@@ -7,6 +7,7 @@
 #include "gpu_service/protocol.hpp"
 
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "service/gpu_client.hpp"
@@ -78,13 +79,22 @@ struct Deadline {
 			throw WaitExpired(wait_ms);
 		return ms;
 	}
-	// wait_on_latch, ended by the deadline too.
+	// No deadline from now on (a build's device work began: it takes as long as it takes).
+	void
+	disarm() noexcept {
+		at = 0;
+	}
+	// wait_on_latch, ended by the deadline too (while it is armed).
 	svc::WaitFn
 	waiter() const {
 		if (at == 0)
 			return wait_on_latch;
 		return [this](int fd, bool for_write) {
 			long timeout = left();
+			if (timeout < 0) {
+				wait_on_latch(fd, for_write);
+				return;
+			}
 			guard([&] {
 				int events = WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH |
 				             (for_write ? WL_SOCKET_WRITEABLE : WL_SOCKET_READABLE);
@@ -142,10 +152,11 @@ usable_for(const LoadedGraph &graph) {
 	return settings.device != DEVICE_CPU && service_expected() && image_of(graph).has_value();
 }
 
-// One request to the service; its failures as the policy wants them: under gpu an error, under
+// One request to the service, made by send (a new connection each time it is called, with the
+// wait that ends at the deadline); its failures as the policy wants them: under gpu an error, under
 // auto an Error(limit_exceeded) the caller falls back from. A cancel passes through unchanged.
 std::vector<uint8_t>
-request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *what) {
+request_by(const std::function<std::vector<uint8_t>(Deadline &deadline)> &send, const char *what) {
 	std::string why = "the GPU service is not running: it was not started again in time";
 	Deadline deadline = Deadline::for_request();
 	try {
@@ -153,7 +164,7 @@ request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *wh
 		// server that died and starts another (a few seconds at most).
 		for (int attempt = 0; wait_until_running(deadline); attempt++) {
 			try {
-				return svc::call(kGpuServiceSocket, type, payload, deadline.waiter());
+				return send(deadline);
 			} catch (const svc::Unavailable &e) {
 				if (attempt >= 200)
 					throw;
@@ -180,6 +191,12 @@ request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *wh
 		      "Run it again: the service is restarted by its supervisor (grail.device_info() shows it). With "
 		      "grail.device = auto, such a failure falls back to the CPU.");
 	throw grail::Error(grail::ErrorKind::limit_exceeded, why);
+}
+
+std::vector<uint8_t>
+request(svc::FrameType type, const std::vector<uint8_t> &payload, const char *what) {
+	return request_by(
+	    [&](Deadline &deadline) { return svc::call(kGpuServiceSocket, type, payload, deadline.waiter()); }, what);
 }
 
 } // namespace
@@ -284,6 +301,66 @@ answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const in
 	if (std::optional<size_t> searched = service_reachable_many(graph, reach, a, b, count, answers))
 		return *searched;
 	return reach.reachable_many(a, b, count, answers, device_policy(), notice_cpu_fallback);
+}
+
+bool
+service_takes_builds() {
+	return settings.device != DEVICE_CPU && service_expected();
+}
+
+const grail::GpuProbe &
+service_gpu_probe() {
+	return service_probe();
+}
+
+std::optional<ServiceBuild>
+service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
+	const char *what = "the graph build";
+	grail::DevicePolicy policy = device_policy();
+	svc::BuildRequest q;
+	q.mode = policy.mode == grail::DeviceMode::gpu ? 1 : policy.mode == grail::DeviceMode::cpu ? 0 : 2;
+	q.min_edges = policy.min_edges;
+	q.labels = labels;
+	q.seed = seed;
+	q.rows = rows.size();
+	std::unique_ptr<svc::BuiltReceiver> receiver;
+	try {
+		if (q.rows > svc::kMaxBuildRows)
+			throw grail::Error(grail::ErrorKind::limit_exceeded,
+			                   "the device builds graphs of fewer than 2^31 rows, not " + std::to_string(q.rows));
+		(void)request_by(
+		    [&](Deadline &deadline) {
+			    // The answer's chunks go straight into the parts' arrays. The wait ends at the deadline
+			    // until the server has the rows and begins: a build takes as long as it takes after that
+			    // (a cancel still ends it).
+			    receiver = std::make_unique<svc::BuiltReceiver>();
+			    svc::call_build(
+			        kGpuServiceSocket, q, rows.source.data(), rows.target.data(), deadline.waiter(),
+			        [&deadline] { deadline.disarm(); },
+			        [&](const uint8_t *bytes, size_t n) { receiver->take(bytes, n); });
+			    return std::vector<uint8_t>();
+		    },
+		    what);
+	} catch (const svc::ImageMissing &) {
+		throw grail::Error(grail::ErrorKind::internal, "the GPU service answered a build as a query of an image");
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		if (settings.device == DEVICE_GPU)
+			raise(ERRCODE_PROGRAM_LIMIT_EXCEEDED, format("pg_grail: %s could not run on the GPU: %s", what, e.what()),
+			      "With grail.device = auto, such a graph is built on the CPU.");
+		notice_cpu_fallback(what, e.what());
+		return std::nullopt;
+	}
+	// The rows are no longer needed: released before the parts are checked.
+	rows = grail::EdgeList{};
+	try {
+		svc::BuiltParts parts = receiver->finish();
+		return ServiceBuild{std::move(parts.graph), std::move(parts.labels), parts.label_seconds};
+	} catch (const svc::ProtocolError &e) {
+		throw grail::Error(grail::ErrorKind::internal,
+		                   std::string("the GPU service's build is malformed: ") + e.what());
+	}
 }
 
 std::optional<ServiceReport>

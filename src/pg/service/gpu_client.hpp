@@ -10,6 +10,8 @@
 
 #include "bfs.hpp"
 #include "device_policy.hpp"
+#include "graph.hpp"
+#include "index.hpp"
 
 #include <optional>
 #include <string>
@@ -44,6 +46,28 @@ std::optional<size_t> service_reachable_many(LoadedGraph &graph, grail::Reach &r
 // needed a search.
 size_t answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
                     bool *answers);
+
+// Whether builds go to the service: it runs (or is being started again) and grail.device is not
+// cpu. Builds then make no CUDA context in this backend: the graph, its components, the DAG and the
+// labels are made in the service where the policy picks the GPU (its probe: service_gpu_probe()),
+// everything else on this backend's CPU.
+bool service_takes_builds();
+const grail::GpuProbe &service_gpu_probe();
+
+// What the service made of a build's rows: what Index::build's graph_builder and label_builder
+// return, arrays borrowed from the one copy of the answer.
+struct ServiceBuild {
+	grail::BuiltGraph graph;
+	grail::GrailLabels labels;
+	double label_seconds = 0;
+};
+// Sends the rows (as Index::build's graph_builder gets them: integer ids, or text and uuid keys'
+// dictionary numbers) to the service and returns what it built; the rows are released once the
+// answer is in (kept until then, for the CPU fallback). Failures: under auto a NOTICE and none (the
+// rows untouched: the host's steps build them); under gpu an error that says why. A cancel ends the
+// transfer or the wait and cancels the build in the service. Waits at most grail.gpu_service_wait
+// (under auto) for the service to take the rows and begin.
+std::optional<ServiceBuild> service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed);
 
 // The service's resident images (its info request), or none when it does not run or fails.
 struct ServiceImage {

@@ -1,0 +1,485 @@
+// Graph builds through the GPU service without PostgreSQL: the rows streamed to its server (the CPU
+// stand-in in a thread; the GPU executor where a GPU is usable), the parts it sends back adopted by
+// Index::build exactly as the host's own steps make them on random graphs, the result codec refusing
+// bytes of the wrong shape, and requests that are malformed, refused while their rows still come,
+// or left by either side in the middle of the rows.
+#include "error.hpp"
+#include "generate.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+#include "reach.hpp"
+#include "rng.hpp"
+#include "scc.hpp"
+
+#include "gpu_service/client.hpp"
+#include "gpu_service/protocol.hpp"
+#include "gpu_service/server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+using namespace grail;
+using namespace grail::service;
+
+namespace {
+
+// A temporary directory holding the cache directory, the socket and the hold file.
+struct Scratch {
+	std::string dir, cache, socket, hold;
+	Scratch() {
+		char pattern[] = "/tmp/grail_svcb_XXXXXX";
+		dir = mkdtemp(pattern);
+		cache = dir + "/cache";
+		socket = dir + "/s";
+		hold = dir + "/hold";
+		mkdir(cache.c_str(), 0700);
+	}
+	~Scratch() {
+		std::string command = "rm -rf '" + dir + "'";
+		if (std::system(command.c_str()) != 0)
+			std::fprintf(stderr, "could not remove %s\n", dir.c_str());
+	}
+	void
+	hold_on() const {
+		std::ofstream(hold.c_str()) << "hold";
+	}
+	void
+	hold_off() const {
+		unlink(hold.c_str());
+	}
+};
+
+struct RunningServer {
+	std::atomic<bool> stop{false};
+	Server server;
+	std::thread thread;
+	RunningServer(const Scratch &s, std::unique_ptr<Executor> executor)
+	    : server(ServerOptions{s.socket, s.cache, 0, 5000, 64, s.hold}, std::move(executor)) {
+		server.listen();
+		thread = std::thread([this] { server.serve(stop); });
+	}
+	~RunningServer() {
+		stop.store(true);
+		thread.join();
+	}
+};
+
+BuildRequest
+request_for(const EdgeList &rows, unsigned labels = 5, uint8_t mode = 1) {
+	BuildRequest q;
+	q.mode = mode;
+	q.labels = labels;
+	q.seed = BuildOptions{}.seed;
+	q.rows = rows.size();
+	return q;
+}
+
+// The service's build of rows, adopted by Index::build as the glue does (service/build_index.cpp).
+Index
+service_index(const std::string &socket, EdgeList rows, unsigned labels, BuildStats *stats = nullptr) {
+	bool started = false;
+	BuiltReceiver receiver;
+	call_build(
+	    socket, request_for(rows, labels), rows.source.data(), rows.target.data(), nullptr, [&] { started = true; },
+	    [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); });
+	EXPECT_TRUE(started);
+	BuiltParts parts = receiver.finish();
+	BuildOptions options;
+	options.labels = labels;
+	bool labelled = false;
+	options.graph_builder = [&](EdgeList &, BuiltGraph &built) {
+		built = std::move(parts.graph);
+		return true;
+	};
+	options.label_builder = [&](const Csr &, unsigned, uint64_t) {
+		labelled = true;
+		return std::move(parts.labels);
+	};
+	Index index = Index::build(std::move(rows), options, stats);
+	EXPECT_TRUE(labelled);
+	return index;
+}
+
+template <typename A, typename B>
+bool
+same(const A &a, const B &b) {
+	return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
+}
+
+// The service's index is the host's: every part equal (the labels too: the stand-in labels with the
+// host's rule and seed), and its answers the oracle's.
+void
+expect_equal_builds(const std::string &socket, const grail_test::TestGraph &t, unsigned labels) {
+	BuildOptions host_options;
+	host_options.labels = labels;
+	Index host = Index::build(t.edges, host_options);
+	Index got = service_index(socket, t.edges, labels);
+	EXPECT_TRUE(same(got.graph().ids, host.graph().ids)) << t.shape;
+	EXPECT_TRUE(same(got.graph().out.offsets, host.graph().out.offsets)) << t.shape;
+	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets)) << t.shape;
+	EXPECT_TRUE(same(got.graph().repeated, host.graph().repeated)) << t.shape;
+	EXPECT_TRUE(same(got.components().of_vertex, host.components().of_vertex)) << t.shape;
+	EXPECT_TRUE(same(got.components().smallest_vertex, host.components().smallest_vertex)) << t.shape;
+	EXPECT_TRUE(same(got.dag().offsets, host.dag().offsets)) << t.shape;
+	EXPECT_TRUE(same(got.dag().targets, host.dag().targets)) << t.shape;
+	EXPECT_TRUE(same(got.labels().data(), host.labels().data())) << t.shape;
+	grail_test::Oracle oracle(t.edges);
+	ReachabilityQuery q(got);
+	for (int64_t a : t.query_ids)
+		for (int64_t b : t.query_ids)
+			EXPECT_EQ(q.reachable(a, b), oracle.reachable(a, b)) << t.shape << " " << a << " -> " << b;
+	// Its image round-trips as any build's.
+	std::vector<uint8_t> image = got.serialize();
+	Index back = Index::deserialize(image.data(), image.size());
+	EXPECT_EQ(back.graph().vertex_count(), host.graph().vertex_count());
+}
+
+TEST(GpuServiceBuild, StandInBuildsEqualTheHostsOnRandomGraphs) {
+	Scratch s;
+	RunningServer running(s, cpu_stand_in());
+	for (uint64_t seed = 1; seed <= 60; seed++)
+		expect_equal_builds(s.socket, grail_test::random_graph(seed, 80), unsigned(1 + seed % 16));
+}
+
+// Keyed graphs' rows come as their dictionary's numbers 0..k-1 (each an endpoint): vertex v is key v.
+TEST(GpuServiceBuild, DictionaryNumbersAreTheirOwnVertices) {
+	Scratch s;
+	RunningServer running(s, cpu_stand_in());
+	Rng rng(7);
+	EdgeList rows;
+	const int64_t keys = 500;
+	for (int64_t k = 0; k < keys; k++)
+		rows.append(k, int64_t(rng.below(uint64_t(keys))));
+	rows.append(3, 3);
+	rows.append(4, 5);
+	rows.append(4, 5);
+	Index got = service_index(s.socket, rows, 5);
+	ASSERT_EQ(got.graph().vertex_count(), size_t(keys));
+	for (int64_t k = 0; k < keys; k++)
+		EXPECT_EQ(got.graph().ids[size_t(k)], k);
+	EXPECT_EQ(got.graph().rows_of(got.graph().find(4), got.graph().find(5)), 2);
+}
+
+// No rows, and rows whose columns straddle chunk frames (1 MiB each).
+TEST(GpuServiceBuild, EmptyAndMultiChunkRows) {
+	Scratch s;
+	RunningServer running(s, cpu_stand_in());
+	BuildStats stats;
+	Index empty = service_index(s.socket, EdgeList{}, 5, &stats);
+	EXPECT_EQ(empty.graph().vertex_count(), 0u);
+	EXPECT_EQ(empty.components().count(), 0u);
+
+	EdgeList rows;
+	Rng rng(11);
+	for (size_t i = 0; i < 300001; i++)
+		rows.append(int64_t(rng.below(90000)) - 45000, int64_t(rng.below(90000)) - 45000);
+	rows.append(INT64_MIN, INT64_MAX);
+	rows.append(INT64_MAX, INT64_MIN);
+	Index host = Index::build(rows, BuildOptions{});
+	Index got = service_index(s.socket, rows, 5, &stats);
+	EXPECT_EQ(stats.input_edges, rows.size());
+	EXPECT_TRUE(same(got.graph().ids, host.graph().ids));
+	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets));
+	EXPECT_TRUE(same(got.components().of_vertex, host.components().of_vertex));
+	EXPECT_TRUE(same(got.labels().data(), host.labels().data()));
+	EXPECT_EQ(got.component_id(INT64_MIN), got.component_id(INT64_MAX));
+}
+
+TEST(GpuServiceBuild, GpuExecutorBuildsAnswerAsTheHost) {
+	std::string why;
+	std::unique_ptr<Executor> gpu = gpu_executor(&why);
+	if (!gpu)
+		GTEST_SKIP() << "no usable GPU: " << why;
+	Scratch s;
+	RunningServer running(s, std::move(gpu));
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 80);
+		Index host = Index::build(t.edges, BuildOptions{});
+		Index got = service_index(s.socket, t.edges, 5);
+		// The device's labels differ from the host's (both valid: Index::build checked them).
+		EXPECT_TRUE(same(got.graph().ids, host.graph().ids)) << t.shape;
+		EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets)) << t.shape;
+		EXPECT_TRUE(same(got.components().of_vertex, host.components().of_vertex)) << t.shape;
+		EXPECT_TRUE(same(got.dag().targets, host.dag().targets)) << t.shape;
+		grail_test::Oracle oracle(t.edges);
+		ReachabilityQuery q(got);
+		for (int64_t a : t.query_ids)
+			for (int64_t b : t.query_ids)
+				EXPECT_EQ(q.reachable(a, b), oracle.reachable(a, b)) << t.shape;
+	}
+}
+
+// The result codec: every array's shape checked; no byte pattern reads out of bounds.
+TEST(GpuServiceBuild, MalformedResultsAreRefused) {
+	grail_test::TestGraph t = grail_test::random_graph(5, 60);
+	Index host = Index::build(t.edges, BuildOptions{});
+	BuiltParts parts;
+	parts.graph.graph = host.graph();
+	parts.graph.components = host.components();
+	parts.graph.dag = host.dag();
+	parts.labels = host.labels();
+	std::vector<uint8_t> good = encode_built(parts);
+	BuiltParts back = decode_built(good);
+	EXPECT_TRUE(same(back.graph.graph.out.targets, host.graph().out.targets));
+	EXPECT_TRUE(same(back.labels.data(), host.labels().data()));
+	EXPECT_FALSE(back.graph.graph.ids.borrowed()); // owned: Index::build writes next to them
+
+	// Fed in pieces of any size, the same parts.
+	Rng pieces(9);
+	for (int round = 0; round < 20; round++) {
+		BuiltReceiver r;
+		for (size_t at = 0; at < good.size();) {
+			size_t n = std::min(good.size() - at, size_t(1 + pieces.below(round < 10 ? 16 : 4096)));
+			r.take(good.data() + at, n);
+			at += n;
+		}
+		BuiltParts p = r.finish();
+		EXPECT_TRUE(same(p.graph.dag.targets, host.dag().targets));
+		EXPECT_TRUE(same(p.graph.graph.repeated, host.graph().repeated));
+		EXPECT_TRUE(same(p.labels.data(), host.labels().data()));
+	}
+
+	// Truncated anywhere, or one byte longer: refused.
+	for (size_t cut = 0; cut < good.size(); cut += 7) {
+		std::vector<uint8_t> b(good.begin(), good.begin() + long(cut));
+		EXPECT_THROW(decode_built(b), ProtocolError) << cut;
+	}
+	std::vector<uint8_t> longer = good;
+	longer.push_back(0);
+	EXPECT_THROW(decode_built(longer), ProtocolError);
+
+	// Any byte changed: refused, or (a time, a label value) decoded into arrays within bounds.
+	Rng rng(3);
+	for (int round = 0; round < 3000; round++) {
+		std::vector<uint8_t> b = good;
+		size_t at = size_t(rng.below(b.size()));
+		b[at] ^= uint8_t(1 + rng.below(255));
+		try {
+			BuiltParts p = decode_built(b);
+			size_t n = p.graph.graph.ids.size();
+			for (vid_t v : p.graph.graph.out.targets)
+				ASSERT_LT(v, n);
+			for (uint32_t c : p.graph.components.of_vertex)
+				ASSERT_LT(c, p.graph.components.count());
+		} catch (const ProtocolError &) {
+		}
+	}
+
+	// Targeted: an edge to no vertex, a component the result lacks, labels of the wrong count.
+	auto corrupt = [&](auto change) {
+		BuiltParts p;
+		p.graph.graph = host.graph();
+		p.graph.components = host.components();
+		p.graph.dag = host.dag();
+		p.labels = host.labels();
+		change(p);
+		return encode_built(p);
+	};
+	EXPECT_THROW(decode_built(corrupt([](BuiltParts &p) {
+		             std::vector<vid_t> t(p.graph.graph.out.targets.begin(), p.graph.graph.out.targets.end());
+		             t[0] = vid_t(p.graph.graph.ids.size());
+		             p.graph.graph.out.targets = Array<vid_t>(t);
+	             })),
+	             ProtocolError);
+	EXPECT_THROW(decode_built(corrupt([](BuiltParts &p) {
+		             std::vector<uint32_t> c(p.graph.components.of_vertex.begin(), p.graph.components.of_vertex.end());
+		             c[0] = uint32_t(p.graph.components.count());
+		             p.graph.components.of_vertex = Array<uint32_t>(c);
+	             })),
+	             ProtocolError);
+	EXPECT_THROW(decode_built(corrupt([](BuiltParts &p) {
+		             std::vector<int64_t> ids(p.graph.graph.ids.begin(), p.graph.graph.ids.end());
+		             std::swap(ids[0], ids[1]);
+		             p.graph.graph.ids = Array<int64_t>(ids);
+	             })),
+	             ProtocolError);
+	EXPECT_THROW(decode_built(corrupt([](BuiltParts &p) {
+		             std::vector<uint32_t> d(p.labels.data().begin(),
+		                                     p.labels.data().end() - long(p.labels.record_width()));
+		             p.labels = GrailLabels::from_data(p.labels.label_count(), Array<uint32_t>(d));
+	             })),
+	             ProtocolError);
+}
+
+// A raw connection, for requests the client would not send.
+struct Raw {
+	int fd = -1;
+	explicit Raw(const std::string &path) {
+		struct sockaddr_un addr;
+		std::memset(&addr, 0, sizeof addr);
+		addr.sun_family = AF_UNIX;
+		std::memcpy(addr.sun_path, path.c_str(), path.size());
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(fd, reinterpret_cast<struct sockaddr *>(&addr), sizeof addr) != 0)
+			throw std::runtime_error("connect");
+	}
+	~Raw() {
+		close(fd);
+	}
+	void
+	send(FrameType type, const std::vector<uint8_t> &payload) {
+		send_frame(fd, type, payload.data(), payload.size(), nullptr);
+	}
+	// The answer's error message, or "" when the answer is no error frame.
+	std::string
+	error() {
+		FrameType type;
+		std::vector<uint8_t> payload;
+		try {
+			while (recv_frame(fd, type, payload, kMaxChunk + 65536, nullptr)) {
+				if (type == FrameType::error)
+					return decode_error(payload.data(), payload.size()).what();
+				if (type != FrameType::started)
+					return "";
+			}
+		} catch (const ProtocolError &e) {
+			return std::string("lost: ") + e.what();
+		}
+		return "closed";
+	}
+};
+
+TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
+	Scratch s;
+	RunningServer running(s, cpu_stand_in());
+	EdgeList rows;
+	for (int i = 0; i < 10; i++)
+		rows.append(i, i + 1);
+	std::vector<uint8_t> ten(rows.source.size() * 8 * 2);
+	std::memcpy(ten.data(), rows.source.data(), 80);
+	std::memcpy(ten.data() + 80, rows.target.data(), 80);
+	{ // fewer rows than it says
+		Raw r(s.socket);
+		BuildRequest q = request_for(rows);
+		q.rows = 11;
+		r.send(FrameType::build, encode(q));
+		r.send(FrameType::chunk, ten);
+		r.send(FrameType::end, {});
+		EXPECT_NE(r.error().find("fewer than it says"), std::string::npos);
+	}
+	{ // more rows than it says
+		Raw r(s.socket);
+		BuildRequest q = request_for(rows);
+		q.rows = 9;
+		r.send(FrameType::build, encode(q));
+		r.send(FrameType::chunk, ten);
+		EXPECT_NE(r.error().find("more than it says"), std::string::npos);
+	}
+	{ // a chunk that ends within a value
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send(FrameType::chunk, std::vector<uint8_t>(7, 1));
+		EXPECT_NE(r.error().find("partial value"), std::string::npos);
+	}
+	{ // a frame that is no chunk among the rows
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send(FrameType::info, {});
+		EXPECT_NE(r.error().find("not a chunk"), std::string::npos);
+	}
+	{ // 2^31 rows and more: refused before any is read
+		Raw r(s.socket);
+		BuildRequest q = request_for(rows);
+		q.rows = kMaxBuildRows + 1;
+		r.send(FrameType::build, encode(q));
+		EXPECT_NE(r.error().find("fewer than 2^31 rows"), std::string::npos);
+	}
+	{ // labels out of range
+		Raw r(s.socket);
+		BuildRequest q = request_for(rows);
+		q.labels = 17;
+		r.send(FrameType::build, encode(q));
+		EXPECT_NE(r.error().find("number of labels"), std::string::npos);
+	}
+	{ // another protocol version
+		Raw r(s.socket);
+		std::vector<uint8_t> header = encode(request_for(rows));
+		header[0] ^= 1;
+		r.send(FrameType::build, header);
+		EXPECT_NE(r.error().find("protocol version"), std::string::npos);
+	}
+	// A request the server refuses while many rows are still coming: the client reports the
+	// server's error, not the broken connection.
+	EdgeList many;
+	for (int64_t i = 0; i < 2000000; i++)
+		many.append(i, i + 1);
+	BuildRequest bad = request_for(many, 0);
+	try {
+		call_build(s.socket, bad, many.source.data(), many.target.data(), nullptr, nullptr,
+		           [](const uint8_t *, size_t) {});
+		ADD_FAILURE() << "a build with 0 labels was answered";
+	} catch (const Error &e) {
+		EXPECT_NE(std::string(e.what()).find("number of labels"), std::string::npos) << e.what();
+	}
+	// The server serves on.
+	Index after = service_index(s.socket, rows, 5);
+	EXPECT_EQ(after.graph().vertex_count(), 11u);
+}
+
+// A client that leaves in the middle of its rows (held by the test hook after the request frame)
+// cancels the request; a server that stops meanwhile leaves its client with an error, not a hang.
+TEST(GpuServiceBuild, EitherSideLeavingMidTransfer) {
+	Scratch s;
+	EdgeList many;
+	for (int64_t i = 0; i < 1000000; i++)
+		many.append(i, (i * 7919) % 1000000);
+	{
+		RunningServer running(s, cpu_stand_in());
+		s.hold_on();
+		{
+			Raw r(s.socket);
+			r.send(FrameType::build, encode(request_for(many)));
+			std::vector<uint8_t> some(4096, 0);
+			r.send(FrameType::chunk, some);
+			for (int i = 0; i < 200 && running.server.active_connections() == 0; i++)
+				usleep(10000);
+			EXPECT_EQ(running.server.active_connections(), 1u);
+		} // closed in the middle of the rows
+		for (int i = 0; i < 500 && running.server.active_connections() > 0; i++)
+			usleep(10000);
+		EXPECT_EQ(running.server.active_connections(), 0u) << "the held build was not cancelled";
+		s.hold_off();
+		EdgeList small;
+		small.append(1, 2);
+		small.append(2, 1);
+		Index after = service_index(s.socket, small, 5);
+		EXPECT_EQ(after.components().count(), 1u);
+	}
+	std::atomic<bool> failed{false};
+	std::string message;
+	{
+		auto running = std::make_unique<RunningServer>(s, cpu_stand_in());
+		s.hold_on();
+		std::thread client([&] {
+			try {
+				call_build(s.socket, request_for(many), many.source.data(), many.target.data(), nullptr, nullptr,
+				           [](const uint8_t *, size_t) {});
+			} catch (const std::exception &e) {
+				message = e.what();
+				failed = true;
+			}
+		});
+		for (int i = 0; i < 200 && running->server.active_connections() == 0; i++)
+			usleep(10000);
+		running.reset(); // stops: the held request is cancelled and its connection closed
+		client.join();
+		s.hold_off();
+	}
+	EXPECT_TRUE(failed.load());
+	EXPECT_FALSE(message.empty());
+}
+
+} // namespace
