@@ -133,3 +133,5 @@ done
 echo
 for g in $graphs; do echo "$g ($vertices vertices, degree $([ $g = dag ] || [ $g = text ] && echo $dag_degree || echo $degree)): ${summary[$g]}"; done
 echo "(vs CTE, vs table: grail's time over theirs; medians of $runs warm runs, the CTE's of $cte_runs runs; pgr_dijkstra one warm run)"
+# Ratios of one run are comparable on a shared machine, absolute times less so: say how busy it was.
+echo "load average at the end (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"

@@ -45,9 +45,15 @@ set(std::vector<uint64_t> &bits, vid_t v) noexcept {
 // first vertex in the frontier, which is the smallest one with an edge to it: the parent that
 // top-down gives, and the level comes out in vertex order. backward() is asked for once, the first
 // time a level runs bottom-up.
+//
+// Memory: the marks, the level bitmap and the discoverers are the scratch's (BfsScratch), kept by
+// a caller between searches, so that a search that reaches few vertices costs about what it
+// reaches (no allocation or clearing in proportion to the graph). Without parents (with_parents
+// false) no discoverer is written. A top-down level reads ahead: the offsets of the frontier's
+// vertices a few places on, and their lists nearer (the reads that miss the cache on a large graph).
 BfsResult
 search(const Lists &forward, const std::function<Lists()> &backward, vid_t source, uint32_t max_depth,
-       const BfsTuning &tuning) {
+       const BfsTuning &tuning, BfsScratch &scratch, bool with_parents) {
 	size_t n = forward.csr[0]->vertex_count();
 	for (size_t l = 0; l < forward.count; l++)
 		if (forward.csr[l]->vertex_count() != n)
@@ -56,12 +62,14 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 		throw Error(ErrorKind::invalid_input, "BFS source is not a vertex of the graph");
 	BfsResult result;
 	size_t words = n / 64 + 1;
-	std::vector<uint64_t> seen(words, 0), level(words, 0);
-	std::unique_ptr<vid_t[]> parent_of(new vid_t[n]);
+	scratch.start(n);
+	std::vector<uint64_t> &seen = scratch.seen, &level = scratch.level;
+	vid_t *parent_of = with_parents ? scratch.parents() : nullptr;
 	set(seen, source);
 	result.vertex.push_back(source);
 	result.depth.push_back(0);
-	result.parent.push_back(kNoVertex);
+	if (with_parents)
+		result.parent.push_back(kNoVertex);
 	size_t unexplored = 0;
 	for (size_t l = 0; l < forward.count; l++)
 		unexplored += forward.csr[l]->edge_count();
@@ -105,7 +113,8 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 						}
 					if (parent != kNoVertex) {
 						result.vertex.push_back(v);
-						result.parent.push_back(parent);
+						if (with_parents)
+							result.parent.push_back(parent);
 					}
 				}
 			}
@@ -119,8 +128,17 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 			vid_t low = kNoVertex, high = 0;
 			// The frontier is in ascending order, so the first discoverer of a vertex is its
 			// smallest parent (whichever of the lists holds the edge).
+			constexpr size_t kOffsetsAhead = 16, kListsAhead = 8;
+			const vid_t *frontier_vertex = result.vertex.data();
 			for (size_t k = level_begin; k < level_end; k++) {
-				vid_t u = result.vertex[k];
+				vid_t u = frontier_vertex[k];
+				for (size_t l = 0; l < forward.count; l++) {
+					const Csr &csr = *forward.csr[l];
+					if (k + kOffsetsAhead < level_end)
+						__builtin_prefetch(csr.offsets.data() + frontier_vertex[k + kOffsetsAhead]);
+					if (k + kListsAhead < level_end)
+						__builtin_prefetch(csr.begin(frontier_vertex[k + kListsAhead]));
+				}
 				for (size_t l = 0; l < forward.count; l++)
 					for (const vid_t *w = forward.csr[l]->begin(u), *end = forward.csr[l]->end(u); w != end; w++) {
 						if ((++steps & 0xFFFF) == 0)
@@ -130,7 +148,11 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 						if (seen[v / 64] & bit)
 							continue;
 						seen[v / 64] |= bit;
-						parent_of[v] = u;
+						if (with_parents)
+							parent_of[v] = u;
+						// Its offsets, read by the frontier's edge count below and by the next level.
+						for (size_t m = 0; m < forward.count; m++)
+							__builtin_prefetch(forward.csr[m]->offsets.data() + v);
 						next.push_back(v);
 						low = std::min(low, v);
 						high = std::max(high, v);
@@ -142,7 +164,6 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 			size_t first_word = low / 64, last_word = high / 64;
 			result.vertex.resize(base + count);
 			result.depth.resize(base + count, depth + 1);
-			result.parent.resize(base + count);
 			vid_t *out = result.vertex.data() + base;
 			if (count * 16 >= last_word - first_word + 1) {
 				for (vid_t v : next)
@@ -160,9 +181,12 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 				std::copy(next.begin(), next.end(), out);
 				std::sort(out, out + count);
 			}
-			vid_t *parents = result.parent.data() + base;
-			for (size_t i = 0; i < count; i++)
-				parents[i] = parent_of[out[i]];
+			if (with_parents) {
+				result.parent.resize(base + count);
+				vid_t *parents = result.parent.data() + base;
+				for (size_t i = 0; i < count; i++)
+					parents[i] = parent_of[out[i]];
+			}
 		}
 		frontier_edges = 0;
 		for (size_t k = base; k < result.vertex.size(); k++)
@@ -170,10 +194,47 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 		unexplored -= std::min(unexplored, frontier_edges);
 		level_begin = level_end;
 	}
+	scratch.finish(result.vertex);
 	return result;
 }
 
 } // namespace
+
+void
+BfsScratch::start(size_t n) {
+	size_t words = n / 64 + 1;
+	if (n > capacity_) {
+		// Grown to the largest graph searched; the discoverers' room goes, made again on demand.
+		seen.assign(words, 0);
+		level.assign(words, 0);
+		parent_of_.reset();
+		capacity_ = n;
+		dirty_ = false;
+	} else if (dirty_) {
+		std::fill(seen.begin(), seen.end(), 0);
+		std::fill(level.begin(), level.end(), 0);
+	}
+	dirty_ = true;
+}
+
+void
+BfsScratch::finish(const std::vector<vid_t> &reached) noexcept {
+	// Each level's bitmap is cleared as it is read (top-down and bottom-up alike); the marks are
+	// the reached vertices' (cleared word by word where they are many).
+	if (reached.size() >= seen.size() / 8)
+		std::fill(seen.begin(), seen.end(), 0);
+	else
+		for (vid_t v : reached)
+			seen[v / 64] = 0;
+	dirty_ = false;
+}
+
+vid_t *
+BfsScratch::parents() {
+	if (!parent_of_)
+		parent_of_.reset(new vid_t[std::max<size_t>(capacity_, 1)]);
+	return parent_of_.get();
+}
 
 BfsResult
 bfs(const Csr &graph, vid_t source, uint32_t max_depth) {
@@ -183,12 +244,20 @@ bfs(const Csr &graph, vid_t source, uint32_t max_depth) {
 	// Top-down only: no reverse to run a level bottom-up with.
 	BfsTuning top_down;
 	top_down.alpha = 0;
-	return search(lists, nullptr, source, max_depth, top_down);
+	BfsScratch scratch;
+	return search(lists, nullptr, source, max_depth, top_down, scratch, true);
 }
 
 BfsResult
 bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source, uint32_t max_depth,
     const BfsTuning &tuning) {
+	BfsScratch scratch;
+	return bfs(graph, reverse, source, max_depth, scratch, true, tuning);
+}
+
+BfsResult
+bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source, uint32_t max_depth,
+    BfsScratch &scratch, bool with_parents, const BfsTuning &tuning) {
 	Lists lists;
 	lists.csr[0] = &graph;
 	lists.count = 1;
@@ -202,18 +271,25 @@ bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source,
 			    throw Error(ErrorKind::invalid_input, "BFS over CSRs of different vertex counts");
 		    return back;
 	    },
-	    source, max_depth, tuning);
+	    source, max_depth, tuning, scratch, with_parents);
 }
 
 BfsResult
 bfs(const Csr &first, const Csr &second, vid_t source, uint32_t max_depth, const BfsTuning &tuning) {
+	BfsScratch scratch;
+	return bfs(first, second, source, max_depth, scratch, tuning);
+}
+
+BfsResult
+bfs(const Csr &first, const Csr &second, vid_t source, uint32_t max_depth, BfsScratch &scratch,
+    const BfsTuning &tuning) {
 	Lists lists;
 	lists.csr[0] = &first;
 	lists.csr[1] = &second;
 	lists.count = 2;
 	// Ignoring direction, a vertex's neighbours are its lists in both: their reverse is themselves.
 	return search(
-	    lists, [&] { return lists; }, source, max_depth, tuning);
+	    lists, [&] { return lists; }, source, max_depth, tuning, scratch, true);
 }
 
 } // namespace grail

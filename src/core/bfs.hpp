@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <limits>
+#include <memory>
+#include <vector>
 
 namespace grail {
 
@@ -14,6 +16,7 @@ struct BfsResult {
 	// Reached vertices ordered by (depth, vertex index), the source first; parent[i] is the
 	// smallest vertex at depth[i] - 1 with an edge to vertex[i], kNoVertex for the source.
 	// Both choices are deterministic, so every implementation (CPU or GPU) gives equal rows.
+	// parent is empty where the caller asked for no parents (BfsScratch's search).
 	std::vector<vid_t> vertex;
 	std::vector<uint32_t> depth;
 	std::vector<vid_t> parent;
@@ -28,6 +31,27 @@ struct BfsTuning {
 	double beta = 24;
 };
 
+// The memory a search needs besides its rows (visited marks, the level being put in order, each
+// vertex's discoverer), kept between searches by a caller that makes many: a search then allocates
+// only its rows, and leaves the marks clean in time proportional to what it reached (a search cut
+// short by an error, a cancel included, leaves them to be cleared in full by the next one). One
+// serves graphs of any size (it grows to the largest) and one search at a time.
+class BfsScratch {
+public:
+	// Ready for a search over n vertices: nothing marked.
+	void start(size_t n);
+	// After a search that reached `reached` (every vertex marked in seen): nothing marked.
+	void finish(const std::vector<vid_t> &reached) noexcept;
+	// The discoverers' room, made by the first search that records parents.
+	vid_t *parents();
+	std::vector<uint64_t> seen, level;
+
+private:
+	size_t capacity_ = 0;
+	std::unique_ptr<vid_t[]> parent_of_;
+	bool dirty_ = false;
+};
+
 // Vertices at depth <= max_depth from source. Polls for cancellation.
 // Against edge direction: pass the graph's reversed() CSR (parent is then the smallest vertex one
 // level up that vertex[i] has an edge to).
@@ -40,11 +64,18 @@ BfsResult bfs(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_
 BfsResult bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source,
               uint32_t max_depth = std::numeric_limits<uint32_t>::max(), const BfsTuning &tuning = {});
 
+// The same search in scratch (kept by the caller between searches); with_parents false leaves
+// result.parent empty (descendants(), ancestors(): the vertices and depths alone, the same rows).
+BfsResult bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source, uint32_t max_depth,
+              BfsScratch &scratch, bool with_parents, const BfsTuning &tuning = {});
+
 // The same search where a vertex's neighbours are its lists in first and in second, both over the
 // same vertices: with a graph and its reversed() CSR, a search that ignores edge direction (parent
 // is then the smallest vertex one level up joined to vertex[i] by an edge either way).
 // Levels run bottom-up over the same lists (BfsTuning).
 BfsResult bfs(const Csr &first, const Csr &second, vid_t source,
               uint32_t max_depth = std::numeric_limits<uint32_t>::max(), const BfsTuning &tuning = {});
+BfsResult bfs(const Csr &first, const Csr &second, vid_t source, uint32_t max_depth, BfsScratch &scratch,
+              const BfsTuning &tuning = {});
 
 } // namespace grail

@@ -207,3 +207,88 @@ TEST(Bfs, LargerGraphsMatchReference) {
 		}
 	}
 }
+
+// One scratch kept over many searches (as a backend keeps it): graphs of different sizes in turn,
+// with and without parents, every direction, bottom-up levels or not, against a fresh search's
+// rows; a search cut short by a cancel in the middle leaves no mark that reaches the next search.
+TEST(Bfs, KeptScratchGivesFreshRows) {
+	BfsScratch scratch;
+	std::mt19937_64 random(11);
+	std::vector<grail_test::TestGraph> graphs;
+	for (uint64_t seed = 0; seed < 200; seed++)
+		graphs.push_back(grail_test::random_graph(seed, seed % 2 == 0 ? 40 : 400));
+	for (int round = 0; round < 3; round++) {
+		for (const grail_test::TestGraph &t : graphs) {
+			Graph g = Graph::from_edges(t.edges);
+			if (g.vertex_count() == 0)
+				continue;
+			Csr in = g.out.reversed();
+			BfsTuning every_level_bottom_up;
+			every_level_bottom_up.alpha = every_level_bottom_up.beta = 1e18;
+			for (int k = 0; k < 4; k++) {
+				vid_t s = vid_t(random() % g.vertex_count());
+				uint32_t max_depth = k == 0 ? 1 : UINT32_MAX;
+				bool along = random() % 2 == 0, parents = random() % 2 == 0;
+				const Csr &forward = along ? g.out : in, &backward = along ? in : g.out;
+				const BfsTuning tuning = random() % 2 == 0 ? BfsTuning{} : every_level_bottom_up;
+				auto reverse = [&]() -> const Csr & { return backward; };
+				BfsResult fresh = bfs(forward, reverse, s, max_depth, tuning);
+				BfsResult kept = bfs(forward, reverse, s, max_depth, scratch, parents, tuning);
+				ASSERT_EQ(kept.vertex, fresh.vertex) << t.shape << " source " << s;
+				ASSERT_EQ(kept.depth, fresh.depth);
+				if (parents)
+					ASSERT_EQ(kept.parent, fresh.parent);
+				else
+					ASSERT_TRUE(kept.parent.empty());
+				BfsResult both = bfs(g.out, in, s, max_depth, scratch, tuning);
+				BfsResult both_fresh = bfs(g.out, in, s, max_depth, tuning);
+				ASSERT_EQ(both.vertex, both_fresh.vertex);
+				ASSERT_EQ(both.parent, both_fresh.parent);
+			}
+		}
+	}
+}
+
+namespace {
+int cancel_after = -1;
+bool
+cancel_countdown() {
+	return cancel_after >= 0 && cancel_after-- == 0;
+}
+} // namespace
+
+TEST(Bfs, KeptScratchAfterACancelledSearch) {
+	// A chain 0 -> 1 -> ... -> n - 1 and a wide level: a search polls for cancellation every 65,536
+	// edges, so a cancel lands in the middle of one with many vertices marked.
+	const vid_t n = 300000;
+	std::vector<vid_t> s, t;
+	for (vid_t v = 0; v + 1 < n; v++) {
+		s.push_back(v);
+		t.push_back(v + 1);
+		s.push_back(v);
+		t.push_back((v * 7919u + 13u) % n);
+	}
+	Csr out = Csr::from_pairs(n, s, t, true);
+	Csr in = out.reversed();
+	auto reverse = [&]() -> const Csr & { return in; };
+	BfsScratch scratch;
+	set_cancel_hook(cancel_countdown);
+	for (int round = 0; round < 4; round++) {
+		cancel_after = round;
+		EXPECT_THROW(bfs(out, reverse, 0, UINT32_MAX, scratch, round % 2 == 0), Error);
+		cancel_after = -1;
+		for (vid_t source : {vid_t(0), vid_t(n / 2), vid_t(n - 1)}) {
+			BfsResult fresh = bfs(out, reverse, source, 5);
+			BfsResult kept = bfs(out, reverse, source, 5, scratch, true);
+			ASSERT_EQ(kept.vertex, fresh.vertex) << "round " << round << " source " << source;
+			ASSERT_EQ(kept.parent, fresh.parent);
+		}
+		// A smaller graph in the same scratch after the larger one.
+		Csr small = Csr::from_pairs(3, {0, 1}, {1, 2}, true);
+		Csr small_in = small.reversed();
+		BfsResult r = bfs(
+		    small, [&]() -> const Csr & { return small_in; }, 0, UINT32_MAX, scratch, false);
+		ASSERT_EQ(r.vertex, (std::vector<vid_t>{0, 1, 2}));
+	}
+	set_cancel_hook(nullptr);
+}

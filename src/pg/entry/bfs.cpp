@@ -66,16 +66,21 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 			return;
 		}
 		const int64_t *ids = g.ids.data();
+		// Without parent column the search may have recorded none (result.parent empty).
+		with_parent = with_parent && !result.parent.empty();
 		const grail::vid_t *vertex = result.vertex.data(), *parent = result.parent.data();
 		const uint32_t *depth = result.depth.data();
 		if (kind == grail::KeyKind::integer && !as_text && out.fixed_width()) {
-			// Integer keys: the vertex's id and its parent's, read ahead (the parents of a level
-			// are scattered over the level before).
+			// Integer keys: the vertex's id and its parent's, read ahead (a level's vertices are
+			// scattered over the graph, their parents over the level before).
 			constexpr size_t ahead = 16;
 			for (size_t i = 0; i < rows; i++) {
-				if (i + ahead < rows && with_parent)
-					__builtin_prefetch(ids + parent[i + ahead]);
-				bool root = parent[i] == grail::kNoVertex;
+				if (i + ahead < rows) {
+					__builtin_prefetch(ids + vertex[i + ahead]);
+					if (with_parent)
+						__builtin_prefetch(ids + parent[i + ahead]);
+				}
+				bool root = with_parent && parent[i] == grail::kNoVertex;
 				Datum values[3] = {Int64GetDatum(ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
 				                   root || !with_parent ? (Datum)0 : Int64GetDatum(ids[parent[i]])};
 				if (root && with_parent) {
@@ -91,7 +96,7 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 		}
 		KeyScratch vertex_key, parent_key;
 		for (size_t i = 0; i < rows; i++) {
-			bool root = parent[i] == grail::kNoVertex;
+			bool root = with_parent && parent[i] == grail::kNoVertex;
 			Datum values[3] = {vertex_key.key(index, ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
 			                   root || !with_parent ? (Datum)0 : parent_key.key(index, ids[parent[i]])};
 			if (as_text) {
@@ -109,6 +114,16 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 				CHECK_FOR_INTERRUPTS();
 		}
 	});
+}
+
+// The memory of this backend's CPU searches besides their rows (bfs.hpp BfsScratch): kept between
+// calls, so that a call that reaches few vertices costs about what it reaches, whatever the graph's
+// size; it grows to the largest graph searched. A search cut short (an error, a cancel) leaves it
+// to be cleared in full by the next, so no mark of one call or graph reaches another.
+grail::BfsScratch &
+search_scratch() {
+	static grail::BfsScratch scratch;
+	return scratch;
 }
 
 // The search from argument 1 over the graph of argument 0, max_depth argument 2 (NULL: no limit);
@@ -150,7 +165,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		grail::vid_t from = grail::vid_t(dense);
 		if (direction == Direction::both) {
 			// The GPU BFS follows the lists of one CSR; a search over two runs on the CPU.
-			result = grail::bfs(g.out, graph.in_edges(), from, max_depth);
+			result = grail::bfs(g.out, graph.in_edges(), from, max_depth, search_scratch());
 		} else {
 			// The GPU BFS takes any CSR, the reversed one as well as the build's. The reversed one is
 			// made here only where this backend searches: the GPU service keeps its own on the
@@ -170,7 +185,8 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 					    return std::move(*rows);
 				    return grail::bfs_gpu(edges(), from, max_depth);
 			    },
-			    [&] { return grail::bfs(edges(), reverse, from, max_depth); }, gpu_probe_for(graph));
+			    [&] { return grail::bfs(edges(), reverse, from, max_depth, search_scratch(), with_parent); },
+			    gpu_probe_for(graph));
 		}
 	}
 
