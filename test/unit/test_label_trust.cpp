@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 using namespace grail;
 
@@ -37,7 +38,7 @@ TEST(LabelTrust, OnlyBuildsOwnUntouchedLabelsAreTrusted) {
 	GrailLabels moved = std::move(copied);
 	EXPECT_TRUE(moved.built_here());
 	EXPECT_FALSE(GrailLabels().built_here());
-	EXPECT_FALSE(GrailLabels::from_data(3, Array<uint32_t>(built.data())).built_here());
+	EXPECT_FALSE(GrailLabels::from_data(3, Array<uint32_t>(std::as_const(built).data())).built_here());
 	EXPECT_FALSE(grail_test::keyed_dfs_labels(index.dag(), 3, 7).built_here());
 	(void)moved.data(); // writable access: the data may change, no longer trusted
 	EXPECT_FALSE(moved.built_here());
