@@ -30,11 +30,17 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 	}
 
 	constexpr uint32_t kUnseen = UINT32_MAX;
+	constexpr size_t kRootsAhead = 16, kChildrenAhead = 8;
 	// Per traversal: kUnseen, kEntered, or the vertex's final lo. One compact array keeps the
 	// hot check of each edge to a single 4-byte load.
 	constexpr uint32_t kEntered = kUnseen - 1;
 	std::vector<uint32_t> lo_of(n);
-	std::vector<vid_t> post_sequence; // vertices of traversal 0 in post-order
+	// v's post rank in the current traversal. The ranks go to the records in one sequential pass
+	// after each traversal: written there as the traversal finishes each vertex, they would land
+	// at random in records of n * w words (a cache miss each), here in an array of n words.
+	std::vector<uint32_t> post_of(n);
+	std::vector<uint32_t> first_of(n); // traversal 0: the first rank of v's DFS subtree
+	std::vector<vid_t> post_sequence;  // vertices of traversal 0 in post-order
 	post_sequence.reserve(n);
 	struct Frame {
 		vid_t v;
@@ -56,14 +62,31 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 		auto enter = [&](vid_t v) {
 			lo_of[v] = kEntered;
 			if (i == 0)
-				data[size_t(v) * w + 1] = rank; // first rank of v's DFS subtree
+				first_of[v] = rank;
 			eid_t begin = children.size();
 			children.insert(children.end(), dag.begin(v), dag.end(v));
 			for (size_t k = children.size() - begin; k > 1; k--)
 				std::swap(children[begin + k - 1], children[begin + rng.below(k)]);
+			// Each child's state is read next (a miss each, at random), and its edges if unseen.
+			for (size_t k = begin; k < children.size() && k < begin + kChildrenAhead; k++) {
+				__builtin_prefetch(&lo_of[children[k]]);
+				__builtin_prefetch(dag.offsets.data() + children[k]);
+			}
 			stack.push_back({v, kUnseen, begin, begin, children.size()});
 		};
-		for (vid_t root : roots) {
+		for (size_t k = 0; k < roots.size(); k++) {
+			// The roots come in a random order, each a cache miss or more: the coming ones' state and
+			// edges are asked for ahead (no root is seen before its own DFS: nothing reaches it).
+			if (k + kRootsAhead < roots.size()) {
+				vid_t ahead = roots[k + kRootsAhead];
+				__builtin_prefetch(&lo_of[ahead], 1);
+				__builtin_prefetch(dag.offsets.data() + ahead);
+			}
+			if (k + kRootsAhead / 2 < roots.size()) {
+				vid_t ahead = roots[k + kRootsAhead / 2];
+				__builtin_prefetch(dag.begin(ahead));
+			}
+			vid_t root = roots[k];
 			enter(root);
 			while (!stack.empty()) {
 				if ((++steps & 0xFFFF) == 0)
@@ -82,13 +105,9 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 				uint32_t r = rank++;
 				uint32_t lo = std::min(f.lo, r);
 				lo_of[v] = lo;
-				uint32_t *rec = data + size_t(v) * w;
-				rec[3 + 2 * i] = lo;
-				rec[4 + 2 * i] = r;
-				if (i == 0) {
-					rec[0] = r;
+				post_of[v] = r;
+				if (i == 0)
 					post_sequence.push_back(v);
-				}
 				children.resize(f.begin); // v's range is on top: its descendants' ranges are gone
 				stack.pop_back();
 				if (!stack.empty())
@@ -97,17 +116,30 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 		}
 		if (rank != n)
 			throw Error(ErrorKind::internal, "GRAIL labelling: the graph is not a DAG or has unreachable vertices");
-	}
-
-	// Reverse post-order is a topological order: levels settle in one pass over it.
-	for (size_t k = post_sequence.size(); k-- > 0;) {
-		vid_t v = post_sequence[k];
-		uint32_t next_level = data[size_t(v) * w + 2] + 1;
-		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++) {
-			uint32_t &level = data[size_t(*c) * w + 2];
-			level = std::max(level, next_level);
+		for (size_t v = 0; v < n; v++) {
+			uint32_t *rec = data + v * w;
+			rec[3 + 2 * i] = lo_of[v];
+			rec[4 + 2 * i] = post_of[v];
+			if (i == 0) {
+				rec[0] = post_of[v];
+				rec[1] = first_of[v];
+			}
 		}
 	}
+
+	// Reverse post-order is a topological order: levels settle in one pass over it (in a compact
+	// array, as the ranks).
+	std::vector<uint32_t> &level_of = first_of;
+	std::fill(level_of.begin(), level_of.end(), 0);
+	for (size_t k = post_sequence.size(); k-- > 0;) {
+		vid_t v = post_sequence[k];
+		uint32_t next_level = level_of[v] + 1;
+		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+			level_of[*c] = std::max(level_of[*c], next_level);
+	}
+	for (size_t v = 0; v < n; v++)
+		data[v * w + 2] = level_of[v];
+	labels.built_here_ = true;
 	return labels;
 }
 

@@ -45,8 +45,10 @@ public:
 		return pruning::intervals_allow(record(u), record(v), d_);
 	}
 
+	// Writable access gives up the trust of built_here(): the data may no longer be what build() made.
 	Array<uint32_t> &
 	data() noexcept {
+		built_here_ = false;
 		return data_;
 	}
 	const Array<uint32_t> &
@@ -54,6 +56,12 @@ public:
 		return data_;
 	}
 	static GrailLabels from_data(unsigned d, Array<uint32_t> data);
+	// Whether these labels are build()'s own, untouched since (not from_data(), a device's or another
+	// builder's, nor written through data()): valid and exact by construction, no check needed.
+	bool
+	built_here() const noexcept {
+		return built_here_;
+	}
 
 	// Containment and level order along every DAG edge imply them along every path, so they make
 	// labels valid: the first edge that breaks them ("a->b"), or an empty string.
@@ -66,6 +74,7 @@ public:
 private:
 	unsigned d_ = 0;
 	Array<uint32_t> data_;
+	bool built_here_ = false;
 };
 
 // BFL Bloom-filter labels over the same DAG (the records and their test: pruning.hpp).

@@ -109,15 +109,19 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	if (options.label_builder) {
 		index.labels_ = options.label_builder(index.dag_, options.labels, options.seed);
 		// Checked rather than trusted: a wrong label would give a wrong "no" to every query it covers.
-		if (index.labels_.label_count() != options.labels ||
-		    index.labels_.data().size() != st.components * index.labels_.record_width())
+		// Labels that GrailLabels::build made (a builder that chose the host) are exact by
+		// construction: their checks, two more passes over the DAG per traversal, are skipped.
+		const GrailLabels &labels = index.labels_;
+		if (labels.label_count() != options.labels || labels.data().size() != st.components * labels.record_width())
 			throw Error(ErrorKind::internal, "the label builder returned labels of the wrong shape");
-		std::string broken = index.labels_.first_inconsistent_edge(index.dag_);
-		if (!broken.empty())
-			throw Error(ErrorKind::internal, "the label builder returned invalid labels at DAG edge " + broken);
-		broken = index.labels_.first_inexact_label(index.dag_);
-		if (!broken.empty())
-			throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
+		if (!labels.built_here()) {
+			std::string broken = labels.first_inconsistent_edge(index.dag_);
+			if (!broken.empty())
+				throw Error(ErrorKind::internal, "the label builder returned invalid labels at DAG edge " + broken);
+			broken = labels.first_inexact_label(index.dag_);
+			if (!broken.empty())
+				throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
+		}
 	} else {
 		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
 	}
