@@ -68,8 +68,10 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 		return nullptr;
 	o.added_ = 0;
 	o.add_vertices(added);
-	if (!o.remove(deleted, inserted))
+	if (!o.remove(deleted, deleted, inserted, o.vanished_))
 		return nullptr;
+	for (const auto &[from, to] : o.vanished_)
+		o.flags_[from] |= kVanishedOut;
 	o.insert(inserted);
 	o.mark_ancestors();
 	if (!o.acyclic())
@@ -106,21 +108,81 @@ ReachabilityOverlay::add_vertices(size_t added) {
 }
 
 bool
-ReachabilityOverlay::extend(size_t added, const Edges &inserted) {
+ReachabilityOverlay::inserted_between(const Edges &inserted, uint32_t from, uint32_t to) const noexcept {
+	for (const auto &[u, v] : inserted)
+		if (component(u) == from && component(v) == to)
+			return true;
+	return false;
+}
+
+bool
+ReachabilityOverlay::extend(size_t added, const Extension &batch) {
+	const Edges &inserted = batch.inserted;
 	if (added < added_)
 		throw Error(ErrorKind::internal, "a graph overlay was extended with fewer added vertices than it has");
 	if (components_ + added >= size_t(UINT32_MAX) || max_rank_ + 1 + added >= UINT32_MAX)
 		return false;
 	// One edge at a time, each inserted into sorted lists and ordered: past a few hundred, or a
 	// quarter of what the overlay holds, a build sorts them at once for less.
-	if (inserted.size() > 256 + inserted_.size() / 4)
+	if (inserted.size() + batch.retracted.size() + batch.gone.size() > 256 + (inserted_.size() + vanished_.size()) / 4)
 		return false;
 	for (const auto &[u, v] : inserted)
 		if (u == v || u >= vertices_ + added || v >= vertices_ + added)
 			throw Error(ErrorKind::internal, "an inserted edge of a graph overlay is a self-loop or out of range");
+	for (const auto &[u, v] : batch.retracted)
+		if (u == v || u >= vertices_ + added_ || v >= vertices_ + added_)
+			throw Error(ErrorKind::internal, "a retracted edge of a graph overlay is a self-loop or out of range");
+	for (const auto &[u, v] : batch.gone)
+		if (u == v || u >= vertices_ || v >= vertices_)
+			throw Error(ErrorKind::internal, "a deleted edge of a graph overlay is a self-loop or out of range");
 	add_vertices(added);
 	if (!reversed_dag_)
 		reversed_dag_ = std::make_shared<const Csr>(base_.dag().reversed());
+	// Inserted edges taken back: the DAG edge between their components goes where no other inserted
+	// edge holds it (one the base DAG holds was never in inserted_). Inside a component, an inserted
+	// edge may have been what kept it strongly connected after a deletion: rebuild then.
+	for (const auto &[u, v] : batch.retracted) {
+		uint32_t cu = component(u), cv = component(v);
+		if (cu == cv) {
+			if (flags_[cu] & kLostInside)
+				return false;
+			continue;
+		}
+		auto edge = std::make_pair(vid_t(cu), vid_t(cv));
+		auto at = std::lower_bound(inserted_.begin(), inserted_.end(), edge);
+		if (at == inserted_.end() || *at != edge || inserted_between(batch.all_inserted, cu, cv))
+			continue;
+		inserted_.erase(at);
+		auto reversed = std::make_pair(vid_t(cv), vid_t(cu));
+		inserted_reversed_.erase(std::lower_bound(inserted_reversed_.begin(), inserted_reversed_.end(), reversed));
+	}
+	// Edges of G deleted: a component they split refuses; DAG edges that vanish make their tails'
+	// G-ancestors join A_D. One that an inserted edge still holds would move into inserted_ and its
+	// tail into A_I: rare (two edges between the same components), left to a build.
+	if (!batch.gone.empty()) {
+		Edges vanishing;
+		if (!remove(batch.gone, batch.all_deleted, batch.all_inserted, vanishing))
+			return false;
+		Edges fresh_vanished;
+		for (const auto &[cu, cv] : vanishing) {
+			if (vanished(cu, cv))
+				continue;
+			if (inserted_between(batch.all_inserted, cu, cv))
+				return false;
+			fresh_vanished.emplace_back(cu, cv);
+		}
+		if (!fresh_vanished.empty()) {
+			size_t middle = vanished_.size();
+			vanished_.insert(vanished_.end(), fresh_vanished.begin(), fresh_vanished.end());
+			std::inplace_merge(vanished_.begin(), vanished_.begin() + long(middle), vanished_.end());
+			for (const auto &[from, to] : fresh_vanished)
+				flags_[from] |= kVanishedOut;
+			flag_ancestors(fresh_vanished, kReachesDeletion, [&](uint32_t c, auto &&reach) {
+				for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++)
+					reach(*p);
+			});
+		}
+	}
 	std::vector<std::pair<uint32_t, uint32_t>> fresh; // new edges of G' between components
 	for (const auto &[u, v] : inserted) {
 		uint32_t cu = component(u), cv = component(v);
@@ -283,8 +345,9 @@ ReachabilityOverlay::join(uint32_t c, std::vector<uint32_t> &changed) {
  * connectivity, else records the DAG edges that no remaining edge between their components holds.
  */
 bool
-ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
-	if (deleted.empty())
+ReachabilityOverlay::remove(const Edges &fresh, const Edges &deleted, const Edges &inserted, Edges &vanishing) {
+	vanishing.clear();
+	if (fresh.empty())
 		return true;
 	const Csr &out = base_.graph().out;
 	const auto &of = base_.components().of_vertex;
@@ -298,10 +361,11 @@ ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
 	enum : uint8_t { kInside = 1, kFrom = 2 };
 	std::vector<uint8_t> examined(components_, 0);
 	Edges candidates; // DAG edges that may vanish
-	for (const auto &[u, v] : deleted) {
+	for (const auto &[u, v] : fresh) {
 		uint32_t cu = of[u], cv = of[v];
 		if (cu == cv) {
 			examined[cu] |= kInside;
+			flags_[cu] |= kLostInside;
 		} else {
 			examined[cu] |= kFrom;
 			candidates.emplace_back(cu, cv);
@@ -381,10 +445,8 @@ ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
 		poll_cancel();
 	}
 	for (size_t i = 0; i < candidates.size(); i++)
-		if (!supported[i]) {
-			vanished_.push_back(candidates[i]);
-			flags_[candidates[i].first] |= kVanishedOut;
-		}
+		if (!supported[i])
+			vanishing.push_back(candidates[i]);
 	return true;
 }
 
