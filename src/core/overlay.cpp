@@ -122,9 +122,14 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 		throw Error(ErrorKind::internal, "a graph overlay was extended with fewer added vertices than it has");
 	if (components_ + added >= size_t(UINT32_MAX) || max_rank_ + 1 + added >= UINT32_MAX)
 		return false;
-	// One edge at a time, each inserted into sorted lists and ordered: past a few hundred, or a
-	// quarter of what the overlay holds, a build sorts them at once for less.
-	if (inserted.size() + batch.retracted.size() + batch.gone.size() > 256 + (inserted_.size() + vanished_.size()) / 4)
+	// One edge at a time, each inserted into sorted lists (a move of the edges held) and ordered.
+	// A build sorts them at once, but widens the labels of every component that reaches an inserted
+	// edge, O(DAG edges): a batch is taken while it is small against what the overlay holds, or while
+	// its moves stay below a multiple of the DAG's edges. (A reader that a build makes slower than
+	// the writers would otherwise see a larger batch at each statement, and build again each time.)
+	size_t size = inserted.size() + batch.retracted.size() + batch.gone.size();
+	size_t held = inserted_.size() + vanished_.size();
+	if (size > 256 + held / 4 && double(size) * double(held + size) > 64.0 * double(base_.dag().edge_count()))
 		return false;
 	for (const auto &[u, v] : inserted)
 		if (u == v || u >= vertices_ + added || v >= vertices_ + added)

@@ -68,7 +68,7 @@ public:
 	// Returns false where an overlay takes none of it: a new edge closes a cycle between components,
 	// a component splits, an inserted edge inside a component that lost edges goes, a vanished
 	// DAG edge still held by an inserted edge, the batch is large against the changes already held
-	// (a build sorts them faster), or vertices past 32 bits. Then the overlay is left part-way and
+	// and the DAG (a build takes it faster), or vertices past 32 bits. Then the overlay is left part-way and
 	// must be dropped: the caller rebuilds.
 	struct Extension {
 		const Edges &inserted;
