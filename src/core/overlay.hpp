@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -90,10 +91,7 @@ public:
 	bool reachable(vid_t a, vid_t b);
 
 	// Components in A_I and in A_D (see above), for tests and statistics.
-	size_t
-	widened_components() const noexcept {
-		return slots_;
-	}
+	size_t widened_components() const noexcept;
 	size_t ancestors_of_deletions() const noexcept;
 
 private:
@@ -117,7 +115,6 @@ private:
 	bool inserted_between(const Edges &inserted, uint32_t from, uint32_t to) const noexcept;
 	void add_vertices(size_t added);
 	bool order_edge(uint32_t from, uint32_t to);
-	void join(uint32_t c, std::vector<uint32_t> &changed);
 	void insert(const Edges &inserted);
 	void mark_ancestors();
 	template <typename Predecessors>
@@ -151,6 +148,15 @@ private:
 	void widen_into(uint32_t slot, Record from) noexcept;
 	// widen_into, telling whether the record grew.
 	bool widen_changed(uint32_t slot, Record from) noexcept;
+	void widen_edge(uint32_t cu, uint32_t cv);
+	void grow(uint32_t c, Record from);
+	void propagate();
+	bool covers(const uint32_t *intervals, const uint64_t *bloom, Record from) const noexcept;
+	// A component's place in the topological order of G'.
+	uint32_t
+	place(uint32_t c) const noexcept {
+		return order_kept_ ? c : order_[c];
+	}
 	// The rule at component c about the search's target (pruning.hpp): the base's where the base
 	// labels hold, the widened labels' in A_I, no DFS-tree "yes" in A_D.
 	pruning::Step step(uint32_t c, uint32_t target) noexcept;
@@ -182,6 +188,12 @@ private:
 	uint32_t epoch_ = 0;
 	std::vector<uint32_t> copied_intervals_;
 	std::vector<uint64_t> copied_bloom_;
+	// The widening's queue (propagate()): components whose record grew, latest place first, and
+	// whether each is on it; an inserted edge's head's record copied.
+	std::priority_queue<std::pair<uint32_t, uint32_t>> queue_;
+	std::vector<uint8_t> queued_;
+	std::vector<uint32_t> head_intervals_;
+	std::vector<uint64_t> head_bloom_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };
 
