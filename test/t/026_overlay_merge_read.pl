@@ -88,5 +88,18 @@ cmp_ok($merges, '>=', 3, "background merges ran meanwhile ($merges)");
 is($wrong, 0, "no wrong answer in $checks checks of every pair");
 is($reader->query_safe(q{SELECT loads FROM grail.cache_counters()}), $loads_before,
 	'the reader read no image from the catalog: each merge left its image in the cache');
+
+# A merge that rolls back leaves an image that no graph row names; the first reader of the next
+# build removes it (an older build's image that no backend maps), and maps that build's image, which
+# its merge left, without a load.
+$node->safe_psql('postgres', q{ALTER SYSTEM SET grail.merge_threshold = 0; SELECT pg_reload_conf()});
+$node->safe_psql('postgres', q{INSERT INTO e VALUES (1, 2)});
+$reader->query_safe(q{BEGIN; SELECT count(*) FROM (SELECT grail.merge_graph('g')) m; ROLLBACK});
+my $orphans = q{SELECT count(*) FILTER (WHERE g.id IS NULL) FROM grail.cache_info() c LEFT JOIN grail.graph g ON g.build_uuid = c.build};
+is($node->safe_psql('postgres', $orphans), '1', 'a merge rolled back leaves an image no graph names');
+$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.merge_graph('g')) m});
+is($reader->query_safe('SELECT wrong_pairs()'), 'none', 'the build after it answers');
+is($node->safe_psql('postgres', $orphans), '0', 'and its first reader removed that image');
+is($reader->query_safe(q{SELECT loads FROM grail.cache_counters()}), $loads_before, 'without a load');
 $reader->quit;
 done_testing();
