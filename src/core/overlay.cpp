@@ -6,6 +6,7 @@
 #include "topo_order.hpp"
 
 #include <algorithm>
+#include <queue>
 #include <unordered_set>
 
 namespace grail {
@@ -68,8 +69,10 @@ ReachabilityOverlay::build(const Index &base, size_t added, const Edges &inserte
 		return nullptr;
 	o.added_ = 0;
 	o.add_vertices(added);
-	if (!o.remove(deleted, inserted))
+	if (!o.remove(deleted, deleted, inserted, o.vanished_))
 		return nullptr;
+	for (const auto &[from, to] : o.vanished_)
+		o.flags_[from] |= kVanishedOut;
 	o.insert(inserted);
 	o.mark_ancestors();
 	if (!o.acyclic())
@@ -106,21 +109,86 @@ ReachabilityOverlay::add_vertices(size_t added) {
 }
 
 bool
-ReachabilityOverlay::extend(size_t added, const Edges &inserted) {
+ReachabilityOverlay::inserted_between(const Edges &inserted, uint32_t from, uint32_t to) const noexcept {
+	for (const auto &[u, v] : inserted)
+		if (component(u) == from && component(v) == to)
+			return true;
+	return false;
+}
+
+bool
+ReachabilityOverlay::extend(size_t added, const Extension &batch) {
+	const Edges &inserted = batch.inserted;
 	if (added < added_)
 		throw Error(ErrorKind::internal, "a graph overlay was extended with fewer added vertices than it has");
 	if (components_ + added >= size_t(UINT32_MAX) || max_rank_ + 1 + added >= UINT32_MAX)
 		return false;
-	// One edge at a time, each inserted into sorted lists and ordered: past a few hundred, or a
-	// quarter of what the overlay holds, a build sorts them at once for less.
-	if (inserted.size() > 256 + inserted_.size() / 4)
+	// One edge at a time, each inserted into sorted lists (a move of the edges held) and ordered.
+	// A build sorts them at once, but widens the labels of every component that reaches an inserted
+	// edge, O(DAG edges): a batch is taken while it is small against what the overlay holds, or while
+	// its moves stay below a multiple of the DAG's edges. (A reader that a build makes slower than
+	// the writers would otherwise see a larger batch at each statement, and build again each time.)
+	size_t size = inserted.size() + batch.retracted.size() + batch.gone.size();
+	size_t held = inserted_.size() + vanished_.size();
+	if (size > 256 + held / 4 && double(size) * double(held + size) > 64.0 * double(base_.dag().edge_count()))
 		return false;
 	for (const auto &[u, v] : inserted)
 		if (u == v || u >= vertices_ + added || v >= vertices_ + added)
 			throw Error(ErrorKind::internal, "an inserted edge of a graph overlay is a self-loop or out of range");
+	for (const auto &[u, v] : batch.retracted)
+		if (u == v || u >= vertices_ + added_ || v >= vertices_ + added_)
+			throw Error(ErrorKind::internal, "a retracted edge of a graph overlay is a self-loop or out of range");
+	for (const auto &[u, v] : batch.gone)
+		if (u == v || u >= vertices_ || v >= vertices_)
+			throw Error(ErrorKind::internal, "a deleted edge of a graph overlay is a self-loop or out of range");
 	add_vertices(added);
 	if (!reversed_dag_)
 		reversed_dag_ = std::make_shared<const Csr>(base_.dag().reversed());
+	// Inserted edges taken back: the DAG edge between their components goes where no other inserted
+	// edge holds it (one the base DAG holds was never in inserted_). Inside a component, an inserted
+	// edge may have been what kept it strongly connected after a deletion: rebuild then.
+	for (const auto &[u, v] : batch.retracted) {
+		uint32_t cu = component(u), cv = component(v);
+		if (cu == cv) {
+			if (flags_[cu] & kLostInside)
+				return false;
+			continue;
+		}
+		auto edge = std::make_pair(vid_t(cu), vid_t(cv));
+		auto at = std::lower_bound(inserted_.begin(), inserted_.end(), edge);
+		if (at == inserted_.end() || *at != edge || inserted_between(batch.all_inserted, cu, cv))
+			continue;
+		inserted_.erase(at);
+		auto reversed = std::make_pair(vid_t(cv), vid_t(cu));
+		inserted_reversed_.erase(std::lower_bound(inserted_reversed_.begin(), inserted_reversed_.end(), reversed));
+	}
+	// Edges of G deleted: a component they split refuses; DAG edges that vanish make their tails'
+	// G-ancestors join A_D. One that an inserted edge still holds would move into inserted_ and its
+	// tail into A_I: rare (two edges between the same components), left to a build.
+	if (!batch.gone.empty()) {
+		Edges vanishing;
+		if (!remove(batch.gone, batch.all_deleted, batch.all_inserted, vanishing))
+			return false;
+		Edges fresh_vanished;
+		for (const auto &[cu, cv] : vanishing) {
+			if (vanished(cu, cv))
+				continue;
+			if (inserted_between(batch.all_inserted, cu, cv))
+				return false;
+			fresh_vanished.emplace_back(cu, cv);
+		}
+		if (!fresh_vanished.empty()) {
+			size_t middle = vanished_.size();
+			vanished_.insert(vanished_.end(), fresh_vanished.begin(), fresh_vanished.end());
+			std::inplace_merge(vanished_.begin(), vanished_.begin() + long(middle), vanished_.end());
+			for (const auto &[from, to] : fresh_vanished)
+				flags_[from] |= kVanishedOut;
+			flag_ancestors(fresh_vanished, kReachesDeletion, [&](uint32_t c, auto &&reach) {
+				for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++)
+					reach(*p);
+			});
+		}
+	}
 	std::vector<std::pair<uint32_t, uint32_t>> fresh; // new edges of G' between components
 	for (const auto &[u, v] : inserted) {
 		uint32_t cu = component(u), cv = component(v);
@@ -147,33 +215,10 @@ ReachabilityOverlay::extend(size_t added, const Edges &inserted) {
 	// computes for the same changes.
 	if (slot_.empty())
 		slot_.assign(components_ + added_, kNoSlot);
-	std::vector<uint32_t> changed;
-	for (const auto &[cu, cv] : fresh) {
-		if (slot_[cu] == kNoSlot)
-			join(cu, changed);
-		else if (widen_changed(slot_[cu], contribution(cv)))
-			changed.push_back(cu);
-	}
-	copied_intervals_.resize(2 * labels_);
-	copied_bloom_.resize(kBloomWords);
-	size_t done = 0;
-	while (!changed.empty()) {
-		if ((++done & 0xFFFF) == 0)
-			poll_cancel();
-		uint32_t c = changed.back();
-		changed.pop_back();
-		// A copy: a predecessor's join may move the records.
-		Record grown = contribution(c);
-		std::copy(grown.intervals, grown.intervals + 2 * labels_, copied_intervals_.begin());
-		std::copy(grown.bloom, grown.bloom + kBloomWords, copied_bloom_.begin());
-		Record copy{copied_intervals_.data(), copied_bloom_.data()};
-		for_each_predecessor(c, [&](uint32_t p) {
-			if (slot_[p] == kNoSlot)
-				join(p, changed);
-			else if (widen_changed(slot_[p], copy))
-				changed.push_back(p);
-		});
-	}
+	flag_ancestors(fresh, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
+	for (const auto &[cu, cv] : fresh)
+		widen_edge(cu, cv);
+	propagate();
 	return true;
 }
 
@@ -254,37 +299,14 @@ ReachabilityOverlay::order_edge(uint32_t from, uint32_t to) {
 	return true;
 }
 
-// c joins A_I: its widened record from its own and its G'-successors' (as widen() makes it).
-void
-ReachabilityOverlay::join(uint32_t c, std::vector<uint32_t> &changed) {
-	uint32_t slot = slots_++;
-	slot_[c] = slot;
-	flags_[c] |= kReachesInsertion;
-	intervals_.resize(size_t(slots_) * 2 * labels_);
-	bloom_out_.resize(size_t(slots_) * kBloomWords);
-	Record own = own_record(c);
-	std::copy(own.intervals, own.intervals + 2 * labels_, intervals(slot));
-	std::copy(own.bloom, own.bloom + kBloomWords, bloom_out(slot));
-	if (c < components_) {
-		const Csr &dag = base_.dag();
-		bool check = flags_[c] & kVanishedOut;
-		for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
-			if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
-				widen_into(slot, contribution(*w));
-	}
-	if (flags_[c] & kInsertedOut)
-		for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
-			widen_into(slot, contribution(e->second));
-	changed.push_back(c);
-}
-
 /*
  * The deleted edges' effect on the DAG: refuses (false) when a component loses its strong
  * connectivity, else records the DAG edges that no remaining edge between their components holds.
  */
 bool
-ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
-	if (deleted.empty())
+ReachabilityOverlay::remove(const Edges &fresh, const Edges &deleted, const Edges &inserted, Edges &vanishing) {
+	vanishing.clear();
+	if (fresh.empty())
 		return true;
 	const Csr &out = base_.graph().out;
 	const auto &of = base_.components().of_vertex;
@@ -298,10 +320,11 @@ ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
 	enum : uint8_t { kInside = 1, kFrom = 2 };
 	std::vector<uint8_t> examined(components_, 0);
 	Edges candidates; // DAG edges that may vanish
-	for (const auto &[u, v] : deleted) {
+	for (const auto &[u, v] : fresh) {
 		uint32_t cu = of[u], cv = of[v];
 		if (cu == cv) {
 			examined[cu] |= kInside;
+			flags_[cu] |= kLostInside;
 		} else {
 			examined[cu] |= kFrom;
 			candidates.emplace_back(cu, cv);
@@ -381,10 +404,8 @@ ReachabilityOverlay::remove(const Edges &deleted, const Edges &inserted) {
 		poll_cancel();
 	}
 	for (size_t i = 0; i < candidates.size(); i++)
-		if (!supported[i]) {
-			vanished_.push_back(candidates[i]);
-			flags_[candidates[i].first] |= kVanishedOut;
-		}
+		if (!supported[i])
+			vanishing.push_back(candidates[i]);
 	return true;
 }
 
@@ -551,46 +572,99 @@ ReachabilityOverlay::widen_changed(uint32_t slot, Record from) noexcept {
 	return grew;
 }
 
-// The labels of A_I widened to a fixpoint over G': each component's hull covers its successors'.
-// G' has no cycle (acyclic()), so one pass over A_I in reverse topological order, each component
-// pulling its successors' final records, reaches it.
+// Whether record `mine` (intervals and Bloom words) covers `from`.
+bool
+ReachabilityOverlay::covers(const uint32_t *intervals, const uint64_t *bloom, Record from) const noexcept {
+	for (unsigned i = 0; i < labels_; i++)
+		if (from.intervals[2 * i] < intervals[2 * i] || from.intervals[2 * i + 1] > intervals[2 * i + 1])
+			return false;
+	for (unsigned k = 0; k < kBloomWords; k++)
+		if ((bloom[k] | from.bloom[k]) != bloom[k])
+			return false;
+	return true;
+}
+
+/*
+ * c's widened record takes `from` in (a copy: a new slot may move the records): c takes a slot of
+ * its own, its own record widened, the first time its record so far does not cover it; else its
+ * slot is widened. Where it grew, c goes on the queue of propagate().
+ */
+void
+ReachabilityOverlay::grow(uint32_t c, Record from) {
+	bool grew;
+	if (slot_[c] == kNoSlot) {
+		Record own = own_record(c);
+		if (covers(own.intervals, own.bloom, from))
+			return;
+		uint32_t slot = slots_++;
+		slot_[c] = slot;
+		intervals_.resize(size_t(slots_) * 2 * labels_);
+		bloom_out_.resize(size_t(slots_) * kBloomWords);
+		std::copy(own.intervals, own.intervals + 2 * labels_, intervals(slot));
+		std::copy(own.bloom, own.bloom + kBloomWords, bloom_out(slot));
+		widen_into(slot, from);
+		grew = true;
+	} else {
+		grew = widen_changed(slot_[c], from);
+	}
+	if (grew && !queued_[c]) {
+		queued_[c] = 1;
+		queue_.emplace(place(c), c);
+	}
+}
+
+// An edge cu -> cv of G' that the base DAG lacks, into cu's widened record.
+void
+ReachabilityOverlay::widen_edge(uint32_t cu, uint32_t cv) {
+	if (queued_.size() < components_ + added_)
+		queued_.resize(components_ + added_, 0);
+	Record head = contribution(cv);
+	head_intervals_.assign(head.intervals, head.intervals + 2 * labels_);
+	head_bloom_.assign(head.bloom, head.bloom + kBloomWords);
+	grow(cu, Record{head_intervals_.data(), head_bloom_.data()});
+}
+
+/*
+ * The records that grew pushed into their G'-predecessors until nothing grows: the least records
+ * over G' that hold each component's own and its successors' (a component's base record holds its
+ * base successors' already), which bound what each reaches in G'. The queue takes the latest in
+ * the topological order of G' first, so a component is taken once all that grew below it has.
+ */
+void
+ReachabilityOverlay::propagate() {
+	copied_intervals_.resize(2 * labels_);
+	copied_bloom_.resize(kBloomWords);
+	size_t done = 0;
+	while (!queue_.empty()) {
+		if ((++done & 0xFFFF) == 0)
+			poll_cancel();
+		uint32_t c = queue_.top().second;
+		queue_.pop();
+		queued_[c] = 0;
+		Record grown = contribution(c);
+		std::copy(grown.intervals, grown.intervals + 2 * labels_, copied_intervals_.begin());
+		std::copy(grown.bloom, grown.bloom + kBloomWords, copied_bloom_.begin());
+		Record copy{copied_intervals_.data(), copied_bloom_.data()};
+		for_each_predecessor(c, [&](uint32_t p) { grow(p, copy); });
+	}
+}
+
+// The labels of A_I widened to a fixpoint over G' (propagate()): from each inserted DAG edge's tail
+// up, only as far as records grow. A component of A_I whose record does not grow keeps its own,
+// which holds its successors' there.
 void
 ReachabilityOverlay::widen() {
 	size_t total = components_ + added_;
 	slot_.assign(total, kNoSlot);
-	std::vector<uint32_t> members; // A_I, successors first
-	for (size_t c = total; c-- > 0;)
-		if (flags_[c] & kReachesInsertion) {
-			slot_[c] = slots_++;
-			members.push_back(uint32_t(c));
-		}
-	if (!order_kept_)
-		std::sort(members.begin(), members.end(), [&](uint32_t a, uint32_t b) { return order_[a] > order_[b]; });
-	intervals_.resize(size_t(slots_) * 2 * labels_);
-	bloom_out_.resize(size_t(slots_) * kBloomWords);
-	size_t done = 0;
-	for (uint32_t c : members) {
-		if ((++done & 0xFFFF) == 0)
-			poll_cancel();
-		Record own = own_record(c);
-		uint32_t *iv = intervals(slot_[c]);
-		uint64_t *bloom = bloom_out(slot_[c]);
-		for (unsigned i = 0; i < 2 * labels_; i++)
-			iv[i] = own.intervals[i];
-		for (unsigned k = 0; k < kBloomWords; k++)
-			bloom[k] = own.bloom[k];
-		// A base successor outside A_I adds nothing: the base labels hold it already.
-		if (c < components_) {
-			const Csr &dag = base_.dag();
-			bool check = flags_[c] & kVanishedOut;
-			for (const vid_t *w = dag.begin(c); w != dag.end(c); w++)
-				if (slot_[*w] != kNoSlot && (!check || !vanished(c, *w)))
-					widen_into(slot_[c], contribution(*w));
-		}
-		if (flags_[c] & kInsertedOut)
-			for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
-				widen_into(slot_[c], contribution(e->second));
-	}
+	queued_.assign(total, 0);
+	for (const auto &[cu, cv] : inserted_)
+		widen_edge(cu, cv);
+	propagate();
+}
+
+size_t
+ReachabilityOverlay::widened_components() const noexcept {
+	return size_t(std::count_if(flags_.begin(), flags_.end(), [](uint8_t f) { return f & kReachesInsertion; }));
 }
 
 size_t
@@ -602,11 +676,12 @@ pruning::Step
 ReachabilityOverlay::step(uint32_t c, uint32_t target) noexcept {
 	const GrailLabels &labels = base_.labels();
 	bool tree_sound = !(flags_[c] & kReachesDeletion) && c < components_ && target < components_;
-	if (slot_[c] != kNoSlot) {
+	if (flags_[c] & kReachesInsertion) {
 		if (order_kept_ ? c > target : order_[c] > order_[target])
 			return pruning::Step::prune;
+		Record widened = contribution(c);
 		pruning::Step rule =
-		    pruning::widened_step(intervals(slot_[c]), bloom_out(slot_[c]), target_.intervals, target_.bloom, labels_);
+		    pruning::widened_step(widened.intervals, widened.bloom, target_.intervals, target_.bloom, labels_);
 		if (rule == pruning::Step::expand && tree_sound && pruning::tree_holds(labels.record(c), labels.record(target)))
 			return pruning::Step::reached;
 		return rule;

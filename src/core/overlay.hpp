@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <queue>
 #include <utility>
 #include <vector>
 
@@ -48,16 +49,36 @@ public:
 	                                                  const Edges &deleted,
 	                                                  std::shared_ptr<const Csr> reversed_dag = nullptr);
 
-	// Extends the overlay by more changes of the same base: `inserted`, edges that G' lacks (u != v;
-	// vertices as in build(), `added` of them past the base's now, at least as many as before),
-	// each added to G'. Only the components the new edges change are touched: the tail's and its
-	// G'-ancestors' widened labels grow until nothing changes (the same fixpoint build() computes,
-	// since a label only grows when edges are added), and the topological order of G' moves only
-	// the components between a new edge's ends (Pearce and Kelly's dynamic topological order).
+	// Extends the overlay by more changes of the same base, vertices as in build() (`added` of them
+	// past the base's now, at least as many as before):
+	//  - inserted: edges that G' lacks (u != v), each added to G'. Only the components the new edges
+	//    change are touched: the tail's and its G'-ancestors' widened labels grow until nothing
+	//    changes (the same fixpoint build() computes, since a label only grows when edges are added),
+	//    and the topological order of G' moves only the components between a new edge's ends
+	//    (Pearce and Kelly's dynamic topological order).
+	//  - retracted: edges inserted before that G' no longer has. Labels, flags and the order stay
+	//    as they are: a widened record that bounds more than its component reaches, a component
+	//    flagged in A_I that reaches no insertion any more and an order with an edge fewer to respect
+	//    all stay sound. Only the DAG edge between the components goes, where no other inserted edge
+	//    holds it.
+	//  - gone: edges of G that no row holds any more (both base vertices). Their components are
+	//    checked as build() checks them (a split one refuses); a DAG edge that no other edge holds
+	//    vanishes, and its tail's G-ancestors not yet in A_D join it (a walk that stops at those
+	//    already there). Widened records keep what the vanished edge led to: sound, as above.
+	//  - all_inserted, all_deleted: every edge inserted and deleted, this batch's included (sorted).
 	// Returns false where an overlay takes none of it: a new edge closes a cycle between components,
-	// the batch is large against the changes already held (a build sorts them faster), or vertices
-	// past 32 bits. Then the overlay is left part-way and must be dropped: the caller rebuilds.
-	bool extend(size_t added, const Edges &inserted);
+	// a component splits, an inserted edge inside a component that lost edges goes, a vanished
+	// DAG edge still held by an inserted edge, the batch is large against the changes already held
+	// and the DAG (a build takes it faster), or vertices past 32 bits. Then the overlay is left part-way and
+	// must be dropped: the caller rebuilds.
+	struct Extension {
+		const Edges &inserted;
+		const Edges &retracted;
+		const Edges &gone;
+		const Edges &all_inserted;
+		const Edges &all_deleted;
+	};
+	bool extend(size_t added, const Extension &batch);
 
 	// The base DAG's transpose this overlay used, for the next overlay of the same base; null when
 	// the changes did not need it (and none was given).
@@ -70,10 +91,7 @@ public:
 	bool reachable(vid_t a, vid_t b);
 
 	// Components in A_I and in A_D (see above), for tests and statistics.
-	size_t
-	widened_components() const noexcept {
-		return slots_;
-	}
+	size_t widened_components() const noexcept;
 	size_t ancestors_of_deletions() const noexcept;
 
 private:
@@ -83,15 +101,20 @@ private:
 		kReachesDeletion = 2,  // in A_D
 		kInsertedOut = 4,      // tail of an inserted DAG edge
 		kVanishedOut = 8,      // tail of a vanished DAG edge
+		kLostInside = 16,      // a deleted edge lies inside it
 	};
 	uint32_t
 	component(vid_t v) const noexcept {
 		return v < vertices_ ? base_.components().of_vertex[v] : uint32_t(components_ + (v - vertices_));
 	}
-	bool remove(const Edges &deleted, const Edges &inserted);
+	// The deletions `fresh` (of all the deletions `deleted`, with `inserted` in G'): false where a
+	// component loses its strong connectivity, else the DAG edges they may make vanish that no
+	// remaining edge of G between their components holds, in vanishing (sorted).
+	bool remove(const Edges &fresh, const Edges &deleted, const Edges &inserted, Edges &vanishing);
+	// Whether an inserted edge of `inserted` goes from component from to component to.
+	bool inserted_between(const Edges &inserted, uint32_t from, uint32_t to) const noexcept;
 	void add_vertices(size_t added);
 	bool order_edge(uint32_t from, uint32_t to);
-	void join(uint32_t c, std::vector<uint32_t> &changed);
 	void insert(const Edges &inserted);
 	void mark_ancestors();
 	template <typename Predecessors>
@@ -125,6 +148,15 @@ private:
 	void widen_into(uint32_t slot, Record from) noexcept;
 	// widen_into, telling whether the record grew.
 	bool widen_changed(uint32_t slot, Record from) noexcept;
+	void widen_edge(uint32_t cu, uint32_t cv);
+	void grow(uint32_t c, Record from);
+	void propagate();
+	bool covers(const uint32_t *intervals, const uint64_t *bloom, Record from) const noexcept;
+	// A component's place in the topological order of G'.
+	uint32_t
+	place(uint32_t c) const noexcept {
+		return order_kept_ ? c : order_[c];
+	}
 	// The rule at component c about the search's target (pruning.hpp): the base's where the base
 	// labels hold, the widened labels' in A_I, no DFS-tree "yes" in A_D.
 	pruning::Step step(uint32_t c, uint32_t target) noexcept;
@@ -156,6 +188,12 @@ private:
 	uint32_t epoch_ = 0;
 	std::vector<uint32_t> copied_intervals_;
 	std::vector<uint64_t> copied_bloom_;
+	// The widening's queue (propagate()): components whose record grew, latest place first, and
+	// whether each is on it; an inserted edge's head's record copied.
+	std::priority_queue<std::pair<uint32_t, uint32_t>> queue_;
+	std::vector<uint8_t> queued_;
+	std::vector<uint32_t> head_intervals_;
+	std::vector<uint64_t> head_bloom_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };
 

@@ -1,6 +1,7 @@
 #include "overlay_changes.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace grail {
 
@@ -71,9 +72,32 @@ OverlayChanges::of(const Index &base, const std::vector<EdgeChange> &changes) {
 	return c;
 }
 
+namespace {
+
+// a less b, both sorted.
+void
+take_out(OverlayChanges::Edges &a, const OverlayChanges::Edges &b) {
+	if (b.empty())
+		return;
+	OverlayChanges::Edges kept;
+	kept.reserve(a.size());
+	std::set_difference(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(kept));
+	a.swap(kept);
+}
+
+// a with b (sorted, none in a), sorted.
+void
+put_in(OverlayChanges::Edges &a, const OverlayChanges::Edges &b) {
+	size_t middle = a.size();
+	a.insert(a.end(), b.begin(), b.end());
+	std::inplace_merge(a.begin(), a.begin() + long(middle), a.end());
+}
+
+} // namespace
+
 bool
-OverlayChanges::extend(const std::vector<EdgeChange> &more, Edges &appeared) {
-	appeared.clear();
+OverlayChanges::extend(const std::vector<EdgeChange> &more, Extension &extension) {
+	extension = Extension{};
 	count_ += more.size();
 	if (!takes(count_, *base_))
 		return false;
@@ -100,14 +124,21 @@ OverlayChanges::extend(const std::vector<EdgeChange> &more, Edges &appeared) {
 		Net was = net_state(built, before), is = net_state(built, net);
 		if (was == is)
 			continue;
-		if (was != Net::none || is != Net::inserted)
-			return false;
-		appeared.emplace_back(u, v);
+		if (was == Net::none && is == Net::inserted)
+			extension.appeared.emplace_back(u, v);
+		else if (was == Net::inserted && is == Net::none)
+			extension.retracted.emplace_back(u, v);
+		else if (was == Net::none && is == Net::deleted)
+			extension.gone.emplace_back(u, v);
+		else
+			return false; // a deleted edge of the build written again
 	}
-	std::sort(appeared.begin(), appeared.end());
-	size_t middle = inserted_.size();
-	inserted_.insert(inserted_.end(), appeared.begin(), appeared.end());
-	std::inplace_merge(inserted_.begin(), inserted_.begin() + long(middle), inserted_.end());
+	std::sort(extension.appeared.begin(), extension.appeared.end());
+	std::sort(extension.retracted.begin(), extension.retracted.end());
+	std::sort(extension.gone.begin(), extension.gone.end());
+	take_out(inserted_, extension.retracted);
+	put_in(inserted_, extension.appeared);
+	put_in(deleted_, extension.gone);
 	return true;
 }
 

@@ -37,13 +37,17 @@ public:
 	// from an edge than it held, or vertices past 32 bits.
 	static std::optional<OverlayChanges> of(const Index &base, const std::vector<EdgeChange> &changes);
 
-	// Takes in more changes (logged after those already in): the edges they make appear are added
-	// to inserted() and returned in `appeared` (sorted), keys the build lacks numbered on. False
-	// where the overlay would need more than added edges: an edge that vanishes (deleted rows), one
-	// that comes back (a deleted edge written again), one inserted earlier that no row holds any
-	// more, or what of() refuses. Then this object is left part-way and must be dropped: the
-	// caller makes a new one from all the changes.
-	bool extend(const std::vector<EdgeChange> &more, Edges &appeared);
+	// Takes in more changes (logged after those already in), and says what they change, each list
+	// sorted: `appeared`, edges now inserted (added to inserted(), keys the build lacks numbered on);
+	// `retracted`, edges inserted earlier that no row holds any more (taken out of inserted());
+	// `gone`, edges of the build that no row holds any more (added to deleted()). False where the
+	// overlay would need more: an edge of the build deleted and then written again (it comes back),
+	// or what of() refuses. Then this object is left part-way and must be dropped: the caller makes
+	// a new one from all the changes.
+	struct Extension {
+		Edges appeared, retracted, gone;
+	};
+	bool extend(const std::vector<EdgeChange> &more, Extension &extension);
 
 	// Edges that no row held at the build and some row holds now, and edges some row held that no
 	// row holds now (u != v, base vertices): each sorted.

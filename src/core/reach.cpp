@@ -23,8 +23,12 @@ bool
 Reach::extend(const std::vector<EdgeChange> &more) {
 	if (!overlay_ || !changes_)
 		return false;
-	ReachabilityOverlay::Edges appeared;
-	return changes_->extend(more, appeared) && overlay_->extend(changes_->added(), appeared);
+	OverlayChanges::Extension extension;
+	if (!changes_->extend(more, extension))
+		return false;
+	ReachabilityOverlay::Extension batch{extension.appeared, extension.retracted, extension.gone, changes_->inserted(),
+	                                     changes_->deleted()};
+	return overlay_->extend(changes_->added(), batch);
 }
 
 std::shared_ptr<const Csr>

@@ -44,11 +44,11 @@ public:
 	                                           std::shared_ptr<const Csr> reversed_dag = nullptr);
 
 	// Takes in more changes, logged after those this reachability holds (one made by
-	// with_changes()), by extending its overlay with the edges they add (OverlayChanges::extend,
-	// ReachabilityOverlay::extend) instead of making it again. False where they need more than
-	// that (an edge that vanishes or comes back, a new cycle between components, a large batch):
-	// then this object is left part-way and must be dropped, and the caller makes a new one from
-	// all the changes.
+	// with_changes()), by extending its overlay with the edges they add, take back or delete
+	// (OverlayChanges::extend, ReachabilityOverlay::extend) instead of making it again. False where
+	// they need more than that (an edge of the build that comes back, a component split, a new cycle
+	// between components, a large batch): then this object is left part-way and must be dropped,
+	// and the caller makes a new one from all the changes.
 	bool extend(const std::vector<EdgeChange> &more);
 
 	const Index &

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <set>
@@ -474,8 +475,8 @@ TEST(Overlay, ExtendedLargeDagMatchesBfs) {
 }
 
 // What an extension refuses, leaving the caller to make the overlay again: an edge that closes a
-// cycle between components, a deleted edge, an inserted edge deleted again, a deleted edge written
-// again.
+// cycle between components, a deleted edge written again; and what it takes since it takes
+// deletions: a deleted edge, an inserted edge deleted again.
 TEST(Overlay, ExtensionRefusesWhatItDoesNotTake) {
 	Rows before = {{1, 2}, {2, 3}, {3, 4}, {5, 6}};
 	Index index = Index::build(edge_list(before), BuildOptions{});
@@ -497,11 +498,14 @@ TEST(Overlay, ExtensionRefusesWhatItDoesNotTake) {
 		std::unique_ptr<Reach> reach = start(with_7);
 		Rows deleted = with_7;
 		deleted.erase(deleted.begin()); // 1 -> 2
-		EXPECT_FALSE(reach->extend(logged(with_7, deleted)));
+		ASSERT_TRUE(reach->extend(logged(with_7, deleted)));
+		EXPECT_FALSE(reach->reachable(1, 7));
+		EXPECT_TRUE(reach->reachable(2, 7));
 	}
 	{
 		std::unique_ptr<Reach> reach = start(with_7);
-		EXPECT_FALSE(reach->extend(logged(with_7, before))); // 4 -> 7 deleted again
+		ASSERT_TRUE(reach->extend(logged(with_7, before))); // 4 -> 7 deleted again
+		EXPECT_FALSE(reach->reachable(1, 7));
 	}
 	{
 		Rows without = {{2, 3}, {3, 4}, {5, 6}};
@@ -519,5 +523,238 @@ TEST(Overlay, ExtensionRefusesWhatItDoesNotTake) {
 		ASSERT_TRUE(reach->extend(logged(with_7, more)));
 		EXPECT_TRUE(reach->reachable(5, 7));
 		EXPECT_FALSE(reach->reachable(7, 5));
+	}
+}
+
+// Statements under a stream of writes that delete as well as insert: rows of the build deleted
+// (edges that vanish, components that may split), rows inserted since deleted again (edges taken
+// back), duplicates of either, rows written again, new ids, now and then every row at once (a
+// TRUNCATE's effect). Each batch extends the reachability where it takes it; after every step every
+// pair answers as a fresh reachability of all the changes and as a closure of the rows. Deletions
+// must extend most of the time: a deleted edge of the build, or an inserted edge deleted again,
+// needs no rebuild.
+TEST(Overlay, ExtendedDeletionsMatchFreshAndOracle) {
+	size_t extended = 0, extended_deleting = 0, remade = 0, declined = 0, steps = 0;
+	for (uint64_t seed = 0; seed < 500; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed + 1000, seed % 4 == 0 ? 50 : 22);
+		Rows before = rows_of(t.edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 3);
+		options.seed = seed;
+		Index index = Index::build(edge_list(before), options);
+		std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+		Rng rng(seed * 17 + 3);
+		Rows after = before;
+		std::vector<EdgeChange> all;
+		std::unique_ptr<Reach> reach;
+		bool forward_only = seed % 3 != 0;
+		for (int step = 0; step < 10; step++) {
+			Rows next;
+			uint64_t kind = rng.below(10);
+			if (kind == 0 && step > 5) {
+				next = {}; // every row deleted
+			} else if (kind <= 3 && !after.empty()) {
+				// Rows deleted only: of the build or inserted since.
+				next = changed_rows(after, ids, rng, 1 + rng.below(2), 0);
+			} else if (!ids.empty() && forward_only) {
+				next = changed_rows(after, ids, rng, rng.below(2), 1 + rng.below(2), &index);
+			} else {
+				next = changed_rows(after, ids, rng, rng.below(3), rng.below(3));
+			}
+			if (kind == 9 && !before.empty())
+				next.push_back(before[rng.below(before.size())]); // a row of the build written again
+			std::vector<EdgeChange> batch = logged(after, next);
+			bool deletes = std::any_of(batch.begin(), batch.end(), [](const EdgeChange &c) { return c.rows < 0; });
+			after = std::move(next);
+			all.insert(all.end(), batch.begin(), batch.end());
+			steps++;
+			bool taken = reach && reach->extend(batch);
+			if (taken) {
+				extended++;
+				extended_deleting += deletes;
+			} else {
+				reach = fresh_reach(index, all);
+				remade += reach != nullptr;
+			}
+			std::unique_ptr<Reach> fresh = fresh_reach(index, all);
+			if (taken) {
+				ASSERT_TRUE(fresh) << "seed " << seed << " step " << step << ": extended, yet a fresh overlay declines";
+			}
+			if (!reach) {
+				declined++;
+				continue;
+			}
+			grail_test::Oracle oracle(edge_list(after));
+			std::vector<int64_t> query = grail_test::ids_of(after);
+			query.insert(query.end(), ids.begin(), ids.end());
+			query.push_back(-9223372036854775807 - 1);
+			query.push_back(9223372036854775807);
+			for (int64_t a : query)
+				for (int64_t b : query) {
+					bool expected = oracle.reachable(a, b);
+					ASSERT_EQ(reach->reachable(a, b), expected)
+					    << "seed " << seed << " step " << step << (taken ? " extended " : " fresh ") << a << " -> "
+					    << b;
+					ASSERT_EQ(fresh->reachable(a, b), expected) << "seed " << seed << " step " << step;
+				}
+		}
+	}
+	EXPECT_GT(extended_deleting, 800u) << "of " << steps << " steps, " << extended << " extended";
+	EXPECT_GT(remade, 100u);
+	EXPECT_GT(declined, 20u);
+}
+
+// A DAG large enough that the labels prune, under a stream of single-row writes of which some
+// delete: a row of the build (its edge vanishes: the tail's ancestors lose the tree's "yes") or a
+// row inserted earlier (taken back). Every extension is taken, and random pairs answer as a BFS of
+// the rows, in the extended overlay and in a fresh one.
+TEST(Overlay, ExtendedDeletionsOnLargeDagMatchBfs) {
+	const int64_t n = 5000;
+	Rng rng(41);
+	Rows before;
+	for (int i = 0; i < 4 * n; i++) {
+		int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+		if (a != b)
+			before.emplace_back(std::min(a, b), std::max(a, b));
+	}
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	Rows after = before;
+	Rows inserted_rows;
+	std::vector<EdgeChange> all;
+	std::unique_ptr<Reach> reach;
+	size_t extended = 0;
+	for (int step = 0; step < 150; step++) {
+		Rows next = after;
+		uint64_t kind = rng.below(3);
+		if (kind == 0) {
+			next.erase(next.begin() + long(rng.below(next.size()))); // any row: the build's or one inserted
+		} else if (kind == 1 && !inserted_rows.empty()) {
+			auto row = inserted_rows[rng.below(inserted_rows.size())];
+			auto at = std::find(next.begin(), next.end(), row);
+			if (at != next.end())
+				next.erase(at);
+		} else {
+			int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+			if (a != b) {
+				next.emplace_back(std::min(a, b), std::max(a, b));
+				inserted_rows.emplace_back(std::min(a, b), std::max(a, b));
+			}
+		}
+		std::vector<EdgeChange> batch = logged(after, next);
+		// A row of an edge the build had, deleted and then written again, would come back: not in
+		// this stream (a deleted row of the build is never written again here).
+		after = std::move(next);
+		all.insert(all.end(), batch.begin(), batch.end());
+		if (reach) {
+			bool taken = reach->extend(batch);
+			if (!taken) {
+				// Only an edge of the build that comes back is refused; check that this is one.
+				reach = fresh_reach(index, all);
+				ASSERT_TRUE(reach);
+			} else {
+				extended++;
+			}
+		} else {
+			reach = fresh_reach(index, all);
+			ASSERT_TRUE(reach);
+		}
+		if (step % 15 != 14)
+			continue;
+		std::unique_ptr<Reach> fresh = fresh_reach(index, all);
+		ASSERT_TRUE(fresh);
+		std::map<int64_t, std::vector<int64_t>> out;
+		for (const auto &[s, t2] : after)
+			out[s].push_back(t2);
+		std::vector<int64_t> ids = grail_test::ids_of(after);
+		for (int q = 0; q < 2000; q++) {
+			int64_t a = ids[rng.below(ids.size())], b = ids[rng.below(ids.size())];
+			std::set<int64_t> seen{a};
+			std::vector<int64_t> stack{a};
+			bool expected = a == b;
+			while (!stack.empty() && !expected) {
+				int64_t u = stack.back();
+				stack.pop_back();
+				for (int64_t w : out[u])
+					if (seen.insert(w).second) {
+						expected |= w == b;
+						stack.push_back(w);
+					}
+			}
+			ASSERT_EQ(reach->reachable(a, b), expected) << "step " << step << ": " << a << " -> " << b;
+			ASSERT_EQ(fresh->reachable(a, b), expected) << "step " << step << ": " << a << " -> " << b;
+		}
+	}
+	EXPECT_GT(extended, 130u);
+}
+
+// Deletions an extension takes, and those it leaves to a rebuild: an edge of the build deleted
+// (its tail loses the tree's "yes"), an inserted edge deleted again, a component split by a
+// deletion (refused, as a fresh overlay refuses it), an inserted edge inside a component that lost
+// an edge of the build taken back (refused: it may have held the component together), and an edge of
+// the build deleted then written again (refused: it comes back).
+TEST(Overlay, ExtensionTakesDeletions) {
+	// 1 -> 2 -> 3 -> 4, 5 -> 6, and a cycle 10 -> 11 -> 12 -> 10 with 12 -> 1.
+	Rows before = {{1, 2}, {2, 3}, {3, 4}, {5, 6}, {10, 11}, {11, 12}, {12, 10}, {12, 1}};
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	auto start = [&](const Rows &after) {
+		std::unique_ptr<Reach> reach = fresh_reach(index, logged(before, after));
+		EXPECT_TRUE(reach);
+		return reach;
+	};
+	auto without = [](Rows rows, std::pair<int64_t, int64_t> row) {
+		rows.erase(std::find(rows.begin(), rows.end(), row));
+		return rows;
+	};
+	Rows with_7 = before;
+	with_7.emplace_back(4, 7);
+	{
+		std::unique_ptr<Reach> reach = start(with_7);
+		EXPECT_TRUE(reach->reachable(10, 7));
+		Rows cut = without(with_7, {2, 3});
+		ASSERT_TRUE(reach->extend(logged(with_7, cut)));
+		EXPECT_FALSE(reach->reachable(1, 3));
+		EXPECT_FALSE(reach->reachable(10, 7));
+		EXPECT_TRUE(reach->reachable(3, 7));
+		Rows bridged = cut;
+		bridged.emplace_back(1, 3); // another edge, between the same ends' neighbours
+		ASSERT_TRUE(reach->extend(logged(cut, bridged)));
+		EXPECT_TRUE(reach->reachable(10, 7));
+		Rows back = bridged;
+		back.emplace_back(2, 3); // the build's edge written again: it comes back
+		EXPECT_FALSE(reach->extend(logged(bridged, back)));
+		std::unique_ptr<Reach> fresh = fresh_reach(index, logged(before, back));
+		ASSERT_TRUE(fresh);
+		EXPECT_TRUE(fresh->reachable(2, 7));
+	}
+	{
+		std::unique_ptr<Reach> reach = start(with_7);
+		ASSERT_TRUE(reach->extend(logged(with_7, before))); // 4 -> 7 taken back
+		EXPECT_FALSE(reach->reachable(1, 7));
+		EXPECT_FALSE(reach->reachable(4, 7));
+		Rows again = before;
+		again.emplace_back(4, 7);
+		ASSERT_TRUE(reach->extend(logged(before, again))); // and inserted again
+		EXPECT_TRUE(reach->reachable(1, 7));
+	}
+	{
+		std::unique_ptr<Reach> reach = start(with_7);
+		Rows split = without(with_7, {11, 12});
+		EXPECT_FALSE(reach->extend(logged(with_7, split)));
+		EXPECT_FALSE(fresh_reach(index, logged(before, split)));
+	}
+	{
+		// Inserted 10 -> 12 and 11 -> 10 inside the cycle; 11 -> 12 deleted leaves 10 -> 11 -> 10 and
+		// 10 -> 12 -> 10: still one component. Then 11 -> 10 taken back leaves 11 reaching nothing.
+		Rows held = with_7;
+		held.emplace_back(10, 12);
+		held.emplace_back(11, 10);
+		std::unique_ptr<Reach> reach = start(held);
+		Rows lost = without(held, {11, 12});
+		ASSERT_TRUE(reach->extend(logged(held, lost))); // still strongly connected
+		EXPECT_TRUE(reach->reachable(11, 12));
+		EXPECT_TRUE(reach->reachable(11, 7));
+		Rows taken_back = without(lost, {11, 10}); // the inserted edge that held it together
+		EXPECT_FALSE(reach->extend(logged(lost, taken_back)));
+		EXPECT_FALSE(fresh_reach(index, logged(before, taken_back)));
 	}
 }

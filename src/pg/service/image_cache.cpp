@@ -495,6 +495,31 @@ open_index(const GraphRow &row, const char *display) {
 }
 
 void
+cache_new_image(const GraphRow &row, const std::vector<uint8_t> &bytes) {
+	size_t size = bytes.size();
+	uint64_t limit = uint64_t(settings.shared_cache_size_mb) << 20;
+	if (limit == 0 || size == 0 || size > limit || row.build_uuid.empty() || size != size_t(row.index_bytes) ||
+	    !make_cache_dirs())
+		return;
+	std::string path = cache_path(row);
+	FileLock writer(path + ".lock");
+	struct stat st;
+	if (stat(path.c_str(), &st) == 0)
+		return;
+	std::string temp_path = path + "." + std::to_string(MyProcPid) + ".tmp";
+	TempFile temp(temp_path);
+	std::shared_ptr<CachedFile> file = create_file(temp_path, size, limit);
+	if (!file)
+		return;
+	std::shared_ptr<uint8_t> image(file, static_cast<uint8_t *>(file->bytes));
+	memcpy(image.get(), bytes.data(), size);
+	// Checked as a load from the chunks checks it, before it takes its name: readers trust the file.
+	Index index = Index::attach(image, size, Index::Check::full);
+	if (index.graph().ids.borrowed() && publish(file->path, path))
+		temp.published();
+}
+
+void
 forget_images(int64_t graph_id) {
 	std::string prefix = graph_prefix(graph_id);
 	DIR *dir = opendir(kCacheDir);

@@ -41,6 +41,15 @@ struct OpenedIndex {
 // hold it. display: the graph's name, for messages.
 OpenedIndex open_index(const GraphRow &row, const char *display);
 
+// Writes the image of a build just stored (bytes, as row, read after the store, names it) into
+// the cache, so that the first statement after a merge or a build maps it instead of reading the
+// chunks and checking them (seconds on a 1M-edge graph, paid by a reader while the merge worker
+// has the bytes in hand). Best effort: nothing when the cache is off or cannot hold it, or the file
+// is there already. Older builds' images are left to their readers (a reader whose snapshot does
+// not see this build yet still maps its own); if the build's transaction rolls back, the file is
+// one no row names, removed as an older build's by the readers of the next build or evicted.
+void cache_new_image(const GraphRow &row, const std::vector<uint8_t> &bytes);
+
 // Removes the cached images of a dropped graph. Backends that map one keep it until their next
 // statement. (A new build's images replace older ones by themselves: open_index.)
 void forget_images(int64_t graph_id);

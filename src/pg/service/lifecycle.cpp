@@ -92,7 +92,14 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	MergeKind merge = command == BuildCommand::merge_graph        ? MergeKind::by_hand
 	                  : command == BuildCommand::background_merge ? MergeKind::background
 	                                                              : MergeKind::none;
-	store_index(row.id, bytes, &stored, merge);
+	GraphRow built = row;
+	built.build = store_index(row.id, bytes, &stored, merge);
+	built.build_uuid = stored.build_uuid;
+	built.index_bytes = int64_t(bytes.size());
+	// A merge (often the background worker's, beside readers of a busy table) leaves its image in the
+	// cache: the first reader after it maps the file instead of reading and checking the chunks.
+	if (merge != MergeKind::none)
+		cache_new_image(built, bytes);
 	if (merge != MergeKind::none)
 		log_merge(row, graph_name, merge, folded, stored, grail::ms_since(started));
 

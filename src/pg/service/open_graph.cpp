@@ -493,9 +493,10 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 }
 
 /*
- * The kept overlay extended in place by the edges of rows logged since it was made: false where
- * the overlay takes none of them (a NULL endpoint, a TRUNCATE's marker, an edge deleted or written
- * again, a new cycle: edge_changes, grail::Reach::extend), and then the overlay must be dropped.
+ * The kept overlay extended in place by the edges of rows logged since it was made (inserted,
+ * deleted, or inserted and then deleted again): false where the overlay takes none of them (a NULL
+ * endpoint, a TRUNCATE's marker, an edge of the build deleted and written again, a component
+ * split, a new cycle: edge_changes, grail::Reach::extend), and then the overlay must be dropped.
  */
 static bool
 extend_overlay(LiveOverlay &live, const std::vector<PendingRow> &rows) {

@@ -687,9 +687,14 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		        "ELSE last_background_merge END, "
 		        "background_merge_count = background_merge_count OPERATOR(pg_catalog.+) (($14 "
 		        "OPERATOR(pg_catalog.=) 2)::pg_catalog.int4)::pg_catalog.int8 "
-		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build",
+		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build, build_uuid::pg_catalog.text",
 		        14, types, values, SPI_OK_UPDATE_RETURNING);
 		int64_t build = get_int64(1);
+		stats->build_uuid = guard([&] {
+			bool null;
+			Datum uuid = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &null);
+			return null ? std::string() : std::string(TextDatumGetCString(uuid));
+		});
 		// Where this build was made: a restore that renumbers the objects its oid keys name is
 		// told apart by it (build_scope()).
 		std::string scope = guard([&] {

@@ -105,7 +105,8 @@ void watch_graph(int64_t id);
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
 	double read_ms, graph_ms, scc_ms, label_ms, persist_ms;
-	double build_ms; // read to labels, wall clock
+	double build_ms;        // read to labels, wall clock
+	std::string build_uuid; // the new build's, set by store_index
 };
 // Whether a build is a merge, and which: store_index counts merges in the graph's row
 // (grail.graphs: last_merge, merge_count, last_background_merge, background_merge_count), in the
