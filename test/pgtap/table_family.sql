@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(27);
+SELECT plan(32);
 SET client_min_messages = error;
 
 -- A graph's triggers on a table of another graph, as a restore of a table-only dump makes them:
@@ -109,6 +109,25 @@ DELETE FROM mr;
 SELECT is((SELECT stale FROM grail.graphs WHERE name = 'mpg'), true, 'a write through a new child''s other parent makes it stale');
 SELECT ok((SELECT watched_tables FROM grail.graph WHERE name = 'mpg') @> ARRAY['mq', 'mr']::regclass[],
           'the other parents are watched');
+
+-- A live graph whose family gains a table it cannot watch (temporary: one session's rows; unlogged:
+-- emptied by crash recovery without a trigger) refuses, saying so, until the table leaves.
+CREATE TABLE lp (s bigint, t bigint);
+INSERT INTO lp VALUES (1, 2), (2, 3);
+SELECT grail.create_graph('lpg', 'lp', 's', 't', live => true);
+CREATE TEMP TABLE lp_temp () INHERITS (lp);
+SELECT throws_ok($$SELECT grail.reachable('lpg', 1, 3)$$, '55000',
+                 'pg_grail graph "lpg" cannot tell whether its edge table "lp" changed: a trigger that watches its family '
+                 'was dropped or disabled, or a temporary, unlogged or foreign table joined the family',
+                 'a live graph with a temporary child refuses and names the cause');
+DROP TABLE lp_temp;
+SELECT lives_ok($$SELECT grail.refresh_graph('lpg')$$, 'the temporary child gone (its rows with it), it refreshes');
+CREATE UNLOGGED TABLE lp_unlogged () INHERITS (lp);
+SELECT throws_ok($$SELECT grail.reachable('lpg', 1, 3)$$, '55000', NULL, 'so it does with an unlogged child');
+SELECT throws_ok($$SELECT grail.refresh_graph('lpg')$$, '0A000', NULL, 'which a refresh refuses too');
+DROP TABLE lp_unlogged;
+SELECT grail.refresh_graph('lpg');
+SELECT is(grail.reachable('lpg', 1, 3), true, 'and answers once it is gone');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -664,7 +664,8 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 			                            "staleness triggers were disabled or dropped, after the last build",
 			                            name.display.c_str(), table)
 			                   : errmsg("pg_grail graph \"%s\" cannot tell whether its edge table \"%s\" changed: "
-			                            "the trigger that watches the table was dropped or disabled",
+			                            "a trigger that watches its family was dropped or disabled, or a "
+			                            "temporary, unlogged or foreign table joined the family",
 			                            name.display.c_str(), table),
 			         errhint("Rebuild the index with SELECT grail.refresh_graph(%s);",
 			                 quote_literal_cstr(name.quoted.c_str()))));
