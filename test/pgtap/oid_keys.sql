@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(283);
+SELECT plan(293);
 \ir live_oracle.psql
 \ir path_oracle.psql
 SET client_min_messages = warning;
@@ -251,6 +251,25 @@ SET LOCAL ROLE ok_reader;
 SELECT throws_ok($$SELECT grail.reachable('rkg', 'ok_r1', 'ok_r5')$$, '42501', NULL, 'no SELECT on the table: no answer');
 SELECT throws_ok($$SELECT * FROM grail.ancestors('rkg', 'ok_r5'::regrole)$$, '42501', NULL, 'nor rows');
 RESET ROLE;
+
+-- A negative smallint or integer key on a graph of oid keys is the oid PostgreSQL's cast makes of
+-- it ((-1)::integer::oid is 4294967295), which the graph holds; a bigint has no such cast.
+CREATE TABLE top_oids (source oid, target oid);
+INSERT INTO top_oids VALUES (4294967295, 1), (1, 2), (2, 4294967294);
+SELECT grail.create_graph('top_oids', 'top_oids');
+SELECT is(grail.reachable('top_oids', -1, 2), true, 'reachable: an integer -1 is oid 4294967295');
+SELECT is(grail.reachable('top_oids', (-1)::smallint, (-2)::smallint), true, 'so is a smallint -1, and -2 is 4294967294');
+SELECT is(grail.reachable('top_oids', -1::bigint, 2), false, 'a bigint -1 is no oid: a key the graph lacks');
+SELECT is(grail.reachable('top_oids', ARRAY[-1, NULL, 1, -2], ARRAY[2, 2, -2, -1]), ARRAY[true, NULL, true, false],
+          'arrays of integers: the same reading, NULLs kept');
+SELECT is((SELECT array_agg(vertex::text ORDER BY depth) FROM grail.descendants('top_oids', -1)),
+          ARRAY['4294967295', '1', '2', '4294967294'], 'descendants');
+SELECT is((SELECT array_agg(vertex::text ORDER BY depth) FROM grail.ancestors('top_oids', -2)),
+          ARRAY['4294967294', '2', '1', '4294967295'], 'ancestors');
+SELECT is((SELECT count(*) FROM grail.bfs('top_oids', -1)), 4::bigint, 'bfs');
+SELECT is(grail.path('top_oids', -1, -2)::text, '{4294967295,1,2,4294967294}', 'path');
+SELECT is(grail.scc_component('top_oids', -1)::text, '4294967295', 'scc_component');
+SELECT is(grail.find_cycle('top_oids', -1), NULL, 'find_cycle');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -144,8 +144,10 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 	// A live graph with pending changes is its snapshot's rebuild here (open_graph.hpp), so every
 	// direction answers from the rows the snapshot sees.
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
-	if (OidIsValid(asked) && graph.index.keys().kind() == grail::KeyKind::integer)
+	if (OidIsValid(asked) && graph.index.keys().kind() == grail::KeyKind::integer) {
 		check_oid_key_type(fcinfo, graph.key_type, asked, function);
+		integer_keys_as_oids(fcinfo, graph.key_type, asked, 1, 1);
+	}
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();
 	Datum source = PG_GETARG_DATUM(1);

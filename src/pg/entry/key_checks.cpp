@@ -107,6 +107,32 @@ check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const char *fu
 	             key_type_label(graph), function));
 }
 
+void
+integer_keys_as_oids(FunctionCallInfo fcinfo, Oid graph, Oid asked, int first, int count, bool arrays) {
+	if (!oid_key_type(graph) || (asked != INT4OID && asked != INT2OID))
+		return;
+	auto as_oid = [](int64_t id) { return id < 0 ? int64_t(uint32_t(int32_t(id))) : id; };
+	for (int arg = first; arg < first + count; arg++) {
+		if (PG_ARGISNULL(arg))
+			continue;
+		if (!arrays) {
+			fcinfo->args[arg].value = Int64GetDatum(as_oid(PG_GETARG_INT64(arg)));
+			continue;
+		}
+		// integer_key_arrays() made this bigint[] for this call: its values are changed in place
+		// (an int8 array stores its non-NULL elements one after another).
+		ArrayType *array = DatumGetArrayTypeP(fcinfo->args[arg].value);
+		int n = guard([&] { return ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)); });
+		const bits8 *nulls = ARR_NULLBITMAP(array);
+		auto *values = reinterpret_cast<int64 *>(ARR_DATA_PTR(array));
+		for (int i = 0, k = 0; i < n; i++)
+			if (nulls == nullptr || (nulls[i / 8] & (1 << (i % 8))) != 0) {
+				values[k] = as_oid(values[k]);
+				k++;
+			}
+	}
+}
+
 Datum
 text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, Oid key_type, const char *function,
             int key_args, bool arrays) {

@@ -30,6 +30,12 @@ check_key_kind(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKin
 // LoadedGraph::key_type. A clear error otherwise.
 void check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const char *function);
 
+// On a graph of oid or reg* keys (graph: LoadedGraph::key_type), the smallint or integer keys
+// (asked) of arguments first .. first + count - 1, already int8 datums or (arrays) bigint[] made by
+// integer_key_arguments() / integer_key_arrays(), read as PostgreSQL's cast reads them:
+// (-1)::integer::oid is 4294967295, which a graph of oid keys holds, not a key it lacks.
+void integer_keys_as_oids(FunctionCallInfo fcinfo, Oid graph, Oid asked, int first, int count, bool arrays = false);
+
 // The overloads of the key functions whose keys are polymorphic (anyelement, anycompatible, their
 // arrays), for oid and reg* keys answered in their own type, and those of integer and smallint
 // keys beside them (which keep such calls on bigint keys, as before: see sql/pg_grail.sql). They

@@ -108,6 +108,7 @@ GRAIL_FUNCTION(grail_path_any) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	if (graph.index.keys().kind() == grail::KeyKind::integer)
 		check_oid_key_type(fcinfo, graph.key_type, type, "grail.path");
+	integer_keys_as_oids(fcinfo, graph.key_type, type, 1, 2);
 	return path(fcinfo, grail::KeyKind::integer);
 }
 
@@ -116,6 +117,7 @@ GRAIL_FUNCTION(grail_find_cycle_any) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	if (graph.index.keys().kind() == grail::KeyKind::integer)
 		check_oid_key_type(fcinfo, graph.key_type, type, "grail.find_cycle");
+	integer_keys_as_oids(fcinfo, graph.key_type, type, 1, 1);
 	return find_cycle(fcinfo, grail::KeyKind::integer);
 }
 

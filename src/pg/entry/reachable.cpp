@@ -35,6 +35,7 @@ GRAIL_FUNCTION(grail_reachable_any) {
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
 	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
+	integer_keys_as_oids(fcinfo, view.graph.key_type, type, 1, 2);
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
@@ -48,6 +49,7 @@ reachable_narrow(FunctionCallInfo fcinfo, int width) {
 		    Int64GetDatum(width == 4 ? int64_t(PG_GETARG_INT32(arg)) : int64_t(PG_GETARG_INT16(arg)));
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
+	integer_keys_as_oids(fcinfo, view.graph.key_type, width == 4 ? INT4OID : INT2OID, 1, 2);
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
@@ -276,6 +278,7 @@ GRAIL_FUNCTION(grail_reachable_batch_any) {
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2, true);
 	check_oid_key_type(fcinfo, view.graph.key_type, type, "grail.reachable");
+	integer_keys_as_oids(fcinfo, view.graph.key_type, type, 1, 2, true);
 	return reachable_batch(fcinfo, grail::KeyKind::integer);
 }
 

@@ -89,6 +89,7 @@ GRAIL_FUNCTION(grail_scc_component_any) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, graph.index, grail::KeyKind::integer, "grail.scc_component", 1);
 	check_oid_key_type(fcinfo, graph.key_type, type, "grail.scc_component");
+	integer_keys_as_oids(fcinfo, graph.key_type, type, 1, 1);
 	int64_t component = graph.index.component_id(PG_GETARG_INT64(1));
 	return oid_key_type(type) ? integer_key_datum(type, component) : Int64GetDatum(component);
 }
