@@ -57,7 +57,7 @@ $node->safe_psql('postgres', q{
 		SELECT a, a FROM sources UNION SELECT r.s, e.target FROM r JOIN e ON e.source = r.v)
 	SELECT s, v FROM r;
 	CREATE TABLE expected AS SELECT p.a, p.b, CASE WHEN p.a IS NULL OR p.b IS NULL THEN NULL
-		ELSE EXISTS (SELECT 1 FROM reach WHERE s = p.a AND v = p.b) END AS r FROM pairs p;
+		ELSE r.s IS NOT NULL END AS r FROM pairs p LEFT JOIN reach r ON r.s = p.a AND r.v = p.b;
 });
 
 # The answers of one batch (all pairs in one array, a fixed order) as text, under a device setting,
@@ -138,7 +138,7 @@ sub live_batch
 			SELECT a, a FROM lsources UNION SELECT r.s, el.target FROM r JOIN el ON el.source = r.v)
 		SELECT s, v FROM r;
 		SELECT array_to_string(array_agg(CASE WHEN p.a IS NULL OR p.b IS NULL THEN NULL
-			ELSE EXISTS (SELECT 1 FROM lreach WHERE s = p.a AND v = p.b) END ORDER BY p.a, p.b), ',', 'null') FROM lpairs p;
+			ELSE r.s IS NOT NULL END ORDER BY p.a, p.b), ',', 'null') FROM lpairs p LEFT JOIN lreach r ON r.s = p.a AND r.v = p.b;
 		SET LOCAL grail.device = cpu;
 		SELECT array_to_string(grail.reachable('lg', array_agg(a ORDER BY a, b), array_agg(b ORDER BY a, b)), ',', 'null') FROM lpairs;
 		SET LOCAL grail.device = $graph_device;
@@ -210,6 +210,7 @@ for my $device ('gpu', 'auto')
 	ok(kill('KILL', $pid), "$device: SIGKILL sent to the server");
 	$h->finish;
 	hold_off();
+	chomp $out;
 	if ($device eq 'gpu')
 	{
 		like($err, qr/reachable\(\) could not run on the GPU: the GPU service failed/, 'gpu: a clean error that says why');
