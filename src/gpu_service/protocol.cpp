@@ -214,6 +214,19 @@ encode(const ReachRequest &r) {
 }
 
 std::vector<uint8_t>
+encode(const SearchRequest &r) {
+	if (r.from.size() != r.to.size())
+		throw Error(ErrorKind::internal, "a search request needs as many sources as targets");
+	Writer w;
+	put_version(w);
+	put_image(w, r.image);
+	w.u64(r.from.size());
+	w.bytes(r.from.data(), r.from.size() * sizeof(vid_t));
+	w.bytes(r.to.data(), r.to.size() * sizeof(vid_t));
+	return std::move(w.buffer());
+}
+
+std::vector<uint8_t>
 encode(const BuildRequest &r) {
 	Writer w;
 	put_version(w);
@@ -290,6 +303,23 @@ decode_reach(const uint8_t *p, size_t n) {
 	q.to.resize(count);
 	std::memcpy(q.from.data(), r.bytes(count * sizeof(int64_t)), count * sizeof(int64_t));
 	std::memcpy(q.to.data(), r.bytes(count * sizeof(int64_t)), count * sizeof(int64_t));
+	r.finish();
+	return q;
+}
+
+SearchRequest
+decode_search(const uint8_t *p, size_t n) {
+	Reader r(p, n);
+	check_version(r);
+	SearchRequest q;
+	q.image = get_image(r);
+	uint64_t count = r.u64();
+	if (count > r.left() / (2 * sizeof(vid_t)))
+		throw ProtocolError("a search request holds fewer pairs than it says");
+	q.from.resize(count);
+	q.to.resize(count);
+	std::memcpy(q.from.data(), r.bytes(count * sizeof(vid_t)), count * sizeof(vid_t));
+	std::memcpy(q.to.data(), r.bytes(count * sizeof(vid_t)), count * sizeof(vid_t));
 	r.finish();
 	return q;
 }
@@ -417,6 +447,25 @@ check_csr(const Csr &c, size_t n, const char *what) {
 }
 
 } // namespace
+
+std::vector<uint8_t>
+encode_searched(const bool *answers, size_t count, double search_seconds) {
+	Writer w;
+	w.u64(bits_of(search_seconds));
+	std::vector<uint8_t> bits = encode_bits(answers, count);
+	w.bytes(bits.data(), bits.size());
+	return std::move(w.buffer());
+}
+
+double
+decode_searched(const std::vector<uint8_t> &bytes, bool *answers, size_t count) {
+	if (bytes.size() < sizeof(uint64_t))
+		throw ProtocolError("a search result is too short");
+	Reader r(bytes.data(), sizeof(uint64_t));
+	double seconds = seconds_of(r.u64());
+	decode_bits(std::vector<uint8_t>(bytes.begin() + sizeof(uint64_t), bytes.end()), answers, count);
+	return seconds;
+}
 
 // The arrays of a build result, in their order on the wire, with their element sizes.
 enum BuiltArray { kIds, kOffsets, kTargets, kRepeated, kOfVertex, kSmallest, kDagOffsets, kDagTargets, kLabels };

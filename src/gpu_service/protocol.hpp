@@ -25,13 +25,15 @@ namespace grail::service {
 
 enum class FrameType : uint32_t {
 	// requests
-	info = 1,  // the version only
-	bfs = 2,   // ImageRef, source vertex u32, max_depth u32, direction u8 (0 out, 1 in)
-	scc = 3,   // ImageRef
-	reach = 4, // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
-	           // to[count] i64
-	build = 5, // BuildRequest; then its rows as chunk frames (source[rows] i64, then target[rows] i64,
-	           // the chunks' bytes in that order) and an end frame. The result: encode_built().
+	info = 1,   // the version only
+	bfs = 2,    // ImageRef, source vertex u32, max_depth u32, direction u8 (0 out, 1 in)
+	scc = 3,    // ImageRef
+	reach = 4,  // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
+	            // to[count] i64
+	build = 5,  // BuildRequest; then its rows as chunk frames (source[rows] i64, then target[rows] i64,
+	            // the chunks' bytes in that order) and an end frame. The result: encode_built().
+	search = 6, // SearchRequest: component pairs the backend's labels left undecided, only searched.
+	            // The result: encode_searched().
 	// answers
 	chunk = 100, // the next bytes of the result
 	end = 101,   // the result is complete
@@ -41,8 +43,8 @@ enum class FrameType : uint32_t {
 	started = 103,
 };
 
-// 'G' 'R' and the version (2: the version field; 1 had none; 3: builds).
-constexpr uint32_t kProtocolVersion = 0x47520000u | 3u;
+// 'G' 'R' and the version (2: the version field; 1 had none; 3: builds; 4: component searches).
+constexpr uint32_t kProtocolVersion = 0x47520000u | 4u;
 
 constexpr size_t kHeaderBytes = 8;
 constexpr size_t kMaxChunk = size_t(1) << 20;
@@ -158,6 +160,15 @@ struct ReachRequest {
 	std::vector<int64_t> from, to;
 };
 
+// The pairs of a batch that the backend's ids and labels left undecided
+// (ReachabilityQuery::Undecided), as components of the image's DAG: the server only searches them
+// (it decides nothing again). Each pair from[i] < to[i] < the image's component count; any other
+// is refused.
+struct SearchRequest {
+	ImageRef image;
+	std::vector<vid_t> from, to;
+};
+
 // A graph build from rows (create_graph, refresh, merges): what Index::build's graph_builder and
 // label_builder make on a device. The rows follow the request frame (FrameType::build).
 struct BuildRequest {
@@ -177,6 +188,8 @@ std::vector<uint8_t> encode(const BuildRequest &r);
 BfsRequest decode_bfs(const uint8_t *p, size_t n);
 SccRequest decode_scc(const uint8_t *p, size_t n);
 ReachRequest decode_reach(const uint8_t *p, size_t n);
+std::vector<uint8_t> encode(const SearchRequest &r);
+SearchRequest decode_search(const uint8_t *p, size_t n);
 BuildRequest decode_build(const uint8_t *p, size_t n);
 
 // Results, as the bytes that the chunks carry.
@@ -194,6 +207,10 @@ struct ComponentRows {
 };
 ComponentRows decode_components(const std::vector<uint8_t> &bytes);
 std::vector<uint8_t> encode_bits(const bool *answers, size_t count);
+// A search request's result: the seconds the search itself took in the server (u64: a double's
+// bits), then encode_bits() of its answers. decode_searched() returns the seconds.
+std::vector<uint8_t> encode_searched(const bool *answers, size_t count, double search_seconds);
+double decode_searched(const std::vector<uint8_t> &bytes, bool *answers, size_t count);
 
 // A build's result: the graph, its components, the DAG and its labels, as Index::build adopts them
 // (graph_builder, label_builder), with the seconds each step took.

@@ -65,6 +65,7 @@ Resident::give_back(std::unique_ptr<Reach> reach) {
 Resident::~Resident() {
 	// What borrows from the index and the mapping goes first.
 	device_reach.reset();
+	device_search.reset();
 	device_graph.reset();
 	idle_reach_.clear();
 	in_edges_.reset();
@@ -107,6 +108,21 @@ public:
 		reach->reachable_many(request.from.data(), request.to.data(), request.from.size(), answers, cpu,
 		                      [](const char *, const std::string &) {});
 		image.give_back(std::move(reach));
+	}
+	double
+	search(Resident &image, const std::vector<vid_t> &from, const std::vector<vid_t> &to, bool *answers) override {
+		ReachabilityQuery::Undecided pairs;
+		pairs.pair.resize(from.size());
+		for (size_t k = 0; k < pairs.pair.size(); k++)
+			pairs.pair[k] = k;
+		pairs.from = from;
+		pairs.to = to;
+		std::unique_ptr<Reach> reach = image.take_reach();
+		double start = now_ms();
+		reach->search_each(pairs, answers);
+		double seconds = ms_since(start) / 1e3;
+		image.give_back(std::move(reach));
+		return seconds;
 	}
 	BuiltParts
 	build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) override {
@@ -193,6 +209,27 @@ public:
 		}
 		count(image);
 	}
+	// The build's DAG and labels stay on the device with the image: a search uploads only its pairs.
+	double
+	search(Resident &image, const std::vector<vid_t> &from, const std::vector<vid_t> &to, bool *answers) override {
+		std::lock_guard<std::mutex> lock(device_);
+		std::vector<uint8_t> reached;
+		GpuQueryTimings timings;
+		try {
+			if (!image.device_search)
+				image.device_search = std::make_unique<GpuReachability>(*image.index);
+			image.device_search->search(from, to, reached, &timings);
+		} catch (...) {
+			count(image);
+			throw;
+		}
+		count(image);
+		if (reached.size() != from.size())
+			throw Error(ErrorKind::internal, "the device search answered the wrong number of pairs");
+		for (size_t k = 0; k < reached.size(); k++)
+			answers[k] = reached[k] != 0;
+		return timings.search_ms / 1e3;
+	}
 	// The graph made on the device from the rows (only its parts come back), then the labels where
 	// the policy picks the device for the DAG; a device that cannot hold the labels under auto
 	// leaves them to the host. Its device memory is freed when the request ends.
@@ -226,6 +263,7 @@ private:
 	static void
 	count(Resident &image) {
 		image.part_bytes = (image.device_reach ? image.device_reach->device_bytes() : 0) +
+		                   (image.device_search ? image.device_search->device_bytes() : 0) +
 		                   (image.device_graph ? image.device_graph->device_bytes() : 0);
 	}
 
@@ -592,6 +630,19 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 		std::unique_ptr<bool[]> answers(new bool[q.from.size() + 1]);
 		executor_->reach(*used, q, answers.get());
 		result = encode_bits(answers.get(), q.from.size());
+		break;
+	}
+	case FrameType::search: {
+		SearchRequest q = decode_search(payload.data(), payload.size());
+		used = image(q.image);
+		size_t components = used->index->components().count();
+		for (size_t k = 0; k < q.from.size(); k++)
+			if (q.from[k] >= q.to[k] || q.to[k] >= components)
+				throw Error(ErrorKind::invalid_input, "a search pair is not two components of the graph in order");
+		hold();
+		std::unique_ptr<bool[]> answers(new bool[q.from.size() + 1]);
+		double seconds = executor_->search(*used, q.from, q.to, answers.get());
+		result = encode_searched(answers.get(), q.from.size(), seconds);
 		break;
 	}
 	case FrameType::build: {

@@ -56,8 +56,9 @@ struct Resident {
 	void give_back(std::unique_ptr<Reach> reach);
 
 	// The GPU executor's parts, touched only under its device lock.
-	std::unique_ptr<Reach> device_reach;    // with its device copy, made by the first batch
-	std::unique_ptr<GpuGraph> device_graph; // the CSR (and its reverse) on the device
+	std::unique_ptr<Reach> device_reach;            // with its device copy, made by the first batch
+	std::unique_ptr<GpuGraph> device_graph;         // the CSR (and its reverse) on the device
+	std::unique_ptr<GpuReachability> device_search; // the DAG and labels, made by the first search
 
 private:
 	std::mutex parts_;
@@ -78,6 +79,11 @@ public:
 	virtual BfsResult bfs(Resident &image, bool reverse, vid_t source, uint32_t max_depth) = 0;
 	virtual Components scc(Resident &image) = 0;
 	virtual void reach(Resident &image, const ReachRequest &request, bool *answers) = 0;
+	// answers[i] = whether component from[i] reaches component to[i] of the image's DAG: pairs its
+	// labels leave undecided (from[i] < to[i], checked by the caller), searched only. Returns the
+	// seconds the search took.
+	virtual double search(Resident &image, const std::vector<vid_t> &from, const std::vector<vid_t> &to,
+	                      bool *answers) = 0;
 	// A graph build from its rows (released once the graph is made): the graph, components, DAG
 	// (build_graph_gpu, or the host's steps) and the labels (grail_labels_gpu where the request's
 	// policy picks the device for the DAG, else GrailLabels::build). started() is called when the
@@ -97,7 +103,7 @@ struct ServerOptions {
 	uint64_t memory_limit = 0;   // resident bytes before the least recently used images go; 0: none
 	int io_timeout_ms = 30000;   // a client that neither sends nor reads for this long is dropped
 	size_t max_connections = 64; // connections served at once; more wait in the listen queue
-	// A test hook: a reachability request waits before its work while this file exists (relative to
+	// A test hook: a reachability or search request waits before its work while this file exists (relative to
 	// the working directory), so that tests can hold one request and see others pass it; a build
 	// request waits so after its request frame, before reading its rows (its client is held in the
 	// middle of sending them). Empty: none. main.cpp takes it from the environment (GRAIL_GPU_SERVER_TEST_HOLD) only.

@@ -50,6 +50,131 @@ unpredictable_seed() {
 }
 
 /*
+ * Where a build's device work runs, chosen once per build: the GPU service (the rows cross once; the
+ * graph, components, DAG and labels come back: no CUDA context in this backend), this backend's GPU,
+ * or the CPU alone (grail.device = cpu).
+ */
+enum class BuildRoute { cpu, service, backend_gpu };
+
+static BuildRoute
+build_route(const grail::DevicePolicy &policy) {
+	if (policy.mode == grail::DeviceMode::cpu)
+		return BuildRoute::cpu;
+	return service_takes_builds() ? BuildRoute::service : BuildRoute::backend_gpu;
+}
+
+/*
+ * The components on the host's CPU, shown in grail.activity.
+ */
+static grail::Components
+host_components(const grail::Csr &graph) {
+	progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
+	grail::Components components = grail::strongly_connected_components(graph);
+	progress_done(int64_t(graph.vertex_count()));
+	return components;
+}
+
+/*
+ * Labels made by make (on whatever device), shown in grail.activity.
+ */
+template <typename Make>
+static grail::GrailLabels
+labels_shown(const grail::Csr &dag, Make &&make) {
+	progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
+	grail::GrailLabels built = make();
+	progress_done(int64_t(dag.vertex_count()));
+	return built;
+}
+
+/*
+ * What the service made of a build beyond the graph: its labels, taken by the label builder.
+ */
+struct ServiceLabels {
+	std::optional<grail::GrailLabels> labels;
+	double seconds = 0;
+};
+
+/*
+ * The hooks of a build through the service: the graph, components and DAG from its reply where the
+ * policy picks the GPU for this many rows (as for a graph of as many edges and half as many
+ * vertices; under auto a failure of the service leaves the rows to the host's steps, with a NOTICE),
+ * the labels from the same reply; what the backend computes itself runs on its CPU.
+ */
+static void
+service_hooks(grail::BuildOptions &options, const grail::DevicePolicy &policy, ServiceLabels &made_labels) {
+	options.graph_builder = [&options, policy, &made_labels](grail::EdgeList &rows, grail::BuiltGraph &built) {
+		if (!policy.use_gpu(rows.size() / 2, rows.size(), service_gpu_probe))
+			return false;
+		std::optional<ServiceBuild> made = service_build(rows, options.labels, options.seed);
+		if (!made)
+			return false;
+		built = std::move(made->graph);
+		made_labels.labels = std::move(made->labels);
+		made_labels.seconds = made->label_seconds;
+		return true;
+	};
+	options.components = host_components;
+	options.label_builder = [&made_labels](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		return labels_shown(dag, [&] {
+			if (!made_labels.labels)
+				return grail::GrailLabels::build(dag, labels, seed);
+			grail::GrailLabels built = std::move(*made_labels.labels); // checked by Index::build
+			made_labels.labels.reset();
+			return built;
+		});
+	};
+}
+
+/*
+ * The hooks of a build on this backend's GPU where the policy picks it for each step (the graph
+ * from the rows, else the components; the labels), falling back under auto with a NOTICE.
+ * grail.activity shows building_graph until the labels: ids, CSR and components are one step on the
+ * device.
+ */
+static void
+backend_gpu_hooks(grail::BuildOptions &options, const grail::DevicePolicy &policy) {
+	options.graph_builder = [policy](grail::EdgeList &rows, grail::BuiltGraph &built) {
+		if (!policy.use_gpu(rows.size() / 2, rows.size(), grail::process_gpu))
+			return false;
+		try {
+			built = grail::build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
+			return true;
+		} catch (const grail::Error &e) {
+			if (!policy.falls_back(e))
+				throw;
+			notice_cpu_fallback("the graph build", e.what());
+			return false;
+		}
+	};
+	options.components = [](const grail::Csr &graph) {
+		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
+		grail::Components components = on_chosen_device(
+		    "the strongly connected components", graph, [&] { return grail::strongly_connected_components_gpu(graph); },
+		    [&] { return grail::strongly_connected_components(graph); });
+		progress_done(int64_t(graph.vertex_count()));
+		return components;
+	};
+	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		return labels_shown(dag, [&] {
+			return on_chosen_device(
+			    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
+			    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+		});
+	};
+}
+
+/*
+ * The hooks of a build on the CPU alone.
+ */
+static void
+cpu_hooks(grail::BuildOptions &options) {
+	options.components = host_components;
+	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		return labels_shown(dag, [&] { return grail::GrailLabels::build(dag, labels, seed); });
+	};
+}
+
+/*
  * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
  * one) and build its index.
  */
@@ -66,14 +191,11 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	// rows in host memory while reading: the read's limit counts them so once they pass what the
 	// host's steps may take (asked then, so that a small table never probes the GPU).
 	grail::DevicePolicy policy = device_policy();
-	// With the GPU service running, the device work goes to it (the rows cross once, the graph,
-	// components, DAG and labels come back): no CUDA context in this backend.
-	const bool via_service = service_takes_builds();
-	grail::DevicePolicy::Probe probe = via_service ? service_gpu_probe : grail::process_gpu;
+	const BuildRoute route = build_route(policy);
 	std::function<bool()> rows_on_device;
-	if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu && via_service)
+	if (kind == grail::KeyKind::integer && route == BuildRoute::service)
 		rows_on_device = []() noexcept { return true; };
-	else if (kind == grail::KeyKind::integer && policy.mode != grail::DeviceMode::cpu)
+	else if (kind == grail::KeyKind::integer && route == BuildRoute::backend_gpu)
 		rows_on_device = [policy]() noexcept {
 			try {
 				return policy.mode == grail::DeviceMode::gpu || grail::process_gpu().usable;
@@ -103,64 +225,18 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.id_hash_seed = unpredictable_seed();
-	// The graph, its components and the DAG made on the GPU from the rows (text and uuid keys as
-	// their dictionary's numbers), where the settings pick the GPU for this many rows (as for a graph
-	// of as many edges and half as many vertices); under auto a GPU that cannot hold them leaves them
-	// to the host's steps (below).
-	std::optional<grail::GrailLabels> service_labels; // the service's, for label_builder
-	double service_label_seconds = 0;
-	options.graph_builder = [&](grail::EdgeList &rows, grail::BuiltGraph &built) {
-		if (!policy.use_gpu(rows.size() / 2, rows.size(), probe))
-			return false;
-		if (via_service) {
-			// Under auto, a failure of the service leaves the rows to the host's steps (a NOTICE).
-			std::optional<ServiceBuild> made = service_build(rows, options.labels, options.seed);
-			if (!made)
-				return false;
-			built = std::move(made->graph);
-			service_labels = std::move(made->labels);
-			service_label_seconds = made->label_seconds;
-			return true;
-		}
-		// grail.activity shows building_graph until the labels: ids, CSR and components are one step here.
-		try {
-			built = grail::build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
-			return true;
-		} catch (const grail::Error &e) {
-			if (!policy.falls_back(e))
-				throw;
-			notice_cpu_fallback("the graph build", e.what());
-			return false;
-		}
-	};
-	// Where the service builds, what the backend computes itself runs on its CPU.
-	options.components = [via_service](const grail::Csr &graph) {
-		progress_phase(BuildPhase::components, int64_t(graph.vertex_count()));
-		grail::Components components = via_service
-		                                   ? grail::strongly_connected_components(graph)
-		                                   : on_chosen_device(
-		                                         "the strongly connected components", graph,
-		                                         [&] { return grail::strongly_connected_components_gpu(graph); },
-		                                         [&] { return grail::strongly_connected_components(graph); });
-		progress_done(int64_t(graph.vertex_count()));
-		return components;
-	};
-	options.label_builder = [&](const grail::Csr &dag, unsigned labels, uint64_t seed) {
-		progress_phase(BuildPhase::labels, int64_t(dag.vertex_count()));
-		grail::GrailLabels built;
-		if (service_labels) {
-			built = std::move(*service_labels); // checked by Index::build, as any label builder's
-			service_labels.reset();
-		} else if (via_service) {
-			built = grail::GrailLabels::build(dag, labels, seed);
-		} else {
-			built = on_chosen_device(
-			    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
-			    [&] { return grail::GrailLabels::build(dag, labels, seed); });
-		}
-		progress_done(int64_t(dag.vertex_count()));
-		return built;
-	};
+	ServiceLabels service_labels; // the service's, for its route's label builder
+	switch (route) {
+	case BuildRoute::service:
+		service_hooks(options, policy, service_labels);
+		break;
+	case BuildRoute::backend_gpu:
+		backend_gpu_hooks(options, policy);
+		break;
+	case BuildRoute::cpu:
+		cpu_hooks(options);
+		break;
+	}
 	grail::BuildStats stats;
 	grail::Index index;
 	try {
@@ -180,7 +256,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	stored.dag_edges = int64_t(stats.dag_edges);
 	stored.graph_ms = stats.graph_seconds * 1e3;
 	stored.scc_ms = stats.scc_seconds * 1e3;
-	stored.label_ms = (stats.label_seconds + service_label_seconds) * 1e3;
+	stored.label_ms = (stats.label_seconds + service_labels.seconds) * 1e3;
 	return index;
 }
 

@@ -1,7 +1,9 @@
 #include "bfs.hpp"
+#include "clock.hpp"
 #include "device.hpp"
 #include "device_policy.hpp"
 #include "error.hpp"
+#include "overlay_changes.hpp"
 
 #include "gpu_service/client.hpp"
 #include "gpu_service/protocol.hpp"
@@ -243,50 +245,103 @@ service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_
 	return result;
 }
 
-std::optional<size_t>
-service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
-                       bool *answers) {
-	grail::DevicePolicy policy = device_policy();
-	// Only the build's own reachability (no overlay of pending changes).
-	if (&reach != &graph.reach || policy.mode == grail::DeviceMode::cpu || count == 0 || !usable_for(graph))
-		return std::nullopt;
+namespace {
+
+// The nodes of the build's DAG whose reachability pending changes may alter, or an empty vector
+// where finding them would cost too much (the caller then answers every pair with the overlay).
+// Nodes: the build's components 0..C-1, then the vertices only the changes have (C + v - n). A
+// component that reaches (over the DAG and the inserted edges: a superset of what it reaches after
+// the changes) no tail of an inserted or deleted edge uses neither kind on any path, so it reaches
+// after the changes exactly what it reached in the build: its pairs are the build's to answer.
+// The DAG's edges go from lower components to higher (topological numbering): one sweep from the
+// highest down settles it, and each inserted edge against that order may need one sweep more.
+std::vector<uint8_t>
+changed_components(const grail::Index &index, const grail::OverlayChanges &changes) {
+	const grail::Csr &dag = index.dag();
+	const grail::Components &components = index.components();
+	size_t n = index.graph().vertex_count(), c = components.count();
+	auto node = [&](grail::vid_t v) -> size_t { return v < n ? size_t(components.of_vertex[v]) : c + (v - n); };
+	std::vector<uint8_t> changed(c + changes.added(), 0);
+	for (const auto *edges : {&changes.inserted(), &changes.deleted()})
+		for (const auto &[u, v] : *edges) {
+			(void)v;
+			changed[node(u)] = 1;
+		}
+	const int kMostSweeps = 6;
+	for (int sweep = 0;; sweep++) {
+		if (sweep == kMostSweeps)
+			return {};
+		bool grew = false;
+		for (size_t k = c; k-- > 0;) {
+			if (changed[k])
+				continue;
+			for (const grail::vid_t *t = dag.begin(grail::vid_t(k)); t != dag.end(grail::vid_t(k)); t++)
+				if (changed[*t]) {
+					changed[k] = 1;
+					grew = true;
+					break;
+				}
+		}
+		for (const auto &[u, v] : changes.inserted())
+			if (changed[node(v)] && !changed[node(u)]) {
+				changed[node(u)] = 1;
+				grew = true;
+			}
+		if (!grew) // closed under both kinds of edge
+			return changed;
+	}
+}
+
+} // namespace
+
+// The build's pairs of a batch through the service: decided here by the ids and labels, the pairs
+// they leave undecided searched in the service.
+static size_t
+base_pairs_through_service(LoadedGraph &graph, const grail::DevicePolicy &policy, const int64_t *a, const int64_t *b,
+                           size_t count, bool *answers) {
+	grail::Reach &reach = graph.reach;
 	grail::ReachabilityQuery::Undecided undecided;
+	double deciding = grail::now_ms();
 	reach.decide_many(a, b, count, answers, undecided);
+	double decide_ms = grail::ms_since(deciding);
 	if (undecided.size() == 0 ||
 	    (policy.mode == grail::DeviceMode::automatic && undecided.size() < policy.min_searches)) {
 		reach.search_each(undecided, answers);
 		return undecided.size();
 	}
-	// The undecided pairs by their keys: the service decides them again (they stay undecided) and
-	// searches them.
-	svc::ReachRequest q;
+	// The undecided pairs as the components the labels left them: the service only searches them.
+	svc::SearchRequest q;
 	q.image = *image_of(graph);
-	q.mode = policy.mode == grail::DeviceMode::gpu ? 1 : 2;
-	q.min_edges = policy.min_edges;
-	q.min_searches = policy.min_searches;
-	q.from.resize(undecided.size());
-	q.to.resize(undecided.size());
-	for (size_t k = 0; k < undecided.size(); k++) {
-		q.from[k] = a[undecided.pair[k]];
-		q.to[k] = b[undecided.pair[k]];
-	}
+	q.from = undecided.from;
+	q.to = undecided.to;
 	try {
 		std::vector<uint8_t> bytes;
+		double sent = grail::now_ms();
 		try {
-			bytes = request(svc::FrameType::reach, svc::encode(q), "reachable()");
+			bytes = request(svc::FrameType::search, svc::encode(q), "reachable()");
 		} catch (const svc::ImageMissing &) {
 			reach.search_each(undecided, answers); // its file left the cache since this backend mapped it
 			return undecided.size();
 		}
+		double round_trip_ms = grail::ms_since(sent);
 		std::unique_ptr<bool[]> searched(new bool[undecided.size()]);
+		double search_seconds = 0;
 		try {
-			svc::decode_bits(bytes, searched.get(), undecided.size());
+			search_seconds = svc::decode_searched(bytes, searched.get(), undecided.size());
 		} catch (const svc::ProtocolError &e) {
 			throw grail::Error(grail::ErrorKind::internal,
 			                   std::string("the GPU service's answer is malformed: ") + e.what());
 		}
 		for (size_t k = 0; k < undecided.size(); k++)
 			answers[undecided.pair[k]] = searched[k];
+		// The search itself apart from the deciding here and the trip (grail.reachable's DEBUG1 line
+		// gives the whole).
+		guard([&] {
+			elog(DEBUG1,
+			     "grail.reachable: %zu of %zu pairs searched by the GPU service: deciding here %.3f ms, the search "
+			     "%.3f ms, the request %.3f ms",
+			     undecided.size(), count, decide_ms, search_seconds * 1e3, round_trip_ms);
+		});
 	} catch (const grail::Error &e) {
 		if (e.kind() != grail::ErrorKind::limit_exceeded)
 			throw;
@@ -294,6 +349,53 @@ service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a
 		reach.search_each(undecided, answers);
 	}
 	return undecided.size();
+}
+
+std::optional<size_t>
+service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
+                       bool *answers) {
+	grail::DevicePolicy policy = device_policy();
+	if (policy.mode == grail::DeviceMode::cpu || count == 0 || !usable_for(graph))
+		return std::nullopt;
+	if (&reach == &graph.reach)
+		return base_pairs_through_service(graph, policy, a, b, count, answers);
+	// A live graph's overlay of pending changes over this build: the pairs whose source reaches
+	// nothing the changes touch are the build's (through the service); the others the overlay's.
+	const grail::OverlayChanges *changes = reach.changes();
+	if (changes == nullptr || &reach.index() != &graph.index)
+		return std::nullopt;
+	std::vector<uint8_t> changed = changed_components(graph.index, *changes);
+	if (changed.empty())
+		return std::nullopt;
+	const grail::Index &index = graph.index;
+	std::vector<int64_t> base_a, base_b;
+	std::vector<size_t> place;
+	for (size_t i = 0; i < count; i++) {
+		if ((i & 0xFFFF) == 0xFFFF)
+			grail::poll_cancel();
+		int64_t va = index.find(a[i]);
+		if (va < 0 || changed[index.components().of_vertex[size_t(va)]]) {
+			answers[i] = reach.reachable(a[i], b[i]);
+			continue;
+		}
+		// A target the build lacks (a vertex only the changes have, or none): only through an
+		// inserted edge, which this source reaches none of.
+		if (index.find(b[i]) < 0) {
+			answers[i] = false;
+			continue;
+		}
+		base_a.push_back(a[i]);
+		base_b.push_back(b[i]);
+		place.push_back(i);
+	}
+	if (place.empty())
+		return size_t(0);
+	std::unique_ptr<bool[]> base_answers(new bool[place.size()]);
+	size_t searched =
+	    base_pairs_through_service(graph, policy, base_a.data(), base_b.data(), place.size(), base_answers.get());
+	for (size_t k = 0; k < place.size(); k++)
+		answers[place[k]] = base_answers[k];
+	return searched;
 }
 
 size_t

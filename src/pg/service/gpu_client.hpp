@@ -32,12 +32,16 @@ grail::DevicePolicy::Probe gpu_probe_for(const LoadedGraph &graph);
 std::optional<grail::BfsResult> service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source,
                                             uint32_t max_depth, const char *what);
 
-// Answers a reachability batch of the build's Reach with the service's help: the ids and labels
-// decide here (most pairs, in O(1) each: shipping them would cost more than deciding them), and
-// only the pairs they leave undecided go to the service for a search. Returns how many pairs needed
-// a search, or nothing where the batch cannot go there (a live graph's overlay, a private image, the
-// service not running, the policy's CPU): the caller answers it as before. Under auto, a failure of
-// the service is a NOTICE and the CPU's answers; so are too few searches to pay for the trip.
+// Answers a reachability batch with the service's help: the ids and labels decide here (most pairs,
+// in O(1) each: shipping them would cost more than deciding them), and only the pairs they leave
+// undecided go to the service, as component pairs it only searches (its search time is logged at
+// DEBUG1 apart from the deciding). With a live graph's overlay of pending changes (reach is not the
+// build's), the pairs whose source reaches no edge the changes insert or delete are the build's and
+// go that way; the overlay answers the others here. Returns how many pairs needed a search, or
+// nothing where the batch cannot go there (a private image, the service not running, the policy's
+// CPU, changes whose reach is too costly to bound): the caller answers it as before. Under auto, a
+// failure of the service is a NOTICE and the CPU's answers; so are too few searches to pay for the
+// trip.
 std::optional<size_t> service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a,
                                              const int64_t *b, size_t count, bool *answers);
 
