@@ -90,8 +90,14 @@ traversal_device(const grail::Csr &edges, grail::DevicePolicy::Probe probe) {
 Device
 batch_device(const OpenedFor &opened) {
 	grail::DevicePolicy policy = device_policy();
-	if (opened.source == AnswerSource::overlay)
-		return {"cpu", "the overlay of the pending changes answers every pair on the CPU"};
+	if (opened.source == AnswerSource::overlay) {
+		// service_reachable_many(): the service holds only the build, so only the pairs the pending
+		// changes cannot touch go to it.
+		if (traversal_device(opened.graph->index.dag(), gpu_probe_for(*opened.graph)).device != "gpu service")
+			return {"cpu", "the overlay of the pending changes answers every pair on the CPU"};
+		return {"gpu service", "pairs whose source reaches no edge the pending changes insert or delete: the build's, "
+		                       "searched by the GPU service; the overlay answers the others on the cpu"};
+	}
 	if (policy.mode == grail::DeviceMode::cpu)
 		return {"cpu", "grail.device = cpu"};
 	Device d = traversal_device(opened.graph->index.dag(), gpu_probe_for(*opened.graph));
