@@ -440,8 +440,8 @@ def render(args):
       "`pgr_dijkstra` (lengths must agree).")
     w("")
     rows = [[GRAPH_NAMES.get(r["graph"], r["graph"]), r["function"], r["rows"], fmt(r["grail_ms"]), fmt(r["cte_ms"]),
-             fmt(r["table_ms"]), fmt(r["vs_cte"], 3) + "×" if r["vs_cte"] is not None else "–",
-             fmt(r["vs_table"], 2) + "×" if r["vs_table"] is not None else "–"] for r in qtable]
+             fmt(r["table_ms"]), fmt(ratio(r["grail_ms"], r["cte_ms"])) + "×" if ratio(r["grail_ms"], r["cte_ms"]) else "–",
+             fmt(ratio(r["grail_ms"], r["table_ms"])) + "×" if ratio(r["grail_ms"], r["table_ms"]) else "–"] for r in qtable]
     w(table(["graph", "function", "rows", "grail ms", "CTE ms", "table ms", "grail / CTE", "grail / table"], rows))
     w("")
     rows = []
@@ -558,6 +558,12 @@ def render(args):
     w("")
     for n in notes:
         w(f"- {n}")
+    load = num((meta.get("load_start") or "").split(" ")[0])
+    cpus = num(meta.get("cpus"))
+    if load is not None and cpus and load > cpus:
+        w(f"- The machine was shared during this run (load average {meta.get('load_start')} at the start, "
+          f"{meta.get('load_end', '?')} at the end, on {meta.get('cpus')} CPUs): absolute times are "
+          "inflated and noisy; each ratio's two sides ran under the same load.")
     w(f"- Raw printouts of this run: `{raw}` (not kept in the repository).")
     w("- Reproduce: `bench/report.sh --scale " + meta.get("scale", "small") + "` (see bench/README.md).")
     w("")

@@ -28,7 +28,7 @@ tiny)
 	;;
 small)
 	vertices=100000 edges=500000 span=2000 rmat_scale=17 pairs=20000 runs=3
-	q_vertices=20000 q_sources=20 q_pairs=200 q_pgr=5 q_runs=3 cte_pairs=10 pgr_pairs=3 build_runs=3
+	q_vertices=20000 q_sources=20 q_pairs=200 q_pgr=3 q_runs=3 cte_pairs=6 pgr_pairs=2 build_runs=3
 	;;
 full)
 	vertices=1000000 edges=5000000 span=2000 rmat_scale=20 pairs=100000 runs=5
@@ -91,7 +91,7 @@ note() { echo "$*" >>"$raw/notes.txt"; echo "report: $*" >&2; }
 	echo "cpus	$(nproc)"
 	echo "memory	$(awk '/MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 	echo "kernel	$(uname -sr)"
-	echo "parameters	lookup: $vertices vertices, $edges edges (dag), degree $degree span $span (local), R-MAT scale $rmat_scale edge factor $edge_factor, $pairs pairs, $runs runs; questions: $q_vertices vertices, $q_sources sources, $q_pairs path pairs, $q_runs runs"
+	echo "parameters	lookup: $vertices vertices, $edges edges (dag), degree $degree span $span (local), R-MAT scale $rmat_scale edge factor $edge_factor, $pairs pairs, $runs runs; against the CTE: $cte_pairs pairs, pgr_dijkstra $pgr_pairs; questions: $q_vertices vertices, $q_sources sources, $q_pairs path pairs ($q_pgr through pgr_dijkstra), $q_runs runs"
 } >"$raw/meta.tsv"
 echo "load_start	$(cut -d' ' -f1-3 /proc/loadavg)" >>"$raw/meta.tsv"
 
