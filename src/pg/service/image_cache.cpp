@@ -447,9 +447,10 @@ delta_image(const GraphRow &row, const char *display) {
 	grail::BuildDelta delta = grail::BuildDelta::parse(bytes.data(), bytes.size());
 	bytes = std::vector<uint8_t>();
 	if (delta.image_bytes != uint64_t(row.index_bytes))
-		throw Error(ErrorKind::corrupt_index, format("the stored delta of a pg_grail graph makes an image of %llu "
-		                                             "bytes, not the %lld recorded",
-		                                             (unsigned long long)delta.image_bytes, (long long)row.index_bytes));
+		throw Error(ErrorKind::corrupt_index,
+		            format("the stored delta of a pg_grail graph makes an image of %llu "
+		                   "bytes, not the %lld recorded",
+		                   (unsigned long long)delta.image_bytes, (long long)row.index_bytes));
 	OpenedIndex base = open_index(row.base_row(), display);
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	return grail::apply_delta(base.index, delta, memory_limit);

@@ -676,34 +676,36 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());
 		stats->written_bytes = int64_t(bytes.size());
 		stats->persist_ms = grail::ms_since(start);
-		Oid types[] = {INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID, INT8OID, INT8OID, INT8OID,
-		               FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID, INT8OID, TEXTOID,
-		               INT8OID,   INT8OID,   INT8OID};
-		Datum values[] = {Int64GetDatum(id),
-		                  Int64GetDatum(stats->input_rows),
-		                  Int64GetDatum(stats->null_rows),
-		                  Int64GetDatum(stats->vertices),
-		                  Int64GetDatum(stats->edges),
-		                  Int64GetDatum(stats->components),
-		                  Int64GetDatum(stats->dag_edges),
-		                  Int64GetDatum(stats->index_bytes),
-		                  Float8GetDatum(stats->read_ms),
-		                  Float8GetDatum(stats->graph_ms),
-		                  Float8GetDatum(stats->scc_ms),
-		                  Float8GetDatum(stats->label_ms),
-		                  Float8GetDatum(stats->persist_ms),
-		                  Int32GetDatum(int32(merge)),
-		                  Int64GetDatum(delta != nullptr ? delta->base_build : 0),
-		                  guard([&] { return CStringGetTextDatum(delta != nullptr ? delta->base_build_uuid.c_str() : ""); }),
-		                  Int64GetDatum(delta != nullptr ? delta->base_index_bytes : 0),
-		                  Int64GetDatum(delta != nullptr ? delta->changes : 0),
-		                  Int64GetDatum(delta != nullptr ? int64_t(bytes.size()) : 0)};
+		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,
+		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID,
+		               INT8OID, TEXTOID,   INT8OID,   INT8OID,   INT8OID};
+		Datum values[] = {
+		    Int64GetDatum(id),
+		    Int64GetDatum(stats->input_rows),
+		    Int64GetDatum(stats->null_rows),
+		    Int64GetDatum(stats->vertices),
+		    Int64GetDatum(stats->edges),
+		    Int64GetDatum(stats->components),
+		    Int64GetDatum(stats->dag_edges),
+		    Int64GetDatum(stats->index_bytes),
+		    Float8GetDatum(stats->read_ms),
+		    Float8GetDatum(stats->graph_ms),
+		    Float8GetDatum(stats->scc_ms),
+		    Float8GetDatum(stats->label_ms),
+		    Float8GetDatum(stats->persist_ms),
+		    Int32GetDatum(int32(merge)),
+		    Int64GetDatum(delta != nullptr ? delta->base_build : 0),
+		    guard([&] { return CStringGetTextDatum(delta != nullptr ? delta->base_build_uuid.c_str() : ""); }),
+		    Int64GetDatum(delta != nullptr ? delta->base_index_bytes : 0),
+		    Int64GetDatum(delta != nullptr ? delta->changes : 0),
+		    Int64GetDatum(delta != nullptr ? int64_t(bytes.size()) : 0)};
 		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
 		        "build_uuid = pg_catalog.gen_random_uuid(), stale = false, built_at = pg_catalog.now(), "
 		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
 		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13, "
 		        // 0 and '' (a full build): NULL.
-		        "base_build = NULLIF($15, 0::pg_catalog.int8), base_build_uuid = NULLIF($16, ''::pg_catalog.text)::pg_catalog.uuid, "
+		        "base_build = NULLIF($15, 0::pg_catalog.int8), base_build_uuid = NULLIF($16, "
+		        "''::pg_catalog.text)::pg_catalog.uuid, "
 		        "base_index_bytes = NULLIF($17, 0::pg_catalog.int8), delta_changes = NULLIF($18, 0::pg_catalog.int8), "
 		        "delta_bytes = NULLIF($19, 0::pg_catalog.int8), "
 		        // A merge's time is when it wrote its build (as pg_stat_all_tables.last_autovacuum is
@@ -794,8 +796,8 @@ load_delta(const GraphRow &row) {
 			}
 			if (offset != size)
 				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
-				                errmsg("the stored delta of a pg_grail graph is damaged: %zu of %zu bytes found", offset,
-				                       size),
+				                errmsg("the stored delta of a pg_grail graph is damaged: %zu of %zu bytes found",
+				                       offset, size),
 				                errhint("Rebuild it with grail.refresh_graph().")));
 		});
 	});
@@ -810,7 +812,8 @@ load_index(const GraphRow &row, uint8_t *image) {
 		Datum values[] = {Int64GetDatum(row.id)};
 		guard([&] {
 			Portal portal = SPI_cursor_open_with_args(
-			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 "
+			    NULL,
+			    "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 "
 			    "AND seq OPERATOR(pg_catalog.>=) 0 ORDER BY seq",
 			    1, types, values, NULL, true, 0);
 			size_t offset = 0;
