@@ -144,14 +144,14 @@ SELECT ok((SELECT image LIKE '%base build ' || :b0 || ' + a delta of % changes'
           'explain_graph names the base build and the delta');
 
 -- Past the share: a full image again (compaction), then deltas from it.
-INSERT INTO dm_e SELECT i, i + 1 FROM generate_series(100, 180) i;
+INSERT INTO dm_e SELECT i, i + 1 FROM generate_series(100, 135) i;
 SELECT lives_ok($$SELECT grail.merge_graph('dm_g')$$, 'merge of many changes');
 SELECT is(pg_temp.delta('dm_g'), 'full', 'stored as a full image');
 SELECT is((SELECT count(*) FROM grail.index_chunk c JOIN grail.graph g ON g.id = c.graph_id
            WHERE g.name = 'dm_g' AND c.seq < 0), 0::bigint, 'the delta''s chunks are gone');
 SELECT is(pg_temp.wrong('dm_g', 'dm_e'), 0::bigint, 'answers after compaction');
 SELECT build AS b1 FROM grail.graph WHERE name = 'dm_g' \gset
-INSERT INTO dm_e VALUES (180, 100);
+INSERT INTO dm_e VALUES (135, 100);
 SELECT lives_ok($$SELECT grail.merge_graph('dm_g')$$, 'a merge after compaction');
 SELECT is(pg_temp.base('dm_g'), :b1::bigint, 'a delta from the new full build');
 SELECT is(pg_temp.wrong('dm_g', 'dm_e'), 0::bigint, 'answers');

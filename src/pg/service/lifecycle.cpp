@@ -49,16 +49,22 @@ namespace grail::pg {
  */
 static void
 log_merge(const GraphRow &row, const GraphName &graph_name, MergeKind merge, int64_t folded, const StoredBuild &stored,
-          double ms) {
+          const GraphRow &built, double ms) {
 	int min_ms = settings.log_merge_min_duration_ms;
 	if (min_ms < 0 || ms < double(min_ms))
 		return;
 	const char *schema = namespace_name(row.schema);
 	std::string name = schema != nullptr ? std::string(schema) + "." + graph_name.name : graph_name.display;
+	// A delta build writes its delta, not its image (the image's bytes are still said first).
+	std::string delta = built.is_delta() ? format(", stored as a delta of %lld changes in %lld bytes from build %lld",
+	                                              (long long)built.delta_changes, (long long)stored.written_bytes,
+	                                              (long long)built.base_build)
+	                                     : std::string();
 	log_at_commit(format("pg_grail %s of graph \"%s\": %lld pending changes folded, %lld rows read, %lld index image "
-	                     "bytes written, %.3f s",
+	                     "bytes written, %.3f s%s",
 	                     merge == MergeKind::background ? "background merge" : "merge_graph", name.c_str(),
-	                     (long long)folded, (long long)stored.input_rows, (long long)stored.written_bytes, ms / 1e3));
+	                     (long long)folded, (long long)stored.input_rows, (long long)stored.index_bytes, ms / 1e3,
+	                     delta.c_str()));
 }
 
 // A merge stores a delta from the base build where it changes at most this share of the base's
@@ -82,7 +88,21 @@ store_delta_build(const GraphName &graph_name, const GraphRow &row, const grail:
 	if (row.build <= 0 || row.build_uuid.empty() || row.index_bytes <= 0)
 		return false;
 	GraphRow base_row = row.is_delta() ? row.base_row() : row;
-	OpenedIndex base = open_index(base_row, graph_name.display.c_str());
+	// Its chunks read in the latest snapshot, which sees what the row (read FOR UPDATE, latest)
+	// names: a READ COMMITTED merge that waited for another's lock has an older one.
+	struct LatestSnapshot {
+		LatestSnapshot() {
+			guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
+		}
+		~LatestSnapshot() {
+			PopActiveSnapshot();
+		}
+	};
+	OpenedIndex base;
+	{
+		LatestSnapshot latest;
+		base = open_index(base_row, graph_name.display.c_str());
+	}
 	size_t base_edges = base.index.graph().out.edge_count();
 	size_t limit = std::max(kDeltaFloor, base_edges / kDeltaShareDivisor);
 	std::optional<grail::BuildDelta> delta = grail::diff_builds(base.index, fresh, limit);
@@ -165,7 +185,7 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 			cache_new_image(built, bytes);
 	}
 	if (merge != MergeKind::none)
-		log_merge(row, graph_name, merge, folded, stored, grail::ms_since(started));
+		log_merge(row, graph_name, merge, folded, stored, built, grail::ms_since(started));
 
 	char sizes[256];
 	snprintf(sizes, sizeof sizes,

@@ -772,12 +772,14 @@ load_delta(const GraphRow &row) {
 		      "Rebuild it with grail.refresh_graph().");
 	size_t size = size_t(row.delta_bytes);
 	std::vector<uint8_t> bytes(size);
+	// Read only, in the active snapshot, as load_index reads: the one the row was read in (a merge
+	// committed since has replaced these chunks).
 	with_spi([&] {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(row.id)};
 		execute("SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 "
 		        "AND seq OPERATOR(pg_catalog.<) 0 ORDER BY seq DESC",
-		        1, types, values, SPI_OK_SELECT);
+		        1, types, values, SPI_OK_SELECT, true);
 		guard([&] {
 			size_t offset = 0;
 			for (uint64 i = 0; i < SPI_processed; i++) {
