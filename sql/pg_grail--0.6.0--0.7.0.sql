@@ -1629,3 +1629,14 @@ COMMENT ON FUNCTION grail._log_changes() IS
 -- querying role, through the view's query (src/pg/store/edges.cpp), and stores no build.
 COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
 'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL. Over a plain view (SELECT on its edge columns is all it needs; no filter; live ignored): nothing is stored, and every statement reads the view''s query as its own role, in its own snapshot (the view''s security_barrier, security_invoker and the row-level security under it apply), once per statement.';
+
+-- Delta merges: a merge that changes a small share of a graph stores the change from its base
+-- build (src/core/build_delta.hpp) in grail.index_chunk rows of negative seq, beside the base's
+-- image (seq from 0), instead of a whole new image; index_bytes is then the size of the image that
+-- base and delta make. All NULL for a full build.
+ALTER TABLE grail.graph
+	ADD COLUMN base_build bigint,
+	ADD COLUMN base_build_uuid uuid,
+	ADD COLUMN base_index_bytes bigint,
+	ADD COLUMN delta_changes bigint,
+	ADD COLUMN delta_bytes bigint;

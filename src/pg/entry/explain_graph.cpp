@@ -48,12 +48,17 @@ source_name(AnswerSource source) {
 	return "build";
 }
 
-const char *
+std::string
 image_name(const OpenedFor &opened) {
 	if (opened.source == AnswerSource::snapshot_rebuild || opened.source == AnswerSource::rows_read ||
 	    opened.source == AnswerSource::view_read)
 		return "memory of this backend";
-	return opened.graph->image_file ? "shared cache" : "private copy";
+	std::string name = opened.graph->image_file ? "shared cache" : "private copy";
+	// A merge that stored only what changed: the image was made from its base and the delta.
+	if (opened.base_build > 0)
+		name += ", made from base build " + std::to_string(opened.base_build) + " + a delta of " +
+		        std::to_string(opened.delta_changes) + " changes";
+	return name;
 }
 
 /*
@@ -160,7 +165,7 @@ GRAIL_FUNCTION(grail_explain_graph) {
 			        ? (Datum)0
 			        : DirectFunctionCall1(uuid_in, CStringGetDatum(o.graph->build_uuid.c_str())),
 			    TimestampTzGetDatum(o.built_at),
-			    CStringGetTextDatum(image_name(o)),
+			    CStringGetTextDatum(image_name(o).c_str()),
 			    Int32GetDatum(int32(o.graph->image_format)),
 			    Int64GetDatum(o.pending),
 			    Int64GetDatum(int64(o.overlay_inserted)),

@@ -1,3 +1,4 @@
+#include "build_delta.hpp"
 #include "error.hpp"
 #include "index.hpp"
 
@@ -405,7 +406,9 @@ remove_unused_older_images(const GraphRow &row) {
 		char *end;
 		errno = 0;
 		long long build = std::strtoll(digits, &end, 10);
-		if (end == digits || *end != '_' || errno != 0 || build >= row.build)
+		// A delta build's base stays: the next merge and a reader whose cache lost the delta's image
+		// make it from the base.
+		if (end == digits || *end != '_' || errno != 0 || build >= row.build || build == row.base_build)
 			continue;
 		int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -430,6 +433,41 @@ load_chunks(const GraphRow &row, uint8_t *image) {
 #ifdef __GLIBC__
 	malloc_trim(0);
 #endif
+}
+
+/*
+ * A delta build's image, made from its base build's (opened as any build: mapped from the cache,
+ * or read from the base's chunks, which the catalog keeps while a delta names them) and its delta
+ * (grail::apply_delta: the same image, checked by size and checksum, as the merge that stored it
+ * made). display: the graph's name, for messages.
+ */
+static std::vector<uint8_t>
+delta_image(const GraphRow &row, const char *display) {
+	std::vector<uint8_t> bytes = load_delta(row);
+	grail::BuildDelta delta = grail::BuildDelta::parse(bytes.data(), bytes.size());
+	bytes = std::vector<uint8_t>();
+	if (delta.image_bytes != uint64_t(row.index_bytes))
+		throw Error(ErrorKind::corrupt_index,
+		            format("the stored delta of a pg_grail graph makes an image of %llu "
+		                   "bytes, not the %lld recorded",
+		                   (unsigned long long)delta.image_bytes, (long long)row.index_bytes));
+	OpenedIndex base = open_index(row.base_row(), display);
+	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
+	return grail::apply_delta(base.index, delta, memory_limit);
+}
+
+/*
+ * The build's image into image (row.index_bytes bytes): a full build's from its chunks, a delta
+ * build's made from its base and delta.
+ */
+static void
+fill_image(const GraphRow &row, const char *display, uint8_t *image) {
+	if (!row.is_delta()) {
+		load_chunks(row, image);
+		return;
+	}
+	std::vector<uint8_t> made = delta_image(row, display);
+	memcpy(image, made.data(), made.size()); // delta_image checked the size
 }
 
 std::string
@@ -465,7 +503,7 @@ open_index(const GraphRow &row, const char *display) {
 		TempFile temp(temp_path);
 		if (std::shared_ptr<CachedFile> file = create_file(temp_path, size, limit)) {
 			std::shared_ptr<uint8_t> bytes(file, static_cast<uint8_t *>(file->bytes));
-			load_chunks(row, bytes.get());
+			fill_image(row, display, bytes.get());
 			Index index = Index::attach(bytes, size, Index::Check::full);
 			// A version 1 image is copied out: nothing to share.
 			if (index.graph().ids.borrowed() && publish(file->path, path)) {
@@ -488,7 +526,7 @@ open_index(const GraphRow &row, const char *display) {
 		cache_counters.loads++;
 	}
 	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
-	load_chunks(row, image.get());
+	fill_image(row, display, image.get());
 	cache_counters.private_copies++;
 	uint32_t format = header_format(image.get(), size);
 	return {Index::attach(image, size, Index::Check::full), nullptr, format};

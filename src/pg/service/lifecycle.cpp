@@ -1,6 +1,8 @@
 // The graph lifecycle: create, rebuild (refresh, merge, background merge), alter, drop, and the
 // build they share; the SQL functions (src/pg/entry/graph_functions.cpp) and the merge worker call it.
+#include "build_delta.hpp"
 #include "clock.hpp"
+#include "error.hpp"
 #include "index.hpp"
 
 #include <memory>
@@ -47,16 +49,93 @@ namespace grail::pg {
  */
 static void
 log_merge(const GraphRow &row, const GraphName &graph_name, MergeKind merge, int64_t folded, const StoredBuild &stored,
-          double ms) {
+          const GraphRow &built, double ms) {
 	int min_ms = settings.log_merge_min_duration_ms;
 	if (min_ms < 0 || ms < double(min_ms))
 		return;
 	const char *schema = namespace_name(row.schema);
 	std::string name = schema != nullptr ? std::string(schema) + "." + graph_name.name : graph_name.display;
+	// A delta build writes its delta, not its image (the image's bytes are still said first).
+	std::string delta = built.is_delta() ? format(", stored as a delta of %lld changes in %lld bytes from build %lld",
+	                                              (long long)built.delta_changes, (long long)stored.written_bytes,
+	                                              (long long)built.base_build)
+	                                     : std::string();
 	log_at_commit(format("pg_grail %s of graph \"%s\": %lld pending changes folded, %lld rows read, %lld index image "
-	                     "bytes written, %.3f s",
+	                     "bytes written, %.3f s%s",
 	                     merge == MergeKind::background ? "background merge" : "merge_graph", name.c_str(),
-	                     (long long)folded, (long long)stored.input_rows, (long long)stored.index_bytes, ms / 1e3));
+	                     (long long)folded, (long long)stored.input_rows, (long long)stored.index_bytes, ms / 1e3,
+	                     delta.c_str()));
+}
+
+// A merge stores a delta from the base build where it changes at most this share of the base's
+// edges (a fiftieth), or this many edges and vertices on a small graph; past that, a full image
+// (compaction: the next deltas are from it). refresh_graph and create_graph always store a full
+// image.
+static constexpr size_t kDeltaShareDivisor = 50;
+static constexpr size_t kDeltaFloor = 64;
+
+/*
+ * A merge's build (fresh: read from the table, as a full build) stored as its delta from the
+ * graph's base build (the current build, or the current build's base where that is a delta
+ * already: deltas never chain), when the change is small: true, with what was stored in stored
+ * and the image that the base and the delta make cached. False where a full image must be stored:
+ * no build yet, a change too large, keys of another kind, a base image that does not count its
+ * edges' rows.
+ */
+static bool
+store_delta_build(const GraphName &graph_name, const GraphRow &row, const grail::Index &fresh, StoredBuild *stored,
+                  MergeKind merge, GraphRow *built) {
+	if (row.build <= 0 || row.build_uuid.empty() || row.index_bytes <= 0)
+		return false;
+	GraphRow base_row = row.is_delta() ? row.base_row() : row;
+	// Its chunks read in the latest snapshot, which sees what the row (read FOR UPDATE, latest)
+	// names: a READ COMMITTED merge that waited for another's lock has an older one.
+	struct LatestSnapshot {
+		LatestSnapshot() {
+			guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
+		}
+		~LatestSnapshot() {
+			PopActiveSnapshot();
+		}
+	};
+	OpenedIndex base;
+	{
+		LatestSnapshot latest;
+		base = open_index(base_row, graph_name.display.c_str());
+	}
+	size_t base_edges = base.index.graph().out.edge_count();
+	size_t limit = std::max(kDeltaFloor, base_edges / kDeltaShareDivisor);
+	std::optional<grail::BuildDelta> delta = grail::diff_builds(base.index, fresh, limit);
+	if (!delta)
+		return false;
+	delta->labels = uint32_t(row.labels);
+	// The seeds of the image's hash tables, drawn as a full build draws them.
+	uint64_t seeds[2] = {0, 0};
+	if (!pg_strong_random(seeds, sizeof seeds))
+		seeds[0] = seeds[1] = 0;
+	delta->id_hash_seed = seeds[0] != 0 ? seeds[0] : 0x2545f4914f6cdd1dull;
+	delta->key_seed = seeds[1] != 0 ? seeds[1] : 0x9e3779b97f4a7c15ull;
+	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
+	std::vector<uint8_t> image = grail::apply_delta(base.index, *delta, memory_limit);
+	base = OpenedIndex{};
+	std::vector<uint8_t> bytes = delta->serialize();
+	StoredDelta stored_delta;
+	stored_delta.base_build = base_row.build;
+	stored_delta.base_build_uuid = base_row.build_uuid;
+	stored_delta.base_index_bytes = base_row.index_bytes;
+	stored_delta.changes = int64_t(delta->changes());
+	stored_delta.image_bytes = int64_t(image.size());
+	*built = row;
+	built->build = store_index(row.id, bytes, stored, merge, &stored_delta);
+	built->build_uuid = stored->build_uuid;
+	built->index_bytes = int64_t(image.size());
+	built->base_build = stored_delta.base_build;
+	built->base_build_uuid = stored_delta.base_build_uuid;
+	built->base_index_bytes = stored_delta.base_index_bytes;
+	built->delta_changes = stored_delta.changes;
+	built->delta_bytes = int64_t(bytes.size());
+	cache_new_image(*built, image);
+	return true;
 }
 
 /*
@@ -88,20 +167,25 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	progress_done(folded);
 	if (snapshot != nullptr)
 		guard([&] { UnregisterSnapshot(snapshot); });
-	std::vector<uint8_t> bytes = index.serialize();
 	MergeKind merge = command == BuildCommand::merge_graph        ? MergeKind::by_hand
 	                  : command == BuildCommand::background_merge ? MergeKind::background
 	                                                              : MergeKind::none;
 	GraphRow built = row;
-	built.build = store_index(row.id, bytes, &stored, merge);
-	built.build_uuid = stored.build_uuid;
-	built.index_bytes = int64_t(bytes.size());
-	// A merge (often the background worker's, beside readers of a busy table) leaves its image in the
-	// cache: the first reader after it maps the file instead of reading and checking the chunks.
+	// (grail.explain_graph names a delta build's base and changes.)
+	if (merge == MergeKind::none || !store_delta_build(graph_name, row, index, &stored, merge, &built)) {
+		std::vector<uint8_t> bytes = index.serialize();
+		built.build = store_index(row.id, bytes, &stored, merge);
+		built.build_uuid = stored.build_uuid;
+		built.index_bytes = int64_t(bytes.size());
+		built.base_build = 0;
+		built.base_build_uuid.clear();
+		// A merge (often the background worker's, beside readers of a busy table) leaves its image in
+		// the cache: the first reader after it maps the file instead of reading and checking the chunks.
+		if (merge != MergeKind::none)
+			cache_new_image(built, bytes);
+	}
 	if (merge != MergeKind::none)
-		cache_new_image(built, bytes);
-	if (merge != MergeKind::none)
-		log_merge(row, graph_name, merge, folded, stored, grail::ms_since(started));
+		log_merge(row, graph_name, merge, folded, stored, built, grail::ms_since(started));
 
 	char sizes[256];
 	snprintf(sizes, sizeof sizes,

@@ -807,6 +807,8 @@ explain_open(const char *name, bool reachability) {
 	result.build = row.build;
 	result.built_at = row.built_at;
 	result.live = row.live;
+	result.base_build = row.base_build;
+	result.delta_changes = row.delta_changes;
 	if (row.live)
 		result.pending = guard([&] { return count_pending_edges(row.id, GetActiveSnapshot()); });
 	if (opened.overlay) {

@@ -100,6 +100,7 @@ struct OpenedFor {
 	bool live = false;    // grail.graph.live
 	int64_t pending = 0;  // edge changes pending that the snapshot sees (as grail.graphs counts them)
 	size_t overlay_inserted = 0, overlay_deleted = 0; // edges the overlay adds and removes
+	int64_t base_build = 0, delta_changes = 0;        // a delta build's base and changes (0: a full build)
 };
 OpenedFor explain_open(const char *name, bool reachability);
 

@@ -314,6 +314,16 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	row.build_uuid = null ? "" : DatumGetCString(DirectFunctionCall1(uuid_out, uuid));
 	Datum built_in = column("built_in", &null);
 	row.built_in = null ? "" : TextDatumGetCString(built_in);
+	Datum base_build = column("base_build", &null);
+	row.base_build = null ? 0 : DatumGetInt64(base_build);
+	Datum base_uuid = column("base_build_uuid", &null);
+	row.base_build_uuid = null ? "" : DatumGetCString(DirectFunctionCall1(uuid_out, base_uuid));
+	Datum base_bytes = column("base_index_bytes", &null);
+	row.base_index_bytes = null ? 0 : DatumGetInt64(base_bytes);
+	Datum delta_changes = column("delta_changes", &null);
+	row.delta_changes = null ? 0 : DatumGetInt64(delta_changes);
+	Datum delta_bytes = column("delta_bytes", &null);
+	row.delta_bytes = null ? 0 : DatumGetInt64(delta_bytes);
 	Datum filter = column("filter", &null);
 	row.filter = null ? "" : TextDatumGetCString(filter);
 	struct varlena *watched = PG_DETOAST_DATUM(column("watched_tables", &null));
@@ -624,13 +634,18 @@ watch_graph(int64_t id) {
 }
 
 int64_t
-store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, MergeKind merge) {
+store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, MergeKind merge,
+            const StoredDelta *delta) {
 	double start = grail::now_ms();
 	return with_spi([&] {
 		Oid id_type[] = {INT8OID};
 		Datum id_value[] = {Int64GetDatum(id)};
-		execute("DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1", 1, id_type, id_value,
-		        SPI_OK_DELETE);
+		// A delta replaces the last delta's chunks (negative seq) and keeps its base's (seq from 0);
+		// a full image replaces them all.
+		execute(delta != nullptr ? "DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 AND seq "
+		                           "OPERATOR(pg_catalog.<) 0"
+		                         : "DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1",
+		        1, id_type, id_value, SPI_OK_DELETE);
 
 		guard([&] {
 			Oid types[] = {INT8OID, INT4OID, BYTEAOID};
@@ -645,7 +660,9 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 				size_t n = std::min(kChunkBytes, bytes.size() - offset);
 				SET_VARSIZE(chunk, VARHDRSZ + n);
 				memcpy(VARDATA(chunk), bytes.data() + offset, n);
-				Datum values[] = {Int64GetDatum(id), Int32GetDatum(int32(seq)), PointerGetDatum(chunk)};
+				// A delta's chunks count down from -1.
+				int32 at = delta != nullptr ? -1 - int32(seq) : int32(seq);
+				Datum values[] = {Int64GetDatum(id), Int32GetDatum(at), PointerGetDatum(chunk)};
 				if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
 					elog(ERROR, "pg_grail could not store index chunk %zu", seq);
 				progress_done(int64_t(offset + n));
@@ -655,28 +672,42 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 			SPI_freeplan(plan);
 		});
 
-		stats->index_bytes = int64_t(bytes.size());
+		// A delta build's image is the one its base and delta make (apply_delta), never stored.
+		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());
+		stats->written_bytes = int64_t(bytes.size());
 		stats->persist_ms = grail::ms_since(start);
 		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,
-		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID};
-		Datum values[] = {Int64GetDatum(id),
-		                  Int64GetDatum(stats->input_rows),
-		                  Int64GetDatum(stats->null_rows),
-		                  Int64GetDatum(stats->vertices),
-		                  Int64GetDatum(stats->edges),
-		                  Int64GetDatum(stats->components),
-		                  Int64GetDatum(stats->dag_edges),
-		                  Int64GetDatum(stats->index_bytes),
-		                  Float8GetDatum(stats->read_ms),
-		                  Float8GetDatum(stats->graph_ms),
-		                  Float8GetDatum(stats->scc_ms),
-		                  Float8GetDatum(stats->label_ms),
-		                  Float8GetDatum(stats->persist_ms),
-		                  Int32GetDatum(int32(merge))};
+		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID,
+		               INT8OID, TEXTOID,   INT8OID,   INT8OID,   INT8OID};
+		Datum values[] = {
+		    Int64GetDatum(id),
+		    Int64GetDatum(stats->input_rows),
+		    Int64GetDatum(stats->null_rows),
+		    Int64GetDatum(stats->vertices),
+		    Int64GetDatum(stats->edges),
+		    Int64GetDatum(stats->components),
+		    Int64GetDatum(stats->dag_edges),
+		    Int64GetDatum(stats->index_bytes),
+		    Float8GetDatum(stats->read_ms),
+		    Float8GetDatum(stats->graph_ms),
+		    Float8GetDatum(stats->scc_ms),
+		    Float8GetDatum(stats->label_ms),
+		    Float8GetDatum(stats->persist_ms),
+		    Int32GetDatum(int32(merge)),
+		    Int64GetDatum(delta != nullptr ? delta->base_build : 0),
+		    guard([&] { return CStringGetTextDatum(delta != nullptr ? delta->base_build_uuid.c_str() : ""); }),
+		    Int64GetDatum(delta != nullptr ? delta->base_index_bytes : 0),
+		    Int64GetDatum(delta != nullptr ? delta->changes : 0),
+		    Int64GetDatum(delta != nullptr ? int64_t(bytes.size()) : 0)};
 		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
 		        "build_uuid = pg_catalog.gen_random_uuid(), stale = false, built_at = pg_catalog.now(), "
 		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
 		        "index_bytes = $8, read_ms = $9, graph_ms = $10, scc_ms = $11, label_ms = $12, persist_ms = $13, "
+		        // 0 and '' (a full build): NULL.
+		        "base_build = NULLIF($15, 0::pg_catalog.int8), base_build_uuid = NULLIF($16, "
+		        "''::pg_catalog.text)::pg_catalog.uuid, "
+		        "base_index_bytes = NULLIF($17, 0::pg_catalog.int8), delta_changes = NULLIF($18, 0::pg_catalog.int8), "
+		        "delta_bytes = NULLIF($19, 0::pg_catalog.int8), "
 		        // A merge's time is when it wrote its build (as pg_stat_all_tables.last_autovacuum is
 		        // when the vacuum ended), not its transaction's start.
 		        "last_merge = CASE WHEN $14 OPERATOR(pg_catalog.=) 1 THEN pg_catalog.clock_timestamp() ELSE "
@@ -688,7 +719,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		        "background_merge_count = background_merge_count OPERATOR(pg_catalog.+) (($14 "
 		        "OPERATOR(pg_catalog.=) 2)::pg_catalog.int4)::pg_catalog.int8 "
 		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build, build_uuid::pg_catalog.text",
-		        14, types, values, SPI_OK_UPDATE_RETURNING);
+		        19, types, values, SPI_OK_UPDATE_RETURNING);
 		int64_t build = get_int64(1);
 		stats->build_uuid = guard([&] {
 			bool null;
@@ -732,6 +763,49 @@ check_index_size(const GraphRow &row) {
 		      "Rebuild it with grail.refresh_graph().");
 }
 
+std::vector<uint8_t>
+load_delta(const GraphRow &row) {
+	if (row.delta_bytes <= 0 || uint64_t(row.delta_bytes) > kMaxIndexBytes)
+		raise(ERRCODE_DATA_CORRUPTED,
+		      format("the stored delta of a pg_grail graph is damaged: its recorded size is %lld bytes",
+		             (long long)row.delta_bytes),
+		      "Rebuild it with grail.refresh_graph().");
+	size_t size = size_t(row.delta_bytes);
+	std::vector<uint8_t> bytes(size);
+	// Read only, in the active snapshot, as load_index reads: the one the row was read in (a merge
+	// committed since has replaced these chunks).
+	with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(row.id)};
+		execute("SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 "
+		        "AND seq OPERATOR(pg_catalog.<) 0 ORDER BY seq DESC",
+		        1, types, values, SPI_OK_SELECT, true);
+		guard([&] {
+			size_t offset = 0;
+			for (uint64 i = 0; i < SPI_processed; i++) {
+				bool null;
+				int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
+				bytea *chunk = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null));
+				size_t n = VARSIZE_ANY_EXHDR(chunk);
+				if (seq != -1 - int(i) || n > size - offset)
+					ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+					                errmsg("the stored delta of a pg_grail graph is damaged: chunk %d does not fit "
+					                       "its recorded size of %zu bytes",
+					                       seq, size),
+					                errhint("Rebuild it with grail.refresh_graph().")));
+				memcpy(bytes.data() + offset, VARDATA_ANY(chunk), n);
+				offset += n;
+			}
+			if (offset != size)
+				ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+				                errmsg("the stored delta of a pg_grail graph is damaged: %zu of %zu bytes found",
+				                       offset, size),
+				                errhint("Rebuild it with grail.refresh_graph().")));
+		});
+	});
+	return bytes;
+}
+
 void
 load_index(const GraphRow &row, uint8_t *image) {
 	size_t size = size_t(row.index_bytes);
@@ -740,7 +814,9 @@ load_index(const GraphRow &row, uint8_t *image) {
 		Datum values[] = {Int64GetDatum(row.id)};
 		guard([&] {
 			Portal portal = SPI_cursor_open_with_args(
-			    NULL, "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 ORDER BY seq",
+			    NULL,
+			    "SELECT seq, data FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1 "
+			    "AND seq OPERATOR(pg_catalog.>=) 0 ORDER BY seq",
 			    1, types, values, NULL, true, 0);
 			size_t offset = 0;
 			int expected_seq = 0;

@@ -51,6 +51,30 @@ struct GraphRow {
 	std::string filter;
 	// The columns it reads, by name (grail.graph.filter_columns), written by insert_graph.
 	std::vector<std::string> filter_columns;
+	// A delta build (a merge that wrote only what changed: core/build_delta.hpp): its base build,
+	// whose image is the graph's chunks from seq 0, and its delta, the chunks from seq -1 down;
+	// index_bytes is then the size of the image the two make. base_build 0: a full build.
+	int64_t base_build = 0;
+	std::string base_build_uuid;
+	int64_t base_index_bytes = 0;
+	int64_t delta_changes = 0;
+	int64_t delta_bytes = 0;
+	bool
+	is_delta() const noexcept {
+		return base_build > 0 && !base_build_uuid.empty();
+	}
+	// The row of the base build, as open_index opens a full build.
+	GraphRow
+	base_row() const {
+		GraphRow base = *this;
+		base.build = base_build;
+		base.build_uuid = base_build_uuid;
+		base.index_bytes = base_index_bytes;
+		base.base_build = 0;
+		base.base_build_uuid.clear();
+		base.base_index_bytes = base.delta_changes = base.delta_bytes = 0;
+		return base;
+	}
 };
 
 // The identity of the place a build over relid is made in: the cluster's system identifier, the
@@ -107,16 +131,28 @@ struct StoredBuild {
 	double read_ms, graph_ms, scc_ms, label_ms, persist_ms;
 	double build_ms;        // read to labels, wall clock
 	std::string build_uuid; // the new build's, set by store_index
+	int64_t written_bytes;  // to grail.index_chunk: the image's, or a delta build's delta's
 };
 // Whether a build is a merge, and which: store_index counts merges in the graph's row
 // (grail.graphs: last_merge, merge_count, last_background_merge, background_merge_count), in the
 // build's transaction, so that a merge that rolls back is not counted and the counts survive a
 // restart, a dump and a standby's promotion.
 enum class MergeKind { none = 0, by_hand = 1, background = 2 };
+// A build stored as a delta from a base build (store_index's bytes are then the delta's).
+struct StoredDelta {
+	int64_t base_build = 0;
+	std::string base_build_uuid;
+	int64_t base_index_bytes = 0;
+	int64_t changes = 0;     // of edges and vertices
+	int64_t image_bytes = 0; // of the image base and delta make
+};
 // Replaces the graph's chunks with bytes and records the build (and the merge); returns the new
-// build number.
+// build number. With delta, bytes are a delta's: they replace only the last delta's chunks, and
+// the base's stay.
 int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats,
-                    MergeKind merge = MergeKind::none);
+                    MergeKind merge = MergeKind::none, const StoredDelta *delta = nullptr);
+// A delta build's delta bytes, read from its chunks (row.delta_bytes of them).
+std::vector<uint8_t> load_delta(const GraphRow &row);
 // A clear error if the recorded size of the graph's index is impossible (it decides allocations).
 void check_index_size(const GraphRow &row);
 // The graph's index image, read from its chunks into image (row.index_bytes bytes).
