@@ -3,6 +3,7 @@
 #include "rng.hpp"
 
 #include <algorithm>
+#include <memory>
 
 namespace grail {
 
@@ -297,15 +298,38 @@ hubs(const Csr &dag) {
 	return out;
 }
 
-// The bits of m that select names, packed in their order (a portable pext).
-inline uint64_t
-gather_bits(uint64_t m, uint64_t select) noexcept {
-	uint64_t out = 0, bit = 1;
-	for (m &= select; select != 0; select &= select - 1, bit <<= 1)
-		if (m & select & (~select + 1))
-			out |= bit;
-	return out;
-}
+// Packs the bits of a word that `select` names, in their order, shifted up by `shift` (a portable
+// pext): one table of 256 entries per byte of the word, eight lookups a word.
+class BitGather {
+public:
+	BitGather(uint64_t select, unsigned shift) {
+		for (unsigned j = 0; j < 8; j++) {
+			unsigned byte_select = unsigned(select >> (8 * j)) & 0xff;
+			unsigned base = shift + unsigned(__builtin_popcountll(select & ((uint64_t(1) << (8 * j)) - 1)));
+			for (unsigned b = 0; b < 256; b++) {
+				uint64_t out = 0;
+				unsigned at = 0;
+				for (unsigned i = 0; i < 8; i++)
+					if (byte_select >> i & 1) {
+						if (b >> i & 1)
+							out |= uint64_t(1) << (base + at);
+						at++;
+					}
+				table_[j][b] = out;
+			}
+		}
+	}
+	uint64_t
+	operator()(uint64_t m) const noexcept {
+		uint64_t out = 0;
+		for (unsigned j = 0; j < 8; j++)
+			out |= table_[j][(m >> (8 * j)) & 0xff];
+		return out;
+	}
+
+private:
+	uint64_t table_[8][256];
+};
 
 // Supports chosen where they pay, and their records: a sample of the pairs a query meets (uniform
 // pairs, and the ends of random walks, which reach) is cut to those that the other deciders (the
@@ -442,17 +466,22 @@ choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint6
 	for (unsigned s = 0; s < rounds; s++)
 		for (uint64_t m = selected[s]; m != 0; m &= m - 1)
 			supports.push_back(round_supports[s][unsigned(__builtin_ctzll(m))]);
+	std::vector<std::unique_ptr<BitGather>> gather;
+	std::vector<unsigned> gathered; // the rounds that have supports
+	unsigned shift = 0;
+	for (unsigned s = 0; s < rounds; s++)
+		if (selected[s] != 0) {
+			gather.push_back(std::make_unique<BitGather>(selected[s], shift));
+			gathered.push_back(s);
+			shift += unsigned(__builtin_popcountll(selected[s]));
+		}
 	for (size_t v = 0; v < n; v++) {
 		if (v % 65536 == 0)
 			poll_cancel();
 		uint64_t re = 0, rb = 0;
-		unsigned shift = 0;
-		for (unsigned s = 0; s < rounds; s++) {
-			if (selected[s] != 0) {
-				re |= gather_bits(reaches[s][v], selected[s]) << shift;
-				rb |= gather_bits(reached_by[s][v], selected[s]) << shift;
-			}
-			shift += unsigned(__builtin_popcountll(selected[s]));
+		for (size_t g = 0; g < gather.size(); g++) {
+			re |= (*gather[g])(reaches[gathered[g]][v]);
+			rb |= (*gather[g])(reached_by[gathered[g]][v]);
 		}
 		r[v] = LookupRecord{re, rb, back_level[v], 0};
 	}
