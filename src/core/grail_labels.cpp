@@ -3,6 +3,7 @@
 #include "rng.hpp"
 
 #include <algorithm>
+#include <memory>
 
 namespace grail {
 
@@ -224,54 +225,292 @@ GrailLabels::first_inexact_label(const Csr &dag) const {
 	return {};
 }
 
-LookupLabels
-LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports) {
+namespace {
+
+constexpr vid_t kNoHint = ~vid_t(0);
+
+// The two bit-parallel sweeps over the topologically numbered DAG (every edge to a larger vertex),
+// on compact arrays (8 bytes a vertex: most of them stay in cache): bit i of reached_by flows down
+// from supports[i] in one pass, bit i of reaches (and the back level, where asked) up in another.
+// The masks' cache misses are asked for a few edges ahead.
+void
+sweep(const Csr &dag, const std::vector<vid_t> &supports, uint64_t *reaches, uint64_t *reached_by,
+      uint32_t *back_level) {
 	size_t n = dag.vertex_count();
-	if (supports.empty() && n > 0 && count > 0) {
-		// The kMaxSupports DAG vertices of largest (in-degree + 1) * (out-degree + 1): hubs that
-		// many paths cross.
-		std::vector<uint32_t> in(n, 0);
-		for (vid_t t : dag.targets)
-			in[t]++;
-		std::vector<std::pair<uint64_t, vid_t>> score(n);
-		for (size_t v = 0; v < n; v++)
-			score[v] = {uint64_t(in[v] + 1) * uint64_t(dag.end(vid_t(v)) - dag.begin(vid_t(v)) + 1), vid_t(v)};
-		size_t k = std::min<size_t>(std::min(count, kMaxSupports), n);
-		std::partial_sort(score.begin(), score.begin() + k, score.end(), [](const auto &a, const auto &b) {
-			return a.first > b.first || (a.first == b.first && a.second < b.second);
-		});
-		for (size_t i = 0; i < k; i++)
-			supports.push_back(score[i].second);
+	std::fill(reaches, reaches + n, 0);
+	std::fill(reached_by, reached_by + n, 0);
+	for (size_t i = 0; i < supports.size(); i++) {
+		if (supports[i] >= n || reaches[supports[i]] != 0)
+			throw Error(ErrorKind::internal, "a reachability support is out of range or repeated");
+		reaches[supports[i]] = reached_by[supports[i]] = uint64_t(1) << i;
 	}
+	constexpr size_t kAhead = 16;
+	const vid_t *t = dag.targets.data();
+	const eid_t *o = dag.offsets.data();
+	size_t m = dag.edge_count();
+	for (size_t v = 0; v < n; v++) {
+		if (v % 4096 == 0)
+			poll_cancel();
+		uint64_t down = reached_by[v];
+		if (down != 0)
+			for (eid_t e = o[v]; e < o[v + 1]; e++) {
+				if (e + kAhead < m)
+					__builtin_prefetch(&reached_by[t[e + kAhead]], 1);
+				reached_by[t[e]] |= down;
+			}
+	}
+	for (size_t v = n; v-- > 0;) {
+		if (v % 4096 == 0)
+			poll_cancel();
+		uint64_t up = reaches[v];
+		uint32_t level = 0;
+		for (eid_t e = o[v]; e < o[v + 1]; e++) {
+			if (e >= kAhead)
+				__builtin_prefetch(&reaches[t[e - kAhead]]);
+			up |= reaches[t[e]];
+			if (back_level)
+				level = std::max(level, back_level[t[e]] + 1);
+		}
+		reaches[v] = up;
+		if (back_level)
+			back_level[v] = level;
+	}
+}
+
+// The kMaxSupports DAG vertices of largest (in-degree + 1) * (out-degree + 1): hubs that many
+// paths cross, best first.
+std::vector<vid_t>
+hubs(const Csr &dag) {
+	size_t n = dag.vertex_count();
+	std::vector<uint32_t> in(n, 0);
+	for (vid_t t : dag.targets)
+		in[t]++;
+	std::vector<std::pair<uint64_t, vid_t>> score(n);
+	for (size_t v = 0; v < n; v++)
+		score[v] = {uint64_t(in[v] + 1) * uint64_t(dag.end(vid_t(v)) - dag.begin(vid_t(v)) + 1), vid_t(v)};
+	size_t k = std::min<size_t>(kMaxSupports, n);
+	std::partial_sort(score.begin(), score.begin() + k, score.end(), [](const auto &a, const auto &b) {
+		return a.first > b.first || (a.first == b.first && a.second < b.second);
+	});
+	std::vector<vid_t> out(k);
+	for (size_t i = 0; i < k; i++)
+		out[i] = score[i].second;
+	return out;
+}
+
+// Packs the bits of a word that `select` names, in their order, shifted up by `shift` (a portable
+// pext): one table of 256 entries per byte of the word, eight lookups a word.
+class BitGather {
+public:
+	BitGather(uint64_t select, unsigned shift) {
+		for (unsigned j = 0; j < 8; j++) {
+			unsigned byte_select = unsigned(select >> (8 * j)) & 0xff;
+			unsigned base = shift + unsigned(__builtin_popcountll(select & ((uint64_t(1) << (8 * j)) - 1)));
+			for (unsigned b = 0; b < 256; b++) {
+				uint64_t out = 0;
+				unsigned at = 0;
+				for (unsigned i = 0; i < 8; i++)
+					if (byte_select >> i & 1) {
+						if (b >> i & 1)
+							out |= uint64_t(1) << (base + at);
+						at++;
+					}
+				table_[j][b] = out;
+			}
+		}
+	}
+	uint64_t
+	operator()(uint64_t m) const noexcept {
+		uint64_t out = 0;
+		for (unsigned j = 0; j < 8; j++)
+			out |= table_[j][(m >> (8 * j)) & 0xff];
+		return out;
+	}
+
+private:
+	uint64_t table_[8][256];
+};
+
+// Supports chosen where they pay, and their records: a sample of the pairs a query meets (uniform
+// pairs, and the ends of random walks, which reach) is cut to those that the other deciders (the
+// back levels, and `decided`) leave to a search. Three rounds of 64 candidates, each one sweep: the
+// hubs, then vertices on those pairs' walks (between the ends of a walk, or past the target of a
+// uniform pair), from the pairs the earlier rounds leave undecided first. A greedy cover of the sample keeps
+// the k candidates that decide the most of it; their records are gathered from the rounds' masks,
+// bit for bit what a sweep over them makes. Returns the supports; fills r.
+std::vector<vid_t>
+choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint64_t seed, LookupRecord *r) {
+	size_t n = dag.vertex_count();
+	constexpr unsigned kRounds = 3;
+	constexpr size_t kDraws = 16384;
+	std::vector<uint64_t> reaches[kRounds], reached_by[kRounds];
+	std::vector<uint32_t> back_level(n);
+	std::vector<vid_t> round_supports[kRounds];
+	round_supports[0] = hubs(dag);
+	std::vector<uint8_t> is_candidate(n, 0);
+	for (vid_t c : round_supports[0])
+		is_candidate[c] = 1;
+	reaches[0].resize(n);
+	reached_by[0].resize(n);
+	sweep(dag, round_supports[0], reaches[0].data(), reached_by[0].data(), back_level.data());
+
+	struct Pair {
+		vid_t u, v, hint; // hint: a vertex on a walk, kNoHint for none
+	};
+	std::vector<Pair> hard;
+	Rng rng(seed ^ 0x5eed5eed5eed5eedull);
+	auto walk = [&](vid_t from, uint64_t steps, vid_t *middle) {
+		vid_t v = from;
+		uint64_t pick = 1 + rng.below(steps);
+		*middle = kNoHint;
+		for (uint64_t taken = 0; taken < steps && dag.begin(v) != dag.end(v); taken++) {
+			v = dag.begin(v)[rng.below(uint64_t(dag.end(v) - dag.begin(v)))];
+			if (taken + 1 == pick)
+				*middle = v;
+		}
+		return v;
+	};
+	auto is_hard = [&](vid_t u, vid_t v) {
+		return u < v && back_level[u] > back_level[v] && !(decided && decided(u, v));
+	};
+	for (size_t draw = 0; draw < kDraws; draw++) {
+		if (draw % 1024 == 0)
+			poll_cancel();
+		vid_t u = vid_t(rng.below(n)), v = vid_t(rng.below(n)), hint;
+		if (is_hard(u, v)) {
+			walk(v, 1 + rng.below(8), &hint);
+			hard.push_back({u, v, hint});
+		}
+		u = vid_t(rng.below(n));
+		v = walk(u, 1 + rng.below(32), &hint);
+		if (hint == v) // the walk's end proves nothing of its own pair: a vertex short of it does
+			hint = kNoHint;
+		if (is_hard(u, v))
+			hard.push_back({u, v, hint});
+	}
+
+	// masks[p * kRounds + round]: the candidates of that round that decide pair p, either way.
+	std::vector<uint64_t> masks(hard.size() * kRounds, 0);
+	auto record = [&](unsigned round) {
+		const uint64_t *re = reaches[round].data(), *rb = reached_by[round].data();
+		for (size_t p = 0; p < hard.size(); p++) {
+			vid_t u = hard[p].u, v = hard[p].v;
+			masks[p * kRounds + round] = (re[u] & rb[v]) | (re[v] & ~re[u]) | (rb[u] & ~rb[v]);
+		}
+	};
+	record(0);
+	unsigned rounds = 1;
+	for (unsigned round = 1; round < kRounds && !hard.empty(); round++) {
+		std::vector<vid_t> &next = round_supports[round];
+		for (int pass = 0; pass < 2 && next.size() < kMaxSupports; pass++) {
+			size_t start = rng.below(hard.size());
+			for (size_t q = 0; q < hard.size() && next.size() < kMaxSupports; q++) {
+				size_t p = (start + q) % hard.size();
+				bool open = true;
+				for (unsigned s = 0; s < round; s++)
+					open &= masks[p * kRounds + s] == 0;
+				vid_t h = hard[p].hint;
+				if ((pass == 1 || open) && h != kNoHint && !is_candidate[h]) {
+					is_candidate[h] = 1;
+					next.push_back(h);
+				}
+			}
+		}
+		if (next.empty())
+			break;
+		reaches[round].resize(n);
+		reached_by[round].resize(n);
+		sweep(dag, next, reaches[round].data(), reached_by[round].data(), nullptr);
+		record(round);
+		rounds = round + 1;
+	}
+
+	// Greedy cover: gain[round * 64 + bit], how many pairs still open that candidate decides.
+	std::vector<uint64_t> gain(kRounds * kMaxSupports, 0);
+	for (size_t p = 0; p < hard.size(); p++)
+		for (unsigned s = 0; s < rounds; s++)
+			for (uint64_t m = masks[p * kRounds + s]; m != 0; m &= m - 1)
+				gain[s * kMaxSupports + unsigned(__builtin_ctzll(m))]++;
+	std::vector<uint8_t> open(hard.size(), 1);
+	uint64_t selected[kRounds] = {};
+	size_t picked = 0;
+	while (picked < k) {
+		size_t best = 0;
+		for (size_t c = 1; c < gain.size(); c++)
+			if (gain[c] > gain[best])
+				best = c;
+		if (gain[best] == 0)
+			break;
+		unsigned round = unsigned(best / kMaxSupports), bit = unsigned(best % kMaxSupports);
+		selected[round] |= uint64_t(1) << bit;
+		picked++; // its gain drops to 0 below: every pair it decides closes
+		for (size_t p = 0; p < hard.size(); p++) {
+			if (!open[p] || !(masks[p * kRounds + round] >> bit & 1))
+				continue;
+			open[p] = 0;
+			for (unsigned s = 0; s < rounds; s++)
+				for (uint64_t m = masks[p * kRounds + s]; m != 0; m &= m - 1)
+					gain[s * kMaxSupports + unsigned(__builtin_ctzll(m))]--;
+		}
+	}
+	// The rest by degree, the hubs first: they may decide pairs the sample did not meet.
+	for (unsigned s = 0; s < rounds && picked < k; s++)
+		for (size_t b = 0; b < round_supports[s].size() && picked < k; b++)
+			if (!(selected[s] >> b & 1)) {
+				selected[s] |= uint64_t(1) << b;
+				picked++;
+			}
+
+	// The supports by round and bit; each vertex's masks are its rounds' selected bits, packed.
+	std::vector<vid_t> supports;
+	for (unsigned s = 0; s < rounds; s++)
+		for (uint64_t m = selected[s]; m != 0; m &= m - 1)
+			supports.push_back(round_supports[s][unsigned(__builtin_ctzll(m))]);
+	std::vector<std::unique_ptr<BitGather>> gather;
+	std::vector<unsigned> gathered; // the rounds that have supports
+	unsigned shift = 0;
+	for (unsigned s = 0; s < rounds; s++)
+		if (selected[s] != 0) {
+			gather.push_back(std::make_unique<BitGather>(selected[s], shift));
+			gathered.push_back(s);
+			shift += unsigned(__builtin_popcountll(selected[s]));
+		}
+	for (size_t v = 0; v < n; v++) {
+		if (v % 65536 == 0)
+			poll_cancel();
+		uint64_t re = 0, rb = 0;
+		for (size_t g = 0; g < gather.size(); g++) {
+			re |= (*gather[g])(reaches[gathered[g]][v]);
+			rb |= (*gather[g])(reached_by[gathered[g]][v]);
+		}
+		r[v] = LookupRecord{re, rb, back_level[v], 0};
+	}
+	return supports;
+}
+
+} // namespace
+
+LookupLabels
+LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports, const DecidedElsewhere &decided,
+                    uint64_t seed) {
+	size_t n = dag.vertex_count();
 	if (supports.size() > kMaxSupports)
 		throw Error(ErrorKind::internal, "too many reachability supports");
 	LookupLabels labels;
 	labels.records_.assign(n, LookupRecord{0, 0, 0, 0});
 	LookupRecord *r = labels.records_.data();
-	for (size_t i = 0; i < supports.size(); i++) {
-		if (supports[i] >= n || r[supports[i]].reaches != 0)
-			throw Error(ErrorKind::internal, "a reachability support is out of range or repeated");
-		r[supports[i]].reaches = r[supports[i]].reached_by = uint64_t(1) << i;
-	}
-	// Edges go to larger vertices: reached_by and nothing else flows down in one upward pass,
-	// reaches and the back level up in one downward pass.
-	for (size_t v = 0; v < n; v++) {
-		if (v % 4096 == 0)
-			poll_cancel();
-		for (const vid_t *c = dag.begin(vid_t(v)); c != dag.end(vid_t(v)); c++)
-			r[*c].reached_by |= r[v].reached_by;
-	}
-	for (size_t v = n; v-- > 0;) {
-		if (v % 4096 == 0)
-			poll_cancel();
-		uint64_t reaches = r[v].reaches;
-		uint32_t level = 0;
-		for (const vid_t *c = dag.begin(vid_t(v)); c != dag.end(vid_t(v)); c++) {
-			reaches |= r[*c].reaches;
-			level = std::max(level, r[*c].back_level + 1);
-		}
-		r[v].reaches = reaches;
-		r[v].back_level = level;
+	size_t k = std::min<size_t>(std::min<size_t>(count, kMaxSupports), n);
+	if (supports.empty() && k > 0 && k < n) {
+		supports = choose_supports(dag, k, decided, seed, r);
+	} else {
+		if (supports.empty()) // every component a support (k == n): the records are the whole reachability
+			for (size_t v = 0; v < k; v++)
+				supports.push_back(vid_t(v));
+		std::vector<uint64_t> reaches(n), reached_by(n);
+		std::vector<uint32_t> back_level(n);
+		sweep(dag, supports, reaches.data(), reached_by.data(), back_level.data());
+		for (size_t v = 0; v < n; v++)
+			r[v] = LookupRecord{reaches[v], reached_by[v], back_level[v], 0};
 	}
 	labels.supports_ = Array<uint32_t>(std::vector<uint32_t>(supports.begin(), supports.end()));
 	return labels;

@@ -5,6 +5,7 @@
 #include "graph.hpp"
 #include "pruning.hpp"
 
+#include <functional>
 #include <string>
 
 namespace grail {
@@ -109,10 +110,12 @@ private:
 // O(1) deciders beside the GRAIL labels, one 24-byte record per DAG vertex (component):
 //  - back_level: the longest path from v to a sink (0 for sinks). u reaches v != u only if
 //    back_level(u) > back_level(v): with GRAIL's forward level, topological levels both ways.
-//  - up to 64 supports s_i, DAG vertices of large in- times out-degree; reaches bit i: v reaches
-//    s_i; reached_by bit i: s_i reaches v (s_i itself has both). Two bit-parallel sweeps over the
-//    topologically numbered DAG make them. u reaches s_i and s_i reaches v: yes; v reaches s_i and
-//    u does not, or s_i reaches u and not v: no.
+//  - up to 64 supports s_i; reaches bit i: v reaches s_i; reached_by bit i: s_i reaches v (s_i
+//    itself has both). Two bit-parallel sweeps over the topologically numbered DAG make them. u
+//    reaches s_i and s_i reaches v: yes; v reaches s_i and u does not, or s_i reaches u and not v:
+//    no. The supports are chosen where they pay: candidates (the hubs of largest in- times
+//    out-degree, then vertices on the walks of sampled pairs that nothing else decides) are swept
+//    64 at a time, and a greedy cover of the sample keeps those that decide the most of it.
 struct LookupRecord {
 	uint64_t reaches;
 	uint64_t reached_by;
@@ -123,12 +126,18 @@ static_assert(sizeof(LookupRecord) == 24, "a lookup record is 24 bytes");
 
 constexpr unsigned kMaxSupports = 64;
 
+// Whether a pair of DAG vertices u < v is settled without the lookup records and a search.
+using DecidedElsewhere = std::function<bool(vid_t u, vid_t v)>;
+
 class LookupLabels {
 public:
 	// dag: topologically numbered (every edge to a larger vertex). supports: the DAG vertices
-	// chosen, at most kMaxSupports, distinct; empty: up to count (<= kMaxSupports) chosen here by
-	// in- times out-degree.
-	static LookupLabels build(const Csr &dag, unsigned count, std::vector<vid_t> supports = {});
+	// chosen, at most kMaxSupports, distinct; empty: up to count (<= kMaxSupports) chosen here
+	// (every vertex where there are no more than count), deterministically for a seed. decided:
+	// whether the index's other deciders settle components u < v without a search (empty: none do),
+	// so that the supports are chosen for the pairs they leave.
+	static LookupLabels build(const Csr &dag, unsigned count, std::vector<vid_t> supports = {},
+	                          const DecidedElsewhere &decided = {}, uint64_t seed = 0);
 
 	bool
 	empty() const noexcept {

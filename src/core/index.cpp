@@ -131,8 +131,20 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 			post[v] = index.labels_.record(vid_t(v))[0];
 		index.bloom_ = BloomLabels::build(index.dag_, post);
 	}
-	index.lookup_ = LookupLabels::build(index.dag_, options.supports);
 	st.label_seconds = ms_since(start) / 1e3;
+	start = now_ms();
+	{
+		const GrailLabels &labels = index.labels_;
+		const BloomLabels &bloom = index.bloom_;
+		unsigned d = labels.label_count();
+		auto decided = [&](vid_t u, vid_t v) {
+			return pruning::step(bloom.record(u), labels.record(u), bloom.record(v), labels.record(v), d) !=
+			       pruning::Step::expand;
+		};
+		index.lookup_ = LookupLabels::build(index.dag_, options.supports, {}, decided, options.seed);
+	}
+	st.lookup_seconds = ms_since(start) / 1e3;
+	st.label_seconds += st.lookup_seconds;
 
 	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.
 	if (index.keys_.kind() == KeyKind::integer)

@@ -75,9 +75,10 @@ struct BuildStats {
 	uint64_t edges = 0; // distinct edges u->v, u != v
 	uint64_t components = 0;
 	uint64_t dag_edges = 0;
-	double graph_seconds = 0; // ids and CSR
-	double scc_seconds = 0;   // components and condensation
-	double label_seconds = 0; // GRAIL labels
+	double graph_seconds = 0;  // ids and CSR
+	double scc_seconds = 0;    // components and condensation
+	double label_seconds = 0;  // GRAIL, Bloom and lookup labels
+	double lookup_seconds = 0; // of which the lookup labels (choosing the supports, their sweeps)
 };
 
 class Index {
