@@ -352,7 +352,8 @@ apply_delta(const Index &base, BuildDelta &delta, uint64_t memory_limit_bytes, B
 	} else if (delta.image_bytes != image.size() || delta.image_checksum != sum) {
 		throw Error(ErrorKind::corrupt_index,
 		            "a pg_grail delta build made again differs from the image its merge made (" +
-		                std::to_string(image.size()) + " bytes, " + std::to_string(delta.image_bytes) + " recorded)");
+		                std::to_string(image.size()) + " bytes, " + std::to_string(delta.image_bytes) +
+		                " recorded): the merge ran under another build of pg_grail, or its stored parts are damaged");
 	}
 	return image;
 }
