@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <queue>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace grail {
@@ -109,11 +110,64 @@ ReachabilityOverlay::add_vertices(size_t added) {
 }
 
 bool
-ReachabilityOverlay::inserted_between(const Edges &inserted, uint32_t from, uint32_t to) const noexcept {
-	for (const auto &[u, v] : inserted)
-		if (component(u) == from && component(v) == to)
-			return true;
-	return false;
+ReachabilityOverlay::ComponentEdges::add(uint32_t from, uint32_t to) {
+	if (!edges_.insert(key(from, to)).second)
+		return false;
+	out_[from].push_back(to);
+	in_[to].push_back(from);
+	return true;
+}
+
+namespace {
+
+// `value` out of `list` (where it is), the last moved into its place.
+void
+unlist(std::vector<uint32_t> &list, uint32_t value) {
+	auto at = std::find(list.begin(), list.end(), value);
+	if (at == list.end())
+		return;
+	*at = list.back();
+	list.pop_back();
+}
+
+} // namespace
+
+bool
+ReachabilityOverlay::ComponentEdges::remove(uint32_t from, uint32_t to) {
+	if (edges_.erase(key(from, to)) == 0)
+		return false;
+	unlist(out_[from], to);
+	unlist(in_[to], from);
+	return true;
+}
+
+const ReachabilityOverlay::ComponentEdges::List *
+ReachabilityOverlay::ComponentEdges::heads(uint32_t from) const {
+	auto found = out_.find(from);
+	return found == out_.end() ? nullptr : &found->second;
+}
+
+const ReachabilityOverlay::ComponentEdges::List *
+ReachabilityOverlay::ComponentEdges::tails(uint32_t to) const {
+	auto found = in_.find(to);
+	return found == in_.end() ? nullptr : &found->second;
+}
+
+void
+ReachabilityOverlay::count_between(const Edges &edges, int sign) {
+	for (const auto &[u, v] : edges) {
+		uint32_t cu = component(u), cv = component(v);
+		if (cu == cv)
+			continue;
+		uint64_t pair = uint64_t(cu) << 32 | cv;
+		if (sign > 0) {
+			between_[pair]++;
+		} else {
+			auto found = between_.find(pair);
+			if (found != between_.end() && --found->second == 0)
+				between_.erase(found);
+		}
+	}
 }
 
 bool
@@ -123,10 +177,10 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 		throw Error(ErrorKind::internal, "a graph overlay was extended with fewer added vertices than it has");
 	if (components_ + added >= size_t(UINT32_MAX) || max_rank_ + 1 + added >= UINT32_MAX)
 		return false;
-	// One edge at a time, each inserted into sorted lists (a move of the edges held) and ordered.
-	// A build sorts them at once, but widens the labels of every component that reaches an inserted
+	// One edge at a time, each hashed in, ordered (a search between its ends) and widened upward.
+	// A build takes them at once, but widens the labels of every component that reaches an inserted
 	// edge, O(DAG edges): a batch is taken while it is small against what the overlay holds, or while
-	// its moves stay below a multiple of the DAG's edges. (A reader that a build makes slower than
+	// it stays small against the DAG's edges. (A reader that a build makes slower than
 	// the writers would otherwise see a larger batch at each statement, and build again each time.)
 	size_t size = inserted.size() + batch.retracted.size() + batch.gone.size();
 	size_t held = inserted_.size() + vanished_.size();
@@ -144,6 +198,9 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 	add_vertices(added);
 	if (!reversed_dag_)
 		reversed_dag_ = std::make_shared<const Csr>(base_.dag().reversed());
+	// between_ counts the inserted edges of the changes: this batch's in, its retracted ones out.
+	count_between(inserted, 1);
+	count_between(batch.retracted, -1);
 	// Inserted edges taken back: the DAG edge between their components goes where no other inserted
 	// edge holds it (one the base DAG holds was never in inserted_). Inside a component, an inserted
 	// edge may have been what kept it strongly connected after a deletion: rebuild then.
@@ -154,13 +211,8 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 				return false;
 			continue;
 		}
-		auto edge = std::make_pair(vid_t(cu), vid_t(cv));
-		auto at = std::lower_bound(inserted_.begin(), inserted_.end(), edge);
-		if (at == inserted_.end() || *at != edge || inserted_between(batch.all_inserted, cu, cv))
-			continue;
-		inserted_.erase(at);
-		auto reversed = std::make_pair(vid_t(cv), vid_t(cu));
-		inserted_reversed_.erase(std::lower_bound(inserted_reversed_.begin(), inserted_reversed_.end(), reversed));
+		if (!inserted_between(cu, cv))
+			inserted_.remove(cu, cv);
 	}
 	// Edges of G deleted: a component they split refuses; DAG edges that vanish make their tails'
 	// G-ancestors join A_D. One that an inserted edge still holds would move into inserted_ and its
@@ -173,7 +225,7 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 		for (const auto &[cu, cv] : vanishing) {
 			if (vanished(cu, cv))
 				continue;
-			if (inserted_between(batch.all_inserted, cu, cv))
+			if (inserted_between(cu, cv))
 				return false;
 			fresh_vanished.emplace_back(cu, cv);
 		}
@@ -194,15 +246,10 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 		uint32_t cu = component(u), cv = component(v);
 		if (cu == cv || !new_between(cu, cv))
 			continue;
-		auto edge = std::make_pair(vid_t(cu), vid_t(cv));
-		auto at = std::lower_bound(inserted_.begin(), inserted_.end(), edge);
-		if (at != inserted_.end() && *at == edge)
+		if (!inserted_.add(cu, cv))
 			continue;
-		inserted_.insert(at, edge);
-		auto reversed = std::make_pair(vid_t(cv), vid_t(cu));
-		inserted_reversed_.insert(std::lower_bound(inserted_reversed_.begin(), inserted_reversed_.end(), reversed),
-		                          reversed);
 		flags_[cu] |= kInsertedOut;
+		flags_[cv] |= kInsertedIn;
 		if (!order_edge(cu, cv))
 			return false;
 		fresh.emplace_back(cu, cv);
@@ -318,7 +365,7 @@ ReachabilityOverlay::remove(const Edges &fresh, const Edges &deleted, const Edge
 
 	// Components an edge left inside (they may split) or left from (they may lose a DAG edge).
 	enum : uint8_t { kInside = 1, kFrom = 2 };
-	std::vector<uint8_t> examined(components_, 0);
+	std::unordered_map<uint32_t, uint8_t> examined;
 	Edges candidates; // DAG edges that may vanish
 	for (const auto &[u, v] : fresh) {
 		uint32_t cu = of[u], cv = of[v];
@@ -331,14 +378,30 @@ ReachabilityOverlay::remove(const Edges &fresh, const Edges &deleted, const Edge
 		}
 	}
 	sort_unique(candidates);
+	// The base's vertices by component (once per overlay): a batch costs what its components hold.
+	if (member_start_.empty()) {
+		member_start_.assign(components_ + 1, 0);
+		for (size_t v = 0; v < vertices_; v++)
+			member_start_[of[v] + 1]++;
+		for (size_t c = 0; c < components_; c++)
+			member_start_[c + 1] += member_start_[c];
+		member_list_.resize(vertices_);
+		std::vector<uint32_t> next(member_start_.begin(), member_start_.end() - 1);
+		for (size_t v = 0; v < vertices_; v++)
+			member_list_[next[of[v]]++] = vid_t(v);
+	}
+	std::vector<uint32_t> components;
+	components.reserve(examined.size());
+	for (const auto &[c, kind] : examined)
+		components.push_back(c);
+	std::sort(components.begin(), components.end());
 	std::vector<std::pair<uint32_t, vid_t>> members; // (component, vertex), grouped by component
-	for (size_t v = 0; v < vertices_; v++)
-		if (examined[of[v]])
-			members.emplace_back(of[v], vid_t(v));
-	std::stable_sort(members.begin(), members.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+	for (uint32_t c : components)
+		for (uint32_t m = member_start_[c]; m < member_start_[c + 1]; m++)
+			members.emplace_back(c, member_list_[m]);
 
 	std::vector<uint8_t> supported(candidates.size(), 0);
-	std::vector<uint32_t> local; // a member's position in its component, during the check
+	std::vector<uint32_t> &local = local_; // a member's position in its component, during the check
 	for (size_t begin = 0, end; begin < members.size(); begin = end) {
 		uint32_t c = members[begin].first;
 		for (end = begin; end < members.size() && members[end].first == c; end++) {
@@ -428,13 +491,11 @@ ReachabilityOverlay::insert(const Edges &inserted) {
 		uint32_t cu = component(u), cv = component(v);
 		if (cu == cv || !new_between(cu, cv))
 			continue;
-		inserted_.emplace_back(cu, cv);
+		inserted_.add(cu, cv);
 		flags_[cu] |= kInsertedOut;
+		flags_[cv] |= kInsertedIn;
 	}
-	sort_unique(inserted_);
-	for (const auto &[cu, cv] : inserted_)
-		inserted_reversed_.emplace_back(cv, cu);
-	sort_unique(inserted_reversed_);
+	count_between(inserted, 1);
 }
 
 template <typename Visit>
@@ -448,9 +509,10 @@ ReachabilityOverlay::for_each_successor(uint32_t c, Visit &&visit) const {
 				return;
 	}
 	if (flags_[c] & kInsertedOut)
-		for (auto [e, end] = pairs_from(inserted_, c); e != end; ++e)
-			if (visit(uint32_t(e->second)))
-				return;
+		if (const ComponentEdges::List *heads = inserted_.heads(c))
+			for (uint32_t w : *heads)
+				if (visit(w))
+					return;
 }
 
 template <typename Visit>
@@ -460,8 +522,10 @@ ReachabilityOverlay::for_each_predecessor(uint32_t c, Visit &&visit) const {
 		for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++)
 			if (!(flags_[*p] & kVanishedOut) || !vanished(*p, c))
 				visit(uint32_t(*p));
-	for (auto [e, end] = pairs_from(inserted_reversed_, c); e != end; ++e)
-		visit(uint32_t(e->second));
+	if (flags_[c] & kInsertedIn)
+		if (const ComponentEdges::List *tails = inserted_.tails(c))
+			for (uint32_t p : *tails)
+				visit(p);
 }
 
 // A_D over G (the base DAG, vanished edges included) and A_I over G': flag on every component
@@ -495,7 +559,10 @@ ReachabilityOverlay::mark_ancestors() {
 		for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++)
 			reach(*p);
 	});
-	flag_ancestors(inserted_, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
+	Edges tails;
+	tails.reserve(inserted_.size());
+	inserted_.for_each([&](uint32_t from, uint32_t to) { tails.emplace_back(from, to); });
+	flag_ancestors(tails, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
 }
 
 /*
@@ -506,7 +573,8 @@ ReachabilityOverlay::mark_ancestors() {
  */
 bool
 ReachabilityOverlay::acyclic() {
-	order_kept_ = std::all_of(inserted_.begin(), inserted_.end(), [](const auto &e) { return e.first < e.second; });
+	order_kept_ = true;
+	inserted_.for_each([&](uint32_t from, uint32_t to) { order_kept_ = order_kept_ && from < to; });
 	if (order_kept_)
 		return true;
 	size_t total = components_ + added_;
@@ -657,7 +725,11 @@ ReachabilityOverlay::widen() {
 	size_t total = components_ + added_;
 	slot_.assign(total, kNoSlot);
 	queued_.assign(total, 0);
-	for (const auto &[cu, cv] : inserted_)
+	Edges edges; // in order, as they were before: the same widened records whatever the set's order
+	edges.reserve(inserted_.size());
+	inserted_.for_each([&](uint32_t from, uint32_t to) { edges.emplace_back(from, to); });
+	std::sort(edges.begin(), edges.end());
+	for (const auto &[cu, cv] : edges)
 		widen_edge(cu, cv);
 	propagate();
 }

@@ -23,6 +23,8 @@
 #include <cstdint>
 #include <memory>
 #include <queue>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -66,6 +68,7 @@ public:
 	//    vanishes, and its tail's G-ancestors not yet in A_D join it (a walk that stops at those
 	//    already there). Widened records keep what the vanished edge led to: sound, as above.
 	//  - all_inserted, all_deleted: every edge inserted and deleted, this batch's included (sorted).
+	//    Read only where gone is not empty: elsewhere they may be passed empty.
 	// Returns false where an overlay takes none of it: a new edge closes a cycle between components,
 	// a component splits, an inserted edge inside a component that lost edges goes, a vanished
 	// DAG edge still held by an inserted edge, the batch is large against the changes already held
@@ -102,6 +105,47 @@ private:
 		kInsertedOut = 4,      // tail of an inserted DAG edge
 		kVanishedOut = 8,      // tail of a vanished DAG edge
 		kLostInside = 16,      // a deleted edge lies inside it
+		kInsertedIn = 32,      // head of an inserted DAG edge
+	};
+	// DAG edges between components that G' has and G has not: a set, and each component's heads and
+	// tails (unordered). Adding or taking out an edge costs O(1) and O(degree), whatever the count
+	// held: a stream of single edges pays for its own.
+	class ComponentEdges {
+	public:
+		using List = std::vector<uint32_t>;
+		bool
+		contains(uint32_t from, uint32_t to) const {
+			return edges_.count(key(from, to)) != 0;
+		}
+		// False where it holds the edge already.
+		bool add(uint32_t from, uint32_t to);
+		// False where it does not hold the edge.
+		bool remove(uint32_t from, uint32_t to);
+		size_t
+		size() const noexcept {
+			return edges_.size();
+		}
+		bool
+		empty() const noexcept {
+			return edges_.empty();
+		}
+		// The heads of from's edges, the tails of to's: null where none was ever added.
+		const List *heads(uint32_t from) const;
+		const List *tails(uint32_t to) const;
+		template <typename Visit>
+		void
+		for_each(Visit &&visit) const {
+			for (uint64_t e : edges_)
+				visit(uint32_t(e >> 32), uint32_t(e));
+		}
+
+	private:
+		static uint64_t
+		key(uint32_t from, uint32_t to) noexcept {
+			return uint64_t(from) << 32 | to;
+		}
+		std::unordered_set<uint64_t> edges_;
+		std::unordered_map<uint32_t, List> out_, in_;
 	};
 	uint32_t
 	component(vid_t v) const noexcept {
@@ -111,8 +155,14 @@ private:
 	// component loses its strong connectivity, else the DAG edges they may make vanish that no
 	// remaining edge of G between their components holds, in vanishing (sorted).
 	bool remove(const Edges &fresh, const Edges &deleted, const Edges &inserted, Edges &vanishing);
-	// Whether an inserted edge of `inserted` goes from component from to component to.
-	bool inserted_between(const Edges &inserted, uint32_t from, uint32_t to) const noexcept;
+	// Whether an inserted edge (of the changes: all_inserted) goes from component from to component to.
+	bool
+	inserted_between(uint32_t from, uint32_t to) const {
+		auto found = between_.find(uint64_t(from) << 32 | to);
+		return found != between_.end() && found->second > 0;
+	}
+	// The inserted edges `edges` counted into between_ (by `sign`: 1 or -1).
+	void count_between(const Edges &edges, int sign);
 	void add_vertices(size_t added);
 	bool order_edge(uint32_t from, uint32_t to);
 	void insert(const Edges &inserted);
@@ -171,9 +221,11 @@ private:
 	bool order_kept_ = true;      // every inserted DAG edge goes from a lower number to a higher
 	std::vector<uint32_t> order_; // else a topological order of G' (Kahn's), by component
 	std::vector<uint8_t> flags_;  // per component, base then added
-	Edges inserted_;              // DAG edges G' has and G has not, sorted (from, to)
-	Edges inserted_reversed_;     // the same as (to, from), sorted
-	Edges vanished_;              // DAG edges of G that G' lacks, sorted (from, to)
+	ComponentEdges inserted_;     // DAG edges G' has and G has not
+	// Inserted edges of the changes (base vertices or added) per pair of components (from << 32 | to,
+	// different): what inserted_between() asks without a walk over every inserted edge.
+	std::unordered_map<uint64_t, uint32_t> between_;
+	Edges vanished_; // DAG edges of G that G' lacks, sorted (from, to)
 	std::shared_ptr<const Csr> reversed_dag_;
 	std::vector<uint32_t> slot_; // widened record of each component of A_I, else kNoSlot
 	uint32_t slots_ = 0;
@@ -183,6 +235,12 @@ private:
 	VisitMarks visited_;
 	std::vector<uint32_t> stack_;
 	Record target_{};
+	// remove()'s: the base's vertices by component (component c's from member_start_[c] on in
+	// member_list_), made at the first deletion; a vertex's place in its component (UINT32_MAX between
+	// checks).
+	std::vector<uint32_t> member_start_;
+	std::vector<vid_t> member_list_;
+	std::vector<uint32_t> local_;
 	// extend()'s scratch: marks of the order's searches (this epoch's), a record copied.
 	std::vector<uint32_t> marks_;
 	uint32_t epoch_ = 0;

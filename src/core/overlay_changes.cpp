@@ -67,8 +67,6 @@ OverlayChanges::of(const Index &base, const std::vector<EdgeChange> &changes) {
 		else if (state == Net::deleted)
 			c.deleted_.emplace_back(u, v);
 	}
-	std::sort(c.inserted_.begin(), c.inserted_.end());
-	std::sort(c.deleted_.begin(), c.deleted_.end());
 	return c;
 }
 
@@ -85,15 +83,17 @@ take_out(OverlayChanges::Edges &a, const OverlayChanges::Edges &b) {
 	a.swap(kept);
 }
 
-// a with b (sorted, none in a), sorted.
-void
-put_in(OverlayChanges::Edges &a, const OverlayChanges::Edges &b) {
-	size_t middle = a.size();
-	a.insert(a.end(), b.begin(), b.end());
-	std::inplace_merge(a.begin(), a.begin() + long(middle), a.end());
-}
-
 } // namespace
+
+const OverlayChanges::Edges &
+OverlayChanges::sorted(Edges &edges, size_t &prefix) {
+	if (prefix < edges.size()) {
+		std::sort(edges.begin() + long(prefix), edges.end());
+		std::inplace_merge(edges.begin(), edges.begin() + long(prefix), edges.end());
+		prefix = edges.size();
+	}
+	return edges;
+}
 
 bool
 OverlayChanges::extend(const std::vector<EdgeChange> &more, Extension &extension) {
@@ -136,9 +136,13 @@ OverlayChanges::extend(const std::vector<EdgeChange> &more, Extension &extension
 	std::sort(extension.appeared.begin(), extension.appeared.end());
 	std::sort(extension.retracted.begin(), extension.retracted.end());
 	std::sort(extension.gone.begin(), extension.gone.end());
-	take_out(inserted_, extension.retracted);
-	put_in(inserted_, extension.appeared);
-	put_in(deleted_, extension.gone);
+	if (!extension.retracted.empty()) {
+		sorted(inserted_, inserted_sorted_);
+		take_out(inserted_, extension.retracted);
+		inserted_sorted_ = inserted_.size();
+	}
+	inserted_.insert(inserted_.end(), extension.appeared.begin(), extension.appeared.end());
+	deleted_.insert(deleted_.end(), extension.gone.begin(), extension.gone.end());
 	return true;
 }
 

@@ -50,14 +50,24 @@ public:
 	bool extend(const std::vector<EdgeChange> &more, Extension &extension);
 
 	// Edges that no row held at the build and some row holds now, and edges some row held that no
-	// row holds now (u != v, base vertices): each sorted.
+	// row holds now (u != v, base vertices): each sorted. extend() appends what a batch adds, sorted
+	// here when next asked (a merge of the batch into the rest): a stream of batches that nobody
+	// asks for them in between costs no move of the edges held.
 	const Edges &
-	inserted() const noexcept {
-		return inserted_;
+	inserted() const {
+		return sorted(inserted_, inserted_sorted_);
 	}
 	const Edges &
-	deleted() const noexcept {
-		return deleted_;
+	deleted() const {
+		return sorted(deleted_, deleted_sorted_);
+	}
+	size_t
+	inserted_count() const noexcept {
+		return inserted_.size();
+	}
+	size_t
+	deleted_count() const noexcept {
+		return deleted_.size();
 	}
 	// Vertices only the changes have: numbered n .. n + added() - 1 after the build's n.
 	size_t
@@ -86,7 +96,10 @@ private:
 	const Index *base_;
 	size_t count_ = 0;                          // changes taken in
 	std::unordered_map<uint64_t, int64_t> net_; // (u << 32 | v) -> rows written less rows removed
-	Edges inserted_, deleted_;
+	// Sorted up to *_sorted_, the rest appended since (none of it in the sorted part).
+	static const Edges &sorted(Edges &edges, size_t &prefix);
+	mutable Edges inserted_, deleted_;
+	mutable size_t inserted_sorted_ = 0, deleted_sorted_ = 0;
 	size_t added_ = 0;
 	std::unordered_map<int64_t, vid_t> added_ids_;      // integer keys
 	std::unordered_map<std::string, vid_t> added_keys_; // text or uuid keys, by their bytes

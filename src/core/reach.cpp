@@ -26,8 +26,11 @@ Reach::extend(const std::vector<EdgeChange> &more) {
 	OverlayChanges::Extension extension;
 	if (!changes_->extend(more, extension))
 		return false;
-	ReachabilityOverlay::Extension batch{extension.appeared, extension.retracted, extension.gone, changes_->inserted(),
-	                                     changes_->deleted()};
+	// Every inserted and deleted edge (sorted when asked for) only where the overlay reads them.
+	static const OverlayChanges::Edges none;
+	bool deletes = !extension.gone.empty();
+	ReachabilityOverlay::Extension batch{extension.appeared, extension.retracted, extension.gone,
+	                                     deletes ? changes_->inserted() : none, deletes ? changes_->deleted() : none};
 	return overlay_->extend(changes_->added(), batch);
 }
 

@@ -69,7 +69,7 @@ for (1 .. 2)
 my ($checks, $wrong) = (0, 0);
 while (grep { $_->pumpable } @writers)
 {
-	$_->pump_nb for @writers;
+	$_->pump_nb for grep { $_->pumpable } @writers; # one may end between the two: pump only those running
 	my $result = $reader->query_safe('SELECT wrong_pairs()');
 	$checks++;
 	if ($result ne 'none')

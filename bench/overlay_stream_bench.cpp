@@ -1,0 +1,106 @@
+// A live graph's kept overlay under a steady stream of single-row writes, in the engine alone (what
+// bench/live_pgbench.sh times through SQL, less the statement and the change log): a random graph
+// of VERTICES vertices and EDGES edges made as that script makes it (source s, target past s), an
+// overlay of PENDING single-row inserts, then ROUNDS rounds of: BATCH more single-row inserts taken
+// in (Reach::extend), one reachable() of a random pair. Per round: the extension's time and the
+// query's, median, 99th percentile and largest in microseconds, and the rounds where the overlay
+// declined the batch (made again from all the changes, as the glue does then).
+//   overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B]
+#include "overlay_changes.hpp"
+#include "reach.hpp"
+#include "rng.hpp"
+
+#include "bench_util.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+using namespace grail;
+
+namespace {
+
+double
+percentile(std::vector<double> v, double p) {
+	if (v.empty())
+		return 0;
+	std::sort(v.begin(), v.end());
+	return v[std::min(v.size() - 1, size_t(double(v.size()) * p))];
+}
+
+} // namespace
+
+int
+main(int argc, char **argv) {
+	uint64_t vertices = 200000, edges = 1000000, pending = 30000, rounds = 20000, batch = 1;
+	for (int i = 1; i + 1 < argc; i += 2) {
+		uint64_t value = bench::number_arg("overlay_stream_bench", argv[i + 1]);
+		if (std::strcmp(argv[i], "--vertices") == 0)
+			vertices = value;
+		else if (std::strcmp(argv[i], "--edges") == 0)
+			edges = value;
+		else if (std::strcmp(argv[i], "--pending") == 0)
+			pending = value;
+		else if (std::strcmp(argv[i], "--rounds") == 0)
+			rounds = value;
+		else if (std::strcmp(argv[i], "--batch") == 0)
+			batch = value;
+		else
+			vertices = 0;
+	}
+	if (vertices < 3 || argc % 2 == 0) {
+		std::fputs("usage: overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B]\n",
+		           stderr);
+		return 2;
+	}
+	Rng rng(31);
+	auto forward_edge = [&] {
+		int64_t s = 1 + int64_t(rng.below(vertices - 1));
+		int64_t t = s + 1 + int64_t(rng.below(vertices - uint64_t(s)));
+		return EdgeChange{s, t, {}, {}, 1};
+	};
+	EdgeList list;
+	for (uint64_t i = 0; i < edges; i++) {
+		EdgeChange e = forward_edge();
+		list.append(e.source, e.target);
+	}
+	Index index = Index::build(std::move(list), BuildOptions{});
+	std::vector<EdgeChange> all;
+	for (uint64_t i = 0; i < pending; i++)
+		all.push_back(forward_edge());
+	double t = now_ms();
+	std::unique_ptr<Reach> reach = Reach::with_changes(index, *OverlayChanges::of(index, all));
+	std::printf("graph: %zu vertices, %zu edges; overlay of %llu inserts made in %.1f ms\n",
+	            size_t(index.graph().vertex_count()), size_t(index.graph().out.edge_count()),
+	            (unsigned long long)pending, now_ms() - t);
+	std::vector<double> extend_us, query_us;
+	size_t declined = 0, yes = 0;
+	for (uint64_t r = 0; r < rounds; r++) {
+		std::vector<EdgeChange> more;
+		for (uint64_t i = 0; i < batch; i++)
+			more.push_back(forward_edge());
+		all.insert(all.end(), more.begin(), more.end());
+		t = now_ms();
+		if (!reach->extend(more)) {
+			declined++;
+			reach = Reach::with_changes(index, *OverlayChanges::of(index, all), reach->reversed_dag());
+		}
+		extend_us.push_back((now_ms() - t) * 1000);
+		int64_t a = 1 + int64_t(rng.below(vertices)), b = 1 + int64_t(rng.below(vertices));
+		t = now_ms();
+		yes += reach->reachable(a, b);
+		query_us.push_back((now_ms() - t) * 1000);
+	}
+	std::printf("%llu rounds of %llu insert(s) and one reachable() (%zu yes), %zu declined\n",
+	            (unsigned long long)rounds, (unsigned long long)batch, yes, declined);
+	std::printf("%-10s %10s %10s %10s %10s %10s\n", "us", "median", "p90", "p99", "max", "mean");
+	for (const auto &[name, v] : {std::make_pair("extend", &extend_us), std::make_pair("query", &query_us)}) {
+		double sum = 0;
+		for (double x : *v)
+			sum += x;
+		std::printf("%-10s %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, percentile(*v, 0.5), percentile(*v, 0.9),
+		            percentile(*v, 0.99), percentile(*v, 1.0), sum / double(v->size()));
+	}
+	return 0;
+}

@@ -1,0 +1,251 @@
+// The kept overlay under a stream of single-row writes, one or two rows a statement, each batch
+// taken in by Reach::extend: the writes that stress its hashed edge lists and the lists of changes
+// sorted only when asked for. Duplicate rows of one edge, an edge inserted, deleted and inserted
+// again, self-loops, edges into and between new ids (the extreme ids among them), a second edge
+// between the same two components (one taken back while the other holds the DAG edge), rows of the
+// build deleted. After every statement: every pair answers as a closure of the rows and as a fresh
+// reachability of all the changes, and the changes' sorted lists equal the fresh ones'.
+#include "edge_rows.hpp"
+#include "index.hpp"
+#include "oracle.hpp"
+#include "overlay_changes.hpp"
+#include "reach.hpp"
+#include "rng.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+using namespace grail;
+using grail_test::edge_list;
+using grail_test::Rows;
+using grail_test::rows_of;
+
+namespace {
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+std::vector<EdgeChange>
+logged(const Rows &before, const Rows &after) {
+	std::map<std::pair<int64_t, int64_t>, int64_t> count;
+	for (const auto &row : before)
+		count[row]--;
+	for (const auto &row : after)
+		count[row]++;
+	std::vector<EdgeChange> changes;
+	for (const auto &[row, n] : count)
+		for (int64_t k = 0; k < (n < 0 ? -n : n); k++) {
+			EdgeChange change;
+			change.source = row.first;
+			change.target = row.second;
+			change.rows = n < 0 ? -1 : 1;
+			changes.push_back(change);
+		}
+	return changes;
+}
+
+std::unique_ptr<Reach>
+fresh_reach(const Index &index, const std::vector<EdgeChange> &changes) {
+	std::optional<OverlayChanges> net = OverlayChanges::of(index, changes);
+	return net ? Reach::with_changes(index, std::move(*net)) : nullptr;
+}
+
+// One statement's rows: one or two single-row writes of the kinds above.
+Rows
+next_rows(const Rows &before, const Rows &after, const Index &index, const std::vector<int64_t> &ids,
+          std::vector<std::pair<int64_t, int64_t>> &deleted_since, Rng &rng) {
+	Rows next = after;
+	const auto &of = index.components().of_vertex;
+	auto some_id = [&]() -> int64_t {
+		uint64_t pick = rng.below(12);
+		if (ids.empty() || pick == 0)
+			return 1000000 + int64_t(rng.below(4));
+		if (pick == 1)
+			return rng.below(2) ? kMin : kMax;
+		return ids[rng.below(ids.size())];
+	};
+	// A row u -> v whose components come in the build's order (no cycle between components), where
+	// both are ids of the build; others as they come.
+	auto forward = [&](int64_t u, int64_t v) {
+		int64_t du = index.find(u), dv = index.find(v);
+		if (du >= 0 && dv >= 0 && of[size_t(du)] > of[size_t(dv)])
+			std::swap(u, v);
+		return std::make_pair(u, v);
+	};
+	std::vector<std::pair<int64_t, int64_t>> inserted_since;
+	{
+		Rows built = before, now = after;
+		std::sort(built.begin(), built.end());
+		std::sort(now.begin(), now.end());
+		std::set_difference(now.begin(), now.end(), built.begin(), built.end(), std::back_inserter(inserted_since));
+	}
+	for (uint64_t writes = 1 + rng.below(2); writes > 0; writes--) {
+		switch (rng.below(8)) {
+		case 0: // a self-loop
+		{
+			int64_t u = some_id();
+			next.emplace_back(u, u);
+			break;
+		}
+		case 1: // a duplicate row of an edge inserted since
+			if (!inserted_since.empty()) {
+				next.push_back(inserted_since[rng.below(inserted_since.size())]);
+				break;
+			}
+			[[fallthrough]];
+		case 2: // a row inserted since deleted again
+			if (!inserted_since.empty()) {
+				auto row = inserted_since[rng.below(inserted_since.size())];
+				next.erase(std::find(next.begin(), next.end(), row));
+				deleted_since.push_back(row);
+				break;
+			}
+			[[fallthrough]];
+		case 3: // an edge deleted since inserted again
+			if (!deleted_since.empty()) {
+				next.push_back(deleted_since[rng.below(deleted_since.size())]);
+				break;
+			}
+			[[fallthrough]];
+		case 4: // a second edge between the components of an inserted one
+			if (!inserted_since.empty()) {
+				auto [u, v] = inserted_since[rng.below(inserted_since.size())];
+				int64_t du = index.find(u), dv = index.find(v);
+				if (du >= 0 && dv >= 0) {
+					std::vector<int64_t> from, to;
+					for (int64_t id : ids) {
+						uint32_t c = of[size_t(index.find(id))];
+						if (c == of[size_t(du)])
+							from.push_back(id);
+						if (c == of[size_t(dv)])
+							to.push_back(id);
+					}
+					next.emplace_back(from[rng.below(from.size())], to[rng.below(to.size())]);
+					break;
+				}
+			}
+			[[fallthrough]];
+		case 5: // a row of the build deleted
+			if (rng.below(3) == 0 && !before.empty()) {
+				auto row = before[rng.below(before.size())];
+				auto at = std::find(next.begin(), next.end(), row);
+				if (at != next.end()) {
+					next.erase(at);
+					break;
+				}
+			}
+			[[fallthrough]];
+		default: // a new row, mostly forward
+			next.push_back(rng.below(4) == 0 ? std::make_pair(some_id(), some_id()) : forward(some_id(), some_id()));
+		}
+	}
+	return next;
+}
+
+} // namespace
+
+TEST(OverlayStream, SingleRowWritesMatchFreshAndOracle) {
+	size_t extended = 0, steps = 0, deleting_steps = 0;
+	for (uint64_t seed = 0; seed < 400; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed + 5000, seed % 4 == 0 ? 50 : 20);
+		Rows before = rows_of(t.edges);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 3);
+		options.seed = seed;
+		Index index = Index::build(edge_list(before), options);
+		std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+		Rng rng(seed * 13 + 5);
+		Rows after = before;
+		std::vector<std::pair<int64_t, int64_t>> deleted_since;
+		std::vector<EdgeChange> all;
+		std::unique_ptr<Reach> reach;
+		for (int step = 0; step < 14; step++) {
+			Rows next = next_rows(before, after, index, ids, deleted_since, rng);
+			std::vector<EdgeChange> batch = logged(after, next);
+			after = std::move(next);
+			all.insert(all.end(), batch.begin(), batch.end());
+			steps++;
+			bool taken = reach && reach->extend(batch);
+			if (taken) {
+				extended++;
+				deleting_steps += std::any_of(batch.begin(), batch.end(), [&](const EdgeChange &c) {
+					return c.rows < 0 && index.find(c.source) >= 0 && index.find(c.target) >= 0;
+				});
+			} else {
+				reach = fresh_reach(index, all);
+			}
+			std::unique_ptr<Reach> fresh = fresh_reach(index, all);
+			if (taken) {
+				ASSERT_TRUE(fresh) << "seed " << seed << " step " << step << ": extended, yet a fresh overlay declines";
+			}
+			if (!reach)
+				continue;
+			// The lists sorted when asked for, after appends and take-outs, equal those made at once.
+			ASSERT_EQ(reach->changes()->inserted(), fresh->changes()->inserted())
+			    << "seed " << seed << " step " << step;
+			ASSERT_EQ(reach->changes()->deleted(), fresh->changes()->deleted()) << "seed " << seed << " step " << step;
+			ASSERT_EQ(reach->changes()->inserted_count(), fresh->changes()->inserted().size());
+			grail_test::Oracle oracle(edge_list(after));
+			std::vector<int64_t> query = grail_test::ids_of(after);
+			query.insert(query.end(), ids.begin(), ids.end());
+			query.push_back(kMin);
+			query.push_back(kMax);
+			query.push_back(1000009); // no row names it
+			for (int64_t a : query)
+				for (int64_t b : query) {
+					bool expected = oracle.reachable(a, b);
+					ASSERT_EQ(reach->reachable(a, b), expected)
+					    << "seed " << seed << " step " << step << (taken ? " extended " : " fresh ") << a << " -> "
+					    << b;
+					ASSERT_EQ(fresh->reachable(a, b), expected) << "seed " << seed << " step " << step;
+				}
+		}
+	}
+	// Most statements extend the overlay, deleting ones included.
+	EXPECT_GT(extended, steps / 2) << "of " << steps;
+	EXPECT_GT(deleting_steps, 400u) << "of " << steps;
+}
+
+// The same edge, one row at a time: inserted, written twice more, deleted row by row, inserted
+// again, over and over; beside it a second edge between the same two components that holds the DAG
+// edge while the first comes and goes. Every statement extends, and the answers follow the rows.
+TEST(OverlayStream, OneEdgeComesAndGoes) {
+	// Components {1, 2} and {3, 4} (cycles), 5 alone; 1 -> 5 only.
+	Rows before = {{1, 2}, {2, 1}, {3, 4}, {4, 3}, {1, 5}};
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	std::vector<EdgeChange> all;
+	auto change = [](int64_t u, int64_t v, int64_t rows) {
+		EdgeChange c;
+		c.source = u;
+		c.target = v;
+		c.rows = rows;
+		return c;
+	};
+	std::unique_ptr<Reach> reach = fresh_reach(index, {change(5, 5, 1)}); // a self-loop only
+	ASSERT_TRUE(reach);
+	all.push_back(change(5, 5, 1));
+	int held_a = 0, held_b = 0; // rows of 2 -> 3 and of 1 -> 4
+	Rng rng(7);
+	for (int step = 0; step < 400; step++) {
+		EdgeChange next = rng.below(2) ? change(2, 3, held_a > 0 && rng.below(2) ? -1 : 1)
+		                               : change(1, 4, held_b > 0 && rng.below(2) ? -1 : 1);
+		(next.source == 2 ? held_a : held_b) += int(next.rows);
+		all.push_back(next);
+		ASSERT_TRUE(reach->extend({next})) << "step " << step;
+		bool joined = held_a > 0 || held_b > 0;
+		ASSERT_EQ(reach->reachable(1, 3), joined) << "step " << step;
+		ASSERT_EQ(reach->reachable(2, 4), joined) << "step " << step;
+		ASSERT_FALSE(reach->reachable(3, 1));
+		ASSERT_FALSE(reach->reachable(5, 3));
+		ASSERT_TRUE(reach->reachable(2, 5));
+		std::unique_ptr<Reach> fresh = fresh_reach(index, all);
+		ASSERT_TRUE(fresh);
+		ASSERT_EQ(reach->changes()->inserted(), fresh->changes()->inserted()) << "step " << step;
+	}
+}
