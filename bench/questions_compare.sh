@@ -16,7 +16,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
-baseline= runs=3 graphs="dag local rmat text"
+baseline="" runs=3 graphs="dag local rmat text"
 parse_args "$0 --baseline PATH [--runs R] [--graphs LIST]" baseline runs graphs -- "$@"
 [ -f "$baseline" ] || { echo "no baseline module at '$baseline'" >&2; exit 2; }
 eval "$(scripts/cluster.sh start)"
