@@ -97,12 +97,18 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 	balls_.start(n);
 	Depths fd(balls_.slots.get(), 0, balls_.epoch), bd(balls_.slots.get(), 1, balls_.epoch);
 	std::vector<vid_t> &forward = balls_.forward, &backward = balls_.backward, &next = balls_.next;
+	// The backward side's levels, kept for the second pass: level j's vertices at layers[start[j]]
+	// onwards, and the in-edges their expansion scans (level 0: b).
+	std::vector<vid_t> &layers = balls_.layers;
+	std::vector<size_t> &layer_start = balls_.layer_start, &layer_work = balls_.layer_work;
 	fd.mark(a, 0);
 	bd.mark(b, 0);
 	forward.assign(1, a);
 	backward.assign(1, b);
 	uint32_t df = 0, db = 0; // the depth of each side's frontier: each ball is complete to it
 	size_t steps = 0;
+	layers.assign(1, b);
+	layer_start.assign(1, 0);
 	// One level of one side: its frontier's neighbours over `edges`, marked in `mine` at `depth`;
 	// true when one is in the other ball, or is the other side's end (`end`: b for the forward
 	// side, a for the backward one; with a == b, a cycle, the end is v in its other role, which its
@@ -112,6 +118,7 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 	// alone (the tie rule is applied at the end, from the depths); `work` becomes the edges its
 	// expansion will scan.
 	size_t forward_work = out.end(a) - out.begin(a), backward_work = in.end(b) - in.begin(b);
+	layer_work.assign(1, backward_work);
 	auto expand = [&](const Csr &edges, std::vector<vid_t> &frontier, size_t &work, Depths &mine, const Depths &theirs,
 	                  uint32_t depth, vid_t end, auto &&keep) {
 		bool met = false;
@@ -141,10 +148,17 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 		if (forward.empty() || backward.empty())
 			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
 		if (forward_work <= backward_work) {
+			counts_.search_edges += forward_work;
 			if (expand(out, forward, forward_work, fd, bd, ++df, b, keep_forward))
 				break;
-		} else if (expand(in, backward, backward_work, bd, fd, ++db, a, keep_backward)) {
-			break;
+		} else {
+			counts_.search_edges += backward_work;
+			bool met = expand(in, backward, backward_work, bd, fd, ++db, a, keep_backward);
+			layer_start.push_back(layers.size());
+			layers.insert(layers.end(), backward.begin(), backward.end());
+			layer_work.push_back(backward_work);
+			if (met)
+				break;
 		}
 	}
 	// No meeting before this level, one at it: the distance is df + db, and the vertices of S at the
@@ -157,16 +171,50 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 		level.erase(std::remove_if(level.begin(), level.end(),
 		                           [&](vid_t u) { return !bd.marked(u) || bd.depth(u) != distance - df; }),
 		            level.end());
-	// The rest of S, depth by depth, over the backward ball (S at depth `distance` is b alone).
+	// The rest of S, depth by depth, over the backward ball (S at depth `distance` is b alone): S at
+	// depth k + 1 is the vertices at backward depth j = distance - k - 1 with an in-neighbour in S at
+	// depth k (such a vertex w has d(a, w) <= k + 1 and d(w, b) = j, so d(a, w) = k + 1 exactly).
+	// Found from whichever side scans fewer edges: the out-edges of S at depth k (to vertices at
+	// backward depth j), or the in-edges of the backward ball's level j (the side's kept frontier:
+	// S's vertices there reach b and are reached from a, so no rule left them out), each until one
+	// from S at depth k. At k = df, S's vertices are the forward level df's with an edge to level j:
+	// a forward depth of df marks only them. Past df, the marks at depth k are this pass's.
 	for (uint32_t k = df; k + 1 < distance; k++) {
-		next.clear();
+		const uint32_t j = distance - k - 1;
+		size_t out_work = 0;
 		for (vid_t u : level)
-			for (const vid_t *w = out.begin(u); w != out.end(u); w++) {
-				if ((++steps & 0xFFFF) == 0)
-					poll_cancel();
-				if (*w != b && bd.marked(*w) && bd.depth(*w) == distance - k - 1 && fd.mark(*w, k + 1))
-					next.push_back(*w);
+			out_work += out.end(u) - out.begin(u);
+		counts_.out_pass_edges += out_work;
+		next.clear();
+		if (out_work <= layer_work[j]) {
+			counts_.out_levels++;
+			counts_.pass_edges += out_work;
+			for (vid_t u : level)
+				for (const vid_t *w = out.begin(u); w != out.end(u); w++) {
+					if ((++steps & 0xFFFF) == 0)
+						poll_cancel();
+					if (*w != b && bd.marked(*w) && bd.depth(*w) == j && fd.mark(*w, k + 1))
+						next.push_back(*w);
+				}
+		} else {
+			counts_.in_levels++;
+			const size_t end = j + 1 < layer_start.size() ? layer_start[j + 1] : layers.size();
+			for (size_t i = layer_start[j]; i < end; i++) {
+				vid_t w = layers[i];
+				if (bd.depth(w) != j || fd.marked(w))
+					continue;
+				for (const vid_t *u = in.begin(w); u != in.end(w); u++) {
+					counts_.pass_edges++;
+					if ((++steps & 0xFFFF) == 0)
+						poll_cancel();
+					if (fd.marked(*u) && fd.depth(*u) == k) {
+						fd.mark(w, k + 1);
+						next.push_back(w);
+						break;
+					}
+				}
 			}
+		}
 		level.swap(next);
 	}
 	// Backwards from b: each vertex's smallest in-neighbour at the depth above (in-edges ascend).
@@ -187,6 +235,7 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 std::vector<vid_t>
 PathFinder::shortest_path(vid_t a, vid_t b) {
 	const Csr &out = index_.graph().out;
+	counts_ = Counts{};
 	check_vertex(out, a);
 	check_vertex(out, b);
 	if (a == b)
@@ -247,6 +296,7 @@ PathFinder::shortest_path(vid_t a, vid_t b) {
 std::vector<vid_t>
 PathFinder::shortest_cycle(vid_t v) {
 	const Csr &graph = index_.graph().out;
+	counts_ = Counts{};
 	check_vertex(graph, v);
 	const Array<uint32_t> &component = index_.components().of_vertex;
 	const uint32_t cv = component[v];

@@ -13,7 +13,9 @@
 // the source's depth of every vertex on a shortest path (the set S: d(a, u) + d(u, b) = D): those
 // at depth J or less are the forward ball's; the others are found by a second pass from the
 // forward ball's level J over the backward ball (u at depth k in S, w an out-neighbour with
-// d(w, b) = D - k - 1: w is in S at depth k + 1, and every such w is found so). The path is then
+// d(w, b) = D - k - 1: w is in S at depth k + 1, and every such w is found so), each level from
+// S's out-edges or from the in-edges of the backward ball's level D - k - 1, whichever has fewer
+// (the latter at most what the backward search scanned, where hubs' out-lists are long). The path is then
 // read backwards from the target: a vertex's predecessor is its smallest in-neighbour at the
 // source's depth one less, which is its bfs() parent (bfs() scans a level in ascending order, so a
 // vertex's first discoverer is the smallest one at the level above with an edge to it), and is in
@@ -102,7 +104,22 @@ public:
 		std::unique_ptr<DepthSlot[]> slots;
 		uint32_t epoch = 0;
 		std::vector<vid_t> forward, backward, next;
+		// The backward side's levels one after another, where each starts, the in-edges of each.
+		std::vector<vid_t> layers;
+		std::vector<size_t> layer_start, layer_work;
 	};
+	// What the last search scanned: the edges of the two balls' expansions, and of the pass that
+	// finds the shortest paths' vertices past the forward ball (its levels read from S's out-edges
+	// or from the backward levels' in-edges; out_pass_edges: what reading every level from S's
+	// out-edges would have scanned). For tests and measurements.
+	struct Counts {
+		size_t search_edges = 0, pass_edges = 0, out_pass_edges = 0;
+		uint32_t out_levels = 0, in_levels = 0;
+	};
+	const Counts &
+	last_counts() const noexcept {
+		return counts_;
+	}
 
 private:
 	const Csr &in_edges();
@@ -116,6 +133,7 @@ private:
 	std::function<const Csr &()> in_edges_;
 	std::unique_ptr<const Csr> own_in_edges_;
 	Balls balls_;
+	Counts counts_;
 };
 
 // The same without labels over a bare CSR (no pruning, no component restriction): the reference

@@ -2,6 +2,7 @@
 #include "error.hpp"
 #include "index.hpp"
 #include "oracle.hpp"
+#include "generate.hpp"
 #include "paths.hpp"
 
 #include <gtest/gtest.h>
@@ -248,4 +249,49 @@ TEST(Paths, LargeGraphsWithAndWithoutPruning) {
 		}
 		EXPECT_GT(found, 70u) << "seed " << seed;
 	}
+}
+
+// Graphs with hubs (R-MAT, with and without the pairs' random extra edges) and layered graphs with
+// wide levels: the pass that finds a shortest path's vertices past the forward ball reads some
+// levels from their out-edges and some from the backward levels' in-edges. Every path and cycle
+// equals the plain forward search's (the bfs() parent chain), whichever way each level was read,
+// and both ways are taken over the test.
+TEST(Paths, SecondPassBothWaysKeepsTheTieRule) {
+	uint32_t out_levels = 0, in_levels = 0;
+	size_t pass_edges = 0, search_edges = 0;
+	for (uint64_t seed = 0; seed < 12; seed++) {
+		std::mt19937_64 rng(seed);
+		EdgeList edges = seed % 2 == 0 ? generate_rmat(10 + unsigned(seed % 3), 4 + unsigned(seed % 5), seed)
+		                               : generate_random_dag(3000, 2.5, seed);
+		if (seed % 4 == 1) // a few hubs with long out-lists over the DAG
+			for (int h = 0; h < 5; h++)
+				for (int k = 0; k < 400; k++)
+					edges.append(int64_t(rng() % 3000), int64_t(rng() % 3000));
+		Index index = Index::build(edges, BuildOptions{});
+		const Graph &g = index.graph();
+		PathFinder finder(index);
+		for (int q = 0; q < 200; q++) {
+			vid_t a = vid_t(rng() % g.vertex_count()), b = vid_t(rng() % g.vertex_count());
+			BfsResult r = bfs(g.out, a);
+			if (q % 4 != 0)
+				b = r.vertex[rng() % r.vertex.size()];
+			std::vector<vid_t> expected = shortest_path(g.out, a, b);
+			ASSERT_EQ(finder.shortest_path(a, b), expected) << "seed " << seed << " " << a << "->" << b;
+			if (!expected.empty()) {
+				ASSERT_EQ(expected, parent_chain(r, b)) << "seed " << seed;
+			}
+			const PathFinder::Counts &c = finder.last_counts();
+			out_levels += c.out_levels;
+			in_levels += c.in_levels;
+			pass_edges += c.pass_edges;
+			search_edges += c.search_edges;
+			ASSERT_EQ(finder.shortest_cycle(a), shortest_cycle(g.out, a)) << "seed " << seed << " cycle through " << a;
+			out_levels += finder.last_counts().out_levels;
+			in_levels += finder.last_counts().in_levels;
+		}
+	}
+	EXPECT_GT(out_levels, 0u);
+	EXPECT_GT(in_levels, 0u);
+	// The pass scans no more than the searches did (each level at most its backward level's edges).
+	EXPECT_LE(pass_edges, search_edges);
 }

@@ -95,7 +95,33 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 			return;
 		}
 		KeyScratch vertex_key, parent_key;
+		// Text and uuid keys: a row's key is three dependent reads scattered over the graph (the
+		// vertex's id, its offset in the dictionary, its bytes), each read ahead a few rows before
+		// the next needs it, for the vertex and its parent.
+		const bool dictionary = kind != grail::KeyKind::integer && index.keys().size() > 0;
+		const uint64_t *offsets = dictionary ? index.keys().offsets().data() : nullptr;
+		const uint8_t *bytes = dictionary ? index.keys().bytes().data() : nullptr;
+		constexpr size_t id_ahead = 24, offset_ahead = 16, bytes_ahead = 8;
+		auto read_ahead = [&](size_t i) {
+			if (i + id_ahead < rows) {
+				__builtin_prefetch(ids + vertex[i + id_ahead]);
+				if (with_parent && parent[i + id_ahead] != grail::kNoVertex)
+					__builtin_prefetch(ids + parent[i + id_ahead]);
+			}
+			if (i + offset_ahead < rows) {
+				__builtin_prefetch(offsets + ids[vertex[i + offset_ahead]]);
+				if (with_parent && parent[i + offset_ahead] != grail::kNoVertex)
+					__builtin_prefetch(offsets + ids[parent[i + offset_ahead]]);
+			}
+			if (i + bytes_ahead < rows) {
+				__builtin_prefetch(bytes + offsets[ids[vertex[i + bytes_ahead]]]);
+				if (with_parent && parent[i + bytes_ahead] != grail::kNoVertex)
+					__builtin_prefetch(bytes + offsets[ids[parent[i + bytes_ahead]]]);
+			}
+		};
 		for (size_t i = 0; i < rows; i++) {
+			if (dictionary)
+				read_ahead(i);
 			bool root = with_parent && parent[i] == grail::kNoVertex;
 			Datum values[3] = {vertex_key.key(index, ids[vertex[i]]), Int32GetDatum(int32(depth[i])),
 			                   root || !with_parent ? (Datum)0 : parent_key.key(index, ids[parent[i]])};
@@ -114,16 +140,6 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 				CHECK_FOR_INTERRUPTS();
 		}
 	});
-}
-
-// The memory of this backend's CPU searches besides their rows (bfs.hpp BfsScratch): kept between
-// calls, so that a call that reaches few vertices costs about what it reaches, whatever the graph's
-// size; it grows to the largest graph searched. A search cut short (an error, a cancel) leaves it
-// to be cleared in full by the next, so no mark of one call or graph reaches another.
-grail::BfsScratch &
-search_scratch() {
-	static grail::BfsScratch scratch;
-	return scratch;
 }
 
 // The search from argument 1 over the graph of argument 0, max_depth argument 2 (NULL: no limit);
@@ -167,7 +183,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		grail::vid_t from = grail::vid_t(dense);
 		if (direction == Direction::both) {
 			// The GPU BFS follows the lists of one CSR; a search over two runs on the CPU.
-			result = grail::bfs(g.out, graph.in_edges(), from, max_depth, search_scratch());
+			result = grail::bfs(g.out, graph.in_edges(), from, max_depth, graph.bfs_scratch());
 		} else {
 			// The GPU BFS takes any CSR, the reversed one as well as the build's. The reversed one is
 			// made here only where this backend searches: the GPU service keeps its own on the
@@ -187,7 +203,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 					    return std::move(*rows);
 				    return grail::bfs_gpu(edges(), from, max_depth);
 			    },
-			    [&] { return grail::bfs(edges(), reverse, from, max_depth, search_scratch(), with_parent); },
+			    [&] { return grail::bfs(edges(), reverse, from, max_depth, graph.bfs_scratch(), with_parent); },
 			    gpu_probe_for(graph));
 		}
 	}

@@ -714,6 +714,13 @@ LoadedGraph::path_finder() {
 	return *path_finder_;
 }
 
+BfsScratch &
+LoadedGraph::bfs_scratch() {
+	if (!bfs_scratch_)
+		bfs_scratch_ = std::make_unique<BfsScratch>();
+	return *bfs_scratch_;
+}
+
 void
 forget_graph(int64_t graph_id) {
 	backend_cache().erase(graph_id);

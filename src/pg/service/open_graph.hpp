@@ -3,6 +3,7 @@
 // per backend.
 #pragma once
 
+#include "bfs.hpp"
 #include "index.hpp"
 #include "paths.hpp"
 #include "reach.hpp"
@@ -46,9 +47,15 @@ struct LoadedGraph {
 	// these in_edges(): made by the first call that needs it, then kept with this build.
 	PathFinder &path_finder();
 
+	// The memory of this build's CPU traversals besides their rows (bfs(), descendants(),
+	// ancestors(): BfsScratch), made by the first one and kept with the build, so that a call that
+	// reaches few vertices costs what it reaches; freed with the build (a drop, a newer build).
+	BfsScratch &bfs_scratch();
+
 private:
 	std::unique_ptr<const Csr> in_edges_;
 	std::unique_ptr<PathFinder> path_finder_;
+	std::unique_ptr<BfsScratch> bfs_scratch_;
 };
 
 // What reachable() answers from: the loaded build (its index turns keys into ids), and the
