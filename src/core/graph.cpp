@@ -79,6 +79,23 @@ sort_unique(vid_t *first, vid_t *last, vid_t self, bool drop_self, std::vector<R
 
 } // namespace
 
+namespace {
+
+unsigned
+bit_width(uint64_t x) noexcept {
+	return x == 0 ? 0 : 64 - unsigned(__builtin_clzll(x));
+}
+
+// At most 2^kBucketBits buckets of sources in Csr::from_pairs.
+constexpr unsigned kBucketBits = 11;
+
+} // namespace
+
+// The pairs are first grouped by their source's bucket (2^shift consecutive vertices, at most
+// 2^kBucketBits buckets) in one streaming pass, then each bucket's lists are counted, placed,
+// sorted and compacted while its few thousand pairs and its stretch of the offsets are in cache:
+// placing each pair straight into its list would cost two cache misses a pair (its list's next
+// place, then the place) on a graph whose vertices are numbered in no order of its edges.
 Csr
 Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> &target, bool drop_self_loops,
                 std::vector<RepeatedEdge> *repeated) {
@@ -87,36 +104,63 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 	Csr csr;
 	csr.offsets.assign(n + 1, 0);
 	size_t m = source.size();
+	unsigned vertex_bits = n > 1 ? bit_width(n - 1) : 0;
+	unsigned shift = vertex_bits > kBucketBits ? vertex_bits - kBucketBits : 0;
+	size_t buckets = n == 0 ? 0 : ((n - 1) >> shift) + 1;
+	std::vector<eid_t> start(buckets + 1, 0);
+	const vid_t *s = source.data(), *t = target.data();
 	for (size_t e = 0; e < m; e++) {
-		if (source[e] >= n || target[e] >= n)
+		if ((e & kPollMask) == 0)
+			poll_cancel();
+		if (s[e] >= n || t[e] >= n)
 			throw Error(ErrorKind::internal, "Csr::from_pairs: vertex index out of range");
-		csr.offsets[source[e] + 1]++;
+		start[(s[e] >> shift) + 1]++;
 	}
-	for (size_t v = 0; v < n; v++)
-		csr.offsets[v + 1] += csr.offsets[v];
-	csr.targets.resize(m);
+	for (size_t b = 0; b < buckets; b++)
+		start[b + 1] += start[b];
+	// (source << 32 | target), grouped by the source's bucket.
+	std::vector<uint64_t> grouped(m);
 	{
-		std::vector<eid_t> fill(csr.offsets.begin(), csr.offsets.end() - 1);
+		std::vector<eid_t> fill(start.begin(), start.end() - (buckets > 0 ? 1 : 0));
 		for (size_t e = 0; e < m; e++) {
 			if ((e & kPollMask) == 0)
 				poll_cancel();
-			csr.targets[fill[source[e]]++] = target[e];
+			grouped[fill[s[e] >> shift]++] = (uint64_t(s[e]) << 32) | t[e];
 		}
 	}
-	// Compact each list after sorting it; the write position never passes the read position.
+	csr.targets.resize(m);
+	vid_t *targets = csr.targets.data();
+	eid_t *offsets = csr.offsets.data();
+	// place[k]: where list k of the bucket goes, relative to the bucket's first place.
+	std::vector<eid_t> place(std::min(n, size_t(1) << shift) + 1);
+	// Each list compacted after sorting it; the write position never passes the read position.
 	eid_t write = 0;
-	for (size_t v = 0; v < n; v++) {
-		if ((v & 0xFFFF) == 0)
-			poll_cancel();
-		eid_t begin = csr.offsets[v], end = csr.offsets[v + 1];
-		size_t len = sort_unique(csr.targets.data() + begin, csr.targets.data() + end, vid_t(v), drop_self_loops,
-		                         repeated, write);
-		if (write != begin)
-			std::memmove(csr.targets.data() + write, csr.targets.data() + begin, len * sizeof(vid_t));
-		csr.offsets[v] = write;
-		write += len;
+	for (size_t b = 0; b < buckets; b++) {
+		poll_cancel();
+		size_t first = b << shift;
+		size_t width = std::min(n - first, size_t(1) << shift);
+		eid_t lo = start[b], hi = start[b + 1];
+		std::fill(place.begin(), place.begin() + width + 1, 0);
+		for (eid_t i = lo; i < hi; i++)
+			place[(grouped[i] >> 32) - first + 1]++;
+		for (size_t k = 0; k < width; k++)
+			place[k + 1] += place[k];
+		for (eid_t i = lo; i < hi; i++) {
+			uint64_t pair = grouped[i];
+			targets[lo + place[(pair >> 32) - first]++] = vid_t(pair);
+		}
+		// place[k] is now where list k ends, so list k begins at place[k - 1].
+		for (size_t k = 0; k < width; k++) {
+			eid_t begin = lo + (k == 0 ? 0 : place[k - 1]), end = lo + place[k];
+			size_t len =
+			    sort_unique(targets + begin, targets + end, vid_t(first + k), drop_self_loops, repeated, write);
+			if (write != begin)
+				std::memmove(targets + write, targets + begin, len * sizeof(vid_t));
+			offsets[first + k] = write;
+			write += len;
+		}
 	}
-	csr.offsets[n] = write;
+	offsets[n] = write;
 	csr.targets.resize(write);
 	csr.targets.shrink_to_fit();
 	return csr;
@@ -190,9 +234,112 @@ ordered(int64_t id) noexcept {
 	return uint64_t(id) ^ (uint64_t(1) << 63); // unsigned order == signed order
 }
 
-unsigned
-bit_width(uint64_t x) noexcept {
-	return x == 0 ? 0 : 64 - unsigned(__builtin_clzll(x));
+// The number of bits set in x.
+inline unsigned
+popcount(uint64_t x) noexcept {
+	x = x - ((x >> 1) & 0x5555555555555555ull);
+	x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+	return unsigned((x * 0x0101010101010101ull) >> 56);
+}
+
+constexpr uint64_t kMostVertices = uint64_t(UINT32_MAX) - 1; // vid_t, less kNoVertex
+
+[[noreturn]] void
+too_many_vertices() {
+	throw Error(ErrorKind::limit_exceeded, "the graph has more than 4294967294 vertices");
+}
+
+// The ids of a graph whose keys (ordered(id) - kmin) span few values for its rows: a bit per value
+// of the span, each word of 64 with the count of bits set before it, so that an id's vertex (its
+// rank among the ids) is one read of a table small enough to stay in cache, with no sort.
+void
+dense_ids(const EdgeList &edges, uint64_t kmin, uint64_t span, Graph &g, vid_t *source, vid_t *target) {
+	struct Word {
+		uint64_t bits;
+		uint64_t before; // bits set in the words before this one
+	};
+	size_t m = edges.size();
+	const int64_t *s = edges.source.data(), *t = edges.target.data();
+	std::vector<Word> words(size_t(span >> 6) + 1, Word{0, 0});
+	for (size_t e = 0; e < m; e++) {
+		if ((e & kPollMask) == 0)
+			poll_cancel();
+		uint64_t a = ordered(s[e]) - kmin, b = ordered(t[e]) - kmin;
+		words[a >> 6].bits |= uint64_t(1) << (a & 63);
+		words[b >> 6].bits |= uint64_t(1) << (b & 63);
+	}
+	uint64_t count = 0;
+	for (Word &w : words) {
+		w.before = count;
+		count += popcount(w.bits);
+	}
+	if (count > kMostVertices)
+		too_many_vertices();
+	g.ids.resize(size_t(count));
+	int64_t *ids = g.ids.data();
+	for (size_t w = 0, i = 0; w < words.size(); w++)
+		for (uint64_t bits = words[w].bits; bits != 0; bits &= bits - 1)
+			ids[i++] = int64_t((kmin + (uint64_t(w) << 6) + unsigned(__builtin_ctzll(bits))) ^ (uint64_t(1) << 63));
+	const Word *table = words.data();
+	auto vertex = [table, kmin](int64_t id) {
+		uint64_t k = ordered(id) - kmin;
+		const Word &w = table[k >> 6];
+		return vid_t(w.before + popcount(w.bits & ((uint64_t(1) << (k & 63)) - 1)));
+	};
+	for (size_t e = 0; e < m; e++) {
+		if ((e & kPollMask) == 0)
+			poll_cancel();
+		source[e] = vertex(s[e]);
+		target[e] = vertex(t[e]);
+	}
+}
+
+// The ids of any graph: every endpoint with its position, radix-sorted by key over only the bits
+// the keys use; a run of one key is one vertex.
+void
+sorted_ids(const EdgeList &edges, uint64_t kmin, uint64_t kmax, Graph &g, vid_t *source, vid_t *target) {
+	size_t m = edges.size();
+	size_t total = 2 * m; // endpoint p < m is source[p], p >= m is target[p - m]
+	auto endpoint = [&](size_t p) { return p < m ? edges.source[p] : edges.target[p - m]; };
+	auto place = [&](size_t p, vid_t v) { (p < m ? source[p] : target[p - m]) = v; };
+	unsigned key_bits = bit_width(kmax - kmin), pos_bits = bit_width(total - 1);
+	// Walks the endpoints in id order, giving each distinct id the next dense index.
+	auto assign = [&](auto &&sorted_pos, auto &&sorted_key) {
+		uint64_t prev = 0;
+		std::vector<int64_t> ids;
+		for (size_t i = 0; i < total; i++) {
+			uint64_t k = sorted_key(i);
+			if (i == 0 || k != prev) {
+				if (ids.size() >= kMostVertices)
+					too_many_vertices();
+				ids.push_back(int64_t(k ^ (uint64_t(1) << 63)));
+				prev = k;
+			}
+			place(sorted_pos(i), vid_t(ids.size() - 1));
+		}
+		g.ids = Array<int64_t>(std::move(ids));
+	};
+	if (key_bits + pos_bits <= 64) {
+		// Common case: (id - min, position) packs into one word; sort 8 bytes per endpoint.
+		std::vector<uint64_t> a(total), tmp;
+		for (size_t p = 0; p < total; p++)
+			a[p] = ((ordered(endpoint(p)) - kmin) << pos_bits) | p;
+		radix_sort(a, tmp, pos_bits, pos_bits + key_bits, [](uint64_t x) { return x; });
+		tmp = {};
+		uint64_t pos_mask = pos_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << pos_bits) - 1;
+		assign([&](size_t i) { return a[i] & pos_mask; }, [&](size_t i) { return (a[i] >> pos_bits) + kmin; });
+	} else {
+		struct Pair {
+			uint64_t key, pos;
+		};
+		std::vector<Pair> a(total), tmp;
+		for (size_t p = 0; p < total; p++)
+			a[p] = {ordered(endpoint(p)) - kmin, p};
+		radix_sort(a, tmp, 0, key_bits, [](const Pair &x) { return x.key; });
+		tmp = {};
+		assign([&](size_t i) { return a[i].pos; }, [&](size_t i) { return a[i].key + kmin; });
+	}
 }
 
 } // namespace
@@ -200,56 +347,23 @@ bit_width(uint64_t x) noexcept {
 Graph
 Graph::from_edges(const EdgeList &edges) {
 	size_t m = edges.size();
-	size_t total = 2 * m; // endpoint p < m is source[p], p >= m is target[p - m]
-	auto endpoint = [&](size_t p) { return p < m ? edges.source[p] : edges.target[p - m]; };
 	Graph g;
-	std::vector<vid_t> dense(total);
-	if (total > 0) {
+	std::vector<vid_t> source(m), target(m);
+	if (m > 0) {
 		uint64_t kmin = UINT64_MAX, kmax = 0;
-		for (size_t p = 0; p < total; p++) {
-			uint64_t k = ordered(endpoint(p));
-			kmin = std::min(kmin, k);
-			kmax = std::max(kmax, k);
+		for (size_t e = 0; e < m; e++) {
+			uint64_t a = ordered(edges.source[e]), b = ordered(edges.target[e]);
+			kmin = std::min(kmin, std::min(a, b));
+			kmax = std::max(kmax, std::max(a, b));
 		}
-		unsigned key_bits = bit_width(kmax - kmin), pos_bits = bit_width(total - 1);
-		// Walks the endpoints in id order, giving each distinct id the next dense index.
-		auto assign = [&](auto &&sorted_pos, auto &&sorted_key) {
-			uint64_t prev = 0;
-			for (size_t i = 0; i < total; i++) {
-				uint64_t k = sorted_key(i);
-				if (i == 0 || k != prev) {
-					if (g.ids.size() >= size_t(UINT32_MAX) - 1)
-						throw Error(ErrorKind::limit_exceeded, "the graph has more than 4294967294 vertices");
-					g.ids.push_back(int64_t(k ^ (uint64_t(1) << 63)));
-					prev = k;
-				}
-				dense[sorted_pos(i)] = vid_t(g.ids.size() - 1);
-			}
-		};
-		if (key_bits + pos_bits <= 64) {
-			// Common case: (id - min, position) packs into one word; sort 8 bytes per endpoint.
-			std::vector<uint64_t> a(total), tmp;
-			for (size_t p = 0; p < total; p++)
-				a[p] = ((ordered(endpoint(p)) - kmin) << pos_bits) | p;
-			radix_sort(a, tmp, pos_bits, pos_bits + key_bits, [](uint64_t x) { return x; });
-			tmp = {};
-			uint64_t pos_mask = pos_bits == 64 ? ~uint64_t(0) : (uint64_t(1) << pos_bits) - 1;
-			assign([&](size_t i) { return a[i] & pos_mask; }, [&](size_t i) { return (a[i] >> pos_bits) + kmin; });
-		} else {
-			struct Pair {
-				uint64_t key, pos;
-			};
-			std::vector<Pair> a(total), tmp;
-			for (size_t p = 0; p < total; p++)
-				a[p] = {ordered(endpoint(p)) - kmin, p};
-			radix_sort(a, tmp, 0, key_bits, [](const Pair &x) { return x.key; });
-			tmp = {};
-			assign([&](size_t i) { return a[i].pos; }, [&](size_t i) { return a[i].key + kmin; });
-		}
+		// Keys that span at most about 4 values an endpoint (ids numbered from some base, as most
+		// tables' are) are ranked by a table of a bit each (dense_ids); any others are sorted.
+		uint64_t span = kmax - kmin;
+		if (span < 8 * uint64_t(m) + (uint64_t(1) << 22))
+			dense_ids(edges, kmin, span, g, source.data(), target.data());
+		else
+			sorted_ids(edges, kmin, kmax, g, source.data(), target.data());
 	}
-	std::vector<vid_t> source(dense.begin(), dense.begin() + m);
-	std::vector<vid_t> target(dense.begin() + m, dense.end());
-	dense = {};
 	std::vector<RepeatedEdge> repeated;
 	g.out = Csr::from_pairs(g.ids.size(), source, target, true, &repeated);
 	g.repeated.assign(repeated.begin(), repeated.end());

@@ -6,74 +6,103 @@
 
 namespace grail {
 
+// Tarjan's algorithm, iterative, in one word pair per vertex: its discovery index and low-link
+// while it is on the stack, then (kDone, its component's completion number), so that an edge's
+// head costs one read (no separate on-stack flag, no second array of completion numbers), and a
+// frame keeps its vertex's end of edges. The components and their numbering are exactly the
+// classic formulation's.
 Components
 strongly_connected_components(const Csr &graph) {
 	size_t n = graph.vertex_count();
 	constexpr uint32_t kUnvisited = UINT32_MAX;
-	// index[v]: discovery order; low[v]: Tarjan's low-link.
-	std::vector<uint32_t> index(n, kUnvisited), low(n, 0);
-	std::vector<uint8_t> on_stack(n, 0);
+	constexpr uint32_t kDone = UINT32_MAX - 1; // indexes stay below it: n <= 2^32 - 2
+	struct Node {
+		uint32_t index; // discovery order; kUnvisited, or kDone once its component is complete
+		uint32_t low;   // Tarjan's low-link; once done, its component in completion order
+	};
+	std::vector<Node> node(n, Node{kUnvisited, 0});
 	std::vector<vid_t> scc_stack;
 	struct Frame {
 		vid_t v;
 		eid_t next; // next edge offset to examine
+		eid_t end;
 	};
 	std::vector<Frame> call;
-	std::vector<uint32_t> finished_order(n); // component in completion order (reverse topological)
+	const eid_t *offsets = graph.offsets.data();
+	const vid_t *targets = graph.targets.data();
 	uint32_t counter = 0, completed = 0;
 	std::vector<vid_t> smallest_rev;
 	size_t steps = 0;
+	// A vertex's first heads (and where their own edges are) asked of memory as it is entered, the
+	// later ones a few edges ahead: on a graph numbered in no order of its edges every head is a
+	// cache miss, and the search would otherwise wait for each in turn.
+	constexpr eid_t kAhead = 8;
+	auto enter = [&](vid_t v) {
+		eid_t begin = offsets[v], end = offsets[v + 1];
+		for (eid_t e = begin; e < end && e < begin + kAhead; e++) {
+			__builtin_prefetch(&node[targets[e]]);
+			__builtin_prefetch(&offsets[targets[e]]);
+		}
+		call.push_back({v, begin, end});
+	};
 
 	for (size_t root = 0; root < n; root++) {
-		if (index[root] != kUnvisited)
+		if (node[root].index != kUnvisited)
 			continue;
-		index[root] = low[root] = counter++;
+		node[root] = Node{counter, counter};
+		counter++;
 		scc_stack.push_back(vid_t(root));
-		on_stack[root] = 1;
-		call.push_back({vid_t(root), graph.offsets[root]});
+		enter(vid_t(root));
 		while (!call.empty()) {
 			if ((++steps & 0xFFFF) == 0)
 				poll_cancel();
 			Frame &f = call.back();
-			vid_t v = f.v;
-			if (f.next < graph.offsets[v + 1]) {
-				vid_t w = graph.targets[f.next++];
-				if (index[w] == kUnvisited) {
-					index[w] = low[w] = counter++;
+			if (f.next < f.end) {
+				if (f.next + kAhead < f.end) {
+					__builtin_prefetch(&node[targets[f.next + kAhead]]);
+					__builtin_prefetch(&offsets[targets[f.next + kAhead]]);
+				}
+				vid_t w = targets[f.next++];
+				Node &head = node[w];
+				if (head.index == kUnvisited) {
+					head = Node{counter, counter};
+					counter++;
 					scc_stack.push_back(w);
-					on_stack[w] = 1;
-					call.push_back({w, graph.offsets[w]});
-				} else if (on_stack[w]) {
-					low[v] = std::min(low[v], index[w]);
+					enter(w);
+				} else if (head.index != kDone) {
+					Node &tail = node[f.v];
+					tail.low = std::min(tail.low, head.index);
 				}
 				continue;
 			}
-			// v is finished: pop its component if it is a root, then fold low into the parent.
-			if (low[v] == index[v]) {
+			// v is finished: pop its component if it is a root, else fold its low-link into the
+			// parent's (a root's is its own index, above the parent's low-link: nothing to fold).
+			vid_t v = f.v;
+			call.pop_back();
+			Node &finished = node[v];
+			if (finished.low == finished.index) {
 				vid_t smallest = v;
 				vid_t w;
 				do {
 					w = scc_stack.back();
 					scc_stack.pop_back();
-					on_stack[w] = 0;
-					finished_order[w] = completed;
+					node[w] = Node{kDone, completed};
 					smallest = std::min(smallest, w);
 				} while (w != v);
 				smallest_rev.push_back(smallest);
 				completed++;
-			}
-			call.pop_back();
-			if (!call.empty()) {
-				vid_t parent = call.back().v;
-				low[parent] = std::min(low[parent], low[v]);
+			} else if (!call.empty()) {
+				Node &parent = node[call.back().v];
+				parent.low = std::min(parent.low, finished.low);
 			}
 		}
 	}
 	// Tarjan completes sink components first; reversing gives a topological numbering.
 	Components c;
-	c.of_vertex = std::move(finished_order);
-	for (uint32_t &comp : c.of_vertex)
-		comp = completed - 1 - comp;
+	c.of_vertex.resize(n);
+	uint32_t *of_vertex = c.of_vertex.data();
+	for (size_t v = 0; v < n; v++)
+		of_vertex[v] = completed - 1 - node[v].low;
 	c.smallest_vertex.assign(smallest_rev.rbegin(), smallest_rev.rend());
 	return c;
 }
@@ -81,18 +110,31 @@ strongly_connected_components(const Csr &graph) {
 Csr
 condensation(const Csr &graph, const Components &components) {
 	size_t n = graph.vertex_count();
-	std::vector<vid_t> source, target;
+	const uint32_t *of_vertex = components.of_vertex.data();
+	const eid_t *offsets = graph.offsets.data();
+	const vid_t *targets = graph.targets.data();
+	// Room for every edge at once (growing would copy the pairs over and over); a graph of few
+	// components has few edges between them, so the room is given back before the CSR is made.
+	std::vector<vid_t> source(graph.edge_count()), target(graph.edge_count());
+	size_t k = 0;
 	for (size_t v = 0; v < n; v++) {
 		if (v % 4096 == 0)
 			poll_cancel();
-		uint32_t cv = components.of_vertex[v];
-		for (const vid_t *w = graph.begin(vid_t(v)); w != graph.end(vid_t(v)); w++) {
-			uint32_t cw = components.of_vertex[*w];
+		uint32_t cv = of_vertex[v];
+		for (eid_t e = offsets[v]; e < offsets[v + 1]; e++) {
+			uint32_t cw = of_vertex[targets[e]];
 			if (cv != cw) {
-				source.push_back(cv);
-				target.push_back(cw);
+				source[k] = cv;
+				target[k] = cw;
+				k++;
 			}
 		}
+	}
+	source.resize(k);
+	target.resize(k);
+	if (k < graph.edge_count() / 2) {
+		source.shrink_to_fit();
+		target.shrink_to_fit();
 	}
 	return Csr::from_pairs(components.count(), source, target, true);
 }

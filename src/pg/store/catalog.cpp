@@ -15,8 +15,13 @@
 
 extern "C" {
 #include "access/genam.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/tableam.h"
+#include "access/toast_compression.h"
+#include "access/toast_internals.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
@@ -24,6 +29,8 @@ extern "C" {
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "parser/scansup.h"
 #include "utils/acl.h"
@@ -31,15 +38,21 @@ extern "C" {
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 }
 
 namespace grail::pg {
 
-// Chunk size of grail.index_chunk rows: large enough that a 1 GB index is a thousand rows,
-// small enough that no row needs more than a few MB of memory to write or read.
-static constexpr size_t kChunkBytes = 4 << 20;
+// Image bytes in one row of grail.index_chunk: the most that keeps a row (its 24-byte header,
+// graph_id, seq and data's 4-byte header: 40 bytes) within one heap page (MaxHeapTupleSize, 8160
+// bytes), where the table's toast_tuple_target of 8160 leaves it: no TOAST, whose 2 kB pieces
+// would each be another heap tuple, another entry of the TOAST table's index and another WAL
+// record. Images written with larger chunks (4 MB, before 0.7.0) are read all the same.
+static constexpr size_t kChunkBytes = MaxHeapTupleSize - 40;
+// The most image bytes one row takes compressed (a row takes as many as compress into one page).
+static constexpr size_t kMaxRawChunk = 8 * kChunkBytes;
 // Far above any index a build can make (the build memory limit caps the input long before).
 static constexpr uint64_t kMaxIndexBytes = uint64_t(1) << 44;
 
@@ -633,6 +646,117 @@ watch_graph(int64_t id) {
 	});
 }
 
+/*
+ * The image's chunks as rows of grail.index_chunk, written through the table and index access
+ * methods as an INSERT writes them (no SQL: thousands of rows for a large image), each row within
+ * one heap page: with PostgreSQL built with lz4, as many image bytes as compress into it (an
+ * image's ids, CSR, labels and hash table compress to about half, its Bloom records not at all),
+ * else kChunkBytes. Half the bytes to write to the heap and the WAL cost about what compressing
+ * them does, and readers decompress as they detoast. counting_down: a delta's chunks, numbered -1,
+ * -2, ... (a full image's from 0). PostgreSQL calls: run inside guard().
+ */
+static void
+insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down) {
+	Relation rel = table_open(get_relname_relid("index_chunk", get_namespace_oid("grail", false)), RowExclusiveLock);
+	TupleDesc desc = RelationGetDescr(rel);
+	static constexpr struct {
+		const char *name;
+		Oid type;
+	} kColumns[] = {{"graph_id", INT8OID}, {"seq", INT4OID}, {"data", BYTEAOID}};
+	bool fits = desc->natts == 3;
+	for (int i = 0; fits && i < desc->natts; i++) {
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
+		       att->atttypid == kColumns[i].type;
+	}
+	if (!fits)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("pg_grail catalog table grail.index_chunk does not have the columns that "
+		                       "pg_grail's library (version %s) writes",
+		                       GRAIL_EXTVERSION),
+		                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
+	// A trigger someone put on the table (its foreign key's are internal) fires as for any INSERT:
+	// then the rows go through SQL, uncompressed.
+	bool user_triggers = false;
+	for (int i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
+		user_triggers |= !rel->trigdesc->triggers[i].tgisinternal;
+	SPIPlanPtr plan = NULL;
+	if (user_triggers) {
+		Oid types[] = {INT8OID, INT4OID, BYTEAOID};
+		plan = SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);
+		if (plan == NULL)
+			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
+	}
+	EState *estate = CreateExecutorState();
+	ResultRelInfo *result = makeNode(ResultRelInfo);
+	InitResultRelInfo(result, rel, 1, NULL, 0);
+	ExecOpenIndices(result, false);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
+	bytea *chunk = static_cast<bytea *>(palloc(VARHDRSZ + kMaxRawChunk));
+	// The data of a row of n image bytes from offset: lz4-compressed where that is smaller.
+	auto row_data = [&](size_t offset, size_t n) {
+		SET_VARSIZE(chunk, VARHDRSZ + n);
+		memcpy(VARDATA(chunk), bytes.data() + offset, n);
+		Datum data = PointerGetDatum(chunk);
+#ifdef USE_LZ4
+		// Not through SQL: an INSERT's executor stores a compressed parameter decompressed.
+		Datum compressed = plan == NULL ? toast_compress_datum(data, TOAST_LZ4_COMPRESSION) : Datum(0);
+		if (DatumGetPointer(compressed) != nullptr)
+			data = compressed;
+#endif
+		return data;
+	};
+	auto release = [&](Datum data) {
+		if (data != PointerGetDatum(chunk))
+			pfree(DatumGetPointer(data));
+	};
+	progress_phase(BuildPhase::storing, int64_t(bytes.size()));
+	progress_done(0);
+	// Each row takes as many image bytes as compress into one page, guessed from the last row's
+	// ratio; a guess that does not fit is taken again with kChunkBytes, which always fits.
+	size_t want = kChunkBytes;
+	for (size_t offset = 0, seq = 0; offset < bytes.size(); seq++) {
+		size_t n = std::min(want, bytes.size() - offset);
+		Datum data = row_data(offset, n);
+		if (VARSIZE(DatumGetPointer(data)) > VARHDRSZ + kChunkBytes) {
+			release(data);
+			n = std::min(kChunkBytes, n);
+			data = row_data(offset, n);
+		}
+		size_t stored = VARSIZE(DatumGetPointer(data));
+		want = std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes, kMaxRawChunk);
+		int32 at = counting_down ? -1 - int32(seq) : int32(seq);
+		Datum values[] = {Int64GetDatum(id), Int32GetDatum(at), data};
+		bool nulls[] = {false, false, false};
+		if (plan != NULL) {
+			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
+				elog(ERROR, "pg_grail could not store index chunk %zu", seq);
+		} else {
+			ExecStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot, true);
+			table_tuple_insert(rel, slot, GetCurrentCommandId(true), 0, NULL);
+			if (result->ri_NumIndices > 0)
+				(void)ExecInsertIndexTuples(result, slot, estate, false, false, NULL, NIL);
+			ResetPerTupleExprContext(estate);
+			ExecClearTuple(slot);
+		}
+		release(data);
+		offset += n;
+		if ((seq & 63) == 63) {
+			progress_done(int64_t(offset));
+			CHECK_FOR_INTERRUPTS();
+		}
+	}
+	progress_done(int64_t(bytes.size()));
+	pfree(chunk);
+	if (plan != NULL)
+		SPI_freeplan(plan);
+	ExecDropSingleTupleTableSlot(slot);
+	ExecCloseIndices(result);
+	FreeExecutorState(estate);
+	table_close(rel, NoLock);
+	CommandCounterIncrement();
+}
+
 int64_t
 store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, MergeKind merge,
             const StoredDelta *delta) {
@@ -647,30 +771,8 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		                         : "DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1",
 		        1, id_type, id_value, SPI_OK_DELETE);
 
-		guard([&] {
-			Oid types[] = {INT8OID, INT4OID, BYTEAOID};
-			SPIPlanPtr plan =
-			    SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);
-			if (plan == NULL)
-				elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
-			bytea *chunk = (bytea *)palloc(VARHDRSZ + kChunkBytes);
-			progress_phase(BuildPhase::storing, int64_t(bytes.size()));
-			progress_done(0);
-			for (size_t offset = 0, seq = 0; offset < bytes.size(); offset += kChunkBytes, seq++) {
-				size_t n = std::min(kChunkBytes, bytes.size() - offset);
-				SET_VARSIZE(chunk, VARHDRSZ + n);
-				memcpy(VARDATA(chunk), bytes.data() + offset, n);
-				// A delta's chunks count down from -1.
-				int32 at = delta != nullptr ? -1 - int32(seq) : int32(seq);
-				Datum values[] = {Int64GetDatum(id), Int32GetDatum(at), PointerGetDatum(chunk)};
-				if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
-					elog(ERROR, "pg_grail could not store index chunk %zu", seq);
-				progress_done(int64_t(offset + n));
-				CHECK_FOR_INTERRUPTS();
-			}
-			pfree(chunk);
-			SPI_freeplan(plan);
-		});
+		// A delta's chunks count down from -1.
+		guard([&] { insert_chunks(id, bytes, delta != nullptr); });
 
 		// A delta build's image is the one its base and delta make (apply_delta), never stored.
 		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());

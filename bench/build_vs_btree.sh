@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# create_graph against the B-tree a user would build instead: on the same edge table, in the same
+# session, RUNS alternating runs of
+#   CREATE INDEX ON e (source, target)          (then DROP INDEX)
+#   SELECT grail.create_graph(g, e)             (then grail.drop_graph)
+# each after a CHECKPOINT (so neither pays the other's dirty buffers), with the server's settings
+# for both (parallel maintenance workers included); medians, the ratio create_graph / B-tree
+# (target <= 1.0), the sizes (the B-tree's relation, the graph's image and what grail.index_chunk
+# holds of it with its TOAST), and create_graph's phases as its build recorded them in grail.graph
+# (read: the heap scan into ids; graph: keys to dense ids and the CSR; scc: components and the
+# condensation; labels: GRAIL, lookup and Bloom records; persist: the chunks into
+# grail.index_chunk; rest: the statement's time outside those, the serialization and the
+# catalog's work). The graphs are lookup_sql.sh's, ids permuted (no id order is a topological
+# order):
+#   local  a deep local DAG: vertex i to DEGREE random vertices of i + 1 .. i + SPAN
+#   dag    a random DAG: EDGES edges, each from the smaller to the larger of two random numbers
+#   rmat   R-MAT (grail_cli generate rmat SCALE EDGE_FACTOR), each edge from the smaller to the
+#          larger id (self-loops dropped)
+# The load average is printed before and after: the ratio is what to compare on a shared machine.
+# Uses the project's throwaway cluster (scripts/cluster.sh) and build/grail_cli (R-MAT).
+#   bench/build_vs_btree.sh [--vertices N] [--edges E] [--degree D] [--span S] [--scale S]
+#                           [--edge_factor F] [--runs R] [--graphs "local dag rmat"] [--reuse 1]
+# (--reuse 1 keeps the tables of an earlier run with the same arguments.)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=bench/common.sh
+source bench/common.sh
+vertices=1000000 edges=5000000 degree=5 span=2000 scale=20 edge_factor=8 runs=3
+graphs="local dag rmat" reuse=0
+parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--runs R] [--graphs LIST] [--reuse 1]" \
+	vertices edges degree span scale edge_factor runs graphs reuse -- "$@"
+cli=${GRAIL_CLI:-build/grail_cli}
+eval "$(scripts/cluster.sh start)"
+db=grail_build_bench_${vertices}_${edges}_${degree}_${span}_${scale}_${edge_factor}
+workdir=${TMPDIR:-/tmp}/grail-bench-build
+mkdir -p "$workdir"
+if [ "$reuse" != 1 ] || [ -z "$(psql -XAtq -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" ]; then
+	psql -XAtq -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+	P -c "CREATE EXTENSION pg_grail" >/dev/null
+fi
+exists() { [ -n "$(P -c "SELECT 1 FROM pg_class WHERE relname = '$1'")" ]; }
+
+range=$(awk -v n="$vertices" -v s="$scale" 'BEGIN { r = 2 ^ s; if (n + 1 > r) r = n + 1; printf "%d", r }')
+if ! exists perm; then
+	P -c "SELECT setseed(0.31)" \
+	  -c "CREATE TABLE perm AS SELECT i, (row_number() OVER (ORDER BY random()) - 1)::bigint AS p FROM generate_series(0, $range - 1) i" \
+	  -c "CREATE UNIQUE INDEX ON perm (i)" -c "VACUUM ANALYZE perm" >/dev/null
+fi
+
+make_table() { # name -> table e_NAME (source, target) of permuted ids, vacuumed (hint bits set)
+	local g=$1
+	exists "e_$g" && return 0
+	case $g in
+	dag)
+		P -c "SELECT setseed(0.11)" -c "CREATE TEMP TABLE raw AS SELECT least(x, y) AS s, greatest(x, y) AS t FROM (
+		        SELECT (1 + random() * ($vertices - 1))::bigint AS x, (1 + random() * ($vertices - 1))::bigint AS y
+		        FROM generate_series(1, $edges)) r WHERE x <> y" \
+		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t" >/dev/null
+		;;
+	local)
+		P -c "SELECT setseed(0.12)" -c "CREATE TEMP TABLE raw AS SELECT i AS s, i + 1 + floor(random() * $span)::bigint AS t
+		        FROM generate_series(1, $vertices) i, generate_series(1, $degree) k" \
+		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t WHERE raw.t <= $vertices" >/dev/null
+		;;
+	rmat)
+		[ -x "$cli" ] || { echo "grail_cli not found at $cli (cmake --build build --target grail_cli)" >&2; exit 2; }
+		"$cli" generate rmat "$scale" "$edge_factor" 13 >"$workdir/edges.txt"
+		P -c "CREATE TEMP TABLE raw0 (s bigint, t bigint)" \
+		  -c "\\copy raw0 FROM '$workdir/edges.txt' WITH (FORMAT text, DELIMITER ' ')" \
+		  -c "CREATE TEMP TABLE raw AS SELECT least(s, t) AS s, greatest(s, t) AS t FROM raw0 WHERE s <> t" \
+		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t" >/dev/null
+		rm -f "$workdir/edges.txt"
+		;;
+	*) echo "unknown graph $g (local, dag, rmat)" >&2; exit 2 ;;
+	esac
+	P -c "VACUUM ANALYZE e_$g" >/dev/null
+}
+
+say() { echo "$*"; }
+say "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
+say "settings: $(P -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN
+	('maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'wal_level', 'fsync', 'default_toast_compression', 'grail.device')")"
+printf '%-6s %9s %9s %10s %10s %6s %9s %9s %9s | %7s %7s %7s %7s %7s %7s\n' graph vertices edges "btree ms" "grail ms" ratio \
+	"btree MB" "image MB" "chunk MB" read graph scc labels persist rest
+for g in $graphs; do
+	make_table "$g"
+	P -c "SELECT grail.drop_graph(name) FROM grail.graphs WHERE name = 'bb_$g'" -c "DROP INDEX IF EXISTS e_${g}_bt" >/dev/null
+	file=$workdir/runs.sql
+	{
+		echo "SET grail.device = cpu;"
+		for _ in $(seq "$runs"); do
+			echo "CHECKPOINT;"
+			echo '\timing on'
+			echo "CREATE INDEX e_${g}_bt ON e_$g (source, target);"
+			echo '\timing off'
+			echo "SELECT 'btree_bytes', pg_relation_size('e_${g}_bt');"
+			echo "DROP INDEX e_${g}_bt;"
+			echo "CHECKPOINT;"
+			echo '\timing on'
+			echo "SELECT 'created', grail.create_graph('bb_$g', 'e_$g');"
+			echo '\timing off'
+			echo "SELECT 'phases', g.read_ms, g.graph_ms, g.scc_ms, g.label_ms, g.persist_ms, g.index_bytes, g.vertices, g.edges,
+			        pg_total_relation_size('grail.index_chunk') FROM grail.graph g WHERE g.name = 'bb_$g';"
+			echo "SELECT grail.drop_graph('bb_$g');"
+			echo "VACUUM grail.index_chunk;"
+		done
+	} >"$file"
+	out=$(P -F ' ' -f "$file")
+	btree=$(echo "$out" | awk '/^Time:/ { n++; if (n % 2 == 1) print $2 }' | median)
+	grail=$(echo "$out" | awk '/^Time:/ { n++; if (n % 2 == 0) print $2 }' | median)
+	gms=$(echo "$out" | awk '/^Time:/ { n++; if (n % 2 == 0) print $2 }' | tr '\n' ' ')
+	col() { echo "$out" | awk -v c="$1" '$1 == "phases" { print $c }' | median; }
+	bt_bytes=$(echo "$out" | awk '$1 == "btree_bytes" { print $2 }' | median)
+	read_ms=$(col 2) graph_ms=$(col 3) scc_ms=$(col 4) label_ms=$(col 5) persist_ms=$(col 6)
+	rest=$(awk -v t="$grail" -v a="$read_ms" -v b="$graph_ms" -v c="$scc_ms" -v d="$label_ms" -v e="$persist_ms" 'BEGIN { print t - a - b - c - d - e }')
+	printf '%-6s %9d %9d %10.0f %10.0f %6s %9.1f %9.1f %9.1f | %7.0f %7.0f %7.0f %7.0f %7.0f %7.0f\n' "$g" "$(col 8)" "$(col 9)" \
+		"$btree" "$grail" "$(ratio "$btree" "$grail")" "$(awk -v b="$bt_bytes" 'BEGIN { print b / 1e6 }')" \
+		"$(awk -v b="$(col 7)" 'BEGIN { print b / 1e6 }')" "$(awk -v b="$(col 10)" 'BEGIN { print b / 1e6 }')" \
+		"$read_ms" "$graph_ms" "$scc_ms" "$label_ms" "$persist_ms" "$rest"
+	say "       create_graph runs (ms): $gms"
+done
+say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
