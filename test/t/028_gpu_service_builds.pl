@@ -70,10 +70,15 @@ sub start_session
 	return \%s;
 }
 
+# The running server's pid; with $gone, one other than that (killed) server's, once the
+# supervisor has seen it die and started another.
 sub server_pid
 {
-	$node->poll_query_until('postgres', q{SELECT grail.device_info() LIKE '%GPU service: running%'})
-		or die 'the service does not run';
+	my ($gone) = @_;
+	my $running = q{SELECT grail.device_info() LIKE '%GPU service: running%'};
+	$running .= qq{ AND grail.device_info() !~ 'server pid $gone\\M'} if defined $gone;
+	$node->poll_query_until('postgres', $running)
+		or die 'the service does not run' . (defined $gone ? " with a server other than $gone" : '');
 	my ($pid) = $node->safe_psql('postgres', 'SELECT grail.device_info()') =~ /server pid (\d+)/;
 	return $pid;
 }
@@ -215,7 +220,7 @@ like($auto->{err}, qr/NOTICE:  pg_grail: the graph build runs on the CPU: the GP
 is($node->safe_psql('postgres', q{SELECT string_agg(name, ',' ORDER BY name) FROM grail.graphs WHERE name LIKE 'big%'}),
 	'big_auto,big_cpu', 'the gpu build made no graph, the auto build one');
 is(big_digest('big_auto'), $big_cpu, 'auto: the CPU\'s build');
-isnt(server_pid(), $pid, 'the supervisor started another server');
+isnt(server_pid($pid), $pid, 'the supervisor started another server');
 $node->safe_psql('postgres', q{SELECT grail.create_graph('big_gpu', 'big')});
 is(big_digest('big_gpu'), $big_cpu, 'the next build goes through the new server, equal to the CPU\'s');
 

@@ -173,10 +173,15 @@ for my $case (@live)
 	}
 }
 
+# The running server's pid; with $gone, one other than that (killed) server's, once the
+# supervisor has seen it die and started another.
 sub server_pid
 {
-	$node->poll_query_until('postgres', q{SELECT grail.device_info() LIKE '%GPU service: running%'})
-		or die 'the service does not run';
+	my ($gone) = @_;
+	my $running = q{SELECT grail.device_info() LIKE '%GPU service: running%'};
+	$running .= qq{ AND grail.device_info() !~ 'server pid $gone\\M'} if defined $gone;
+	$node->poll_query_until('postgres', $running)
+		or die 'the service does not run' . (defined $gone ? " with a server other than $gone" : '');
 	my ($pid) = $node->safe_psql('postgres', 'SELECT grail.device_info()') =~ /server pid (\d+)/;
 	return $pid;
 }
@@ -221,7 +226,7 @@ for my $device ('gpu', 'auto')
 		like($err, qr/NOTICE:.*the reachability searches.*CPU/s, 'auto: a NOTICE');
 		is($out, $want, 'auto: the CPU\'s answers');
 	}
-	isnt(server_pid(), $pid, "$device: the supervisor started another server");
+	isnt(server_pid($pid), $pid, "$device: the supervisor started another server");
 	my ($answer, $messages) = batch('gpu', 'g', '');
 	is($answer, $after, "$device: the next batch answers");
 	like($messages, qr/pairs searched by the GPU service/, "$device: through the service again");
