@@ -273,8 +273,9 @@ TEST(GpuServiceRows, ServerRowsIntoTheReceiver) {
 				     });
 				expect_rows(r.finish(), bfs(reverse ? in : g, source, depth),
 				            std::string(reverse ? "in" : "out") + " to depth " + std::to_string(depth));
-				if (depth == UINT32_MAX)
+				if (depth == UINT32_MAX) {
 					EXPECT_GT(chunks, 3u);
+				}
 			}
 		// The receiver's refusal passes through call(): a graph said to be smaller than the rows.
 		BfsReceiver small(BfsShape{10, 17, UINT32_MAX});
