@@ -6,6 +6,7 @@
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace grail::service {
@@ -844,24 +845,76 @@ send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait) {
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 
+// Writes the pieces' bytes in order, gathered (no copy into one buffer); a ProtocolError when the
+// peer is gone.
+static void
+write_pieces(int fd, struct iovec *iov, size_t count, const WaitFn &wait) {
+	for (;;) {
+		while (count > 0 && iov->iov_len == 0) {
+			iov++;
+			count--;
+		}
+		if (count == 0)
+			return;
+		struct msghdr message = {};
+		message.msg_iov = iov;
+		message.msg_iovlen = count;
+		ssize_t done = sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (done > 0) {
+			size_t left = size_t(done);
+			while (count > 0 && left >= iov->iov_len) {
+				left -= iov->iov_len;
+				iov++;
+				count--;
+			}
+			if (count > 0) {
+				iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + left;
+				iov->iov_len -= left;
+			}
+		} else if (done < 0 && errno == EINTR) {
+			continue;
+		} else if (done < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			wait_for(fd, true, wait);
+		} else {
+			throw ProtocolError(std::string("the connection was lost: ") + std::strerror(errno));
+		}
+	}
+}
+
 void
 send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait) {
 	uint64_t count = rows.vertex.size();
 	if (rows.depth.size() != count || rows.parent.size() != count)
 		throw Error(ErrorKind::internal, "a bfs result has not one depth and one parent per vertex");
-	// Each array from where it lies, in chunks (a chunk never spans two arrays: the receiver takes
-	// the bytes however they are split).
+	// The bytes of encode_bfs_rows() as four pieces where they lie, sent as chunk frames of
+	// kMaxChunk (the last one shorter) as send_result() sends them, each frame gathered from the
+	// pieces it spans.
 	const struct {
-		const void *data;
+		const uint8_t *data;
 		size_t bytes;
-	} pieces[] = {{&count, sizeof count},
-	              {rows.vertex.data(), count * sizeof(vid_t)},
-	              {rows.depth.data(), count * sizeof(uint32_t)},
-	              {rows.parent.data(), count * sizeof(vid_t)}};
-	for (const auto &piece : pieces) {
-		const uint8_t *bytes = static_cast<const uint8_t *>(piece.data);
-		for (size_t at = 0; at < piece.bytes; at += kMaxChunk)
-			send_frame(fd, FrameType::chunk, bytes + at, std::min(kMaxChunk, piece.bytes - at), wait);
+	} pieces[] = {{reinterpret_cast<const uint8_t *>(&count), sizeof count},
+	              {reinterpret_cast<const uint8_t *>(rows.vertex.data()), count * sizeof(vid_t)},
+	              {reinterpret_cast<const uint8_t *>(rows.depth.data()), count * sizeof(uint32_t)},
+	              {reinterpret_cast<const uint8_t *>(rows.parent.data()), count * sizeof(vid_t)}};
+	size_t total = sizeof count + 12 * size_t(count), piece = 0, in = 0;
+	for (size_t at = 0; at < total;) {
+		size_t length = std::min(kMaxChunk, total - at);
+		uint32_t header[2] = {uint32_t(length), uint32_t(FrameType::chunk)};
+		struct iovec iov[6];
+		size_t used = 0;
+		iov[used++] = {header, sizeof header};
+		for (size_t want = length; want > 0;) {
+			size_t k = std::min(want, pieces[piece].bytes - in);
+			iov[used++] = {const_cast<uint8_t *>(pieces[piece].data + in), k};
+			want -= k;
+			in += k;
+			if (in == pieces[piece].bytes) {
+				piece++;
+				in = 0;
+			}
+		}
+		write_pieces(fd, iov, used, wait);
+		at += length;
 	}
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }

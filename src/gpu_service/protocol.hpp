@@ -329,8 +329,9 @@ using WaitFn = std::function<void(int fd, bool for_write)>;
 void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait);
 // Sends bytes as chunk frames of at most kMaxChunk, then an end frame.
 void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
-// Sends a bfs's rows (encode_bfs_rows()'s bytes) from its arrays, as chunk frames of at most
-// kMaxChunk, then an end frame. Every array must hold as many rows as the vertices.
+// Sends a bfs's rows (encode_bfs_rows()'s bytes) from its arrays, as send_result() would send those
+// bytes (chunk frames of kMaxChunk, the last one shorter, then an end frame), each frame gathered
+// from the arrays it spans. Every array must hold as many rows as the vertices.
 void send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait);
 // Reads one frame, refusing a payload longer than max_payload; false at a clean end of stream
 // before a header.

@@ -195,8 +195,8 @@ TEST(GpuServiceRows, RowsOfNoSearchOfTheGraphAreRefused) {
 	expect_rows(r.finish(), edge, "the largest ids");
 }
 
-// send_bfs_rows() sends encode_bfs_rows()'s bytes, in chunk frames of at most kMaxChunk, from the
-// arrays themselves; arrays of unequal lengths are refused before anything is sent.
+// send_bfs_rows() sends encode_bfs_rows()'s bytes, in chunk frames of kMaxChunk (the last one
+// shorter), gathered from the arrays themselves; arrays of unequal lengths are refused before anything is sent.
 TEST(GpuServiceRows, SentFromTheArraysAsTheirBytes) {
 	for (size_t rows : {size_t(0), size_t(1), size_t(5), kMaxChunk / 4 + 3, size_t(300000)}) {
 		BfsResult r;
@@ -209,15 +209,22 @@ TEST(GpuServiceRows, SentFromTheArraysAsTheirBytes) {
 		ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
 		std::thread sender([&] { send_bfs_rows(fds[0], r, nullptr); });
 		std::vector<uint8_t> got, payload;
+		std::vector<size_t> frames;
 		for (;;) {
 			FrameType type;
 			ASSERT_TRUE(recv_frame(fds[1], type, payload, kMaxChunk, nullptr));
 			if (type == FrameType::end)
 				break;
 			ASSERT_EQ(type, FrameType::chunk);
-			EXPECT_LE(payload.size(), kMaxChunk);
+			frames.push_back(payload.size());
 			got.insert(got.end(), payload.begin(), payload.end());
 		}
+		// Frames as send_result() makes them: kMaxChunk each, the last one shorter.
+		for (size_t k = 0; k + 1 < frames.size(); k++)
+			EXPECT_EQ(frames[k], kMaxChunk) << rows << " rows, frame " << k;
+		ASSERT_FALSE(frames.empty());
+		EXPECT_GT(frames.back(), 0u);
+		EXPECT_LE(frames.back(), kMaxChunk);
 		sender.join();
 		close(fds[0]);
 		close(fds[1]);
