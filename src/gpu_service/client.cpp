@@ -80,6 +80,15 @@ call(const std::string &path, FrameType type, const std::vector<uint8_t> &reques
 }
 
 void
+call(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait,
+     const ChunkSink &sink) {
+	Socket s;
+	connect_to(path, s);
+	send_frame(s.fd, type, request.data(), request.size(), wait);
+	receive(s.fd, wait, nullptr, sink);
+}
+
+void
 call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
            const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink) {
 	Socket s;

@@ -29,6 +29,11 @@ std::vector<uint8_t> call(const std::string &path, FrameType type, const std::ve
 // Where a result's chunks go as they arrive.
 using ChunkSink = std::function<void(const uint8_t *bytes, size_t n)>;
 
+// The same, the result's chunks to sink as they arrive (a BfsReceiver's take: no joined copy).
+// Throws as call() does, and whatever sink throws.
+void call(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait,
+          const ChunkSink &sink);
+
 // A build request (FrameType::build): the request frame, then the rows straight from the caller's
 // arrays (no copy) in chunk frames of at most kMaxChunk and an end frame; started() is called when
 // the server's started frame comes (the rows are in and its device work begins), and the result's

@@ -1,10 +1,12 @@
 #include "protocol.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace grail::service {
@@ -341,18 +343,85 @@ read_array(Reader &r, std::vector<T> &out, uint64_t count) {
 	std::memcpy(out.data(), r.bytes(count * sizeof(T)), count * sizeof(T));
 }
 
+void
+BfsReceiver::take(const uint8_t *p, size_t n) {
+	while (n > 0) {
+		if (received_ < sizeof header_) {
+			size_t k = std::min(n, size_t(sizeof header_ - received_));
+			std::memcpy(header_ + received_, p, k);
+			received_ += k;
+			p += k;
+			n -= k;
+			if (received_ == sizeof header_)
+				start();
+			continue;
+		}
+		if (n > total_ - received_)
+			throw ProtocolError("a bfs result is longer than it says");
+		// The array where received_ lies (count_ > 0 here: a result of no rows has no bytes after its
+		// count), and the place in it.
+		uint64_t at = received_ - sizeof header_, array_bytes = count_ * sizeof(uint32_t);
+		int array = int(at / array_bytes);
+		size_t in = size_t(at - uint64_t(array) * array_bytes), k = std::min(n, size_t(array_bytes) - in);
+		uint32_t *to = array == 0 ? rows_.vertex.data() : array == 1 ? rows_.depth.data() : rows_.parent.data();
+		std::memcpy(reinterpret_cast<uint8_t *>(to) + in, p, k);
+		// The elements these bytes completed (one may have begun in the bytes before).
+		if (shape_)
+			check(array, in / sizeof(uint32_t), (in + k) / sizeof(uint32_t));
+		received_ += k;
+		p += k;
+		n -= k;
+	}
+}
+
+void
+BfsReceiver::start() {
+	std::memcpy(&count_, header_, sizeof count_);
+	if (count_ > (kMaxResult - sizeof header_) / 12)
+		throw ProtocolError("a bfs result is larger than allowed");
+	if (shape_ && count_ > shape_->vertices)
+		throw ProtocolError("a bfs result holds more rows than the graph has vertices");
+	total_ = sizeof header_ + 12 * count_;
+	rows_.vertex.resize(size_t(count_));
+	rows_.depth.resize(size_t(count_));
+	rows_.parent.resize(size_t(count_));
+}
+
+void
+BfsReceiver::check(int array, size_t from, size_t to) const {
+	const BfsShape &s = *shape_;
+	if (array == 0) {
+		const vid_t *vertex = rows_.vertex.data();
+		for (size_t i = from; i < to; i++)
+			if (vertex[i] >= s.vertices)
+				throw ProtocolError("a bfs result names a vertex the graph does not have");
+	} else if (array == 1) {
+		const uint32_t *depth = rows_.depth.data();
+		for (size_t i = from; i < to; i++)
+			if (depth[i] > s.max_depth || (i > 0 && depth[i] < depth[i - 1]))
+				throw ProtocolError("a bfs result's depths decrease or pass the largest depth asked for");
+	} else {
+		const vid_t *parent = rows_.parent.data();
+		for (size_t i = from; i < to; i++)
+			if (parent[i] >= s.vertices && parent[i] != kNoVertex)
+				throw ProtocolError("a bfs result names a parent the graph does not have");
+	}
+}
+
+BfsResult
+BfsReceiver::finish() {
+	if (received_ < sizeof header_ || received_ != total_)
+		throw ProtocolError("a bfs result is shorter than it says");
+	if (shape_ && (count_ == 0 || rows_.vertex[0] != shape_->source || rows_.depth[0] != 0))
+		throw ProtocolError("a bfs result does not begin with its source at depth 0");
+	return std::move(rows_);
+}
+
 BfsRows
 decode_bfs_rows(const std::vector<uint8_t> &bytes) {
-	Reader r(bytes.data(), bytes.size());
-	uint64_t count = r.u64();
-	if (count > r.left() / 12)
-		throw ProtocolError("a bfs result holds fewer rows than it says");
-	BfsRows rows;
-	read_array(r, rows.vertex, count);
-	read_array(r, rows.depth, count);
-	read_array(r, rows.parent, count);
-	r.finish();
-	return rows;
+	BfsReceiver r;
+	r.take(bytes.data(), bytes.size());
+	return r.finish();
 }
 
 std::vector<uint8_t>
@@ -773,6 +842,80 @@ void
 send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait) {
 	for (size_t at = 0; at < bytes.size(); at += kMaxChunk)
 		send_frame(fd, FrameType::chunk, bytes.data() + at, std::min(kMaxChunk, bytes.size() - at), wait);
+	send_frame(fd, FrameType::end, nullptr, 0, wait);
+}
+
+// Writes the pieces' bytes in order, gathered (no copy into one buffer); a ProtocolError when the
+// peer is gone.
+static void
+write_pieces(int fd, struct iovec *iov, size_t count, const WaitFn &wait) {
+	for (;;) {
+		while (count > 0 && iov->iov_len == 0) {
+			iov++;
+			count--;
+		}
+		if (count == 0)
+			return;
+		struct msghdr message = {};
+		message.msg_iov = iov;
+		message.msg_iovlen = count;
+		ssize_t done = sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (done > 0) {
+			size_t left = size_t(done);
+			while (count > 0 && left >= iov->iov_len) {
+				left -= iov->iov_len;
+				iov++;
+				count--;
+			}
+			if (count > 0) {
+				iov->iov_base = static_cast<uint8_t *>(iov->iov_base) + left;
+				iov->iov_len -= left;
+			}
+		} else if (done < 0 && errno == EINTR) {
+			continue;
+		} else if (done < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			wait_for(fd, true, wait);
+		} else {
+			throw ProtocolError(std::string("the connection was lost: ") + std::strerror(errno));
+		}
+	}
+}
+
+void
+send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait) {
+	uint64_t count = rows.vertex.size();
+	if (rows.depth.size() != count || rows.parent.size() != count)
+		throw Error(ErrorKind::internal, "a bfs result has not one depth and one parent per vertex");
+	// The bytes of encode_bfs_rows() as four pieces where they lie, sent as chunk frames of
+	// kMaxChunk (the last one shorter) as send_result() sends them, each frame gathered from the
+	// pieces it spans.
+	const struct {
+		const uint8_t *data;
+		size_t bytes;
+	} pieces[] = {{reinterpret_cast<const uint8_t *>(&count), sizeof count},
+	              {reinterpret_cast<const uint8_t *>(rows.vertex.data()), count * sizeof(vid_t)},
+	              {reinterpret_cast<const uint8_t *>(rows.depth.data()), count * sizeof(uint32_t)},
+	              {reinterpret_cast<const uint8_t *>(rows.parent.data()), count * sizeof(vid_t)}};
+	size_t total = sizeof count + 12 * size_t(count), piece = 0, in = 0;
+	for (size_t at = 0; at < total;) {
+		size_t length = std::min(kMaxChunk, total - at);
+		uint32_t header[2] = {uint32_t(length), uint32_t(FrameType::chunk)};
+		struct iovec iov[6];
+		size_t used = 0;
+		iov[used++] = {header, sizeof header};
+		for (size_t want = length; want > 0;) {
+			size_t k = std::min(want, pieces[piece].bytes - in);
+			iov[used++] = {const_cast<uint8_t *>(pieces[piece].data + in), k};
+			want -= k;
+			in += k;
+			if (in == pieces[piece].bytes) {
+				piece++;
+				in = 0;
+			}
+		}
+		write_pieces(fd, iov, used, wait);
+		at += length;
+	}
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 

@@ -11,6 +11,7 @@
 // the request.
 #pragma once
 #include "cpp_only.hpp"
+#include "bfs.hpp"
 #include "error.hpp"
 #include "graph.hpp"
 #include "index.hpp"
@@ -18,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -193,11 +195,48 @@ SearchRequest decode_search(const uint8_t *p, size_t n);
 BuildRequest decode_build(const uint8_t *p, size_t n);
 
 // Results, as the bytes that the chunks carry.
-struct BfsRows {
-	std::vector<vid_t> vertex, parent;
-	std::vector<uint32_t> depth;
-};
+//
+// A bfs result's bytes: the row count (u64), then the vertices, the depths and the parents (u32
+// each, count of each). The server sends them from the search's own arrays (send_bfs_rows: no
+// joined copy); encode_bfs_rows() makes the same bytes at once (tests).
+using BfsRows = BfsResult;
 std::vector<uint8_t> encode_bfs_rows(const vid_t *vertex, const uint32_t *depth, const vid_t *parent, size_t count);
+
+// What a bfs result must be to be taken as rows of a search: vertices of a graph of `vertices`
+// vertices (parents too, or kNoVertex), the source first at depth 0, depths that never decrease and
+// stay within max_depth; at most one row per vertex.
+struct BfsShape {
+	size_t vertices = 0;
+	vid_t source = 0;
+	uint32_t max_depth = UINT32_MAX;
+};
+
+// Takes a bfs result's bytes as they come (chunk by chunk, split anywhere) straight into a
+// BfsResult's arrays, each allocated once at its size when the count is in: the caller holds one
+// copy, which becomes its rows. With a shape, each value is checked against it as it lands (while
+// it is in the cache), and finish() checks the first row: a result that is not a search of that
+// graph is refused. Any violation, or a result shorter or longer than its count says, is a
+// ProtocolError; no bytes read or write out of bounds.
+class BfsReceiver {
+public:
+	BfsReceiver() = default;
+	explicit BfsReceiver(const BfsShape &shape) : shape_(shape) {
+	}
+	void take(const uint8_t *p, size_t n);
+	BfsResult finish();
+
+private:
+	void start();
+	// Checks elements [from, to) of an array (0 vertices, 1 depths, 2 parents) against the shape.
+	void check(int array, size_t from, size_t to) const;
+	std::optional<BfsShape> shape_;
+	uint8_t header_[8] = {};
+	uint64_t received_ = 0;
+	uint64_t count_ = 0;
+	uint64_t total_ = 0;
+	BfsResult rows_;
+};
+// A whole result at once (BfsReceiver without a shape).
 BfsRows decode_bfs_rows(const std::vector<uint8_t> &bytes);
 std::vector<uint8_t> encode_components(const uint32_t *of_vertex, size_t vertices, const vid_t *smallest,
                                        size_t components);
@@ -290,6 +329,10 @@ using WaitFn = std::function<void(int fd, bool for_write)>;
 void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait);
 // Sends bytes as chunk frames of at most kMaxChunk, then an end frame.
 void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
+// Sends a bfs's rows (encode_bfs_rows()'s bytes) from its arrays, as send_result() would send those
+// bytes (chunk frames of kMaxChunk, the last one shorter, then an end frame), each frame gathered
+// from the arrays it spans. Every array must hold as many rows as the vertices.
+void send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait);
 // Reads one frame, refusing a payload longer than max_payload; false at a clean end of stream
 // before a header.
 bool recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_payload, const WaitFn &wait);

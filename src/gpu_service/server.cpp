@@ -441,7 +441,7 @@ Server::handle(int fd) {
 		FrameType type;
 		std::vector<uint8_t> payload;
 		if (recv_frame(fd, type, payload, kMaxRequest, wait)) {
-			std::vector<uint8_t> result;
+			Reply result;
 			bool ok = false;
 			try {
 				result = answer(type, payload, fd, wait);
@@ -463,7 +463,10 @@ Server::handle(int fd) {
 			if (ok) {
 				payload.clear();
 				payload.shrink_to_fit();
-				send_result(fd, result, wait);
+				if (result.is_rows)
+					send_bfs_rows(fd, result.rows, wait);
+				else
+					send_result(fd, result.bytes, wait);
 			}
 		}
 	} catch (const std::exception &) {
@@ -595,24 +598,29 @@ Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
 	}
 }
 
-std::vector<uint8_t>
+Server::Reply
 Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait) {
 	requests_++;
 	forget_removed();
 	std::shared_ptr<Resident> used;
-	std::vector<uint8_t> result;
+	Reply reply;
+	std::vector<uint8_t> &result = reply.bytes;
 	switch (type) {
 	case FrameType::info: {
 		decode_info_request(payload.data(), payload.size());
-		return encode_info(info());
+		result = encode_info(info());
+		return reply;
 	}
 	case FrameType::bfs: {
 		BfsRequest q = decode_bfs(payload.data(), payload.size());
 		used = image(q.image);
 		if (q.source >= used->index->graph().vertex_count())
 			throw Error(ErrorKind::invalid_input, "the bfs source is no vertex of the graph");
-		BfsResult rows = executor_->bfs(*used, q.reverse, q.source, q.max_depth);
-		result = encode_bfs_rows(rows.vertex.data(), rows.depth.data(), rows.parent.data(), rows.vertex.size());
+		// Sent from the search's arrays, not joined into one buffer first.
+		reply.rows = executor_->bfs(*used, q.reverse, q.source, q.max_depth);
+		if (reply.rows.depth.size() != reply.rows.vertex.size() || reply.rows.parent.size() != reply.rows.vertex.size())
+			throw Error(ErrorKind::internal, "the bfs has not one depth and one parent per vertex");
+		reply.is_rows = true;
 		break;
 	}
 	case FrameType::scc: {
@@ -650,7 +658,8 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
 		EdgeList rows = receive_rows(fd, q.rows, wait);
 		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
-		return encode_built(parts);
+		result = encode_built(parts);
+		return reply;
 	}
 	default:
 		throw ProtocolError("unknown request type " + std::to_string(uint32_t(type)));
@@ -658,7 +667,7 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 	used->last_use = int64_t(time(nullptr));
 	used->requests++;
 	evict(used.get());
-	return result;
+	return reply;
 }
 
 ServiceInfo

@@ -139,7 +139,13 @@ private:
 	// Lets go of images whose file left the cache (evicted, or its graph dropped or rebuilt), so
 	// that their disk space and memory are freed.
 	void forget_removed();
-	std::vector<uint8_t> answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait);
+	// A request's result: its bytes, or a bfs's rows, sent from their own arrays (send_bfs_rows).
+	struct Reply {
+		std::vector<uint8_t> bytes;
+		BfsResult rows;
+		bool is_rows = false;
+	};
+	Reply answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait);
 	// A build request's rows: chunk frames of exactly 16 * rows bytes in all, then an end frame.
 	static EdgeList receive_rows(int fd, uint64_t rows, const WaitFn &wait);
 

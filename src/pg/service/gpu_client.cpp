@@ -214,35 +214,43 @@ service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_
 	if (!image || !service_expected())
 		return std::nullopt;
 	svc::BfsRequest q{*image, source, max_depth, reverse};
-	std::vector<uint8_t> bytes;
+	// The rows become datums and their order is documented: the receiver takes them only as a search
+	// of this graph (vertices of it, the source first at depth 0, depths that never decrease and stay
+	// within max_depth), each chunk straight into the result's arrays as it comes.
+	svc::BfsShape shape{graph.index.graph().vertex_count(), source, max_depth};
+	std::optional<svc::BfsReceiver> receiver;
+	std::string malformed;
 	try {
-		bytes = request(svc::FrameType::bfs, svc::encode(q), what);
+		(void)request_by(
+		    [&](Deadline &deadline) {
+			    receiver.emplace(shape);
+			    malformed.clear();
+			    svc::call(kGpuServiceSocket, svc::FrameType::bfs, svc::encode(q), deadline.waiter(),
+			              [&](const uint8_t *bytes, size_t n) {
+				              // A malformed answer is this request's error, not a failure of the service to
+				              // fall back from: the rest of it is read and dropped.
+				              if (!malformed.empty())
+					              return;
+				              try {
+					              receiver->take(bytes, n);
+				              } catch (const svc::ProtocolError &e) {
+					              malformed = e.what();
+				              }
+			              });
+			    return std::vector<uint8_t>();
+		    },
+		    what);
 	} catch (const svc::ImageMissing &) {
 		return std::nullopt; // its file left the cache since this backend mapped it
 	}
-	svc::BfsRows rows;
 	try {
-		rows = svc::decode_bfs_rows(bytes);
+		if (!malformed.empty())
+			throw svc::ProtocolError(malformed);
+		return receiver->finish();
 	} catch (const svc::ProtocolError &e) {
 		throw grail::Error(grail::ErrorKind::internal,
 		                   std::string("the GPU service's answer is malformed: ") + e.what());
 	}
-	// The rows become datums and their order is documented: vertices of the graph, the source
-	// first at depth 0, depths that never decrease and stay within max_depth.
-	size_t n = graph.index.graph().vertex_count();
-	bool sound = rows.vertex.size() <= n && rows.depth.size() == rows.vertex.size() &&
-	             rows.parent.size() == rows.vertex.size() && !rows.vertex.empty() && rows.vertex[0] == source &&
-	             rows.depth[0] == 0;
-	for (size_t i = 0; sound && i < rows.vertex.size(); i++)
-		sound = rows.vertex[i] < n && (rows.parent[i] < n || rows.parent[i] == grail::kNoVertex) &&
-		        rows.depth[i] <= max_depth && (i == 0 || rows.depth[i] >= rows.depth[i - 1]);
-	if (!sound)
-		throw grail::Error(grail::ErrorKind::internal, "the GPU service's rows are not a search of this graph");
-	grail::BfsResult result;
-	result.vertex = std::move(rows.vertex);
-	result.depth = std::move(rows.depth);
-	result.parent = std::move(rows.parent);
-	return result;
 }
 
 namespace {
