@@ -53,12 +53,13 @@ INSERT INTO watched VALUES (4, 5);
 SELECT grail.reachable('watched', 1, 5);
 DROP TABLE watched;
 
--- A damaged index chunk is refused by the checksum when a backend loads it.
+-- A damaged index chunk is refused by the checksum when a backend loads it (the first chunk: the
+-- others may hold fewer than 2,000 bytes, where the overlay would lengthen it instead).
 CREATE TABLE damaged (source int, target int);
 INSERT INTO damaged SELECT i, i + 1 FROM generate_series(1, 1000) i;
 SELECT regexp_replace(grail.create_graph('damaged', 'damaged'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
 UPDATE grail.index_chunk SET data = overlay(data PLACING '\xff'::bytea FROM 2000 FOR 1)
-WHERE graph_id = (SELECT id FROM grail.graph WHERE name = 'damaged');
+WHERE graph_id = (SELECT id FROM grail.graph WHERE name = 'damaged') AND seq = 0;
 \c
 SELECT grail.reachable('damaged', 1, 1000);
 SELECT regexp_replace(grail.refresh_graph('damaged'), 'index [0-9.]+ .B, built in [0-9.]+ s', 'index N, built in N s');
