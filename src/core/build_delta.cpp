@@ -76,7 +76,8 @@ public:
 	get(void *dst, size_t n) {
 		if (n > n_ - at_)
 			fail("it ends early");
-		memcpy(dst, p_ + at_, n);
+		if (n != 0) // an empty destination may have no storage, which memcpy must not be given
+			memcpy(dst, p_ + at_, n);
 		at_ += n;
 	}
 	uint32_t

@@ -303,8 +303,11 @@ decode_reach(const uint8_t *p, size_t n) {
 		throw ProtocolError("a reachability request holds fewer pairs than it says");
 	q.from.resize(count);
 	q.to.resize(count);
-	std::memcpy(q.from.data(), r.bytes(count * sizeof(int64_t)), count * sizeof(int64_t));
-	std::memcpy(q.to.data(), r.bytes(count * sizeof(int64_t)), count * sizeof(int64_t));
+	const uint8_t *from = r.bytes(count * sizeof(int64_t)), *to = r.bytes(count * sizeof(int64_t));
+	if (count != 0) { // an empty vector's data() may be null, which memcpy must not be given
+		std::memcpy(q.from.data(), from, count * sizeof(int64_t));
+		std::memcpy(q.to.data(), to, count * sizeof(int64_t));
+	}
 	r.finish();
 	return q;
 }
@@ -320,8 +323,11 @@ decode_search(const uint8_t *p, size_t n) {
 		throw ProtocolError("a search request holds fewer pairs than it says");
 	q.from.resize(count);
 	q.to.resize(count);
-	std::memcpy(q.from.data(), r.bytes(count * sizeof(vid_t)), count * sizeof(vid_t));
-	std::memcpy(q.to.data(), r.bytes(count * sizeof(vid_t)), count * sizeof(vid_t));
+	const uint8_t *from = r.bytes(count * sizeof(vid_t)), *to = r.bytes(count * sizeof(vid_t));
+	if (count != 0) { // an empty vector's data() may be null, which memcpy must not be given
+		std::memcpy(q.from.data(), from, count * sizeof(vid_t));
+		std::memcpy(q.to.data(), to, count * sizeof(vid_t));
+	}
 	r.finish();
 	return q;
 }
@@ -340,7 +346,9 @@ template <typename T>
 static void
 read_array(Reader &r, std::vector<T> &out, uint64_t count) {
 	out.resize(count);
-	std::memcpy(out.data(), r.bytes(count * sizeof(T)), count * sizeof(T));
+	const uint8_t *bytes = r.bytes(count * sizeof(T));
+	if (count != 0) // an empty vector's data() may be null, which memcpy must not be given
+		std::memcpy(out.data(), bytes, count * sizeof(T));
 }
 
 void

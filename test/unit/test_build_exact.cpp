@@ -65,7 +65,8 @@ from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> 
 		eid_t begin = offsets[v], end = offsets[v + 1];
 		size_t len =
 		    sort_unique(targets.data() + begin, targets.data() + end, vid_t(v), drop_self_loops, repeated, write);
-		std::memmove(targets.data() + write, targets.data() + begin, len * sizeof(vid_t));
+		if (len != 0) // the targets of an edgeless graph may have no storage, which memmove must not be given
+			std::memmove(targets.data() + write, targets.data() + begin, len * sizeof(vid_t));
 		offsets[v] = write;
 		write += len;
 	}
