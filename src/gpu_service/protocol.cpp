@@ -287,6 +287,15 @@ decode_scc(const uint8_t *p, size_t n) {
 	return q;
 }
 
+template <typename T>
+static void
+read_array(Reader &r, std::vector<T> &out, uint64_t count) {
+	out.resize(count);
+	const uint8_t *bytes = r.bytes(count * sizeof(T));
+	if (count != 0) // an empty vector's data() may be null, which memcpy must not be given
+		std::memcpy(out.data(), bytes, count * sizeof(T));
+}
+
 ReachRequest
 decode_reach(const uint8_t *p, size_t n) {
 	Reader r(p, n);
@@ -301,13 +310,8 @@ decode_reach(const uint8_t *p, size_t n) {
 	uint64_t count = r.u64();
 	if (count > r.left() / (2 * sizeof(int64_t)))
 		throw ProtocolError("a reachability request holds fewer pairs than it says");
-	q.from.resize(count);
-	q.to.resize(count);
-	const uint8_t *from = r.bytes(count * sizeof(int64_t)), *to = r.bytes(count * sizeof(int64_t));
-	if (count != 0) { // an empty vector's data() may be null, which memcpy must not be given
-		std::memcpy(q.from.data(), from, count * sizeof(int64_t));
-		std::memcpy(q.to.data(), to, count * sizeof(int64_t));
-	}
+	read_array(r, q.from, count);
+	read_array(r, q.to, count);
 	r.finish();
 	return q;
 }
@@ -321,13 +325,8 @@ decode_search(const uint8_t *p, size_t n) {
 	uint64_t count = r.u64();
 	if (count > r.left() / (2 * sizeof(vid_t)))
 		throw ProtocolError("a search request holds fewer pairs than it says");
-	q.from.resize(count);
-	q.to.resize(count);
-	const uint8_t *from = r.bytes(count * sizeof(vid_t)), *to = r.bytes(count * sizeof(vid_t));
-	if (count != 0) { // an empty vector's data() may be null, which memcpy must not be given
-		std::memcpy(q.from.data(), from, count * sizeof(vid_t));
-		std::memcpy(q.to.data(), to, count * sizeof(vid_t));
-	}
+	read_array(r, q.from, count);
+	read_array(r, q.to, count);
 	r.finish();
 	return q;
 }
@@ -340,15 +339,6 @@ encode_bfs_rows(const vid_t *vertex, const uint32_t *depth, const vid_t *parent,
 	w.bytes(depth, count * sizeof(uint32_t));
 	w.bytes(parent, count * sizeof(vid_t));
 	return std::move(w.buffer());
-}
-
-template <typename T>
-static void
-read_array(Reader &r, std::vector<T> &out, uint64_t count) {
-	out.resize(count);
-	const uint8_t *bytes = r.bytes(count * sizeof(T));
-	if (count != 0) // an empty vector's data() may be null, which memcpy must not be given
-		std::memcpy(out.data(), bytes, count * sizeof(T));
 }
 
 void
