@@ -5,6 +5,8 @@
 # without the service (the backend's own CUDA context) and gpu through the service, with a floor
 # (the same number of rows from generate_series / unnest) in the same session. The server runs
 # with pg_grail preloaded (the shared image cache) in both phases; only grail.gpu_service differs.
+# The build row is create_graph's wall time over BUILD_RUNS runs (default 3), and beside it what
+# came after reading the rows (the issue's "after the read" target: build_ms - read_ms).
 #   bench/sql_gpu.sh [RUNS] [SCALES...]     defaults: 5 runs, scales 20 22 (edge factor 16)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -58,8 +60,31 @@ SQL
 	echo "loaded and built rmat_$s ($(psql -XAtq -d grail_sqlgpu -c "SELECT edges FROM grail.graphs WHERE name = 'g$s'") edges) in $(($(date +%s) - start)) s"
 done
 
+# create_graph timed: median of BUILD_RUNS fresh builds of a second graph over the same table,
+# printed as "wall/after_read" ms (after_read from grail.graphs' phases).
+time_build() { # device scale
+	psql -XAtq -d grail_sqlgpu <<SQL
+CREATE TEMP TABLE t (ms float8, after_read float8);
+DO \$\$
+DECLARE t0 timestamptz; ms float8;
+BEGIN
+	PERFORM set_config('grail.device', '$1', false);
+	FOR i IN 1..${BUILD_RUNS:-3} LOOP
+		PERFORM grail.drop_graph(name) FROM grail.graphs WHERE name = 'build_$2';
+		t0 := clock_timestamp();
+		PERFORM grail.create_graph('build_$2', 'rmat_$2');
+		ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+		INSERT INTO t SELECT ms, build_ms - read_ms FROM grail.graphs WHERE name = 'build_$2';
+	END LOOP;
+	PERFORM grail.drop_graph('build_$2');
+END \$\$;
+SELECT round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ms))::numeric) || '/' ||
+       round((percentile_cont(0.5) WITHIN GROUP (ORDER BY after_read))::numeric) FROM t;
+SQL
+}
+
 declare -A result
-queries=(scc bfs reach)
+queries=(build scc bfs reach)
 query_text() { # kind scale
 	case $1 in
 	scc) echo "SELECT count(*) FROM grail.scc_components('g$2')" ;;
@@ -85,6 +110,17 @@ for phase in off on; do
 	fi
 	for s in $scales; do
 		for q in "${queries[@]}"; do
+			if [ $q = build ]; then
+				if [ $phase = off ]; then
+					result[$s,$q,floor]=-
+					result[$s,$q,cpu]=$(time_build cpu $s)
+					result[$s,$q,gpu]=$(time_build gpu $s)
+				else
+					result[$s,$q,cpu2]=$(time_build cpu $s)
+					result[$s,$q,svc]=$(time_build gpu $s)
+				fi
+				continue
+			fi
 			text=$(query_text $q $s)
 			if [ $phase = off ]; then
 				result[$s,$q,floor]=$(time_query cpu "$(floor_text $q $s)")
@@ -99,7 +135,7 @@ for phase in off on; do
 done
 psql -XAtq -d grail_sqlgpu -c "SELECT graph_id, device_bytes FROM grail.gpu_service_images()" | tr '\n' ';'
 echo
-echo "median of $runs warm runs, ms: cpu and gpu in the backend (service off), then cpu again and gpu via the service"
+echo "median of $runs warm runs, ms (build: median of ${BUILD_RUNS:-3}, wall/after the read): cpu and gpu in the backend (service off), then cpu again and gpu via the service"
 printf "%-8s %-6s %10s %10s %10s %10s %10s\n" graph query floor cpu gpu cpu_again gpu_service
 for s in $scales; do
 	for q in "${queries[@]}"; do
