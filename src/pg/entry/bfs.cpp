@@ -187,9 +187,9 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 			return;
 		}
 		KeyScratch vertex_key, parent_key;
-		// Text and uuid keys: a row's key is three dependent reads scattered over the graph (the
-		// vertex's id, its offset in the dictionary, its bytes), each read ahead a few rows before
-		// the next needs it, for the vertex and its parent.
+		// Keys answered as text (a text source on a uuid or integer graph): each row's keys formed
+		// as datums, a text or uuid key's three dependent reads (the vertex's id, its offset in the
+		// dictionary, its bytes) each read ahead a few rows before the next needs it.
 		const uint64_t *offsets = dictionary ? index.keys().offsets().data() : nullptr;
 		const uint8_t *bytes = dictionary ? index.keys().bytes().data() : nullptr;
 		constexpr size_t id_ahead = 24, offset_ahead = 16, bytes_ahead = 8;
