@@ -5,6 +5,7 @@
 #   - count(*) FROM grail.bfs(g, hub), descendants, ancestors (hub: the vertex of most out-edges)
 #     against count(*) FROM generate_series(1, n), n the rows each gives;
 #   - count(*) FROM grail.scc_components(g) against generate_series(1, vertices);
+#   (each in elapsed time and in the backend's own CPU time, which a busy machine disturbs less;)
 #   - reachable(g, a[], b[]) over PAIRS random pairs of vertices under grail.device = cpu against
 #     count(*) FROM unnest(a, b) x(a, b) WHERE x.a = x.b over the same arrays; the engine's own
 #     time (label filters and searches, from the function's DEBUG1 line) reported apart.
@@ -56,23 +57,48 @@ hub=$(P -c "SELECT v FROM hub")
 session="SET max_parallel_workers_per_gather = 0; SET jit = off; SET grail.device = cpu;"
 
 # Times of `runs` runs of statement A each followed by statement B, in one session after a warm-up
-# of both: "A_ms B_ms" medians.
+# of both: "A_ms B_ms A_cpu_ms B_cpu_ms" medians. The CPU times are the backend's own (the first
+# field of /proc/PID/schedstat before and after each statement, the server being local), which a
+# busy machine disturbs far less than the elapsed times; "-" where that file cannot be read.
 paired() {
-	local file=$workdir/statement.sql
+	local file=$workdir/statement.sql cpu=$workdir/cpu.txt
+	rm -f "$cpu"
 	{
 		echo "$session"
+		echo "SELECT pg_backend_pid() AS bpid \\gset"
+		echo "\\setenv BPID :bpid"
 		echo "$1;"
 		echo "$2;"
 		echo '\timing on'
-		for _ in $(seq "$runs"); do echo "$1;"; echo "$2;"; done
+		for _ in $(seq "$runs"); do
+			for s in "$1" "$2"; do
+				echo "\\! cut -d' ' -f1 /proc/\$BPID/schedstat >>$cpu 2>/dev/null"
+				echo "$s;"
+				echo "\\! cut -d' ' -f1 /proc/\$BPID/schedstat >>$cpu 2>/dev/null"
+			done
+		done
 	} >"$file"
-	local times
+	local times cpus
 	times=$(P -f "$file" 2>"$workdir/stderr" | awk '/^Time:/ { print $2 }')
-	echo "$(echo "$times" | awk 'NR % 2 == 1' | median) $(echo "$times" | awk 'NR % 2 == 0' | median)"
+	# Pairs of lines (before, after) per statement, A and B alternating.
+	cpus=$(awk 'NR % 2 == 1 { b = $1 } NR % 2 == 0 { printf "%.2f\n", ($1 - b) / 1e6 }' "$cpu" 2>/dev/null)
+	local a_cpu=- b_cpu=-
+	if [ "$(echo "$cpus" | grep -c .)" -eq $((2 * runs)) ]; then
+		a_cpu=$(echo "$cpus" | awk 'NR % 2 == 1' | median) b_cpu=$(echo "$cpus" | awk 'NR % 2 == 0' | median)
+	fi
+	echo "$(echo "$times" | awk 'NR % 2 == 1' | median) $(echo "$times" | awk 'NR % 2 == 0' | median) $a_cpu $b_cpu"
 }
 
-declare -a names rows fn_ms floor_ms
-row() { names+=("$1"); rows+=("$2"); read -r f b <<<"$3"; fn_ms+=("$f"); floor_ms+=("$b"); }
+declare -a names rows fn_ms floor_ms fn_cpu floor_cpu
+row() {
+	names+=("$1")
+	rows+=("$2")
+	read -r f b fc bc <<<"$3"
+	fn_ms+=("$f")
+	floor_ms+=("$b")
+	fn_cpu+=("$fc")
+	floor_cpu+=("$bc")
+}
 for fn in bfs descendants ancestors; do
 	n=$(P -c "$session" -c "SELECT count(*) FROM grail.$fn('g', $hub)")
 	row "count(*) FROM $fn(g, hub)" "$n" "$(paired "SELECT count(*) FROM grail.$fn('g', $hub)" "SELECT count(*) FROM generate_series(1, $n)")"
@@ -85,10 +111,12 @@ engine=$(sed -n 's/.*grail.reachable: .*engine \([0-9.]*\) ms.*/\1/p' "$workdir/
 searched=$(sed -n 's/.*grail.reachable: [0-9]* pairs, \([0-9]*\) searched.*/\1/p' "$workdir/stderr" | tail -1)
 echo
 echo "graph: R-MAT $scale-$edge_factor (seed $seed), $(P -c "SELECT count(*) FROM edges") edge rows, hub $hub; median of $runs, each run next to its floor"
-printf '| %-38s | %9s | %9s | %9s | %6s |\n' "function" "rows" "ms" "floor ms" "ratio"
-printf '|%s|%s|%s|%s|%s|\n' "----------------------------------------" "-----------" "-----------" "-----------" "--------"
+printf '| %-38s | %9s | %9s | %9s | %6s | %9s | %9s | %6s |\n' "function" "rows" "ms" "floor ms" "ratio" "cpu ms" "floor cpu" "ratio"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "----------------------------------------" "-----------" "-----------" "-----------" "--------" "-----------" "-----------" "--------"
 for i in "${!names[@]}"; do
-	printf '| %-38s | %9s | %9s | %9s | %6s |\n' "${names[$i]}" "${rows[$i]}" "${fn_ms[$i]}" "${floor_ms[$i]}" "$(ratio "${floor_ms[$i]}" "${fn_ms[$i]}")"
+	printf '| %-38s | %9s | %9s | %9s | %6s | %9s | %9s | %6s |\n' "${names[$i]}" "${rows[$i]}" "${fn_ms[$i]}" "${floor_ms[$i]}" \
+		"$(ratio "${floor_ms[$i]}" "${fn_ms[$i]}")" "${fn_cpu[$i]}" "${floor_cpu[$i]}" "$(ratio "${floor_cpu[$i]}" "${fn_cpu[$i]}")"
 done
 echo "floor: count(*) FROM generate_series(1, rows); for reachable, count(*) FROM unnest(a, b) WHERE a = b"
+echo "cpu: the backend's CPU time of the statement (/proc/PID/schedstat), medians; load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 echo "reachable(): engine (label filters and $searched searches) $engine ms of the call"

@@ -6,6 +6,7 @@
 
 extern "C" {
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -38,6 +39,62 @@ RowOutput::store(char *at, int length, Datum value) {
 }
 
 void
+RowOutput::reserve(size_t bytes) {
+	if (bytes <= capacity_)
+		return;
+	size_t capacity = std::max(bytes, 2 * capacity_);
+	// repalloc keeps the header, formed once in begin().
+	buffer_ = static_cast<char *>(repalloc(buffer_, capacity));
+	capacity_ = capacity;
+	cell_tuple_.t_data = reinterpret_cast<HeapTupleHeader>(buffer_);
+}
+
+void
+RowOutput::put_cells(const Cell *cells) {
+	size_t worst = size_t(hoff_);
+	for (int i = 0; i < columns_; i++)
+		worst += size_t(align_[i]) + (attlen_[i] == -1 ? VARHDRSZ + cells[i].length : size_t(attlen_[i]));
+	reserve(worst);
+	char *data = buffer_ + hoff_;
+	size_t at = 0;
+	// What heap_fill_tuple() writes for these values: padding bytes zero (a reader tells a short
+	// varlena's header from padding by that), a short header for a text that fits one.
+	auto align = [&](int alignment) {
+		size_t aligned = TYPEALIGN(alignment, at);
+		if (aligned != at)
+			std::memset(data + at, 0, aligned - at);
+		at = aligned;
+	};
+	for (int i = 0; i < columns_; i++) {
+		const Cell &cell = cells[i];
+		if (by_value_[i]) {
+			align(align_[i]);
+			store(data + at, attlen_[i], cell.value);
+			at += size_t(attlen_[i]);
+		} else if (attlen_[i] == -1) {
+			if (packable_[i] && cell.length + VARHDRSZ_SHORT <= VARATT_SHORT_MAX) {
+				SET_VARSIZE_SHORT(data + at, cell.length + VARHDRSZ_SHORT);
+				if (cell.length != 0)
+					std::memcpy(data + at + VARHDRSZ_SHORT, cell.bytes, cell.length);
+				at += cell.length + VARHDRSZ_SHORT;
+			} else {
+				align(align_[i]);
+				SET_VARSIZE(data + at, cell.length + VARHDRSZ);
+				if (cell.length != 0)
+					std::memcpy(data + at + VARHDRSZ, cell.bytes, cell.length);
+				at += cell.length + VARHDRSZ;
+			}
+		} else {
+			align(align_[i]);
+			std::memcpy(data + at, cell.bytes, size_t(attlen_[i]));
+			at += size_t(attlen_[i]);
+		}
+	}
+	cell_tuple_.t_len = uint32(size_t(hoff_) + at);
+	tuplestore_puttuple(store_, &cell_tuple_);
+}
+
+void
 RowOutput::begin(FunctionCallInfo fcinfo, size_t rows, size_t key_bytes) {
 	InitMaterializedSRF(fcinfo, 0);
 	ReturnSetInfo *rsinfo = reinterpret_cast<ReturnSetInfo *>(fcinfo->resultinfo);
@@ -56,6 +113,51 @@ RowOutput::begin(FunctionCallInfo fcinfo, size_t rows, size_t key_bytes) {
 		offset_[i] = offset;
 		length_[i] = att->attlen;
 		offset += att->attlen;
+	}
+	// put_cells(): columns passed by value, texts (varlenas) and other fixed-length types.
+	cells_ = columns_ <= kMaxColumns;
+	bool varwidth = false;
+	for (int i = 0; cells_ && i < columns_; i++) {
+		Form_pg_attribute att = TupleDescAttr(desc_, i);
+		bool by_value = att->attbyval && (att->attlen == 1 || att->attlen == 2 || att->attlen == 4 || att->attlen == 8);
+		if (att->attisdropped || !(by_value || att->attlen == -1 || (att->attlen > 0 && !att->attbyval))) {
+			cells_ = false;
+			break;
+		}
+		attlen_[i] = att->attlen;
+		by_value_[i] = by_value;
+		packable_[i] = att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN;
+		varwidth = varwidth || att->attlen == -1;
+		switch (att->attalign) {
+		case TYPALIGN_DOUBLE:
+			align_[i] = ALIGNOF_DOUBLE;
+			break;
+		case TYPALIGN_INT:
+			align_[i] = ALIGNOF_INT;
+			break;
+		case TYPALIGN_SHORT:
+			align_[i] = ALIGNOF_SHORT;
+			break;
+		default:
+			align_[i] = 1;
+			break;
+		}
+	}
+	if (cells_) {
+		// The header heap_form_tuple() writes for a row without NULLs, in the memory of the call.
+		hoff_ = int(MAXALIGN(SizeofHeapTupleHeader));
+		capacity_ = size_t(hoff_) + 256;
+		buffer_ = static_cast<char *>(palloc0(capacity_));
+		HeapTupleHeader header = reinterpret_cast<HeapTupleHeader>(buffer_);
+		HeapTupleHeaderSetTypeId(header, desc_->tdtypeid);
+		HeapTupleHeaderSetTypMod(header, desc_->tdtypmod);
+		ItemPointerSetInvalid(&header->t_ctid);
+		HeapTupleHeaderSetNatts(header, columns_);
+		header->t_hoff = uint8(hoff_);
+		header->t_infomask = varwidth ? HEAP_HASVARWIDTH : 0;
+		cell_tuple_.t_data = header;
+		cell_tuple_.t_tableOid = InvalidOid;
+		ItemPointerSetInvalid(&cell_tuple_.t_self);
 	}
 	MemoryContext old = MemoryContextSwitchTo(rsinfo->econtext->ecxt_per_query_memory);
 	if (fixed_) {

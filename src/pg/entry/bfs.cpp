@@ -14,9 +14,12 @@
 
 extern "C" {
 #include "funcapi.h"
+#include "utils/builtins.h"
 #include "utils/tuplestore.h"
+#include "utils/uuid.h"
 }
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 
@@ -40,6 +43,90 @@ direction_arg(FunctionCallInfo fcinfo, int arg) {
 	raise(ERRCODE_INVALID_PARAMETER_VALUE, format("direction must be 'out', 'in' or 'both', not \"%s\"", value),
 	      "Pass 'out' to follow edges from source to target, 'in' to follow them backwards (the vertices that "
 	      "reach the source), 'both' to ignore their direction.");
+}
+
+// The rows of a search over a text or uuid graph (RowOutput::cells()): (vertex, depth[, parent]),
+// parent NULL for the source. A row's key is three dependent reads scattered over the graph (the
+// vertex's dictionary number, its offsets, its bytes). They are made a batch of rows at a time, one
+// kind of read over a whole batch, pipelined: while the rows of one batch are formed, the bytes of
+// the next are on their way, the offsets of the one after and the numbers of the one after that,
+// so that the misses overlap each other and the rows' forming instead of each row waiting for its
+// own. The keys' bytes are copied from the dictionary straight into the rows (no text datum).
+void
+put_key_rows(RowOutput &out, const grail::KeyDictionary &keys, const int64_t *ids, const grail::vid_t *vertex,
+             const uint32_t *depth, const grail::vid_t *parent, size_t rows) {
+	constexpr size_t kBatch = 32, kSlots = 4;
+	const uint64_t *offsets = keys.offsets().data();
+	const char *bytes = reinterpret_cast<const char *>(keys.bytes().data());
+	const int sides = parent != nullptr ? 2 : 1;
+	const grail::vid_t *of[2] = {vertex, parent};
+	// Per batch in flight (batch % kSlots): the dictionary numbers (-1: the source's NULL parent)
+	// and the bytes' bounds.
+	int64_t number[kSlots][2][kBatch];
+	uint64_t begin[kSlots][2][kBatch], end[kSlots][2][kBatch];
+	size_t batches = (rows + kBatch - 1) / kBatch;
+	auto bounds = [&](size_t batch, size_t *first, size_t *count) {
+		*first = batch * kBatch;
+		*count = std::min(kBatch, rows - *first);
+	};
+	for (size_t step = 0; step < batches + 3; step++) {
+		size_t first, count;
+		if (step < batches) {
+			bounds(step, &first, &count);
+			for (int side = 0; side < sides; side++)
+				for (size_t j = 0; j < count; j++)
+					if (of[side][first + j] != grail::kNoVertex)
+						__builtin_prefetch(ids + of[side][first + j]);
+		}
+		if (step >= 1 && step - 1 < batches) {
+			size_t slot = (step - 1) % kSlots;
+			bounds(step - 1, &first, &count);
+			for (int side = 0; side < sides; side++)
+				for (size_t j = 0; j < count; j++) {
+					grail::vid_t v = of[side][first + j];
+					number[slot][side][j] = v == grail::kNoVertex ? -1 : ids[v];
+					if (v != grail::kNoVertex)
+						__builtin_prefetch(offsets + number[slot][side][j]);
+				}
+		}
+		if (step >= 2 && step - 2 < batches) {
+			size_t slot = (step - 2) % kSlots;
+			bounds(step - 2, &first, &count);
+			for (int side = 0; side < sides; side++)
+				for (size_t j = 0; j < count; j++)
+					if (number[slot][side][j] >= 0) {
+						begin[slot][side][j] = offsets[number[slot][side][j]];
+						end[slot][side][j] = offsets[number[slot][side][j] + 1];
+						__builtin_prefetch(bytes + begin[slot][side][j]);
+					}
+		}
+		if (step < 3)
+			continue;
+		size_t slot = (step - 3) % kSlots;
+		bounds(step - 3, &first, &count);
+		for (size_t j = 0; j < count; j++) {
+			RowOutput::Cell cells[3] = {
+			    {(Datum)0, bytes + begin[slot][0][j], size_t(end[slot][0][j] - begin[slot][0][j])},
+			    {Int32GetDatum(int32(depth[first + j])), nullptr, 0},
+			    {(Datum)0, nullptr, 0},
+			};
+			if (parent != nullptr && number[slot][1][j] < 0) {
+				// The source's row, its parent NULL: formed by the tuplestore as any row.
+				Datum key = keys.kind() == grail::KeyKind::uuid
+				                ? UUIDPGetDatum(reinterpret_cast<const pg_uuid_t *>(cells[0].bytes))
+				                : PointerGetDatum(cstring_to_text_with_len(cells[0].bytes, int(cells[0].length)));
+				Datum values[3] = {key, cells[1].value, (Datum)0};
+				bool nulls[3] = {false, false, true};
+				out.put(values, nulls);
+				continue;
+			}
+			if (parent != nullptr)
+				cells[2] = {(Datum)0, bytes + begin[slot][1][j], size_t(end[slot][1][j] - begin[slot][1][j])};
+			out.put_cells(cells);
+		}
+		if (((step - 3) & 0x7ff) == 0x7ff)
+			CHECK_FOR_INTERRUPTS();
+	}
 }
 
 // The rows of a search: (vertex, depth[, parent]) of each vertex of result, or, where missing is
@@ -94,11 +181,15 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 			}
 			return;
 		}
-		KeyScratch vertex_key, parent_key;
-		// Text and uuid keys: a row's key is three dependent reads scattered over the graph (the
-		// vertex's id, its offset in the dictionary, its bytes), each read ahead a few rows before
-		// the next needs it, for the vertex and its parent.
 		const bool dictionary = kind != grail::KeyKind::integer && index.keys().size() > 0;
+		if (dictionary && !as_text && out.cells()) {
+			put_key_rows(out, index.keys(), ids, vertex, depth, with_parent ? parent : nullptr, rows);
+			return;
+		}
+		KeyScratch vertex_key, parent_key;
+		// Keys answered as text (a text source on a uuid or integer graph): each row's keys formed
+		// as datums, a text or uuid key's three dependent reads (the vertex's id, its offset in the
+		// dictionary, its bytes) each read ahead a few rows before the next needs it.
 		const uint64_t *offsets = dictionary ? index.keys().offsets().data() : nullptr;
 		const uint8_t *bytes = dictionary ? index.keys().bytes().data() : nullptr;
 		constexpr size_t id_ahead = 24, offset_ahead = 16, bytes_ahead = 8;

@@ -2,6 +2,8 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <algorithm>
+
 #include "boundary/key_datums.hpp"
 #include "boundary/row_output.hpp"
 #include "entry/key_checks.hpp"
@@ -49,6 +51,39 @@ scc_components(FunctionCallInfo fcinfo, grail::KeyKind kind, Oid key_type = INT8
 				Datum values[2] = {Int64GetDatum(ids[v]), Int64GetDatum(ids[smallest[of_vertex[v]]])};
 				out.put_fixed(values);
 				if ((v & 0xffff) == 0xffff)
+					CHECK_FOR_INTERRUPTS();
+			}
+			return;
+		}
+		if (index.keys().kind() != grail::KeyKind::integer && rows > 0 && out.cells()) {
+			// Text and uuid keys copied from the dictionary into the rows. The vertices' keys are
+			// read in order; the components' are scattered: a batch of rows at a time, their
+			// dictionary numbers, then offsets, then bytes are read before any row is formed, so
+			// that the batch's cache misses overlap.
+			const grail::KeyDictionary &keys = index.keys();
+			const uint64_t *offsets = keys.offsets().data();
+			const char *bytes = reinterpret_cast<const char *>(keys.bytes().data());
+			constexpr size_t kBatch = 64;
+			int64_t number[kBatch];
+			for (size_t start = 0; start < rows; start += kBatch) {
+				size_t count = std::min(kBatch, rows - start);
+				for (size_t j = 0; j < count; j++)
+					__builtin_prefetch(ids + smallest[of_vertex[start + j]]);
+				for (size_t j = 0; j < count; j++) {
+					number[j] = ids[smallest[of_vertex[start + j]]];
+					__builtin_prefetch(offsets + number[j]);
+				}
+				for (size_t j = 0; j < count; j++)
+					__builtin_prefetch(bytes + offsets[number[j]]);
+				for (size_t j = 0; j < count; j++) {
+					int64_t own = ids[start + j];
+					RowOutput::Cell cells[2] = {
+					    {(Datum)0, bytes + offsets[own], size_t(offsets[own + 1] - offsets[own])},
+					    {(Datum)0, bytes + offsets[number[j]], size_t(offsets[number[j] + 1] - offsets[number[j]])},
+					};
+					out.put_cells(cells);
+				}
+				if (((start / kBatch) & 0x3ff) == 0x3ff)
 					CHECK_FOR_INTERRUPTS();
 			}
 			return;
