@@ -137,6 +137,16 @@ is($node->safe_psql('postgres', q{SET grail.device = gpu; SELECT count(*) FROM (
 my ($out, $err) = ('', '');
 $node->psql('postgres', q{SET grail.device = gpu; SELECT grail.chordless_cycles('g', 2)}, stdout => \$out, stderr => \$err);
 like($err, qr/min_length must be at least 3/, 'min_length 2: refused before any request');
+is($node->safe_psql('postgres', q{SET grail.device = gpu; SELECT count(*) FROM (SELECT grail.chordless_cycles('g', 3, 2147483647)) c}), $cycles,
+	'the largest max_length: every cycle');
+is($node->safe_psql('postgres', q{SET grail.device = gpu; SELECT count(*) FROM (SELECT grail.chordless_cycles('g', 2147483647)) c}), '0',
+	'the largest min_length: none');
+# A role that may not read the edge columns gets the same error as on the CPU, before any request.
+$node->safe_psql('postgres', q{CREATE ROLE reader LOGIN; GRANT USAGE ON SCHEMA grail TO reader});
+my $before_denied = service_requests();
+$node->psql('postgres', q{SET ROLE reader; SET grail.device = gpu; SELECT grail.chordless_cycles('g')}, stdout => \$out, stderr => \$err);
+like($err, qr/permission denied for column "source" of table "e"/, 'no SELECT on the edge columns: refused');
+is(service_requests(), $before_denied, 'no request reached the service');
 
 # The server's connection threads (its main thread aside): a request being answered holds one.
 sub server_pid
