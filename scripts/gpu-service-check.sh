@@ -13,9 +13,13 @@
 #   5. create_graph and merge_graph of an R-MAT 20-16 graph under gpu go through the service: while
 #      they run, nvidia-smi shows no process with a CUDA context but the service's server, and the
 #      builds answer as CPU builds (counts, components, 4M pairs); times and phases printed;
-#   6. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
+#   6. chordless cycles through the service: chordless_cycles() and chordless_cycle_counts() under
+#      gpu equal the CPU's (count and digest of every cycle), only the server holds a CUDA context
+#      meanwhile, a LIMIT returns its first rows long before the whole enumeration would end, and the
+#      enumeration stops in the server when the statement ends (its GPU falls idle);
+#   7. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
 #      the postmaster does not restart, the next request is answered;
-#   7. prints a short table last.
+#   8. prints a short table last.
 # Logs go to $OUT (or /tmp/gpu-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -199,6 +203,46 @@ contexts=$(sort -u "$out/build_apps.txt" | tr '\n' ' ')
 PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "SELECT grail.refresh_graph('b_cpu')" >/dev/null
 table+=("merge_graph under gpu: $(echo "$merge" | grep -oE 'Time: [0-9.]+ ms'), CUDA contexts meanwhile: $contexts; equal to a CPU build: $(compare_builds)")
 [ "$(sort -u "$out/build_apps.txt" | grep -c .)" -le 1 ] && [ "$(compare_builds)" = t ] || status=1
+rm -f "$out/build_apps.txt"
+
+echo "== chordless cycles through the service"
+# A 6 x 10 grid (800,139 chordless cycles: papers/gpu-chordless-cycles.txt, Table 1) joined to a
+# small random graph with repeated rows and self-loops: under the device's 4,096 vertices.
+psql -Xq -d grail_svc <<'SQL'
+DROP TABLE IF EXISTS ec;
+CREATE TABLE ec (source bigint, target bigint);
+INSERT INTO ec SELECT r * 10 + c, r * 10 + c + 1 FROM generate_series(0, 5) r, generate_series(0, 8) c;
+INSERT INTO ec SELECT r * 10 + c, (r + 1) * 10 + c FROM generate_series(0, 4) r, generate_series(0, 9) c;
+SELECT setseed(0.26);
+INSERT INTO ec SELECT 100 + (random() * 60)::bigint, 100 + (random() * 60)::bigint FROM generate_series(1, 150);
+INSERT INTO ec SELECT source, target FROM ec WHERE source % 7 = 0;
+INSERT INTO ec VALUES (59, 100), (9223372036854775807, 0), (9223372036854775807, 9223372036854775807);
+SET grail.device = cpu;
+SELECT grail.create_graph('gc', 'ec', live => false);
+SQL
+cycles_sql="SELECT count(*), md5(string_agg(c::text, ';' ORDER BY c::text)) FROM (SELECT grail.chordless_cycles('gc')) r(c)"
+counts_sql="SELECT string_agg(length || ':' || cycles, ',' ORDER BY length) FROM grail.chordless_cycle_counts('gc')"
+cycles_cpu=$(PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "\timing on" -c "$cycles_sql" 2>&1 | tr '\n' ' ')
+cycles_gpu=$(build_under gpu "$cycles_sql")
+contexts=$(sort -u "$out/build_apps.txt" | tr '\n' ' ')
+counts_cpu=$(PGOPTIONS='-c grail.device=cpu' psql -XAtq -d grail_svc -c "$counts_sql" 2>&1)
+counts_gpu=$(build_under gpu "$counts_sql")
+contexts="$contexts$(sort -u "$out/build_apps.txt" | tr '\n' ' ')"
+cycles_equal=no
+[ "$(echo "$cycles_cpu" | sed 's/ Time.*//')" = "$(echo "$cycles_gpu" | sed 's/ Time.*//')" ] && cycles_equal=yes
+counts_equal=no
+[ "$counts_cpu" = "$(echo "$counts_gpu" | sed 's/ Time.*//; s/ *$//')" ] && counts_equal=yes
+table+=("chordless_cycles(gc) cpu: $cycles_cpu; gpu via the service: $cycles_gpu; equal: $cycles_equal")
+table+=("chordless_cycle_counts(gc) equal: $counts_equal ($counts_cpu); processes with a CUDA context meanwhile: $contexts(the server: $server)")
+[ $cycles_equal = yes ] && [ $counts_equal = yes ] || status=1
+[ "$(sort -u "$out/build_apps.txt" | grep -c .)" -le 1 ] || status=1
+# LIMIT: the first rows come as soon as they are found; the statement's end stops the enumeration
+# in the server (the GPU idle a moment later).
+limit=$(PGOPTIONS='-c grail.device=gpu' psql -XAtq -d grail_svc -c "\timing on" -c "SELECT count(*) FROM (SELECT grail.chordless_cycles('gc') LIMIT 10) c" 2>&1 | tr '\n' ' ')
+sleep 1
+utilization=$(nvidia-smi --query-gpu=utilization.gpu --format=csv,noheader 2>&1 | head -1)
+table+=("chordless LIMIT 10 under gpu: $limit; GPU utilization 1 s after: $utilization")
+echo "$limit" | grep -q '^10 ' || status=1
 rm -f "$out/build_apps.txt"
 
 echo "== SIGKILL of the server in the middle of a request"

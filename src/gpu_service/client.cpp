@@ -88,6 +88,50 @@ call(const std::string &path, FrameType type, const std::vector<uint8_t> &reques
 	receive(s.fd, wait, nullptr, sink);
 }
 
+Stream::Stream(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait) {
+	Socket s;
+	connect_to(path, s);
+	send_frame(s.fd, type, request.data(), request.size(), wait);
+	fd_ = s.fd;
+	s.fd = -1;
+}
+
+Stream::~Stream() {
+	close_connection();
+}
+
+void
+Stream::close_connection() noexcept {
+	if (fd_ >= 0)
+		close(fd_);
+	fd_ = -1;
+}
+
+bool
+Stream::next(const WaitFn &wait, const ChunkSink &sink) {
+	if (fd_ < 0)
+		return false;
+	FrameType got;
+	if (!recv_frame(fd_, got, payload_, kMaxChunk + 65536, wait))
+		throw ProtocolError("the GPU service closed the connection before its answer was complete");
+	if (got == FrameType::chunk) {
+		if (payload_.size() > kMaxChunk)
+			throw ProtocolError("the GPU service sent an oversized chunk");
+		received_ += payload_.size();
+		sink(payload_.data(), payload_.size());
+		return true;
+	}
+	if (got == FrameType::end) {
+		if (!payload_.empty())
+			throw ProtocolError("the GPU service sent a malformed end frame");
+		close_connection();
+		return false;
+	}
+	if (got == FrameType::error)
+		throw_error(payload_.data(), payload_.size());
+	throw ProtocolError("the GPU service sent an unknown frame");
+}
+
 void
 call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
            const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink) {

@@ -34,6 +34,33 @@ using ChunkSink = std::function<void(const uint8_t *bytes, size_t n)>;
 void call(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait,
           const ChunkSink &sink);
 
+// A request whose result is read a frame at a time, as its caller wants it (a chordless request's
+// cycles, whose reader may stop early): the connection stays open between reads. Destroying the
+// stream closes it, which cancels the request in the server if it has not ended.
+class Stream {
+public:
+	// Connects and sends the request (Unavailable when it cannot connect).
+	Stream(const std::string &path, FrameType type, const std::vector<uint8_t> &request, const WaitFn &wait);
+	~Stream();
+	Stream(const Stream &) = delete;
+	Stream &operator=(const Stream &) = delete;
+
+	// Reads the next frame: a chunk's bytes to sink and true; false at the end frame (the
+	// connection is closed then, and every later call returns false). An error frame is thrown as
+	// the server's Error; a broken connection or a malformed frame as a ProtocolError.
+	bool next(const WaitFn &wait, const ChunkSink &sink);
+	bool
+	ended() const noexcept {
+		return fd_ < 0;
+	}
+
+private:
+	void close_connection() noexcept;
+	int fd_ = -1;
+	size_t received_ = 0;
+	std::vector<uint8_t> payload_;
+};
+
 // A build request (FrameType::build): the request frame, then the rows straight from the caller's
 // arrays (no copy) in chunk frames of at most kMaxChunk and an end frame; started() is called when
 // the server's started frame comes (the rows are in and its device work begins), and the result's

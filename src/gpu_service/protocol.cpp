@@ -240,6 +240,35 @@ encode(const BuildRequest &r) {
 	return std::move(w.buffer());
 }
 
+std::vector<uint8_t>
+encode(const ChordlessRequest &r) {
+	Writer w;
+	put_version(w);
+	put_image(w, r.image);
+	w.u32(r.min_length);
+	w.u32(r.max_length);
+	w.u8(r.counts ? 1 : 0);
+	return std::move(w.buffer());
+}
+
+ChordlessRequest
+decode_chordless(const uint8_t *p, size_t n) {
+	Reader r(p, n);
+	check_version(r);
+	ChordlessRequest q;
+	q.image = get_image(r);
+	q.min_length = r.u32();
+	q.max_length = r.u32();
+	uint8_t counts = r.u8();
+	r.finish();
+	if (counts > 1)
+		throw ProtocolError("a chordless request asks for neither cycles nor counts");
+	q.counts = counts == 1;
+	if (q.min_length < 3 || q.max_length < q.min_length || (q.counts && q.min_length != 3))
+		throw ProtocolError("a chordless request's lengths are not 3 <= min_length <= max_length");
+	return q;
+}
+
 BuildRequest
 decode_build(const uint8_t *p, size_t n) {
 	Reader r(p, n);
@@ -420,6 +449,102 @@ decode_bfs_rows(const std::vector<uint8_t> &bytes) {
 	BfsReceiver r;
 	r.take(bytes.data(), bytes.size());
 	return r.finish();
+}
+
+void
+append_cycles(const CycleBatch &batch, std::vector<uint8_t> &out) {
+	size_t at = out.size();
+	out.resize(at + 4 * (batch.size() + batch.vertices.size()));
+	uint8_t *to = out.data() + at;
+	for (size_t i = 0; i < batch.size(); i++) {
+		uint32_t length = uint32_t(batch.end(i) - batch.begin(i));
+		std::memcpy(to, &length, 4);
+		to += 4;
+		if (length != 0)
+			std::memcpy(to, batch.begin(i), 4 * size_t(length));
+		to += 4 * size_t(length);
+	}
+}
+
+void
+CycleReceiver::take(const uint8_t *p, size_t n, CycleBatch &batch) {
+	// A value split across chunks first, then whole values in place.
+	while (n > 0 && partial_bytes_ > 0) {
+		partial_[partial_bytes_++] = *p++;
+		n--;
+		if (partial_bytes_ == 4) {
+			uint32_t v;
+			std::memcpy(&v, partial_, 4);
+			partial_bytes_ = 0;
+			value(v, batch);
+		}
+	}
+	for (; n >= 4; p += 4, n -= 4) {
+		uint32_t v;
+		std::memcpy(&v, p, 4);
+		value(v, batch);
+	}
+	for (; n > 0; n--)
+		partial_[partial_bytes_++] = *p++;
+}
+
+void
+CycleReceiver::value(uint32_t v, CycleBatch &batch) {
+	if (!in_cycle_) {
+		if (v < std::max<uint32_t>(shape_.min_length, 3) || v > shape_.max_length || v > shape_.vertices)
+			throw ProtocolError("a chordless cycle's length is outside the lengths asked for");
+		length_ = v;
+		in_cycle_ = true;
+		cycle_.clear();
+		cycle_.reserve(v);
+		return;
+	}
+	if (v >= shape_.vertices)
+		throw ProtocolError("a chordless cycle names a vertex the graph does not have");
+	// Canonical form: the first vertex smaller than every other, its second smaller than its last.
+	if (!cycle_.empty() && v <= cycle_[0])
+		throw ProtocolError("a chordless cycle does not begin at its smallest vertex");
+	cycle_.push_back(v);
+	if (cycle_.size() < length_)
+		return;
+	if (cycle_[1] >= cycle_[length_ - 1])
+		throw ProtocolError("a chordless cycle does not go towards the smaller neighbour of its first vertex");
+	batch.vertices.insert(batch.vertices.end(), cycle_.begin(), cycle_.end());
+	batch.starts.push_back(batch.vertices.size());
+	in_cycle_ = false;
+	cycles_++;
+}
+
+void
+CycleReceiver::finish() const {
+	if (in_cycle_ || partial_bytes_ != 0)
+		throw ProtocolError("a chordless stream ends in the middle of a cycle");
+}
+
+std::vector<uint8_t>
+encode_counts(const std::vector<uint64_t> &counts) {
+	Writer w;
+	w.u64(counts.size());
+	w.bytes(counts.data(), counts.size() * sizeof(uint64_t));
+	return std::move(w.buffer());
+}
+
+std::vector<uint64_t>
+decode_counts(const std::vector<uint8_t> &bytes, size_t vertices, uint32_t max_length) {
+	Reader r(bytes.data(), bytes.size());
+	uint64_t count = r.u64();
+	if (count > r.left() / sizeof(uint64_t))
+		throw ProtocolError("a chordless counts result holds fewer counts than it says");
+	std::vector<uint64_t> counts;
+	read_array(r, counts, count);
+	r.finish();
+	if (counts.empty())
+		return counts;
+	uint64_t longest = counts.size() - 1;
+	if (longest < 3 || longest > max_length || longest > vertices || counts.back() == 0 || counts[0] != 0 ||
+	    counts[1] != 0 || counts[2] != 0)
+		throw ProtocolError("a chordless counts result counts cycles of lengths no cycle of the graph can have");
+	return counts;
 }
 
 std::vector<uint8_t>
@@ -837,9 +962,14 @@ send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitF
 }
 
 void
+send_chunks(int fd, const uint8_t *bytes, size_t n, const WaitFn &wait) {
+	for (size_t at = 0; at < n; at += kMaxChunk)
+		send_frame(fd, FrameType::chunk, bytes + at, std::min(kMaxChunk, n - at), wait);
+}
+
+void
 send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait) {
-	for (size_t at = 0; at < bytes.size(); at += kMaxChunk)
-		send_frame(fd, FrameType::chunk, bytes.data() + at, std::min(kMaxChunk, bytes.size() - at), wait);
+	send_chunks(fd, bytes.data(), bytes.size(), wait);
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 

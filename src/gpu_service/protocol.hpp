@@ -12,6 +12,7 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
+#include "chordless.hpp"
 #include "error.hpp"
 #include "graph.hpp"
 #include "index.hpp"
@@ -27,15 +28,17 @@ namespace grail::service {
 
 enum class FrameType : uint32_t {
 	// requests
-	info = 1,   // the version only
-	bfs = 2,    // ImageRef, source vertex u32, max_depth u32, direction u8 (0 out, 1 in)
-	scc = 3,    // ImageRef
-	reach = 4,  // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
-	            // to[count] i64
-	build = 5,  // BuildRequest; then its rows as chunk frames (source[rows] i64, then target[rows] i64,
-	            // the chunks' bytes in that order) and an end frame. The result: encode_built().
-	search = 6, // SearchRequest: component pairs the backend's labels left undecided, only searched.
-	            // The result: encode_searched().
+	info = 1,      // the version only
+	bfs = 2,       // ImageRef, source vertex u32, max_depth u32, direction u8 (0 out, 1 in)
+	scc = 3,       // ImageRef
+	reach = 4,     // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
+	               // to[count] i64
+	build = 5,     // BuildRequest; then its rows as chunk frames (source[rows] i64, then target[rows] i64,
+	               // the chunks' bytes in that order) and an end frame. The result: encode_built().
+	search = 6,    // SearchRequest: component pairs the backend's labels left undecided, only searched.
+	               // The result: encode_searched().
+	chordless = 7, // ChordlessRequest: the cycles as they are found (append_cycles()' bytes, streamed),
+	               // or their counts by length (encode_counts()).
 	// answers
 	chunk = 100, // the next bytes of the result
 	end = 101,   // the result is complete
@@ -45,8 +48,9 @@ enum class FrameType : uint32_t {
 	started = 103,
 };
 
-// 'G' 'R' and the version (2: the version field; 1 had none; 3: builds; 4: component searches).
-constexpr uint32_t kProtocolVersion = 0x47520000u | 4u;
+// 'G' 'R' and the version (2: the version field; 1 had none; 3: builds; 4: component searches;
+// 5: chordless cycles).
+constexpr uint32_t kProtocolVersion = 0x47520000u | 5u;
 
 constexpr size_t kHeaderBytes = 8;
 constexpr size_t kMaxChunk = size_t(1) << 20;
@@ -187,6 +191,28 @@ std::vector<uint8_t> encode(const BfsRequest &r);
 std::vector<uint8_t> encode(const SccRequest &r);
 std::vector<uint8_t> encode(const ReachRequest &r);
 std::vector<uint8_t> encode(const BuildRequest &r);
+
+// Chordless cycles of the image's graph (ChordlessCycleEnumerator's), min_length <= length <=
+// max_length (3 <= min_length <= max_length; kNoLengthLimit: none), or only their counts by length
+// (count_chordless_cycles()'s, which take no min_length: it is 3 then).
+//
+// The cycles are streamed: the server sends each batch of the enumeration as soon as it is found
+// (the first batches of one cycle, then twice as many each time up to kStreamBatchCycles), in chunk
+// frames of at most kMaxChunk that may split a cycle anywhere; the socket's buffer is as far as it
+// runs ahead of a backend that reads them as its rows are asked for. A backend that wants no more
+// (a LIMIT) closes the connection, and the server's enumeration stops at its next batch or cancel
+// point. An error frame may follow cycles already sent. The end frame follows the last cycle.
+struct ChordlessRequest {
+	ImageRef image;
+	uint32_t min_length = 3;
+	uint32_t max_length = kNoLengthLimit;
+	bool counts = false;
+};
+constexpr size_t kStreamBatchCycles = 1024;
+constexpr size_t kStreamBatchVertices = size_t(1) << 16;
+std::vector<uint8_t> encode(const ChordlessRequest &r);
+ChordlessRequest decode_chordless(const uint8_t *p, size_t n);
+
 BfsRequest decode_bfs(const uint8_t *p, size_t n);
 SccRequest decode_scc(const uint8_t *p, size_t n);
 ReachRequest decode_reach(const uint8_t *p, size_t n);
@@ -238,6 +264,54 @@ private:
 };
 // A whole result at once (BfsReceiver without a shape).
 BfsRows decode_bfs_rows(const std::vector<uint8_t> &bytes);
+
+// A chordless request's cycles on the wire: for each cycle its length (u32), then its vertices (u32
+// each), nothing between cycles. Appends a batch's cycles to out.
+void append_cycles(const CycleBatch &batch, std::vector<uint8_t> &out);
+
+// What cycles must be to be taken as chordless cycles of the graph asked about: vertices of a graph
+// of `vertices` vertices, min_length <= length <= max_length (and at most the vertex count), in
+// canonical form (the smallest vertex first, then the smaller of its two neighbours on the cycle).
+struct CycleShape {
+	size_t vertices = 0;
+	uint32_t min_length = 3;
+	uint32_t max_length = kNoLengthLimit;
+};
+
+// Takes a chordless stream's bytes as they come (chunk by chunk, split anywhere, a cycle across
+// several chunks) and appends each cycle to a batch once all of it is in and checked against the
+// shape. Any violation is a ProtocolError; the memory held for a cycle in progress is at most its
+// length, itself at most the vertex count.
+class CycleReceiver {
+public:
+	explicit CycleReceiver(const CycleShape &shape) : shape_(shape) {
+	}
+	void take(const uint8_t *p, size_t n, CycleBatch &batch);
+	// Throws unless the bytes taken ended at the end of a cycle (the end frame came there).
+	void finish() const;
+	// Cycles taken so far.
+	uint64_t
+	cycles() const noexcept {
+		return cycles_;
+	}
+
+private:
+	void value(uint32_t v, CycleBatch &batch);
+	CycleShape shape_;
+	uint8_t partial_[4] = {};
+	size_t partial_bytes_ = 0;
+	bool in_cycle_ = false;
+	uint32_t length_ = 0;
+	std::vector<vid_t> cycle_;
+	uint64_t cycles_ = 0;
+};
+
+// A chordless request's counts: the entry count (u64), then counts[k] (u64 each), as
+// count_chordless_cycles() returns them.
+std::vector<uint8_t> encode_counts(const std::vector<uint64_t> &counts);
+// Refused unless they could be the counts of a graph of `vertices` vertices up to max_length: no
+// cycle shorter than 3 or longer than either, no trailing zero.
+std::vector<uint64_t> decode_counts(const std::vector<uint8_t> &bytes, size_t vertices, uint32_t max_length);
 std::vector<uint8_t> encode_components(const uint32_t *of_vertex, size_t vertices, const vid_t *smallest,
                                        size_t components);
 struct ComponentRows {
@@ -329,6 +403,8 @@ using WaitFn = std::function<void(int fd, bool for_write)>;
 void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait);
 // Sends bytes as chunk frames of at most kMaxChunk, then an end frame.
 void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
+// Sends bytes as chunk frames of at most kMaxChunk (no end frame: more may follow).
+void send_chunks(int fd, const uint8_t *bytes, size_t n, const WaitFn &wait);
 // Sends a bfs's rows (encode_bfs_rows()'s bytes) from its arrays, as send_result() would send those
 // bytes (chunk frames of kMaxChunk, the last one shorter, then an end frame), each frame gathered
 // from the arrays it spans. Every array must hold as many rows as the vertices.

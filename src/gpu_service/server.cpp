@@ -142,6 +142,23 @@ public:
 		parts.label_seconds = ms_since(start) / 1e3;
 		return parts;
 	}
+	std::unique_ptr<CycleSource>
+	chordless(Resident &image, uint32_t min_length, uint32_t max_length) override {
+		struct Cycles : CycleSource {
+			Cycles(const Csr &g, uint32_t min_length, uint32_t max_length) : search(g, min_length, max_length) {
+			}
+			bool
+			next(CycleBatch &batch, size_t max_cycles, size_t max_vertices) override {
+				return search.next(batch, max_cycles, max_vertices);
+			}
+			ChordlessCycleEnumerator search;
+		};
+		return std::make_unique<Cycles>(image.index->graph().out, min_length, max_length);
+	}
+	std::vector<uint64_t>
+	chordless_counts(Resident &image, uint32_t max_length) override {
+		return count_chordless_cycles(image.index->graph().out, max_length);
+	}
 	uint64_t
 	resident_bytes(const Resident &image) const override {
 		return image.size + image.part_bytes.load();
@@ -251,6 +268,35 @@ public:
 		    [](const char *, const std::string &) {});
 		parts.label_seconds = ms_since(start) / 1e3;
 		return parts;
+	}
+	// The enumeration's device memory (its own copy of the graph, paths and found cycles, within the
+	// enumerator's budget) lives until the stream ends; the device lock is held only while a batch
+	// is made, so other requests run between a slow reader's batches.
+	std::unique_ptr<CycleSource>
+	chordless(Resident &image, uint32_t min_length, uint32_t max_length) override {
+		struct Cycles : CycleSource {
+			Cycles(std::mutex &device, const Csr &g, uint32_t min_length, uint32_t max_length) : device(device) {
+				std::lock_guard<std::mutex> lock(device);
+				search = std::make_unique<GpuChordlessCycleEnumerator>(g, min_length, max_length);
+			}
+			~Cycles() override {
+				std::lock_guard<std::mutex> lock(device);
+				search.reset();
+			}
+			bool
+			next(CycleBatch &batch, size_t max_cycles, size_t max_vertices) override {
+				std::lock_guard<std::mutex> lock(device);
+				return search->next(batch, max_cycles, max_vertices);
+			}
+			std::mutex &device;
+			std::unique_ptr<GpuChordlessCycleEnumerator> search;
+		};
+		return std::make_unique<Cycles>(device_, image.index->graph().out, min_length, max_length);
+	}
+	std::vector<uint64_t>
+	chordless_counts(Resident &image, uint32_t max_length) override {
+		std::lock_guard<std::mutex> lock(device_);
+		return count_chordless_cycles_gpu(image.index->graph().out, max_length);
 	}
 	uint64_t
 	resident_bytes(const Resident &image) const override {
@@ -465,7 +511,7 @@ Server::handle(int fd) {
 				payload.shrink_to_fit();
 				if (result.is_rows)
 					send_bfs_rows(fd, result.rows, wait);
-				else
+				else if (!result.streamed) // a stream's end frame went with its chunks
 					send_result(fd, result.bytes, wait);
 			}
 		}
@@ -653,6 +699,19 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 		result = encode_searched(answers.get(), q.from.size(), seconds);
 		break;
 	}
+	case FrameType::chordless: {
+		ChordlessRequest q = decode_chordless(payload.data(), payload.size());
+		used = image(q.image);
+		hold();
+		if (q.counts) {
+			result = encode_counts(executor_->chordless_counts(*used, q.max_length));
+			break;
+		}
+		std::unique_ptr<CycleSource> source = executor_->chordless(*used, q.min_length, q.max_length);
+		stream_cycles(fd, *source);
+		reply.streamed = true;
+		break;
+	}
 	case FrameType::build: {
 		BuildRequest q = decode_build(payload.data(), payload.size());
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
@@ -668,6 +727,36 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 	used->requests++;
 	evict(used.get());
 	return reply;
+}
+
+void
+Server::stream_cycles(int fd, CycleSource &source) {
+	// No timeout: the client reads as its rows are asked for. A hang-up ends the wait (poll reports
+	// it, and the send then fails), as does the server's stop.
+	WaitFn wait = [this](int socket, bool for_write) {
+		struct pollfd p = {socket, short(for_write ? POLLOUT : POLLIN), 0};
+		for (;;) {
+			int ready = poll(&p, 1, 100);
+			if (ready > 0 || (ready < 0 && errno != EINTR))
+				return;
+			if (stopping_.load())
+				throw ProtocolError("the GPU service stops");
+		}
+	};
+	CycleBatch batch;
+	std::vector<uint8_t> bytes;
+	// One cycle first, so that the first row comes as soon as one is found, then twice as many each
+	// time.
+	for (size_t cycles = 1; source.next(batch, cycles, kStreamBatchVertices);
+	     cycles = std::min(2 * cycles, kStreamBatchCycles)) {
+		bytes.clear();
+		append_cycles(batch, bytes);
+		send_chunks(fd, bytes.data(), bytes.size(), wait);
+		poll_cancel(); // a client gone while its last batch fitted in the socket's buffer
+	}
+	// The end frame with the same wait: a reader that has not yet asked for the last rows may leave
+	// the socket's buffer full for as long as it likes.
+	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 
 ServiceInfo

@@ -8,6 +8,7 @@
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
+#include "chordless.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
 #include "reach.hpp"
@@ -66,6 +67,13 @@ private:
 	std::vector<std::unique_ptr<Reach>> idle_reach_;
 };
 
+// A chordless enumeration in progress: ChordlessCycleEnumerator::next(), on whichever engine.
+class CycleSource {
+public:
+	virtual ~CycleSource() = default;
+	virtual bool next(CycleBatch &batch, size_t max_cycles, size_t max_vertices) = 0;
+};
+
 // What runs the algorithms: the GPU engine, or the CPU engine as its stand-in (tests, machines
 // without a GPU). Both give the CPU engine's rows. Called from several connections' threads at
 // once: each executor serialises what must be.
@@ -89,6 +97,11 @@ public:
 	// policy picks the device for the DAG, else GrailLabels::build). started() is called when the
 	// device work begins (the GPU: under its lock).
 	virtual BuiltParts build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) = 0;
+	// The chordless cycles of the image's graph, enumerated a batch per next() (the GPU: each batch
+	// under its lock, so that a stream its client reads slowly holds no other request back), and
+	// their counts by length.
+	virtual std::unique_ptr<CycleSource> chordless(Resident &image, uint32_t min_length, uint32_t max_length) = 0;
+	virtual std::vector<uint64_t> chordless_counts(Resident &image, uint32_t max_length) = 0;
 	// The memory an image holds on the device (the stand-in: its host copies).
 	virtual uint64_t resident_bytes(const Resident &image) const = 0;
 };
@@ -139,12 +152,18 @@ private:
 	// Lets go of images whose file left the cache (evicted, or its graph dropped or rebuilt), so
 	// that their disk space and memory are freed.
 	void forget_removed();
-	// A request's result: its bytes, or a bfs's rows, sent from their own arrays (send_bfs_rows).
+	// A request's result: its bytes, or a bfs's rows, sent from their own arrays (send_bfs_rows), or
+	// nothing more (streamed: its chunks and end frame were sent as they were made).
 	struct Reply {
 		std::vector<uint8_t> bytes;
 		BfsResult rows;
 		bool is_rows = false;
+		bool streamed = false;
 	};
+	// Sends a chordless enumeration's cycles as it finds them (ChordlessRequest), then the end frame,
+	// unless the client hangs up first. Waits for a client that reads slowly as long as it stays
+	// connected (a cursor's rows are asked for when its user wants them), not io_timeout_ms.
+	void stream_cycles(int fd, CycleSource &source);
 	Reply answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait);
 	// A build request's rows: chunk frames of exactly 16 * rows bytes in all, then an end frame.
 	static EdgeList receive_rows(int fd, uint64_t rows, const WaitFn &wait);

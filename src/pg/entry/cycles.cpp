@@ -13,6 +13,7 @@
 #include "boundary/key_datums.hpp"
 #include "boundary/pg_calls.hpp"
 #include "entry/key_checks.hpp"
+#include "service/gpu_client.hpp"
 #include "service/open_graph.hpp"
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
@@ -58,7 +59,9 @@ no_more_rows(FunctionCallInfo fcinfo) {
 	return (Datum)0;
 }
 
-// What chordless_cycles() keeps between calls: the search, on the CPU or the GPU. Each enumerator
+// What chordless_cycles() keeps between calls: the search, on the CPU, the GPU service (where it runs
+// and has the graph's image: gpu_client.hpp; its connection closed with the stream, which stops the
+// enumeration there) or this backend's GPU. Each enumerator
 // owns its copy of the graph's structure (the GPU one its device memory, until the rows end);
 // `graph` keeps the ids (and the build) alive even if this backend loads a newer one. While the
 // stream lives, grail.activity shows the search (`progress`: the CPU search's start vertices done
@@ -72,8 +75,13 @@ struct CycleStream {
 		const grail::Csr &g = graph->index.graph().out;
 		on_chosen_device(
 		    "chordless_cycles()", g,
-		    [&] { gpu = std::make_unique<grail::GpuChordlessCycleEnumerator>(g, min_length, max_length); },
-		    [&] { cpu = std::make_unique<grail::ChordlessCycleEnumerator>(g, min_length, max_length); });
+		    [&] {
+			    service = service_chordless_cycles(*graph, min_length, max_length, "chordless_cycles()");
+			    if (!service)
+				    gpu = std::make_unique<grail::GpuChordlessCycleEnumerator>(g, min_length, max_length);
+		    },
+		    [&] { cpu = std::make_unique<grail::ChordlessCycleEnumerator>(g, min_length, max_length); },
+		    gpu_probe_for(*graph));
 		if (progress->active()) {
 			progress_phase(BuildPhase::searching_cycles, int64_t(g.vertex_count()));
 			// Shared-memory writes only: nothing that can raise, from inside the search.
@@ -87,12 +95,15 @@ struct CycleStream {
 		next = 0;
 		size_t cycles = batch_cycles;
 		batch_cycles = std::min(2 * batch_cycles, kBatchCycles);
+		if (service)
+			return service->next(batch); // the service sizes its batches as it streams them
 		return gpu ? gpu->next(batch, cycles, kBatchVertices) : cpu->next(batch, cycles, kBatchVertices);
 	}
 	std::shared_ptr<LoadedGraph> graph;
 	std::unique_ptr<BuildProgress> progress;
 	std::unique_ptr<grail::ChordlessCycleEnumerator> cpu;
 	std::unique_ptr<grail::GpuChordlessCycleEnumerator> gpu;
+	std::unique_ptr<ServiceCycles> service;
 	grail::CycleBatch batch;
 	size_t next = 0;         // next cycle of batch to return
 	size_t batch_cycles = 1; // cycles the next batch may hold
@@ -212,8 +223,14 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt); // counts only: any kind of key
 	const grail::Csr &g = graph.index.graph().out;
 	std::vector<uint64_t> counts = on_chosen_device(
-	    "chordless_cycle_counts()", g, [&] { return grail::count_chordless_cycles_gpu(g, max_length); },
-	    [&] { return grail::count_chordless_cycles(g, max_length); });
+	    "chordless_cycle_counts()", g,
+	    [&] {
+		    // The GPU service where it runs and has the graph's image, else this backend's GPU.
+		    if (auto c = service_chordless_counts(graph, max_length, "chordless_cycle_counts()"))
+			    return std::move(*c);
+		    return grail::count_chordless_cycles_gpu(g, max_length);
+	    },
+	    [&] { return grail::count_chordless_cycles(g, max_length); }, gpu_probe_for(graph));
 
 	guard([&] {
 		InitMaterializedSRF(fcinfo, 0);

@@ -140,13 +140,8 @@ GRAIL_FUNCTION(grail_explain_graph) {
 	    {"bfs(..., direction => 'both')", &rows, {"cpu", "a search over both edge lists runs on the cpu"}},
 	    {"path, find_cycle", &rows, {"cpu", "bidirectional search pruned by the labels"}},
 	    {"scc_components, scc_component", &rows, {"cpu", "the components the index holds (no search)"}},
-	    {"chordless_cycles, chordless_cycle_counts", &rows,
-	     traversal_device(g.out, grail::process_gpu)}, // no service: this backend's GPU
+	    {"chordless_cycles, chordless_cycle_counts", &rows, bfs}, // the same route as bfs (gpu_client.hpp)
 	};
-	// chordless_cycles() never goes to the service.
-	Row &cycles = table[6];
-	if (cycles.device.device == "gpu in this backend")
-		cycles.device.detail = "a CUDA context in this backend (the GPU service does not run cycle searches)";
 
 	guard([&] {
 		InitMaterializedSRF(fcinfo, 0);

@@ -11,6 +11,8 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 
 #include "service/gpu_client.hpp"
 #include "service/image_cache.hpp"
@@ -250,6 +252,150 @@ service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source, uint32_
 	} catch (const svc::ProtocolError &e) {
 		throw grail::Error(grail::ErrorKind::internal,
 		                   std::string("the GPU service's answer is malformed: ") + e.what());
+	}
+}
+
+namespace {
+
+// An answer of the service that is not what was asked for: this request's error, never a failure of
+// the service to fall back from (thrown past request_by, which does not catch it).
+class Malformed : public std::runtime_error {
+public:
+	using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void
+malformed_answer(const Malformed &e) {
+	throw grail::Error(grail::ErrorKind::internal, std::string("the GPU service's answer is malformed: ") + e.what());
+}
+
+} // namespace
+
+struct ServiceCycles::State {
+	std::unique_ptr<svc::Stream> stream;
+	std::optional<svc::CycleReceiver> receiver;
+	grail::CycleBatch first; // the cycles read when the request was made
+	bool has_first = false;
+	std::string what;
+	uint64_t returned = 0; // cycles handed out
+};
+
+namespace {
+
+// Reads the stream's frames until the batch holds a cycle (replacing its contents) or the stream
+// ends (false, and an empty batch). The receiver's refusals as Malformed.
+bool
+read_cycles(ServiceCycles::State &s, const svc::WaitFn &wait, grail::CycleBatch &batch) {
+	batch.clear();
+	auto take = [&](const uint8_t *p, size_t n) {
+		try {
+			s.receiver->take(p, n, batch);
+		} catch (const svc::ProtocolError &e) {
+			throw Malformed(e.what());
+		}
+	};
+	while (batch.size() == 0)
+		if (!s.stream->next(wait, take)) {
+			try {
+				s.receiver->finish();
+			} catch (const svc::ProtocolError &e) {
+				throw Malformed(e.what());
+			}
+			return false;
+		}
+	return true;
+}
+
+} // namespace
+
+ServiceCycles::ServiceCycles(std::unique_ptr<State> state) : state_(std::move(state)) {
+}
+
+ServiceCycles::~ServiceCycles() = default;
+
+bool
+ServiceCycles::next(grail::CycleBatch &batch) {
+	State &s = *state_;
+	if (s.has_first) {
+		s.has_first = false;
+		batch = std::move(s.first);
+		s.first = grail::CycleBatch{};
+		s.returned += batch.size();
+		return batch.size() > 0;
+	}
+	std::string why;
+	try {
+		bool more = read_cycles(s, wait_on_latch, batch);
+		s.returned += batch.size();
+		return more;
+	} catch (const Malformed &e) {
+		malformed_answer(e);
+	} catch (const svc::ImageMissing &e) {
+		why = e.what();
+	} catch (const svc::ProtocolError &e) {
+		why = e.what();
+	} catch (const grail::Error &e) {
+		if (e.kind() == grail::ErrorKind::cancelled)
+			throw;
+		why = e.what();
+	}
+	s.stream.reset(); // closed: the enumeration stops in the service, if it still runs
+	raise(ERRCODE_SYSTEM_ERROR,
+	      format("pg_grail: %s could not go on on the GPU after %llu cycles: the GPU service failed: %s",
+	             s.what.c_str(), (unsigned long long)s.returned, why.c_str()),
+	      "Run it again: the service is restarted by its supervisor (grail.device_info() shows it). The rows "
+	      "already returned cannot be taken back, so not even grail.device = auto moves to the CPU in the middle "
+	      "of the cycles; grail.device = cpu runs them on the CPU.");
+}
+
+std::unique_ptr<ServiceCycles>
+service_chordless_cycles(const LoadedGraph &graph, uint32_t min_length, uint32_t max_length, const char *what) {
+	std::optional<svc::ImageRef> image = image_of(graph);
+	if (!image || !service_expected())
+		return nullptr;
+	svc::ChordlessRequest q{*image, min_length, max_length, false};
+	std::vector<uint8_t> payload = svc::encode(q);
+	svc::CycleShape shape{graph.index.graph().vertex_count(), min_length, max_length};
+	auto state = std::make_unique<ServiceCycles::State>();
+	state->what = what;
+	try {
+		(void)request_by(
+		    [&](Deadline &deadline) {
+			    state->stream.reset();
+			    state->stream = std::make_unique<svc::Stream>(kGpuServiceSocket, svc::FrameType::chordless, payload,
+			                                                  deadline.waiter());
+			    state->receiver.emplace(shape);
+			    // The first cycles (or the end) within the deadline: later ones take as long as the
+			    // enumeration takes.
+			    (void)read_cycles(*state, deadline.waiter(), state->first);
+			    state->has_first = true;
+			    return std::vector<uint8_t>();
+		    },
+		    what);
+	} catch (const svc::ImageMissing &) {
+		return nullptr; // its file left the cache since this backend mapped it
+	} catch (const Malformed &e) {
+		malformed_answer(e);
+	}
+	return std::unique_ptr<ServiceCycles>(new ServiceCycles(std::move(state)));
+}
+
+std::optional<std::vector<uint64_t>>
+service_chordless_counts(const LoadedGraph &graph, uint32_t max_length, const char *what) {
+	std::optional<svc::ImageRef> image = image_of(graph);
+	if (!image || !service_expected())
+		return std::nullopt;
+	svc::ChordlessRequest q{*image, 3, max_length, true};
+	std::vector<uint8_t> bytes;
+	try {
+		bytes = request(svc::FrameType::chordless, svc::encode(q), what);
+	} catch (const svc::ImageMissing &) {
+		return std::nullopt;
+	}
+	try {
+		return svc::decode_counts(bytes, graph.index.graph().vertex_count(), max_length);
+	} catch (const svc::ProtocolError &e) {
+		malformed_answer(Malformed(e.what()));
 	}
 }
 

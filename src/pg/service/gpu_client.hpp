@@ -9,10 +9,12 @@
 #pragma once
 
 #include "bfs.hpp"
+#include "chordless.hpp"
 #include "device_policy.hpp"
 #include "graph.hpp"
 #include "index.hpp"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +33,41 @@ grail::DevicePolicy::Probe gpu_probe_for(const LoadedGraph &graph);
 // that the policy falls back from with a NOTICE; under gpu, an error.
 std::optional<grail::BfsResult> service_bfs(const LoadedGraph &graph, bool reverse, grail::vid_t source,
                                             uint32_t max_depth, const char *what);
+
+// A chordless-cycle enumeration running in the service, read as rows are asked for: the service
+// sends its cycles as it finds them (the first one alone), and runs ahead of this reader only as far
+// as the connection's buffer holds. Destroying it closes the connection, which stops the
+// enumeration in the service (a LIMIT, a cancel, the end of the statement).
+class ServiceCycles {
+public:
+	~ServiceCycles();
+	ServiceCycles(const ServiceCycles &) = delete;
+	ServiceCycles &operator=(const ServiceCycles &) = delete;
+	// Replaces the batch's contents with the next cycles (at least one), each checked as a chordless
+	// cycle of the graph in the lengths asked for; false (and an empty batch) at the end. A failure
+	// of the service here, after cycles were returned, is an error under either grail.device (the
+	// rows already returned cannot be taken back, so the CPU does not take over from the middle).
+	bool next(grail::CycleBatch &batch);
+
+	struct State;
+
+private:
+	friend std::unique_ptr<ServiceCycles> service_chordless_cycles(const LoadedGraph &, uint32_t, uint32_t,
+	                                                               const char *);
+	explicit ServiceCycles(std::unique_ptr<State> state);
+	std::unique_ptr<State> state_;
+};
+
+// The chordless cycles of the graph (min_length <= length <= max_length) from the service, or null
+// where the graph cannot go to it (the caller then runs its own GPU path). The request is sent and
+// its first cycles (or its end) read here, so that a failure before any row is as service_bfs()'s:
+// under auto an Error(limit_exceeded) the policy falls back from with a NOTICE, under gpu an error.
+std::unique_ptr<ServiceCycles> service_chordless_cycles(const LoadedGraph &graph, uint32_t min_length,
+                                                        uint32_t max_length, const char *what);
+// Their counts by length (count_chordless_cycles()'s) from the service, or none where the graph
+// cannot go to it; failures as service_bfs()'s.
+std::optional<std::vector<uint64_t>> service_chordless_counts(const LoadedGraph &graph, uint32_t max_length,
+                                                              const char *what);
 
 // Answers a reachability batch with the service's help: the ids and labels decide here (most pairs,
 // in O(1) each: shipping them would cost more than deciding them), and only the pairs they leave
