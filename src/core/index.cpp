@@ -3,6 +3,7 @@
 #include "index.hpp"
 #include "clock.hpp"
 #include "error.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <string>
@@ -105,6 +106,15 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
 
+	// The id hash table needs only the ids and the components: made on a helper thread while this
+	// one makes the labels (keyed graphs need none: a vertex's id is the vertex, keys.hpp, found by
+	// its key). Declared after the index, so that a throw joins it before the index goes.
+	Background hash;
+	if (index.keys_.kind() == KeyKind::integer) {
+		uint64_t seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
+		hash.start(options.threads > 0, [&index, seed] { index.build_hash(seed); });
+	}
+
 	start = now_ms();
 	if (options.label_builder) {
 		index.labels_ = options.label_builder(index.dag_, options.labels, options.seed);
@@ -123,7 +133,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 				throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
 		}
 	} else {
-		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
+		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed, options.threads);
 	}
 	{
 		std::vector<uint32_t> post(st.components);
@@ -146,9 +156,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.lookup_seconds = ms_since(start) / 1e3;
 	st.label_seconds += st.lookup_seconds;
 
-	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.
-	if (index.keys_.kind() == KeyKind::integer)
-		index.build_hash(options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index));
+	hash.wait();
 	return index;
 }
 
