@@ -1,17 +1,10 @@
 #include "clock.hpp"
 #include "error.hpp"
 #include "index.hpp"
-#include "parallel.hpp"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
-#include <stdexcept>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
@@ -653,154 +646,6 @@ watch_graph(int64_t id) {
 	});
 }
 
-#ifdef USE_LZ4
-// liblz4's two calls that PostgreSQL's own lz4 compression makes (the server links liblz4 where
-// USE_LZ4 is set; its header need not be installed where the module is built).
-extern "C" int LZ4_compressBound(int input_size);
-extern "C" int LZ4_compress_default(const char *src, char *dst, int src_size, int dst_capacity);
-#endif
-
-/*
- * The image's chunk rows, cut and lz4-compressed on a helper thread while the calling thread
- * writes the rows before them: the same cuts and the same bytes as insert_chunks makes on its own
- * (each row as many image bytes as compress into one heap page, guessed from the last row's
- * ratio; toast_compress_datum's lz4 rule). The helper calls no PostgreSQL function (liblz4 only,
- * into its own memory); the destructor stops and joins it, so an error or a cancel on the calling
- * thread (a C++ exception out of guard()) leaves no thread behind.
- */
-class ChunkCompressor {
-public:
-	struct Chunk {
-		size_t n = 0;            // image bytes in the row
-		std::vector<char> datum; // the row's data: a varlena, compressed or plain
-	};
-	explicit ChunkCompressor(const std::vector<uint8_t> &bytes) : bytes_(bytes) {
-	}
-	ChunkCompressor(const ChunkCompressor &) = delete;
-	ChunkCompressor &operator=(const ChunkCompressor &) = delete;
-	~ChunkCompressor() {
-		{
-			std::lock_guard<std::mutex> lock(mutex_);
-			stop_ = true;
-		}
-		changed_.notify_all();
-		if (thread_.joinable())
-			thread_.join();
-	}
-	// Starts the helper; false (nothing started) where no thread can be had.
-	bool
-	start() {
-#ifdef USE_LZ4
-		try {
-			thread_ = grail::start_quiet_thread([this] { produce(); });
-			return true;
-		} catch (...) {
-			return false;
-		}
-#else
-		return false;
-#endif
-	}
-	// The next row, in order, kept here until the next call; nullptr after the last, or where the
-	// helper failed (error() says why). The caller holds no C++ object: a PostgreSQL error may
-	// longjmp over its frame.
-	const Chunk *
-	next() {
-		std::unique_lock<std::mutex> lock(mutex_);
-		changed_.wait(lock, [&] { return !ready_.empty() || done_; });
-		if (ready_.empty())
-			return nullptr;
-		current_ = std::move(ready_.front());
-		ready_.pop_front();
-		lock.unlock();
-		changed_.notify_all();
-		return &current_;
-	}
-	// Why the helper stopped short; empty if it did not.
-	const char *
-	error() {
-		std::lock_guard<std::mutex> lock(mutex_);
-		return error_.empty() ? nullptr : error_.c_str();
-	}
-
-private:
-	static constexpr size_t kAhead = 4; // rows made ahead of the writer
-
-#ifdef USE_LZ4
-	// n image bytes from offset as a row's data: toast_compress_datum's lz4 result where it keeps
-	// it (more than 2 bytes saved), else the plain bytes.
-	Chunk
-	compress(size_t offset, size_t n) {
-		Chunk c;
-		c.n = n;
-		int bound = LZ4_compressBound(int(n));
-		c.datum.resize(VARHDRSZ_COMPRESSED + size_t(bound));
-		int len = LZ4_compress_default(reinterpret_cast<const char *>(bytes_.data() + offset),
-		                               c.datum.data() + VARHDRSZ_COMPRESSED, int(n), bound);
-		if (len <= 0)
-			throw std::runtime_error("lz4 compression failed");
-		if (size_t(len) <= n && size_t(len) + VARHDRSZ_COMPRESSED < n - 2) {
-			c.datum.resize(VARHDRSZ_COMPRESSED + size_t(len));
-			SET_VARSIZE_COMPRESSED(c.datum.data(), VARHDRSZ_COMPRESSED + size_t(len));
-			TOAST_COMPRESS_SET_SIZE_AND_COMPRESS_METHOD(c.datum.data(), n, TOAST_LZ4_COMPRESSION_ID);
-		} else {
-			c.datum.resize(VARHDRSZ + n);
-			SET_VARSIZE(c.datum.data(), VARHDRSZ + n);
-			memcpy(c.datum.data() + VARHDRSZ, bytes_.data() + offset, n);
-		}
-		return c;
-	}
-#endif
-
-	void
-	produce() noexcept {
-		std::string failure;
-#ifdef USE_LZ4
-		try {
-			size_t want = kChunkBytes;
-			for (size_t offset = 0; offset < bytes_.size();) {
-				size_t n = std::min(want, bytes_.size() - offset);
-				Chunk c = compress(offset, n);
-				if (c.datum.size() > VARHDRSZ + kChunkBytes) {
-					n = std::min(kChunkBytes, n);
-					c = compress(offset, n);
-				}
-				size_t stored = c.datum.size();
-				want = std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes,
-				                  kMaxRawChunk);
-				offset += n;
-				std::unique_lock<std::mutex> lock(mutex_);
-				changed_.wait(lock, [&] { return ready_.size() < kAhead || stop_; });
-				if (stop_)
-					return;
-				ready_.push_back(std::move(c));
-				lock.unlock();
-				changed_.notify_all();
-			}
-		} catch (const std::exception &e) {
-			failure = e.what();
-		} catch (...) {
-			failure = "unknown error";
-		}
-#endif
-		{
-			std::lock_guard<std::mutex> lock(mutex_);
-			done_ = true;
-			error_ = failure;
-		}
-		changed_.notify_all();
-	}
-
-	const std::vector<uint8_t> &bytes_;
-	std::mutex mutex_;
-	std::condition_variable changed_;
-	std::deque<Chunk> ready_;
-	Chunk current_;
-	bool stop_ = false, done_ = false;
-	std::string error_;
-	std::thread thread_;
-};
-
 /*
  * The image's chunks as rows of grail.index_chunk, written through the table and index access
  * methods as an INSERT writes them (no SQL: thousands of rows for a large image), each row within
@@ -811,7 +656,7 @@ private:
  * -2, ... (a full image's from 0). PostgreSQL calls: run inside guard().
  */
 static void
-insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down, ChunkCompressor *compressor) {
+insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down) {
 	Relation rel = table_open(get_relname_relid("index_chunk", get_namespace_oid("grail", false)), RowExclusiveLock);
 	TupleDesc desc = RelationGetDescr(rel);
 	static constexpr struct {
@@ -865,7 +710,21 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down,
 		if (data != PointerGetDatum(chunk))
 			pfree(DatumGetPointer(data));
 	};
-	auto insert_row = [&](size_t seq, Datum data) {
+	progress_phase(BuildPhase::storing, int64_t(bytes.size()));
+	progress_done(0);
+	// Each row takes as many image bytes as compress into one page, guessed from the last row's
+	// ratio; a guess that does not fit is taken again with kChunkBytes, which always fits.
+	size_t want = kChunkBytes;
+	for (size_t offset = 0, seq = 0; offset < bytes.size(); seq++) {
+		size_t n = std::min(want, bytes.size() - offset);
+		Datum data = row_data(offset, n);
+		if (VARSIZE(DatumGetPointer(data)) > VARHDRSZ + kChunkBytes) {
+			release(data);
+			n = std::min(kChunkBytes, n);
+			data = row_data(offset, n);
+		}
+		size_t stored = VARSIZE(DatumGetPointer(data));
+		want = std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes, kMaxRawChunk);
 		int32 at = counting_down ? -1 - int32(seq) : int32(seq);
 		Datum values[] = {Int64GetDatum(id), Int32GetDatum(at), data};
 		bool nulls[] = {false, false, false};
@@ -880,45 +739,11 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down,
 			ResetPerTupleExprContext(estate);
 			ExecClearTuple(slot);
 		}
-	};
-	progress_phase(BuildPhase::storing, int64_t(bytes.size()));
-	progress_done(0);
-	if (plan == NULL && compressor != nullptr && compressor->start()) {
-		// The rows cut and compressed on a helper, the same as below, while this thread writes.
-		size_t offset = 0, seq = 0;
-		for (const ChunkCompressor::Chunk *c; (c = compressor->next()) != nullptr; seq++) {
-			insert_row(seq, PointerGetDatum(c->datum.data()));
-			offset += c->n;
-			if ((seq & 63) == 63) {
-				progress_done(int64_t(offset));
-				CHECK_FOR_INTERRUPTS();
-			}
-		}
-		if (compressor->error() != nullptr || offset != bytes.size())
-			elog(ERROR, "pg_grail could not compress index chunk %zu: %s", seq,
-			     compressor->error() != nullptr ? compressor->error() : "the chunks do not cover the image");
-	} else {
-		// Each row takes as many image bytes as compress into one page, guessed from the last row's
-		// ratio; a guess that does not fit is taken again with kChunkBytes, which always fits.
-		size_t want = kChunkBytes;
-		for (size_t offset = 0, seq = 0; offset < bytes.size(); seq++) {
-			size_t n = std::min(want, bytes.size() - offset);
-			Datum data = row_data(offset, n);
-			if (VARSIZE(DatumGetPointer(data)) > VARHDRSZ + kChunkBytes) {
-				release(data);
-				n = std::min(kChunkBytes, n);
-				data = row_data(offset, n);
-			}
-			size_t stored = VARSIZE(DatumGetPointer(data));
-			want =
-			    std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes, kMaxRawChunk);
-			insert_row(seq, data);
-			release(data);
-			offset += n;
-			if ((seq & 63) == 63) {
-				progress_done(int64_t(offset));
-				CHECK_FOR_INTERRUPTS();
-			}
+		release(data);
+		offset += n;
+		if ((seq & 63) == 63) {
+			progress_done(int64_t(offset));
+			CHECK_FOR_INTERRUPTS();
 		}
 	}
 	progress_done(int64_t(bytes.size()));
@@ -946,13 +771,8 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		                         : "DELETE FROM grail.index_chunk WHERE graph_id OPERATOR(pg_catalog.=) $1",
 		        1, id_type, id_value, SPI_OK_DELETE);
 
-		// A delta's chunks count down from -1. With helper threads allowed (as many as a CREATE
-		// INDEX may take: max_parallel_maintenance_workers), they are compressed on one while this
-		// thread writes; declared here, out of guard(), so that an error joins it.
-		ChunkCompressor compressor(bytes);
-		guard([&] {
-			insert_chunks(id, bytes, delta != nullptr, max_parallel_maintenance_workers > 0 ? &compressor : nullptr);
-		});
+		// A delta's chunks count down from -1.
+		guard([&] { insert_chunks(id, bytes, delta != nullptr); });
 
 		// A delta build's image is the one its base and delta make (apply_delta), never stored.
 		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());
