@@ -1,4 +1,4 @@
--- Builds on helper threads, as many as max_parallel_maintenance_workers (0: none): a graph built
+-- Builds on helper threads, as many as grail.build_threads (0, the default: none): a graph built
 -- with helpers answers exactly as one built without them and as the rows say (integer ids with
 -- the extremes, cycles, self-loops, duplicate rows; text and uuid keys; a live graph with pending
 -- inserts and deletes, answered from its snapshot's rebuild); the stored sizes are the same; a
@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(25);
+SELECT plan(29);
 
 SELECT setseed(0.2929);
 -- 1,500 vertices over bigint (the extremes included), 6,000 edges: mostly forward within 150, one
@@ -72,11 +72,15 @@ CREATE FUNCTION bt_sizes(graph text) RETURNS bigint[] LANGUAGE sql AS $$
 	SELECT ARRAY[vertices, edges, components, dag_edges, index_bytes] FROM grail.graph g WHERE g.name = bt_sizes.graph
 $$;
 
-SET LOCAL max_parallel_maintenance_workers = 0;
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'grail.build_threads'), '0',
+          'grail.build_threads: no helper threads unless asked');
+SELECT throws_ok($$SET grail.build_threads = 17$$, '22023', NULL, 'grail.build_threads: at most 16');
+SELECT throws_ok($$SET grail.build_threads = -1$$, '22023', NULL, 'grail.build_threads: not negative');
+SET LOCAL grail.build_threads = 0;
 SELECT lives_ok($$SELECT grail.create_graph('bt_0', 'bt_edges', labels => 16)$$, 'a build without helpers');
-SET LOCAL max_parallel_maintenance_workers = 3;
+SET LOCAL grail.build_threads = 3;
 SELECT lives_ok($$SELECT grail.create_graph('bt_3', 'bt_edges', labels => 16)$$, 'a build with three helpers');
-SET LOCAL max_parallel_maintenance_workers = 1;
+SET LOCAL grail.build_threads = 1;
 SELECT lives_ok($$SELECT grail.create_graph('bt_1', 'bt_edges', labels => 3)$$, 'a build with one helper');
 SELECT is(bt_wrong('bt_0', 'int'), 0::bigint, 'without helpers: every pair as the rows say');
 SELECT is(bt_wrong('bt_3', 'int'), 0::bigint, 'with three helpers: every pair as the rows say');
@@ -84,7 +88,12 @@ SELECT is(bt_wrong('bt_1', 'int'), 0::bigint, 'with one helper and 3 labels: eve
 SELECT is(bt_differ('bt_0', 'bt_3'), 0::bigint, 'with and without helpers: the same answers');
 SELECT is(bt_sizes('bt_3'), bt_sizes('bt_0'), 'with and without helpers: the same sizes, image bytes included');
 
-SET LOCAL max_parallel_maintenance_workers = 4;
+CREATE ROLE bt_user;
+GRANT SELECT ON bt_text_edges, bt_uuid_edges TO bt_user;
+SET LOCAL ROLE bt_user;
+SET LOCAL grail.build_threads = 4;
+SELECT is(current_setting('grail.build_threads'), '4', 'any user sets grail.build_threads');
+RESET ROLE;
 SELECT lives_ok($$SELECT grail.create_graph('bt_text', 'bt_text_edges')$$, 'text keys with helpers');
 SELECT lives_ok($$SELECT grail.create_graph('bt_uuid', 'bt_uuid_edges')$$, 'uuid keys with helpers');
 SELECT is(bt_wrong('bt_text', 'text'), 0::bigint, 'text keys: every pair as the rows say');
@@ -136,7 +145,7 @@ BEGIN
 		       (SELECT count(*) FROM grail.graph WHERE name = 'bt_cancelled');
 	END;
 END $$;
-SET LOCAL max_parallel_maintenance_workers = 2;
+SET LOCAL grail.build_threads = 2;
 SELECT bt_try(NULL); -- no timeout: compiles the function, and one build to its end
 -- A timeout landing outside the function (on a loaded machine) rolls back only its statement.
 \set ON_ERROR_ROLLBACK on

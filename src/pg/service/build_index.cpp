@@ -227,9 +227,9 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.id_hash_seed = unpredictable_seed();
-	// Helper threads for the steps of the build that split, as many as a CREATE INDEX may take
-	// workers (max_parallel_maintenance_workers; 0: none). They compute only: no PostgreSQL call.
-	options.threads = unsigned(std::clamp(max_parallel_maintenance_workers, 0, 16));
+	// Helper threads for the steps of the build that split (grail.build_threads; 0: none). They
+	// compute only: no PostgreSQL call.
+	options.threads = unsigned(std::clamp(settings.build_threads, 0, 16));
 	ServiceLabels service_labels; // the service's, for its route's label builder
 	switch (route) {
 	case BuildRoute::service:
