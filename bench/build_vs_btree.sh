@@ -17,12 +17,13 @@
 #   rmat   R-MAT (grail_cli generate rmat SCALE EDGE_FACTOR), each edge from the smaller to the
 #          larger id (self-loops dropped)
 # The load average is printed before and after: the ratio is what to compare on a shared machine.
-# create_graph's helper threads are max_parallel_maintenance_workers (the server's unless
-# --workers sets it for both builds), as many as the B-tree's parallel workers.
+# --threads T sets grail.build_threads (create_graph's helper threads; the server's setting
+# otherwise, 0 by default) where the installed pg_grail has it; the B-tree keeps the server's
+# max_parallel_maintenance_workers.
 # Uses the project's throwaway cluster (scripts/cluster.sh) and build/grail_cli (R-MAT).
 #   bench/build_vs_btree.sh [--vertices N] [--edges E] [--degree D] [--span S] [--scale S]
 #                           [--edge_factor F] [--runs R] [--graphs "local dag rmat"] [--reuse 1]
-#                           [--workers W] [--before BINDIR]
+#                           [--threads T] [--before BINDIR]
 # (--reuse 1 keeps the tables of an earlier run with the same arguments; --graphs takes commas or
 # spaces, "random" for dag. --before BINDIR: the same runs first on another PostgreSQL copy's
 # binaries with an older pg_grail installed, e.g. /work/pg-old/usr/lib/postgresql/15/bin: the
@@ -33,9 +34,9 @@ cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
 vertices=1000000 edges=5000000 degree=5 span=2000 scale=20 edge_factor=8 runs=3
-graphs="local dag rmat" reuse=0 workers="" before=""
-parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--runs R] [--graphs LIST] [--reuse 1] [--workers W] [--before BINDIR]" \
-	vertices edges degree span scale edge_factor runs graphs reuse workers before -- "$@"
+graphs="local dag rmat" reuse=0 threads="" before=""
+parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--runs R] [--graphs LIST] [--reuse 1] [--threads T] [--before BINDIR]" \
+	vertices edges degree span scale edge_factor runs graphs reuse threads before -- "$@"
 graphs=$(echo "$graphs" | tr ',' ' ' | sed 's/\brandom\b/dag/g')
 cli=${GRAIL_CLI:-build/grail_cli}
 eval "$(scripts/cluster.sh start)"
@@ -89,7 +90,7 @@ for g in $graphs; do make_table "$g"; done
 measure() { # label: one table of every graph on the running server
 say "== $1: load average $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
 say "settings: $(P -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN
-	('maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'wal_level', 'fsync', 'default_toast_compression', 'grail.device')")${workers:+ (both builds: max_parallel_maintenance_workers=$workers)}"
+	('maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'wal_level', 'fsync', 'default_toast_compression', 'grail.device', 'grail.build_threads')")${threads:+ (create_graph: grail.build_threads=$threads)}"
 printf '%-6s %9s %9s %10s %10s %6s %9s %9s %9s | %7s %7s %7s %7s %7s %7s\n' graph vertices edges "btree ms" "grail ms" ratio \
 	"btree MB" "image MB" "chunk MB" read graph scc labels persist rest
 for g in $graphs; do
@@ -97,7 +98,7 @@ for g in $graphs; do
 	file=$workdir/runs.sql
 	{
 		echo "SET grail.device = cpu;"
-		[ -z "$workers" ] || echo "SET max_parallel_maintenance_workers = $workers;"
+		[ -z "$threads" ] || echo "SELECT set_config('grail.build_threads', '$threads', false) FROM pg_settings WHERE name = 'grail.build_threads';"
 		for _ in $(seq "$runs"); do
 			echo "CHECKPOINT;"
 			echo '\timing on'
