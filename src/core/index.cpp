@@ -106,14 +106,15 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
 
-	// The id hash table needs only the ids and the components: made on a helper thread while this
-	// one makes the labels (keyed graphs need none: a vertex's id is the vertex, keys.hpp, found by
-	// its key). Declared after the index, so that a throw joins it before the index goes.
+	// The id hash table needs only the ids and the components: with helpers, made on one while this
+	// thread makes the labels; without, after them, when their scratch is gone (keyed graphs need
+	// none: a vertex's id is the vertex, keys.hpp, found by its key). Declared after the index, so
+	// that a throw joins it before the index goes.
 	Background hash;
-	if (index.keys_.kind() == KeyKind::integer) {
-		uint64_t seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
-		hash.start(options.threads > 0, [&index, seed] { index.build_hash(seed); });
-	}
+	bool hashed = index.keys_.kind() == KeyKind::integer;
+	uint64_t hash_seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
+	if (hashed && options.threads > 0)
+		hash.start(true, [&index, hash_seed] { index.build_hash(hash_seed); });
 
 	start = now_ms();
 	if (options.label_builder) {
@@ -156,6 +157,8 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.lookup_seconds = ms_since(start) / 1e3;
 	st.label_seconds += st.lookup_seconds;
 
+	if (hashed && options.threads == 0)
+		index.build_hash(hash_seed);
 	hash.wait();
 	return index;
 }
