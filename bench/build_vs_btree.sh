@@ -17,18 +17,27 @@
 #   rmat   R-MAT (grail_cli generate rmat SCALE EDGE_FACTOR), each edge from the smaller to the
 #          larger id (self-loops dropped)
 # The load average is printed before and after: the ratio is what to compare on a shared machine.
+# --threads T sets grail.build_threads (create_graph's helper threads; the server's setting
+# otherwise, 0 by default) where the installed pg_grail has it; the B-tree keeps the server's
+# max_parallel_maintenance_workers.
 # Uses the project's throwaway cluster (scripts/cluster.sh) and build/grail_cli (R-MAT).
 #   bench/build_vs_btree.sh [--vertices N] [--edges E] [--degree D] [--span S] [--scale S]
 #                           [--edge_factor F] [--runs R] [--graphs "local dag rmat"] [--reuse 1]
-# (--reuse 1 keeps the tables of an earlier run with the same arguments.)
+#                           [--threads T] [--before BINDIR]
+# (--reuse 1 keeps the tables of an earlier run with the same arguments; --graphs takes commas or
+# spaces, "random" for dag. --before BINDIR: the same runs first on another PostgreSQL copy's
+# binaries with an older pg_grail installed, e.g. /work/pg-old/usr/lib/postgresql/15/bin: the
+# cluster is restarted on them, then on this PATH's, and both tables are printed, the same tables
+# and load for both.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
 vertices=1000000 edges=5000000 degree=5 span=2000 scale=20 edge_factor=8 runs=3
-graphs="local dag rmat" reuse=0
-parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--runs R] [--graphs LIST] [--reuse 1]" \
-	vertices edges degree span scale edge_factor runs graphs reuse -- "$@"
+graphs="local dag rmat" reuse=0 threads="" before=""
+parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--runs R] [--graphs LIST] [--reuse 1] [--threads T] [--before BINDIR]" \
+	vertices edges degree span scale edge_factor runs graphs reuse threads before -- "$@"
+graphs=$(echo "$graphs" | tr ',' ' ' | sed 's/\brandom\b/dag/g')
 cli=${GRAIL_CLI:-build/grail_cli}
 eval "$(scripts/cluster.sh start)"
 db=grail_build_bench_${vertices}_${edges}_${degree}_${span}_${scale}_${edge_factor}
@@ -77,17 +86,19 @@ make_table() { # name -> table e_NAME (source, target) of permuted ids, vacuumed
 }
 
 say() { echo "$*"; }
-say "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
+for g in $graphs; do make_table "$g"; done
+measure() { # label: one table of every graph on the running server
+say "== $1: load average $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
 say "settings: $(P -c "SELECT string_agg(name || '=' || setting, ' ' ORDER BY name) FROM pg_settings WHERE name IN
-	('maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'wal_level', 'fsync', 'default_toast_compression', 'grail.device')")"
+	('maintenance_work_mem', 'max_parallel_maintenance_workers', 'shared_buffers', 'wal_level', 'fsync', 'default_toast_compression', 'grail.device', 'grail.build_threads')")${threads:+ (create_graph: grail.build_threads=$threads)}"
 printf '%-6s %9s %9s %10s %10s %6s %9s %9s %9s | %7s %7s %7s %7s %7s %7s\n' graph vertices edges "btree ms" "grail ms" ratio \
 	"btree MB" "image MB" "chunk MB" read graph scc labels persist rest
 for g in $graphs; do
-	make_table "$g"
 	P -c "SELECT grail.drop_graph(name) FROM grail.graphs WHERE name = 'bb_$g'" -c "DROP INDEX IF EXISTS e_${g}_bt" >/dev/null
 	file=$workdir/runs.sql
 	{
 		echo "SET grail.device = cpu;"
+		[ -z "$threads" ] || echo "SELECT set_config('grail.build_threads', '$threads', false) FROM pg_settings WHERE name = 'grail.build_threads';"
 		for _ in $(seq "$runs"); do
 			echo "CHECKPOINT;"
 			echo '\timing on'
@@ -119,4 +130,17 @@ for g in $graphs; do
 		"$read_ms" "$graph_ms" "$scc_ms" "$label_ms" "$persist_ms" "$rest"
 	say "       create_graph runs (ms): $gms"
 done
+}
+say "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs"
+if [ -n "$before" ]; then
+	now_bin=$(pg_config --bindir)
+	PATH=$before:$PATH scripts/cluster.sh stop
+	PATH=$before:$PATH scripts/cluster.sh start >/dev/null
+	measure "before ($before)"
+	scripts/cluster.sh stop
+	scripts/cluster.sh start >/dev/null
+	measure "after ($now_bin)"
+else
+	measure "this build"
+fi
 say "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,5 +1,6 @@
 #include "grail_labels.hpp"
 #include "error.hpp"
+#include "parallel.hpp"
 #include "rng.hpp"
 
 #include <algorithm>
@@ -8,7 +9,7 @@
 namespace grail {
 
 GrailLabels
-GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
+GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) {
 	if (d < 1 || d > kMaxLabels)
 		throw Error(ErrorKind::invalid_input, "the number of GRAIL labels must be between 1 and 16");
 	size_t n = dag.vertex_count();
@@ -35,11 +36,6 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 	// Per traversal: kUnseen, kEntered, or the vertex's final lo. One compact array keeps the
 	// hot check of each edge to a single 4-byte load.
 	constexpr uint32_t kEntered = kUnseen - 1;
-	std::vector<uint32_t> lo_of(n);
-	// v's post rank in the current traversal. The ranks go to the records in one sequential pass
-	// after each traversal: written there as the traversal finishes each vertex, they would land
-	// at random in records of n * w words (a cache miss each), here in an array of n words.
-	std::vector<uint32_t> post_of(n);
 	std::vector<uint32_t> first_of(n); // traversal 0: the first rank of v's DFS subtree
 	std::vector<vid_t> post_sequence;  // vertices of traversal 0 in post-order
 	post_sequence.reserve(n);
@@ -48,18 +44,44 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 		uint32_t lo;
 		eid_t begin, next, end; // v's shuffled children are children[begin, end)
 	};
-	std::vector<Frame> stack;
-	std::vector<vid_t> children;
+	// One thread's working arrays, kept from one of its traversals to the next.
+	struct Scratch {
+		std::vector<uint32_t> lo_of;
+		// v's post rank in the current traversal. The ranks go to the records in one sequential
+		// pass after each traversal: written there as the traversal finishes each vertex, they
+		// would land at random in records of n * w words (a cache miss each), here in n words.
+		std::vector<uint32_t> post_of;
+		std::vector<Frame> stack;
+		std::vector<vid_t> children;
+	};
+	// Each traversal's random numbers and root order, made in traversal order as one thread made
+	// them (each shuffles the previous order), so that the traversals, in any order and on any
+	// thread, make the labels bit for bit.
+	std::vector<Rng> rngs;
+	std::vector<std::vector<vid_t>> root_orders(d);
 	Rng seeds(seed);
-	size_t steps = 0;
-
 	for (unsigned i = 0; i < d; i++) {
 		Rng rng(seeds.next());
-		std::fill(lo_of.begin(), lo_of.end(), kUnseen);
-		uint32_t rank = 0;
 		// Fisher-Yates on the roots: each traversal starts from a different root order.
 		for (size_t k = roots.size(); k > 1; k--)
 			std::swap(roots[k - 1], roots[rng.below(k)]);
+		root_orders[i] = roots;
+		rngs.push_back(rng);
+	}
+	roots = std::vector<vid_t>();
+	unsigned helpers = std::min(threads, d - 1);
+	std::vector<Scratch> scratch(helpers + 1);
+
+	auto traverse = [&](unsigned i, Scratch &s) {
+		Rng rng = rngs[i];
+		const std::vector<vid_t> &order = root_orders[i];
+		std::vector<uint32_t> &lo_of = s.lo_of, &post_of = s.post_of;
+		std::vector<Frame> &stack = s.stack;
+		std::vector<vid_t> &children = s.children;
+		lo_of.assign(n, kUnseen);
+		post_of.resize(n);
+		size_t steps = 0;
+		uint32_t rank = 0;
 		auto enter = [&](vid_t v) {
 			lo_of[v] = kEntered;
 			if (i == 0)
@@ -75,19 +97,19 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 			}
 			stack.push_back({v, kUnseen, begin, begin, children.size()});
 		};
-		for (size_t k = 0; k < roots.size(); k++) {
+		for (size_t k = 0; k < order.size(); k++) {
 			// The roots come in a random order, each a cache miss or more: the coming ones' state and
 			// edges are asked for ahead (no root is seen before its own DFS: nothing reaches it).
-			if (k + kRootsAhead < roots.size()) {
-				vid_t ahead = roots[k + kRootsAhead];
+			if (k + kRootsAhead < order.size()) {
+				vid_t ahead = order[k + kRootsAhead];
 				__builtin_prefetch(&lo_of[ahead], 1);
 				__builtin_prefetch(dag.offsets.data() + ahead);
 			}
-			if (k + kRootsAhead / 2 < roots.size()) {
-				vid_t ahead = roots[k + kRootsAhead / 2];
+			if (k + kRootsAhead / 2 < order.size()) {
+				vid_t ahead = order[k + kRootsAhead / 2];
 				__builtin_prefetch(dag.begin(ahead));
 			}
-			vid_t root = roots[k];
+			vid_t root = order[k];
 			enter(root);
 			while (!stack.empty()) {
 				if ((++steps & 0xFFFF) == 0)
@@ -117,6 +139,7 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 		}
 		if (rank != n)
 			throw Error(ErrorKind::internal, "GRAIL labelling: the graph is not a DAG or has unreachable vertices");
+		// Each traversal writes its own words of the records: threads never write the same word.
 		for (size_t v = 0; v < n; v++) {
 			uint32_t *rec = data + v * w;
 			rec[3 + 2 * i] = lo_of[v];
@@ -126,7 +149,9 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed) {
 				rec[1] = first_of[v];
 			}
 		}
-	}
+	};
+	run_tasks(d, helpers, [&](size_t i, unsigned worker) { traverse(unsigned(i), scratch[worker]); });
+	scratch.clear();
 
 	// Reverse post-order is a topological order: levels settle in one pass over it (in a compact
 	// array, as the ranks).

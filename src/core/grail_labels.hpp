@@ -24,8 +24,10 @@ constexpr unsigned kMaxLabels = 16;
 // If u reaches v then [lo_i(v), hi_i(v)] lies within [lo_i(u), hi_i(u)] for every i.
 class GrailLabels {
 public:
-	// d randomized traversals (1 <= d <= kMaxLabels), deterministic for a given seed.
-	static GrailLabels build(const Csr &dag, unsigned d, uint64_t seed);
+	// d randomized traversals (1 <= d <= kMaxLabels), deterministic for a given seed: the same
+	// labels bit for bit whatever `threads`, the helper threads that run traversals beside the
+	// calling one (parallel.hpp; 0: none).
+	static GrailLabels build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads = 0);
 
 	unsigned
 	label_count() const noexcept {

@@ -3,6 +3,7 @@
 #include "index.hpp"
 #include "clock.hpp"
 #include "error.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <string>
@@ -105,6 +106,16 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
 
+	// The id hash table needs only the ids and the components: with helpers, made on one while this
+	// thread makes the labels; without, after them, when their scratch is gone (keyed graphs need
+	// none: a vertex's id is the vertex, keys.hpp, found by its key). Declared after the index, so
+	// that a throw joins it before the index goes.
+	Background hash;
+	bool hashed = index.keys_.kind() == KeyKind::integer;
+	uint64_t hash_seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
+	if (hashed && options.threads > 0)
+		hash.start(true, [&index, hash_seed] { index.build_hash(hash_seed); });
+
 	start = now_ms();
 	if (options.label_builder) {
 		index.labels_ = options.label_builder(index.dag_, options.labels, options.seed);
@@ -123,7 +134,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 				throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
 		}
 	} else {
-		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed);
+		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed, options.threads);
 	}
 	{
 		std::vector<uint32_t> post(st.components);
@@ -146,9 +157,9 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.lookup_seconds = ms_since(start) / 1e3;
 	st.label_seconds += st.lookup_seconds;
 
-	// Keyed graphs need none: a vertex's id is the vertex (keys.hpp), found by its key.
-	if (index.keys_.kind() == KeyKind::integer)
-		index.build_hash(options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index));
+	if (hashed && options.threads == 0)
+		index.build_hash(hash_seed);
+	hash.wait();
 	return index;
 }
 

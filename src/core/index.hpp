@@ -40,6 +40,10 @@ struct BuildOptions {
 	uint64_t id_hash_seed = 0;
 	// Refuse, with Error(limit_exceeded), a build whose estimated peak memory is larger; 0: no limit.
 	uint64_t memory_limit_bytes = 0;
+	// Helper threads beside the calling one for the steps that split (the GRAIL traversals; the id
+	// hash table beside the labels); 0: none. The index is the same byte for byte whatever the
+	// number (parallel.hpp: helpers only compute, and are joined before build returns or throws).
+	unsigned threads = 0;
 	// Computes the components, e.g. on a GPU; empty: the CPU Tarjan. It must keep the Components
 	// contract (topological numbering, smallest vertex per component).
 	std::function<Components(const Csr &)> components;

@@ -49,6 +49,12 @@ define_settings() {
 	                        "A build estimated to need more fails before it allocates; 0 means no limit.",
 	                        &settings.build_memory_limit_mb, 8192, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL,
 	                        NULL);
+	// 0 by default: on the loaded 2-core machine where it was measured, two traversals at once took
+	// longer than one after the other (bench/build_vs_btree.sh); on idle cores they split the labels.
+	DefineCustomIntVariable("grail.build_threads", "Helper threads a graph build may run beside its backend.",
+	                        "They make the GRAIL labels' traversals and the id hash table at once, the same index "
+	                        "byte for byte; 0 (the default) builds on the backend's thread alone.",
+	                        &settings.build_threads, 0, 0, 16, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable(
 	    "grail.shared_cache_size", "Disk and page-cache space for the index image files that all backends share.",
 	    "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",

@@ -23,6 +23,8 @@ struct Settings {
 	int gpu_service_wait_ms = 5000;   // under auto, the wait for the service's answer before the CPU's; 0: none
 	// Merges (by hand or in the background) that take at least this long are logged; -1: none, 0: all.
 	int log_merge_min_duration_ms = 600000;
+	// Helper threads a build may run beside its backend's (the GRAIL traversals, the id hash); 0: none.
+	int build_threads = 0;
 };
 
 extern Settings settings;

@@ -7,6 +7,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -114,10 +115,11 @@ service_hooks(grail::BuildOptions &options, const grail::DevicePolicy &policy, S
 		return true;
 	};
 	options.components = host_components;
-	options.label_builder = [&made_labels](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+	options.label_builder = [&made_labels, threads = options.threads](const grail::Csr &dag, unsigned labels,
+	                                                                  uint64_t seed) {
 		return labels_shown(dag, [&] {
 			if (!made_labels.labels)
-				return grail::GrailLabels::build(dag, labels, seed);
+				return grail::GrailLabels::build(dag, labels, seed, threads);
 			grail::GrailLabels built = std::move(*made_labels.labels); // checked by Index::build
 			made_labels.labels.reset();
 			return built;
@@ -154,11 +156,11 @@ backend_gpu_hooks(grail::BuildOptions &options, const grail::DevicePolicy &polic
 		progress_done(int64_t(graph.vertex_count()));
 		return components;
 	};
-	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+	options.label_builder = [threads = options.threads](const grail::Csr &dag, unsigned labels, uint64_t seed) {
 		return labels_shown(dag, [&] {
 			return on_chosen_device(
 			    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
-			    [&] { return grail::GrailLabels::build(dag, labels, seed); });
+			    [&] { return grail::GrailLabels::build(dag, labels, seed, threads); });
 		});
 	};
 }
@@ -169,8 +171,8 @@ backend_gpu_hooks(grail::BuildOptions &options, const grail::DevicePolicy &polic
 static void
 cpu_hooks(grail::BuildOptions &options) {
 	options.components = host_components;
-	options.label_builder = [](const grail::Csr &dag, unsigned labels, uint64_t seed) {
-		return labels_shown(dag, [&] { return grail::GrailLabels::build(dag, labels, seed); });
+	options.label_builder = [threads = options.threads](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+		return labels_shown(dag, [&] { return grail::GrailLabels::build(dag, labels, seed, threads); });
 	};
 }
 
@@ -225,6 +227,9 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.id_hash_seed = unpredictable_seed();
+	// Helper threads for the steps of the build that split (grail.build_threads; 0: none). They
+	// compute only: no PostgreSQL call.
+	options.threads = unsigned(std::clamp(settings.build_threads, 0, 16));
 	ServiceLabels service_labels; // the service's, for its route's label builder
 	switch (route) {
 	case BuildRoute::service:
