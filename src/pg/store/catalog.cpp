@@ -663,18 +663,25 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 		const char *name;
 		Oid type;
 	} kColumns[] = {{"graph_id", INT8OID}, {"seq", INT4OID}, {"data", BYTEAOID}};
-	bool fits = desc->natts == 3;
+	// The three columns first, in order; after them only dropped columns (a column added and
+	// dropped again by hand stays in the row type as a dropped attribute, stored as NULL).
+	bool fits = desc->natts >= 3;
 	for (int i = 0; fits && i < desc->natts; i++) {
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
-		       att->atttypid == kColumns[i].type;
+		fits = i < 3 ? !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
+		                   att->atttypid == kColumns[i].type
+		             : att->attisdropped;
 	}
 	if (!fits)
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		                errmsg("pg_grail catalog table grail.index_chunk does not have the columns that "
-		                       "pg_grail's library (version %s) writes",
-		                       GRAIL_EXTVERSION),
-		                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
+		ereport(ERROR,
+		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		         errmsg("pg_grail catalog table grail.index_chunk does not have the columns that "
+		                "pg_grail's library (version %s) writes",
+		                GRAIL_EXTVERSION),
+		         errdetail("It must have the columns graph_id bigint, seq integer and data bytea, in this order, "
+		                   "and no other."),
+		         errhint("Run ALTER EXTENSION pg_grail UPDATE; a column added to it by hand must be dropped "
+		                 "again.")));
 	// A trigger someone put on the table (its foreign key's are internal) fires as for any INSERT:
 	// then the rows go through SQL, uncompressed.
 	bool user_triggers = false;
@@ -693,6 +700,11 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 	ExecOpenIndices(result, false);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 	bytea *chunk = static_cast<bytea *>(palloc(VARHDRSZ + kMaxRawChunk));
+	// A row's values: the three columns', then NULL for each dropped column.
+	Datum *values = static_cast<Datum *>(palloc0(sizeof(Datum) * size_t(desc->natts)));
+	bool *nulls = static_cast<bool *>(palloc(sizeof(bool) * size_t(desc->natts)));
+	for (int i = 0; i < desc->natts; i++)
+		nulls[i] = i >= 3;
 	// The data of a row of n image bytes from offset: lz4-compressed where that is smaller.
 	auto row_data = [&](size_t offset, size_t n) {
 		SET_VARSIZE(chunk, VARHDRSZ + n);
@@ -726,8 +738,9 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 		size_t stored = VARSIZE(DatumGetPointer(data));
 		want = std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes, kMaxRawChunk);
 		int32 at = counting_down ? -1 - int32(seq) : int32(seq);
-		Datum values[] = {Int64GetDatum(id), Int32GetDatum(at), data};
-		bool nulls[] = {false, false, false};
+		values[0] = Int64GetDatum(id);
+		values[1] = Int32GetDatum(at);
+		values[2] = data;
 		if (plan != NULL) {
 			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
 				elog(ERROR, "pg_grail could not store index chunk %zu", seq);
@@ -748,6 +761,8 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 	}
 	progress_done(int64_t(bytes.size()));
 	pfree(chunk);
+	pfree(values);
+	pfree(nulls);
 	if (plan != NULL)
 		SPI_freeplan(plan);
 	ExecDropSingleTupleTableSlot(slot);
