@@ -902,8 +902,10 @@ load_delta(const GraphRow &row) {
 			for (uint64 i = 0; i < SPI_processed; i++) {
 				bool null;
 				int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
-				bytea *chunk = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null));
-				size_t n = VARSIZE_ANY_EXHDR(chunk);
+				Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
+				// NULL data (the column's NOT NULL dropped by hand): no bytes, which the size check refuses.
+				bytea *chunk = null ? nullptr : DatumGetByteaPP(datum);
+				size_t n = null ? size + 1 : VARSIZE_ANY_EXHDR(chunk);
 				if (seq != -1 - int(i) || n > size - offset)
 					ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 					                errmsg("the stored delta of a pg_grail graph is damaged: chunk %d does not fit "
@@ -945,8 +947,9 @@ load_index(const GraphRow &row, uint8_t *image) {
 					bool null;
 					int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
 					Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
-					bytea *chunk = DatumGetByteaPP(datum);
-					size_t n = VARSIZE_ANY_EXHDR(chunk);
+					// NULL data (the column's NOT NULL dropped by hand): refused as a chunk that does not fit.
+					bytea *chunk = null ? nullptr : DatumGetByteaPP(datum);
+					size_t n = null ? size + 1 : VARSIZE_ANY_EXHDR(chunk);
 					if (seq != expected_seq++ || n > size - offset)
 						ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 						                errmsg("the stored index of a pg_grail graph is damaged: chunk %d does not "
