@@ -8,7 +8,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SET client_min_messages = warning;
-SELECT plan(22);
+SELECT plan(26);
 
 CREATE TABLE hc_edges (source bigint, target bigint);
 INSERT INTO hc_edges VALUES (1, 2), (2, 3), (3, 1), (3, 4), (9223372036854775807, -9223372036854775808);
@@ -70,6 +70,23 @@ SELECT ok((SELECT count(*) FROM grail.index_chunk c JOIN grail.graph g ON g.id =
            WHERE g.name = 'hc_more_graph' AND c.seq >= 0) > 1, 'its chunks are stored');
 SELECT is(grail.path('hc_more_graph', 1, 3001), ARRAY(SELECT generate_series(1, 3001)::bigint),
           'and it answers');
+
+-- A trigger on grail.index_chunk that skips rows: the build fails, rather than committing an image
+-- no query can read; one that only watches them is no obstacle.
+CREATE FUNCTION pg_temp.hc_skip() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$;
+CREATE TRIGGER hc_skip BEFORE INSERT ON grail.index_chunk FOR EACH ROW EXECUTE FUNCTION pg_temp.hc_skip();
+SELECT throws_ok($$SELECT grail.refresh_graph('hc_more_graph')$$, '55000', NULL,
+                 'a build whose chunks a trigger skips fails');
+DROP TRIGGER hc_skip ON grail.index_chunk;
+CREATE TABLE hc_seen (seq int);
+CREATE FUNCTION pg_temp.hc_watch() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO public.hc_seen VALUES (NEW.seq); RETURN NEW; END $$;
+CREATE TRIGGER hc_watch BEFORE INSERT ON grail.index_chunk FOR EACH ROW EXECUTE FUNCTION pg_temp.hc_watch();
+SELECT lives_ok($$SELECT grail.refresh_graph('hc_more_graph')$$, 'a build beside a trigger that only watches');
+DROP TRIGGER hc_watch ON grail.index_chunk;
+SELECT is(grail.path('hc_more_graph', 2, 3001), ARRAY(SELECT generate_series(2, 3001)::bigint),
+          'its build answers');
+SELECT ok((SELECT count(*) FROM hc_seen) > 1, 'the trigger saw its chunks');
 
 SELECT * FROM finish();
 ROLLBACK;

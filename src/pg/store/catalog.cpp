@@ -742,8 +742,14 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 		values[1] = Int32GetDatum(at);
 		values[2] = data;
 		if (plan != NULL) {
-			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "pg_grail could not store index chunk %zu", seq);
+			// A BEFORE trigger that returns NULL skips the row: the build would commit an image that no
+			// query can read.
+			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT || SPI_processed != 1)
+				ereport(
+				    ERROR,
+				    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				     errmsg("pg_grail could not store index chunk %zu: a trigger on grail.index_chunk skipped it", seq),
+				     errhint("Drop or disable the triggers on grail.index_chunk that change or skip its rows.")));
 		} else {
 			ExecStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot, true);
 			table_tuple_insert(rel, slot, GetCurrentCommandId(true), 0, NULL);
