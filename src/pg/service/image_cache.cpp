@@ -451,6 +451,13 @@ delta_image(const GraphRow &row, const char *display) {
 		            format("the stored delta of a pg_grail graph makes an image of %llu "
 		                   "bytes, not the %lld recorded",
 		                   (unsigned long long)delta.image_bytes, (long long)row.index_bytes));
+	// A base is another build: a uuid is never reused, so a base of the build's own uuid is a hand
+	// edit of grail.graph, and with its build number too opening it would wait for ever on the lock
+	// of the image file that this open holds (the file is named by both).
+	if (row.base_build_uuid == row.build_uuid)
+		throw Error(ErrorKind::corrupt_index,
+		            format("the stored delta of a pg_grail graph names its own build (uuid %s) as its base",
+		                   row.build_uuid.c_str()));
 	OpenedIndex base = open_index(row.base_row(), display);
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	return grail::apply_delta(base.index, delta, memory_limit);

@@ -663,18 +663,25 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 		const char *name;
 		Oid type;
 	} kColumns[] = {{"graph_id", INT8OID}, {"seq", INT4OID}, {"data", BYTEAOID}};
-	bool fits = desc->natts == 3;
+	// The three columns first, in order; after them only dropped columns (a column added and
+	// dropped again by hand stays in the row type as a dropped attribute, stored as NULL).
+	bool fits = desc->natts >= 3;
 	for (int i = 0; fits && i < desc->natts; i++) {
 		Form_pg_attribute att = TupleDescAttr(desc, i);
-		fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
-		       att->atttypid == kColumns[i].type;
+		fits = i < 3 ? !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
+		                   att->atttypid == kColumns[i].type
+		             : att->attisdropped;
 	}
 	if (!fits)
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		                errmsg("pg_grail catalog table grail.index_chunk does not have the columns that "
-		                       "pg_grail's library (version %s) writes",
-		                       GRAIL_EXTVERSION),
-		                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
+		ereport(ERROR,
+		        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		         errmsg("pg_grail catalog table grail.index_chunk does not have the columns that "
+		                "pg_grail's library (version %s) writes",
+		                GRAIL_EXTVERSION),
+		         errdetail("It must have the columns graph_id bigint, seq integer and data bytea, in this order, "
+		                   "and no other."),
+		         errhint("Run ALTER EXTENSION pg_grail UPDATE; a column added to it by hand must be dropped "
+		                 "again.")));
 	// A trigger someone put on the table (its foreign key's are internal) fires as for any INSERT:
 	// then the rows go through SQL, uncompressed.
 	bool user_triggers = false;
@@ -693,6 +700,11 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 	ExecOpenIndices(result, false);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 	bytea *chunk = static_cast<bytea *>(palloc(VARHDRSZ + kMaxRawChunk));
+	// A row's values: the three columns', then NULL for each dropped column.
+	Datum *values = static_cast<Datum *>(palloc0(sizeof(Datum) * size_t(desc->natts)));
+	bool *nulls = static_cast<bool *>(palloc(sizeof(bool) * size_t(desc->natts)));
+	for (int i = 0; i < desc->natts; i++)
+		nulls[i] = i >= 3;
 	// The data of a row of n image bytes from offset: lz4-compressed where that is smaller.
 	auto row_data = [&](size_t offset, size_t n) {
 		SET_VARSIZE(chunk, VARHDRSZ + n);
@@ -726,11 +738,18 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 		size_t stored = VARSIZE(DatumGetPointer(data));
 		want = std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes, kMaxRawChunk);
 		int32 at = counting_down ? -1 - int32(seq) : int32(seq);
-		Datum values[] = {Int64GetDatum(id), Int32GetDatum(at), data};
-		bool nulls[] = {false, false, false};
+		values[0] = Int64GetDatum(id);
+		values[1] = Int32GetDatum(at);
+		values[2] = data;
 		if (plan != NULL) {
-			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT)
-				elog(ERROR, "pg_grail could not store index chunk %zu", seq);
+			// A BEFORE trigger that returns NULL skips the row: the build would commit an image that no
+			// query can read.
+			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT || SPI_processed != 1)
+				ereport(
+				    ERROR,
+				    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				     errmsg("pg_grail could not store index chunk %zu: a trigger on grail.index_chunk skipped it", seq),
+				     errhint("Drop or disable the triggers on grail.index_chunk that change or skip its rows.")));
 		} else {
 			ExecStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot, true);
 			table_tuple_insert(rel, slot, GetCurrentCommandId(true), 0, NULL);
@@ -748,6 +767,8 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 	}
 	progress_done(int64_t(bytes.size()));
 	pfree(chunk);
+	pfree(values);
+	pfree(nulls);
 	if (plan != NULL)
 		SPI_freeplan(plan);
 	ExecDropSingleTupleTableSlot(slot);
@@ -887,8 +908,10 @@ load_delta(const GraphRow &row) {
 			for (uint64 i = 0; i < SPI_processed; i++) {
 				bool null;
 				int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
-				bytea *chunk = DatumGetByteaPP(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null));
-				size_t n = VARSIZE_ANY_EXHDR(chunk);
+				Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
+				// NULL data (the column's NOT NULL dropped by hand): no bytes, which the size check refuses.
+				bytea *chunk = null ? nullptr : DatumGetByteaPP(datum);
+				size_t n = null ? size + 1 : VARSIZE_ANY_EXHDR(chunk);
 				if (seq != -1 - int(i) || n > size - offset)
 					ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 					                errmsg("the stored delta of a pg_grail graph is damaged: chunk %d does not fit "
@@ -930,8 +953,9 @@ load_index(const GraphRow &row, uint8_t *image) {
 					bool null;
 					int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
 					Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
-					bytea *chunk = DatumGetByteaPP(datum);
-					size_t n = VARSIZE_ANY_EXHDR(chunk);
+					// NULL data (the column's NOT NULL dropped by hand): refused as a chunk that does not fit.
+					bytea *chunk = null ? nullptr : DatumGetByteaPP(datum);
+					size_t n = null ? size + 1 : VARSIZE_ANY_EXHDR(chunk);
 					if (seq != expected_seq++ || n > size - offset)
 						ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
 						                errmsg("the stored index of a pg_grail graph is damaged: chunk %d does not "

@@ -45,6 +45,60 @@ constexpr AttrNumber kTargetKeyColumn = 6;
 constexpr AttrNumber kXidColumn = 7; // xid8: the writer's top-level transaction
 constexpr int kColumnCount = 7;
 
+// The columns' names and types, in order.
+constexpr struct {
+	const char *name;
+	Oid type;
+} kColumns[kColumnCount] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
+                            {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID},
+                            {"xid", XID8OID}};
+
+/*
+ * Refuses a grail.pending_change whose row type is not the one this library reads and writes by
+ * attribute number: the columns of kColumns first, in order, then only dropped ones (a column added
+ * by hand and dropped again stays as a dropped attribute). A reader must check before it deforms a
+ * row: a column added by hand would make heap_deform_tuple write past the row's arrays, a column
+ * of another type would be read as this one.
+ */
+void
+check_columns(TupleDesc desc) {
+	bool fits = desc->natts >= kColumnCount;
+	for (int i = 0; fits && i < desc->natts; i++) {
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		fits = i < kColumnCount ? !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
+		                              att->atttypid == kColumns[i].type
+		                        : att->attisdropped;
+	}
+	if (!fits)
+		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+		                errmsg("pg_grail catalog table grail.pending_change does not have the columns that "
+		                       "pg_grail's library (version %s) reads and writes",
+		                       GRAIL_EXTVERSION),
+		                errdetail("It must have the columns graph_id, change, source, target, source_key, target_key "
+		                          "and xid, in this order, of the types the extension made them, and no other."),
+		                errhint("Run ALTER EXTENSION pg_grail UPDATE; a column added to it by hand must be dropped "
+		                        "again.")));
+}
+
+/*
+ * The row's first kColumnCount columns into values and nulls (check_columns() passed: any other
+ * attributes are dropped ones).
+ */
+void
+deform_row(HeapTuple tuple, TupleDesc desc, Datum *values, bool *nulls) {
+	if (desc->natts == kColumnCount) {
+		heap_deform_tuple(tuple, desc, values, nulls);
+		return;
+	}
+	Datum *all = static_cast<Datum *>(palloc(sizeof(Datum) * size_t(desc->natts)));
+	bool *all_nulls = static_cast<bool *>(palloc(sizeof(bool) * size_t(desc->natts)));
+	heap_deform_tuple(tuple, desc, all, all_nulls);
+	memcpy(values, all, sizeof(Datum) * kColumnCount);
+	memcpy(nulls, all_nulls, sizeof(bool) * kColumnCount);
+	pfree(all);
+	pfree(all_nulls);
+}
+
 // The SQL that deletes a graph's rows.
 constexpr const char *kDeleteSql = "DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) $1";
 
@@ -67,6 +121,7 @@ scan_visible_pending(int64_t graph_id, Visit &&visit, const uint64_t *from = nul
 	if (!OidIsValid(relid))
 		elog(ERROR, "pg_grail catalog table grail.pending_change is missing");
 	Relation rel = table_open(relid, AccessShareLock);
+	check_columns(RelationGetDescr(rel));
 	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 	ScanKeyData keys[2];
 	ScanKeyInit(&keys[0], kGraphIdColumn, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
@@ -166,7 +221,7 @@ visible_pending_rows(int64_t graph_id) {
 		scan_visible_pending(graph_id, [&](HeapTuple tuple, TupleDesc descriptor) {
 			Datum values[kColumnCount];
 			bool nulls[kColumnCount];
-			heap_deform_tuple(tuple, descriptor, values, nulls);
+			deform_row(tuple, descriptor, values, nulls);
 			append_edges(graph_id, values, nulls, rows);
 		});
 	});
@@ -238,7 +293,7 @@ read_pending_log(int64_t graph_id, std::vector<PendingRow> &edges, PendingLog &l
 		scan_visible_pending(graph_id, [&](HeapTuple tuple, TupleDesc descriptor) {
 			Datum values[kColumnCount];
 			bool nulls[kColumnCount];
-			heap_deform_tuple(tuple, descriptor, values, nulls);
+			deform_row(tuple, descriptor, values, nulls);
 			log.rows++;
 			if (log.bounded) {
 				if (row_xid(values, nulls) >= log.bound)
@@ -270,7 +325,7 @@ read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<Pending
 		    [&](HeapTuple tuple, TupleDesc descriptor) {
 			    Datum values[kColumnCount];
 			    bool nulls[kColumnCount];
-			    heap_deform_tuple(tuple, descriptor, values, nulls);
+			    deform_row(tuple, descriptor, values, nulls);
 			    PendingRowId id = row_id(tuple);
 			    uint64_t xid = row_xid(values, nulls);
 			    seen.emplace_back(id, xid);
@@ -435,27 +490,10 @@ endpoint_array(bool integer, const Datum *values, const bool *nulls, int n, bool
 
 void
 PendingChangeInserter::open(Oid table, MemoryContext context) {
-	static constexpr struct {
-		const char *name;
-		Oid type;
-	} kColumns[kColumnCount] = {{"graph_id", INT8OID},    {"change", INT4OID},          {"source", INT8ARRAYOID},
-	                            {"target", INT8ARRAYOID}, {"source_key", TEXTARRAYOID}, {"target_key", TEXTARRAYOID},
-	                            {"xid", XID8OID}};
 	MemoryContext old = MemoryContextSwitchTo(context);
 	Relation rel = table_open(table, RowExclusiveLock);
 	TupleDesc desc = RelationGetDescr(rel);
-	bool fits = desc->natts == kColumnCount;
-	for (int i = 0; fits && i < desc->natts; i++) {
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-		fits = !att->attisdropped && strcmp(NameStr(att->attname), kColumns[i].name) == 0 &&
-		       att->atttypid == kColumns[i].type;
-	}
-	if (!fits)
-		ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-		                errmsg("pg_grail catalog table grail.pending_change does not have the columns that "
-		                       "pg_grail's library (version %s) writes",
-		                       GRAIL_EXTVERSION),
-		                errhint("Run ALTER EXTENSION pg_grail UPDATE.")));
+	check_columns(desc);
 	estate_ = CreateExecutorState();
 	result_ = makeNode(ResultRelInfo);
 	InitResultRelInfo(result_, rel, 1, NULL, 0);
@@ -512,8 +550,22 @@ PendingChangeInserter::insert(int64_t graph_id, int change, int first, Datum sou
 		values[first] = target;
 		nulls[first - 1] = nulls[first] = false;
 	}
-	// Formed here rather than in the slot's memory: a batch's row is as large as its arrays.
-	ExecStoreHeapTuple(heap_form_tuple(RelationGetDescr(rel_), values, nulls), slot_, true);
+	// Formed here rather than in the slot's memory: a batch's row is as large as its arrays. Dropped
+	// columns after the table's own (check_columns()) are NULL.
+	TupleDesc desc = RelationGetDescr(rel_);
+	if (desc->natts > kColumnCount) {
+		Datum *all = static_cast<Datum *>(palloc0(sizeof(Datum) * size_t(desc->natts)));
+		bool *all_nulls = static_cast<bool *>(palloc(sizeof(bool) * size_t(desc->natts)));
+		memcpy(all, values, sizeof(values));
+		memcpy(all_nulls, nulls, sizeof(nulls));
+		for (int i = kColumnCount; i < desc->natts; i++)
+			all_nulls[i] = true;
+		ExecStoreHeapTuple(heap_form_tuple(desc, all, all_nulls), slot_, true);
+		pfree(all);
+		pfree(all_nulls);
+	} else {
+		ExecStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot_, true);
+	}
 	table_tuple_insert(rel_, slot_, GetCurrentCommandId(true), 0, NULL);
 	if (result_->ri_NumIndices > 0)
 		(void)ExecInsertIndexTuples(result_, slot_, estate_, false, false, NULL, NIL);
