@@ -2,6 +2,7 @@
 
 #include "error.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -258,6 +259,137 @@ diff_builds(const Index &base, const Index &fresh, size_t limit) {
 			if (d.changes() > limit)
 				return std::nullopt;
 		}
+	return d;
+}
+
+namespace {
+
+// A pair of row ids (integer ids, or a dictionary's vertex numbers), hashed for the rows of edges
+// the base lacks: at most limit of them are kept, so a few colliding pairs cost little.
+struct RowPair {
+	int64_t source, target;
+	bool
+	operator==(const RowPair &o) const noexcept {
+		return source == o.source && target == o.target;
+	}
+};
+
+struct RowPairHash {
+	size_t
+	operator()(const RowPair &p) const noexcept {
+		uint64_t h = uint64_t(p.source) * 0x9e3779b97f4a7c15ull ^ (uint64_t(p.target) + 0x632be59bd9b4e019ull);
+		h ^= h >> 31;
+		h *= 0xbf58476d1ce4e5b9ull;
+		return size_t(h ^ (h >> 29));
+	}
+};
+
+} // namespace
+
+std::optional<BuildDelta>
+diff_rows(const Index &base, const EdgeList &rows, const KeyDictionary &keys, size_t limit) {
+	const Graph &b = base.graph();
+	const KeyKind kind = keys.kind();
+	if (base.keys().kind() != kind || !b.rows_known)
+		return std::nullopt;
+	const bool integer = kind == KeyKind::integer;
+	BuildDelta d;
+	d.kind = kind;
+	const size_t nb = b.vertex_count();
+	// Text and uuid keys: the base vertex of each of the rows' vertices (-1: new), found once.
+	std::vector<int64_t> text_base;
+	if (!integer) {
+		text_base.resize(keys.size());
+		for (size_t v = 0; v < keys.size(); v++) {
+			std::string_view key = keys.key(v);
+			text_base[v] = base.keys().find(key.data(), key.size());
+			if (text_base[v] < 0) {
+				d.added_vertices.emplace_back(key);
+				if (d.added_vertices.size() > limit)
+					return std::nullopt;
+			}
+		}
+	}
+	std::unordered_set<int64_t> new_ids; // integer keys that base lacks
+	std::vector<char> seen(nb, 0);
+	// The rows of each edge of base, by its place in base's CSR; the rows of other edges by pair.
+	std::vector<uint64_t> counts(b.out.edge_count(), 0);
+	std::unordered_map<RowPair, uint64_t, RowPairHash> other;
+	auto base_vertex = [&](int64_t id) -> int64_t {
+		if (integer)
+			return base.find(id);
+		if (id < 0 || uint64_t(id) >= text_base.size())
+			throw Error(ErrorKind::internal, "a row names a key its dictionary lacks");
+		return text_base[size_t(id)];
+	};
+	const size_t m = rows.size();
+	for (size_t i = 0; i < m; i++) {
+		if ((i & 0xffff) == 0xffff)
+			poll_cancel();
+		int64_t s = rows.source[i], t = rows.target[i];
+		int64_t bs = base_vertex(s), bt = s == t ? bs : base_vertex(t);
+		for (int end = 0; end < 2; end++) {
+			int64_t w = end == 0 ? bs : bt;
+			if (w >= 0)
+				seen[size_t(w)] = 1;
+			else if (integer && new_ids.insert(end == 0 ? s : t).second && new_ids.size() + other.size() > limit)
+				return std::nullopt;
+		}
+		if (s == t)
+			continue; // a self-loop keeps its vertex, no edge
+		if (bs >= 0 && bt >= 0) {
+			const vid_t *begin = b.out.begin(vid_t(bs)), *end = b.out.end(vid_t(bs));
+			const vid_t *at = std::lower_bound(begin, end, vid_t(bt));
+			if (at != end && *at == vid_t(bt)) {
+				counts[size_t(at - b.out.targets.data())]++;
+				continue;
+			}
+		}
+		auto placed = other.try_emplace(RowPair{s, t}, 0);
+		placed.first->second++;
+		if (placed.second && d.added_vertices.size() + new_ids.size() + other.size() > limit)
+			return std::nullopt;
+	}
+	auto row_key = [&](int64_t id) { return integer ? integer_key(id) : std::string(keys.key(size_t(id))); };
+	if (integer) {
+		std::vector<int64_t> added(new_ids.begin(), new_ids.end());
+		std::sort(added.begin(), added.end());
+		for (int64_t id : added)
+			d.added_vertices.push_back(integer_key(id));
+	}
+	auto over = [&] { return d.changes() > limit; };
+	for (size_t w = 0; w < nb; w++)
+		if (!seen[w]) {
+			d.removed_vertices.push_back(key_of(base, vid_t(w)));
+			if (over())
+				return std::nullopt;
+		}
+	// Base edges whose row count changed (0: gone), in base's order.
+	const RepeatedEdge *repeated = b.repeated.begin(), *repeated_end = b.repeated.end();
+	for (size_t u = 0; u < nb; u++)
+		for (eid_t e = b.out.offsets[u]; e < b.out.offsets[u + 1]; e++) {
+			uint64_t before = 1;
+			while (repeated != repeated_end && repeated->edge < e)
+				repeated++;
+			if (repeated != repeated_end && repeated->edge == e)
+				before = repeated->rows;
+			if (counts[size_t(e)] != before) {
+				d.edges.push_back({key_of(base, vid_t(u)), key_of(base, b.out.targets[e]), counts[size_t(e)]});
+				if (over())
+					return std::nullopt;
+			}
+		}
+	// Edges new to base, in the order of their keys (a delta's bytes do not depend on a hash).
+	size_t first_new = d.edges.size();
+	for (const auto &entry : other) {
+		d.edges.push_back({row_key(entry.first.source), row_key(entry.first.target), entry.second});
+		if (over())
+			return std::nullopt;
+	}
+	std::sort(d.edges.begin() + std::ptrdiff_t(first_new), d.edges.end(),
+	          [](const BuildDelta::EdgeRows &a, const BuildDelta::EdgeRows &b) {
+		          return a.source != b.source ? a.source < b.source : a.target < b.target;
+	          });
 	return d;
 }
 
