@@ -29,6 +29,7 @@ wal_of() { # the WAL bytes of one statement
 first_read() { # ms of the first reachable() of a new session
 	psql -XqAt -c '\timing on' -c "SELECT grail.reachable('dm_bench', 1, 2)" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p'
 }
+q "CREATE EXTENSION IF NOT EXISTS pg_grail" >/dev/null
 q "DROP TABLE IF EXISTS dm_bench CASCADE" >/dev/null
 q "SELECT grail.drop_graph('dm_bench') FROM grail.graphs WHERE name = 'dm_bench'" >/dev/null
 q "CREATE TABLE dm_bench (source bigint, target bigint)"

@@ -262,30 +262,6 @@ diff_builds(const Index &base, const Index &fresh, size_t limit) {
 	return d;
 }
 
-namespace {
-
-// A pair of row ids (integer ids, or a dictionary's vertex numbers), hashed for the rows of edges
-// the base lacks: at most limit of them are kept, so a few colliding pairs cost little.
-struct RowPair {
-	int64_t source, target;
-	bool
-	operator==(const RowPair &o) const noexcept {
-		return source == o.source && target == o.target;
-	}
-};
-
-struct RowPairHash {
-	size_t
-	operator()(const RowPair &p) const noexcept {
-		uint64_t h = uint64_t(p.source) * 0x9e3779b97f4a7c15ull ^ (uint64_t(p.target) + 0x632be59bd9b4e019ull);
-		h ^= h >> 31;
-		h *= 0xbf58476d1ce4e5b9ull;
-		return size_t(h ^ (h >> 29));
-	}
-};
-
-} // namespace
-
 std::optional<BuildDelta>
 diff_rows(const Index &base, const EdgeList &rows, const KeyDictionary &keys, size_t limit) {
 	const Graph &b = base.graph();
@@ -293,103 +269,100 @@ diff_rows(const Index &base, const EdgeList &rows, const KeyDictionary &keys, si
 	if (base.keys().kind() != kind || !b.rows_known)
 		return std::nullopt;
 	const bool integer = kind == KeyKind::integer;
+	// The rows' graph, ids and CSR only (the build's first, cache-friendly step: no components, no
+	// labels): both graphs number their vertices in key order, so one walk of each pairs them.
+	const Graph f = Graph::from_edges(rows);
+	const size_t nb = b.vertex_count(), nf = f.vertex_count();
+	auto fresh_key = [&](vid_t v) { return integer ? integer_key(f.ids[v]) : std::string(keys.key(size_t(f.ids[v]))); };
 	BuildDelta d;
 	d.kind = kind;
-	const size_t nb = b.vertex_count();
-	// Text and uuid keys: the base vertex of each of the rows' vertices (-1: new), found once.
-	std::vector<int64_t> text_base;
-	if (!integer) {
-		text_base.resize(keys.size());
-		for (size_t v = 0; v < keys.size(); v++) {
-			std::string_view key = keys.key(v);
-			text_base[v] = base.keys().find(key.data(), key.size());
-			if (text_base[v] < 0) {
-				d.added_vertices.emplace_back(key);
-				if (d.added_vertices.size() > limit)
-					return std::nullopt;
+	auto over = [&] { return d.changes() > limit; };
+	// The rows' vertex -> base's (or -1), and back; ascending both ways.
+	std::vector<int64_t> in_base(nf, -1), in_fresh(nb, -1);
+	if (integer) {
+		for (size_t v = 0, w = 0; v < nf; v++) {
+			while (w < nb && b.ids[w] < f.ids[v])
+				w++;
+			if (w < nb && b.ids[w] == f.ids[v]) {
+				in_base[v] = int64_t(w);
+				in_fresh[w] = int64_t(v);
 			}
 		}
-	}
-	std::unordered_set<int64_t> new_ids; // integer keys that base lacks
-	std::vector<char> seen(nb, 0);
-	// The rows of each edge of base, by its place in base's CSR; the rows of other edges by pair.
-	std::vector<uint64_t> counts(b.out.edge_count(), 0);
-	std::unordered_map<RowPair, uint64_t, RowPairHash> other;
-	auto base_vertex = [&](int64_t id) -> int64_t {
-		if (integer)
-			return base.find(id);
-		if (id < 0 || uint64_t(id) >= text_base.size())
-			throw Error(ErrorKind::internal, "a row names a key its dictionary lacks");
-		return text_base[size_t(id)];
-	};
-	const size_t m = rows.size();
-	for (size_t i = 0; i < m; i++) {
-		if ((i & 0xffff) == 0xffff)
-			poll_cancel();
-		int64_t s = rows.source[i], t = rows.target[i];
-		int64_t bs = base_vertex(s), bt = s == t ? bs : base_vertex(t);
-		for (int end = 0; end < 2; end++) {
-			int64_t w = end == 0 ? bs : bt;
+	} else {
+		for (size_t v = 0; v < nf; v++) {
+			std::string_view key = keys.key(size_t(f.ids[v]));
+			int64_t w = base.keys().find(key.data(), key.size());
+			in_base[v] = w;
 			if (w >= 0)
-				seen[size_t(w)] = 1;
-			else if (integer && new_ids.insert(end == 0 ? s : t).second && new_ids.size() + other.size() > limit)
+				in_fresh[size_t(w)] = int64_t(v);
+		}
+	}
+	for (size_t v = 0; v < nf; v++)
+		if (in_base[v] < 0) {
+			d.added_vertices.push_back(fresh_key(vid_t(v)));
+			if (over())
 				return std::nullopt;
 		}
-		if (s == t)
-			continue; // a self-loop keeps its vertex, no edge
-		if (bs >= 0 && bt >= 0) {
-			const vid_t *begin = b.out.begin(vid_t(bs)), *end = b.out.end(vid_t(bs));
-			const vid_t *at = std::lower_bound(begin, end, vid_t(bt));
-			if (at != end && *at == vid_t(bt)) {
-				counts[size_t(at - b.out.targets.data())]++;
-				continue;
-			}
-		}
-		auto placed = other.try_emplace(RowPair{s, t}, 0);
-		placed.first->second++;
-		if (placed.second && d.added_vertices.size() + new_ids.size() + other.size() > limit)
-			return std::nullopt;
-	}
-	auto row_key = [&](int64_t id) { return integer ? integer_key(id) : std::string(keys.key(size_t(id))); };
-	if (integer) {
-		std::vector<int64_t> added(new_ids.begin(), new_ids.end());
-		std::sort(added.begin(), added.end());
-		for (int64_t id : added)
-			d.added_vertices.push_back(integer_key(id));
-	}
-	auto over = [&] { return d.changes() > limit; };
 	for (size_t w = 0; w < nb; w++)
-		if (!seen[w]) {
+		if (in_fresh[w] < 0) {
 			d.removed_vertices.push_back(key_of(base, vid_t(w)));
 			if (over())
 				return std::nullopt;
 		}
-	// Base edges whose row count changed (0: gone), in base's order.
-	const RepeatedEdge *repeated = b.repeated.begin(), *repeated_end = b.repeated.end();
-	for (size_t u = 0; u < nb; u++)
-		for (eid_t e = b.out.offsets[u]; e < b.out.offsets[u + 1]; e++) {
-			uint64_t before = 1;
-			while (repeated != repeated_end && repeated->edge < e)
-				repeated++;
-			if (repeated != repeated_end && repeated->edge == e)
-				before = repeated->rows;
-			if (counts[size_t(e)] != before) {
-				d.edges.push_back({key_of(base, vid_t(u)), key_of(base, b.out.targets[e]), counts[size_t(e)]});
-				if (over())
+	// Each graph's edges with their rows, in CSR order (the repeated ones walked alongside).
+	struct RowsWalk {
+		const RepeatedEdge *at, *end;
+		uint64_t
+		rows(eid_t e) {
+			while (at != end && at->edge < e)
+				at++;
+			return at != end && at->edge == e ? at->rows : 1;
+		}
+	};
+	RowsWalk fresh_rows{f.repeated.begin(), f.repeated.end()}, base_rows{b.repeated.begin(), b.repeated.end()};
+	auto changed = [&](std::string source, std::string target, uint64_t rows) {
+		d.edges.push_back({std::move(source), std::move(target), rows});
+		return over();
+	};
+	// Base vertices the rows lack: every edge of theirs is gone.
+	for (size_t w = 0; w < nb; w++)
+		if (in_fresh[w] < 0)
+			for (eid_t e = b.out.offsets[w]; e < b.out.offsets[w + 1]; e++)
+				if (changed(key_of(base, vid_t(w)), key_of(base, b.out.targets[e]), 0))
 					return std::nullopt;
+	for (size_t v = 0; v < nf; v++) {
+		if ((v & 0xffff) == 0xffff)
+			poll_cancel();
+		eid_t fe = f.out.offsets[v], fend = f.out.offsets[v + 1];
+		int64_t w = in_base[v];
+		eid_t be = w >= 0 ? b.out.offsets[size_t(w)] : 0, bend = w >= 0 ? b.out.offsets[size_t(w) + 1] : 0;
+		// Both lists ascend, and so does in_base over the rows' vertices: a merge of the two.
+		while (fe < fend || be < bend) {
+			int64_t ft = fe < fend ? in_base[f.out.targets[fe]] : INT64_MAX;
+			if (fe < fend && ft < 0) { // to a vertex new to base: a new edge
+				if (changed(fresh_key(vid_t(v)), fresh_key(f.out.targets[fe]), fresh_rows.rows(fe)))
+					return std::nullopt;
+				fe++;
+				continue;
+			}
+			int64_t bt = be < bend ? int64_t(b.out.targets[be]) : INT64_MAX;
+			if (ft < bt) { // an edge the base lacks
+				if (changed(fresh_key(vid_t(v)), fresh_key(f.out.targets[fe]), fresh_rows.rows(fe)))
+					return std::nullopt;
+				fe++;
+			} else if (bt < ft) { // a base edge the rows lack
+				if (changed(key_of(base, vid_t(w)), key_of(base, vid_t(bt)), 0))
+					return std::nullopt;
+				be++;
+			} else {
+				uint64_t now = fresh_rows.rows(fe), before = base_rows.rows(be);
+				if (now != before && changed(fresh_key(vid_t(v)), fresh_key(f.out.targets[fe]), now))
+					return std::nullopt;
+				fe++;
+				be++;
 			}
 		}
-	// Edges new to base, in the order of their keys (a delta's bytes do not depend on a hash).
-	size_t first_new = d.edges.size();
-	for (const auto &entry : other) {
-		d.edges.push_back({row_key(entry.first.source), row_key(entry.first.target), entry.second});
-		if (over())
-			return std::nullopt;
 	}
-	std::sort(d.edges.begin() + std::ptrdiff_t(first_new), d.edges.end(),
-	          [](const BuildDelta::EdgeRows &a, const BuildDelta::EdgeRows &b) {
-		          return a.source != b.source ? a.source < b.source : a.target < b.target;
-	          });
 	return d;
 }
 
@@ -443,9 +416,14 @@ apply_delta(const Index &base, BuildDelta &delta, uint64_t memory_limit_bytes, B
 		int64_t id = id_of(key);
 		append(id, id, 1);
 	}
+	const RepeatedEdge *repeated = b.repeated.begin(), *repeated_end = b.repeated.end();
 	for (size_t u = 0; u < b.vertex_count(); u++)
 		for (const vid_t *t = b.out.begin(vid_t(u)); t != b.out.end(vid_t(u)); t++) {
-			uint64_t rows = uint64_t(b.rows_of(vid_t(u), *t));
+			// The edge's rows, the repeated edges walked alongside (b.rows_of, without its searches).
+			eid_t e = eid_t(t - b.out.targets.data());
+			while (repeated != repeated_end && repeated->edge < e)
+				repeated++;
+			uint64_t rows = repeated != repeated_end && repeated->edge == e ? repeated->rows : 1;
 			if (!changed.empty()) {
 				auto found = changed.find(uint64_t(u) << 32 | uint64_t(*t));
 				if (found != changed.end())
