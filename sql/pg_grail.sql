@@ -1651,3 +1651,50 @@ ALTER TABLE grail.graph
 -- WAL record); rows are lz4-compressed by the library where that makes them smaller. Chunks of
 -- images written before (4 MB, toasted) are read as before.
 ALTER TABLE grail.index_chunk SET (toast_tuple_target = 8160);
+
+-- Delta merges in grail.graphs: the build number and, for a build that a merge stored as its delta
+-- from a full build, that base build, its changes and its stored bytes (NULL for a full build).
+CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
+SELECT n.nspname AS schema,
+       g.name,
+       g.relid::regclass AS relation,
+       s.attname AS source_column,
+       t.attname AS target_column,
+       g.vertices,
+       g.edges,
+       g.components,
+       g.components AS dag_vertices,
+       g.dag_edges,
+       g.labels,
+       g.built_at,
+       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
+       round(g.read_ms::numeric, 1) AS read_ms,
+       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
+       round(g.label_ms::numeric, 1) AS label_ms,
+       round(g.persist_ms::numeric, 1) AS persist_ms,
+       g.index_bytes,
+       g.stale,
+       g.owner,
+       g.live,
+       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
+        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
+       g.last_merge,
+       g.merge_count,
+       g.last_background_merge,
+       g.background_merge_count,
+       g.filter,
+       g.build,
+       g.base_build,
+       g.delta_changes,
+       g.delta_bytes
+FROM grail.graph g
+JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
+JOIN pg_catalog.pg_class c ON c.oid = g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
+WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT pg_catalog.row_security_active(c.oid);
+
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, its filter (NULL: every row of the table is an edge), its build number, and for a build that a merge stored as a delta: the full build it is a delta from (base_build), the edges and vertices it changes and its stored bytes (NULL for a full build)';

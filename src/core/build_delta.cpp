@@ -2,6 +2,7 @@
 
 #include "error.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
@@ -261,6 +262,110 @@ diff_builds(const Index &base, const Index &fresh, size_t limit) {
 	return d;
 }
 
+std::optional<BuildDelta>
+diff_rows(const Index &base, const EdgeList &rows, const KeyDictionary &keys, size_t limit) {
+	const Graph &b = base.graph();
+	const KeyKind kind = keys.kind();
+	if (base.keys().kind() != kind || !b.rows_known)
+		return std::nullopt;
+	const bool integer = kind == KeyKind::integer;
+	// The rows' graph, ids and CSR only (the build's first, cache-friendly step: no components, no
+	// labels): both graphs number their vertices in key order, so one walk of each pairs them.
+	const Graph f = Graph::from_edges(rows);
+	const size_t nb = b.vertex_count(), nf = f.vertex_count();
+	auto fresh_key = [&](vid_t v) { return integer ? integer_key(f.ids[v]) : std::string(keys.key(size_t(f.ids[v]))); };
+	BuildDelta d;
+	d.kind = kind;
+	auto over = [&] { return d.changes() > limit; };
+	// The rows' vertex -> base's (or -1), and back; ascending both ways.
+	std::vector<int64_t> in_base(nf, -1), in_fresh(nb, -1);
+	if (integer) {
+		for (size_t v = 0, w = 0; v < nf; v++) {
+			while (w < nb && b.ids[w] < f.ids[v])
+				w++;
+			if (w < nb && b.ids[w] == f.ids[v]) {
+				in_base[v] = int64_t(w);
+				in_fresh[w] = int64_t(v);
+			}
+		}
+	} else {
+		for (size_t v = 0; v < nf; v++) {
+			std::string_view key = keys.key(size_t(f.ids[v]));
+			int64_t w = base.keys().find(key.data(), key.size());
+			in_base[v] = w;
+			if (w >= 0)
+				in_fresh[size_t(w)] = int64_t(v);
+		}
+	}
+	for (size_t v = 0; v < nf; v++)
+		if (in_base[v] < 0) {
+			d.added_vertices.push_back(fresh_key(vid_t(v)));
+			if (over())
+				return std::nullopt;
+		}
+	for (size_t w = 0; w < nb; w++)
+		if (in_fresh[w] < 0) {
+			d.removed_vertices.push_back(key_of(base, vid_t(w)));
+			if (over())
+				return std::nullopt;
+		}
+	// Each graph's edges with their rows, in CSR order (the repeated ones walked alongside).
+	struct RowsWalk {
+		const RepeatedEdge *at, *end;
+		uint64_t
+		rows(eid_t e) {
+			while (at != end && at->edge < e)
+				at++;
+			return at != end && at->edge == e ? at->rows : 1;
+		}
+	};
+	RowsWalk fresh_rows{f.repeated.begin(), f.repeated.end()}, base_rows{b.repeated.begin(), b.repeated.end()};
+	auto changed = [&](std::string source, std::string target, uint64_t rows) {
+		d.edges.push_back({std::move(source), std::move(target), rows});
+		return over();
+	};
+	// Base vertices the rows lack: every edge of theirs is gone.
+	for (size_t w = 0; w < nb; w++)
+		if (in_fresh[w] < 0)
+			for (eid_t e = b.out.offsets[w]; e < b.out.offsets[w + 1]; e++)
+				if (changed(key_of(base, vid_t(w)), key_of(base, b.out.targets[e]), 0))
+					return std::nullopt;
+	for (size_t v = 0; v < nf; v++) {
+		if ((v & 0xffff) == 0xffff)
+			poll_cancel();
+		eid_t fe = f.out.offsets[v], fend = f.out.offsets[v + 1];
+		int64_t w = in_base[v];
+		eid_t be = w >= 0 ? b.out.offsets[size_t(w)] : 0, bend = w >= 0 ? b.out.offsets[size_t(w) + 1] : 0;
+		// Both lists ascend, and so does in_base over the rows' vertices: a merge of the two.
+		while (fe < fend || be < bend) {
+			int64_t ft = fe < fend ? in_base[f.out.targets[fe]] : INT64_MAX;
+			if (fe < fend && ft < 0) { // to a vertex new to base: a new edge
+				if (changed(fresh_key(vid_t(v)), fresh_key(f.out.targets[fe]), fresh_rows.rows(fe)))
+					return std::nullopt;
+				fe++;
+				continue;
+			}
+			int64_t bt = be < bend ? int64_t(b.out.targets[be]) : INT64_MAX;
+			if (ft < bt) { // an edge the base lacks
+				if (changed(fresh_key(vid_t(v)), fresh_key(f.out.targets[fe]), fresh_rows.rows(fe)))
+					return std::nullopt;
+				fe++;
+			} else if (bt < ft) { // a base edge the rows lack
+				if (changed(key_of(base, vid_t(w)), key_of(base, vid_t(bt)), 0))
+					return std::nullopt;
+				be++;
+			} else {
+				uint64_t now = fresh_rows.rows(fe), before = base_rows.rows(be);
+				if (now != before && changed(fresh_key(vid_t(v)), fresh_key(f.out.targets[fe]), now))
+					return std::nullopt;
+				fe++;
+				be++;
+			}
+		}
+	}
+	return d;
+}
+
 std::vector<uint8_t>
 apply_delta(const Index &base, BuildDelta &delta, uint64_t memory_limit_bytes, BuildStats *stats) {
 	const Graph &b = base.graph();
@@ -311,9 +416,14 @@ apply_delta(const Index &base, BuildDelta &delta, uint64_t memory_limit_bytes, B
 		int64_t id = id_of(key);
 		append(id, id, 1);
 	}
+	const RepeatedEdge *repeated = b.repeated.begin(), *repeated_end = b.repeated.end();
 	for (size_t u = 0; u < b.vertex_count(); u++)
 		for (const vid_t *t = b.out.begin(vid_t(u)); t != b.out.end(vid_t(u)); t++) {
-			uint64_t rows = uint64_t(b.rows_of(vid_t(u), *t));
+			// The edge's rows, the repeated edges walked alongside (b.rows_of, without its searches).
+			eid_t e = eid_t(t - b.out.targets.data());
+			while (repeated != repeated_end && repeated->edge < e)
+				repeated++;
+			uint64_t rows = repeated != repeated_end && repeated->edge == e ? repeated->rows : 1;
 			if (!changed.empty()) {
 				auto found = changed.find(uint64_t(u) << 32 | uint64_t(*t));
 				if (found != changed.end())

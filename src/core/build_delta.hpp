@@ -53,6 +53,17 @@ struct BuildDelta {
 // image does not record the row counts of repeated edges (older formats).
 std::optional<BuildDelta> diff_builds(const Index &base, const Index &fresh, size_t limit);
 
+// The delta that turns base's graph into the graph of rows, as a build reads them (edges of integer
+// ids; for text and uuid keys, the vertex numbers that keys, the rows' finished dictionary, gives
+// them), without building that graph: the changes diff_builds(base, the rows' build, limit) finds,
+// in another order, so that apply_delta makes the rows' image (Index::build of the rows with the
+// delta's seeds). Makes the rows' ids and CSR (Graph::from_edges, the build's cache-friendly first
+// step; no components or labels) and walks it beside base's: both number their vertices in key
+// order, so the two vertex lists and each pair of adjacency lists merge. Nullopt where it would hold more than
+// limit changes (it stops there), where the keys differ in kind, or where base does not record the
+// row counts of repeated edges (older formats).
+std::optional<BuildDelta> diff_rows(const Index &base, const EdgeList &rows, const KeyDictionary &keys, size_t limit);
+
 // The index of base's graph changed by delta, built on the host with delta's labels and seeds,
 // with the options' memory limit and cancel hooks (its device hooks are not used: the result must
 // be the same image wherever it is made). Sets delta's image_bytes and image_checksum when they

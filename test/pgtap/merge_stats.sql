@@ -32,8 +32,9 @@ SELECT is((SELECT array_agg(column_name::text ORDER BY ordinal_position) FROM in
            WHERE table_schema = 'grail' AND table_name = 'graphs'
              AND ordinal_position > (SELECT ordinal_position FROM information_schema.columns
                                      WHERE table_schema = 'grail' AND table_name = 'graphs' AND column_name = 'pending_changes')),
-          ARRAY['last_merge', 'merge_count', 'last_background_merge', 'background_merge_count', 'filter'],
-          'the view has the merge columns after pending_changes (then the filter, added after them)');
+          ARRAY['last_merge', 'merge_count', 'last_background_merge', 'background_merge_count', 'filter', 'build',
+                'base_build', 'delta_changes', 'delta_bytes'],
+          'the view has the merge columns after pending_changes (then the filter and the build, base and delta, added after them)');
 
 -- 2. A merge by hand counts once, with its time; the background columns stay.
 INSERT INTO ms_e VALUES (3, 4), (4, 5);

@@ -40,7 +40,7 @@ SELECT has_view('grail', 'graphs', 'the graphs view exists');
 SELECT columns_are('grail', 'graphs', ARRAY['schema', 'name', 'relation', 'source_column', 'target_column', 'vertices', 'edges',
        'components', 'dag_vertices', 'dag_edges', 'labels', 'built_at', 'build_ms', 'read_ms', 'scc_ms', 'label_ms',
        'persist_ms', 'index_bytes', 'stale', 'owner', 'live', 'pending_changes', 'last_merge', 'merge_count',
-       'last_background_merge', 'background_merge_count', 'filter']);
+       'last_background_merge', 'background_merge_count', 'filter', 'build', 'base_build', 'delta_changes', 'delta_bytes']);
 SELECT table_privs_are('grail', 'graphs', 'public', ARRAY['SELECT']);
 SELECT has_view('grail', 'activity', 'the activity view exists');
 SELECT columns_are('grail', 'activity', ARRAY['schema', 'graph', 'relation', 'live', 'pending_changes', 'pid', 'command',

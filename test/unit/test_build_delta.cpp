@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <climits>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -57,24 +59,59 @@ random_vertex(Rng &rng, KeyKind kind, size_t n) {
 	return i == 0 ? std::string() : "v" + std::to_string(i) + (i % 3 == 0 ? std::string(1, '\xff') : "");
 }
 
-Index
-build_rows(const Rows &r, KeyKind kind, unsigned labels, uint64_t id_seed, uint64_t key_seed) {
+// The rows as a build reads them: the edges, and for text and uuid keys their finished dictionary
+// (the edges then hold its vertex numbers).
+struct ReadRows {
 	EdgeList edges;
+	KeyDictionary keys;
+};
+
+ReadRows
+read_rows(const Rows &r, KeyKind kind, uint64_t key_seed) {
+	ReadRows read;
 	std::unique_ptr<KeyDictionaryBuilder> keys;
 	if (kind != KeyKind::integer)
 		keys = std::make_unique<KeyDictionaryBuilder>(kind, key_seed);
 	for (const auto &row : r.rows) {
 		if (keys)
-			edges.append(keys->add(row.first.data(), row.first.size()),
-			             keys->add(row.second.data(), row.second.size()));
+			read.edges.append(keys->add(row.first.data(), row.first.size()),
+			                  keys->add(row.second.data(), row.second.size()));
 		else
-			edges.append(int_of(row.first), int_of(row.second));
+			read.edges.append(int_of(row.first), int_of(row.second));
 	}
+	if (keys)
+		read.keys = keys->finish(read.edges);
+	return read;
+}
+
+Index
+build_rows(const Rows &r, KeyKind kind, unsigned labels, uint64_t id_seed, uint64_t key_seed) {
+	ReadRows read = read_rows(r, kind, key_seed);
 	BuildOptions options;
 	options.labels = labels;
 	options.id_hash_seed = id_seed;
-	KeyDictionary dictionary = keys ? keys->finish(edges) : KeyDictionary();
-	return Index::build(std::move(edges), options, nullptr, std::move(dictionary));
+	return Index::build(std::move(read.edges), options, nullptr, std::move(read.keys));
+}
+
+// A delta's changes in one order, to compare deltas found in different orders.
+struct Changes {
+	std::vector<std::string> added, removed;
+	std::vector<std::tuple<std::string, std::string, uint64_t>> edges;
+	bool
+	operator==(const Changes &o) const {
+		return added == o.added && removed == o.removed && edges == o.edges;
+	}
+};
+
+Changes
+sorted_changes(const BuildDelta &d) {
+	Changes c{d.added_vertices, d.removed_vertices, {}};
+	for (const BuildDelta::EdgeRows &e : d.edges)
+		c.edges.emplace_back(e.source, e.target, e.rows);
+	std::sort(c.added.begin(), c.added.end());
+	std::sort(c.removed.begin(), c.removed.end());
+	std::sort(c.edges.begin(), c.edges.end());
+	return c;
 }
 
 Rows
@@ -137,6 +174,25 @@ check_round(Rng &rng, KeyKind kind) {
 	if (delta->changes() > 0) {
 		EXPECT_FALSE(diff_builds(base, fresh, delta->changes() - 1));
 	}
+
+	// The delta found from the rows as a merge reads them, without their build: the same changes,
+	// and the same image made from it.
+	ReadRows rows = read_rows(fresh_rows, kind, rng.next() | 1);
+	std::optional<BuildDelta> from_rows = diff_rows(base, rows.edges, rows.keys, SIZE_MAX);
+	ASSERT_TRUE(from_rows);
+	EXPECT_TRUE(sorted_changes(*from_rows) == sorted_changes(*delta)) << "kind " << int(kind) << " n " << n;
+	EXPECT_EQ(from_rows->changes(), delta->changes());
+	from_rows->labels = labels;
+	from_rows->id_hash_seed = rng.next() | 1;
+	from_rows->key_seed = rng.next() | 1;
+	std::vector<uint8_t> made_from_rows = apply_delta(base, *from_rows, 0);
+	Index expected_from_rows = build_rows(fresh_rows, kind, labels, from_rows->id_hash_seed, from_rows->key_seed);
+	EXPECT_EQ(expected_from_rows.serialize(), made_from_rows) << "kind " << int(kind) << " n " << n << " m " << m;
+	// Its limit: exactly its changes pass, one fewer refuses.
+	EXPECT_TRUE(diff_rows(base, rows.edges, rows.keys, from_rows->changes()));
+	if (from_rows->changes() > 0) {
+		EXPECT_FALSE(diff_rows(base, rows.edges, rows.keys, from_rows->changes() - 1));
+	}
 }
 
 } // namespace
@@ -157,6 +213,65 @@ TEST(BuildDelta, MadeFromBaseEqualsFreshBuildUuidKeys) {
 	Rng rng(303);
 	for (int i = 0; i < 200; i++)
 		check_round(rng, KeyKind::uuid);
+}
+
+// A merge diffs the rows against the last full build, however many merges came since: successive
+// write sequences from one base, each delta found from the rows against it and made into the image
+// of a fresh build of those rows.
+TEST(BuildDelta, SuccessiveWritesFromOneBaseFromRows) {
+	Rng rng(505);
+	for (KeyKind kind : {KeyKind::integer, KeyKind::text, KeyKind::uuid})
+		for (int round = 0; round < 40; round++) {
+			size_t n = 2 + rng.below(30);
+			unsigned labels = 1 + unsigned(rng.below(5));
+			Rows rows = random_rows(rng, kind, n, rng.below(80));
+			Index base = build_rows(rows, kind, labels, rng.next() | 1, rng.next() | 1);
+			for (int step = 0; step < 6; step++) {
+				rows = changed_rows(rng, rows, kind, n + size_t(step) * 3);
+				ReadRows read = read_rows(rows, kind, rng.next() | 1);
+				std::optional<BuildDelta> delta = diff_rows(base, read.edges, read.keys, SIZE_MAX);
+				ASSERT_TRUE(delta);
+				delta->labels = labels;
+				delta->id_hash_seed = rng.next() | 1;
+				delta->key_seed = rng.next() | 1;
+				std::vector<uint8_t> bytes = delta->serialize();
+				BuildDelta stored = BuildDelta::parse(bytes.data(), bytes.size());
+				std::vector<uint8_t> made = apply_delta(base, stored, 0);
+				Index expected = build_rows(rows, kind, labels, delta->id_hash_seed, delta->key_seed);
+				ASSERT_EQ(expected.serialize(), made) << "kind " << int(kind) << " round " << round << " step " << step;
+			}
+		}
+}
+
+// Rows of another key kind than the base's give no delta (a full build), nor does the empty base
+// refuse one: every row is then new.
+TEST(BuildDelta, FromRowsKindsAndEmptyGraphs) {
+	Rng rng(606);
+	Rows ints = random_rows(rng, KeyKind::integer, 10, 30);
+	Index int_base = build_rows(ints, KeyKind::integer, 2, 3, 5);
+	Rows texts = random_rows(rng, KeyKind::text, 10, 30);
+	ReadRows text_read = read_rows(texts, KeyKind::text, 9);
+	EXPECT_FALSE(diff_rows(int_base, text_read.edges, text_read.keys, SIZE_MAX));
+	Index text_base = build_rows(texts, KeyKind::text, 2, 3, 5);
+	ReadRows int_read = read_rows(ints, KeyKind::integer, 9);
+	EXPECT_FALSE(diff_rows(text_base, int_read.edges, int_read.keys, SIZE_MAX));
+	// The same rows: an empty delta.
+	std::optional<BuildDelta> none = diff_rows(int_base, int_read.edges, int_read.keys, 0);
+	ASSERT_TRUE(none);
+	EXPECT_EQ(none->changes(), 0u);
+	// From the empty graph, and to it.
+	Index empty = build_rows(Rows{}, KeyKind::integer, 2, 3, 5);
+	std::optional<BuildDelta> all = diff_rows(empty, int_read.edges, int_read.keys, SIZE_MAX);
+	ASSERT_TRUE(all);
+	all->labels = 2;
+	all->id_hash_seed = 11;
+	EXPECT_EQ(apply_delta(empty, *all, 0), build_rows(ints, KeyKind::integer, 2, 11, 1).serialize());
+	ReadRows nothing = read_rows(Rows{}, KeyKind::integer, 9);
+	std::optional<BuildDelta> gone = diff_rows(int_base, nothing.edges, nothing.keys, SIZE_MAX);
+	ASSERT_TRUE(gone);
+	gone->labels = 2;
+	gone->id_hash_seed = 13;
+	EXPECT_EQ(apply_delta(int_base, *gone, 0), build_rows(Rows{}, KeyKind::integer, 2, 13, 1).serialize());
 }
 
 TEST(BuildDelta, DamagedBytesAreRefused) {

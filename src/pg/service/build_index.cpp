@@ -177,14 +177,26 @@ cpu_hooks(grail::BuildOptions &options) {
 }
 
 /*
- * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
- * one) and build its index.
+ * A build's step run with the graph's name and the setting to raise in an error of its memory limit.
  */
-grail::Index
-build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
-	double start = grail::now_ms();
+template <typename Step>
+static auto
+within_build_limit(const char *name, Step &&step) {
+	try {
+		return step();
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		throw grail::Error(e.kind(), std::string("graph \"") + name + "\": " + e.what(),
+		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
+	}
+}
+
+GraphRows
+read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
+	GraphRows read;
+	read.start_ms = grail::now_ms();
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
-	grail::EdgeList edges;
 	grail::KeyKind kind = edge_key_kind(row.relid, row.source_attnum);
 	std::unique_ptr<grail::KeyDictionaryBuilder> keys;
 	if (kind != grail::KeyKind::integer)
@@ -194,6 +206,8 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	// host's steps may take (asked then, so that a small table never probes the GPU).
 	grail::DevicePolicy policy = device_policy();
 	const BuildRoute route = build_route(policy);
+	read.policy = policy;
+	read.route = int(route);
 	std::function<bool()> rows_on_device;
 	if (kind == grail::KeyKind::integer && route == BuildRoute::service)
 		rows_on_device = []() noexcept { return true; };
@@ -205,11 +219,12 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 				return false;
 			}
 		};
+	grail::EdgeList &edges = read.edges;
 	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(),
 	                           snapshot, rows_on_device, row.filter.empty() ? nullptr : row.filter.c_str(), row.owner);
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
-	stored.read_ms = grail::ms_since(start);
+	stored.read_ms = grail::ms_since(read.start_ms);
 	// The rows of the graph: those its filter passes.
 	stored.input_rows = int64_t(scan.rows - scan.filtered);
 	stored.null_rows = int64_t(scan.rows - scan.filtered - edges.size());
@@ -222,7 +237,29 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 		             attribute_name(row.relid, row.source_attnum), (unsigned long long)scan.null_target,
 		             attribute_name(row.relid, row.target_attnum)),
 		      "Delete those rows, or create the graph with skip_nulls => true to ignore them.");
+	if (keys) {
+		read.keys = within_build_limit(name, [&] { return keys->finish(edges); });
+		keys.reset();
+	}
+	return read;
+}
 
+void
+record_build_stats(const grail::BuildStats &stats, double start_ms, StoredBuild *stored) {
+	stored->vertices = int64_t(stats.vertices);
+	stored->build_ms = grail::ms_since(start_ms);
+	stored->edges = int64_t(stats.edges);
+	stored->components = int64_t(stats.components);
+	stored->dag_edges = int64_t(stats.dag_edges);
+	stored->graph_ms = stats.graph_seconds * 1e3;
+	stored->scc_ms = stats.scc_seconds * 1e3;
+	stored->label_ms = stats.label_seconds * 1e3;
+}
+
+grail::Index
+build_graph_rows(const char *name, const GraphRow &row, GraphRows read, StoredBuild *stored) {
+	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
+	const grail::DevicePolicy &policy = read.policy;
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
@@ -231,7 +268,7 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 	// compute only: no PostgreSQL call.
 	options.threads = unsigned(std::clamp(settings.build_threads, 0, 16));
 	ServiceLabels service_labels; // the service's, for its route's label builder
-	switch (route) {
+	switch (BuildRoute(read.route)) {
 	case BuildRoute::service:
 		service_hooks(options, policy, service_labels);
 		break;
@@ -243,26 +280,21 @@ build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuil
 		break;
 	}
 	grail::BuildStats stats;
-	grail::Index index;
-	try {
-		grail::KeyDictionary dictionary = keys ? keys->finish(edges) : grail::KeyDictionary();
-		keys.reset();
-		index = grail::Index::build(std::move(edges), options, &stats, std::move(dictionary));
-	} catch (const grail::Error &e) {
-		if (e.kind() != grail::ErrorKind::limit_exceeded)
-			throw;
-		throw grail::Error(e.kind(), std::string("graph \"") + name + "\": " + e.what(),
-		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
-	}
-	stored.vertices = int64_t(stats.vertices);
-	stored.build_ms = grail::ms_since(start);
-	stored.edges = int64_t(stats.edges);
-	stored.components = int64_t(stats.components);
-	stored.dag_edges = int64_t(stats.dag_edges);
-	stored.graph_ms = stats.graph_seconds * 1e3;
-	stored.scc_ms = stats.scc_seconds * 1e3;
-	stored.label_ms = (stats.label_seconds + service_labels.seconds) * 1e3;
+	grail::Index index = within_build_limit(
+	    name, [&] { return grail::Index::build(std::move(read.edges), options, &stats, std::move(read.keys)); });
+	record_build_stats(stats, read.start_ms, stored);
+	stored->label_ms += service_labels.seconds * 1e3;
 	return index;
+}
+
+/*
+ * Read the edge table of a graph (in snapshot, or under SHARE locks in the latest snapshot without
+ * one) and build its index.
+ */
+grail::Index
+build_index(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
+	GraphRows read = read_graph_rows(name, row, snapshot, stored_stats);
+	return build_graph_rows(name, row, std::move(read), stored_stats);
 }
 
 } // namespace grail::pg

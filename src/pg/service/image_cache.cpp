@@ -458,7 +458,27 @@ delta_image(const GraphRow &row, const char *display) {
 		throw Error(ErrorKind::corrupt_index,
 		            format("the stored delta of a pg_grail graph names its own build (uuid %s) as its base",
 		                   row.build_uuid.c_str()));
-	OpenedIndex base = open_index(row.base_row(), display);
+	// A base whose stored image is damaged or gone: no image can be made, and no answer is given
+	// from anything else; a merge stores a full image (it cannot read that base either).
+	OpenedIndex base;
+	std::string damage;
+	try {
+		base = open_index(row.base_row(), display);
+	} catch (const PgError &e) {
+		if (e.data()->sqlerrcode != ERRCODE_DATA_CORRUPTED)
+			throw;
+		damage = e.what();
+	} catch (const Error &e) {
+		if (e.kind() != ErrorKind::corrupt_index)
+			throw;
+		damage = e.what();
+	}
+	if (!damage.empty())
+		raise(ERRCODE_DATA_CORRUPTED,
+		      format("pg_grail graph \"%s\" cannot be loaded: its build %lld is stored as a delta from build %lld, "
+		             "whose stored image cannot be read",
+		             display, (long long)row.build, (long long)row.base_build),
+		      "grail.merge_graph() or grail.refresh_graph() stores a full image of the rows in its place.", damage);
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	return grail::apply_delta(base.index, delta, memory_limit);
 }

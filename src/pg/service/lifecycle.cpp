@@ -5,7 +5,9 @@
 #include "error.hpp"
 #include "index.hpp"
 
+#include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "store/activity.hpp"
@@ -34,6 +36,7 @@ extern "C" {
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/resowner.h"
 #include "utils/syscache.h"
 #include "utils/lsyscache.h"
 }
@@ -75,39 +78,105 @@ static constexpr size_t kDeltaShareDivisor = 50;
 static constexpr size_t kDeltaFloor = 64;
 
 /*
- * A merge's build (fresh: read from the table, as a full build) stored as its delta from the
- * graph's base build (the current build, or the current build's base where that is a delta
- * already: deltas never chain), when the change is small: true, with what was stored in stored
- * and the image that the base and the delta make cached. False where a full image must be stored:
- * no build yet, a change too large, keys of another kind, a base image that does not count its
- * edges' rows.
+ * The image of a build, opened for a merge's delta: in a subtransaction, so that an image whose
+ * stored chunks are damaged or missing (an error: their checksum, their sizes) leaves the merge free
+ * to store a full image instead, which a WARNING says; nullopt then. Any other error (a cancel, out
+ * of memory) is raised. Its chunks are read in the latest snapshot, which sees what the graph's row
+ * (read FOR UPDATE, latest) names: a READ COMMITTED merge that waited for another's lock has an
+ * older one.
  */
-static bool
-store_delta_build(const GraphName &graph_name, const GraphRow &row, const grail::Index &fresh, StoredBuild *stored,
-                  MergeKind merge, GraphRow *built) {
-	if (row.build <= 0 || row.build_uuid.empty() || row.index_bytes <= 0)
-		return false;
-	GraphRow base_row = row.is_delta() ? row.base_row() : row;
-	// Its chunks read in the latest snapshot, which sees what the row (read FOR UPDATE, latest)
-	// names: a READ COMMITTED merge that waited for another's lock has an older one.
-	struct LatestSnapshot {
-		LatestSnapshot() {
-			guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
-		}
-		~LatestSnapshot() {
+static std::optional<OpenedIndex>
+open_base(const GraphName &graph_name, const GraphRow &base_row) {
+	MemoryContext context = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	guard([&] {
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(context);
+	});
+	std::optional<OpenedIndex> opened;
+	std::string damage;
+	std::exception_ptr failed;
+	try {
+		guard([] { PushActiveSnapshot(GetLatestSnapshot()); });
+		try {
+			opened = open_index(base_row, graph_name.display.c_str());
+		} catch (...) {
 			PopActiveSnapshot();
+			throw;
 		}
-	};
-	OpenedIndex base;
-	{
-		LatestSnapshot latest;
-		base = open_index(base_row, graph_name.display.c_str());
+		PopActiveSnapshot();
+	} catch (const PgError &e) {
+		if (e.data()->sqlerrcode == ERRCODE_DATA_CORRUPTED)
+			damage = e.what();
+		else
+			failed = std::current_exception();
+	} catch (const grail::Error &e) {
+		if (e.kind() == grail::ErrorKind::corrupt_index)
+			damage = e.what();
+		else
+			failed = std::current_exception();
+	} catch (...) {
+		failed = std::current_exception();
 	}
-	size_t base_edges = base.index.graph().out.edge_count();
+	bool fine = opened.has_value();
+	// Ending the subtransaction cannot fail short of a broken transaction, which then says so.
+	guard([&] {
+		if (fine)
+			ReleaseCurrentSubTransaction();
+		else
+			RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(context);
+		CurrentResourceOwner = owner;
+	});
+	if (failed)
+		std::rethrow_exception(failed);
+	if (!fine)
+		guard([&] {
+			ereport(
+			    WARNING,
+			    (errcode(ERRCODE_DATA_CORRUPTED),
+			     errmsg("pg_grail graph \"%s\": the stored image of build %lld cannot be read, so this merge stores "
+			            "a full image instead of a delta from it",
+			            graph_name.display.c_str(), (long long)base_row.build),
+			     errdetail("%s", damage.c_str()),
+			     errhint("The new build answers from the rows; if this recurs, check the storage under the "
+			             "database.")));
+		});
+	return opened;
+}
+
+// A merge's delta from its graph's base build, and the image the two make.
+struct DeltaBuild {
+	grail::BuildDelta delta;
+	std::vector<uint8_t> image;
+	GraphRow base_row;
+};
+
+/*
+ * A merge's build as its delta from the graph's base build (the current build, or the current
+ * build's base where that is a delta already: deltas never chain), when the change is small: the
+ * rows read are diffed against the base's edges (grail::diff_rows), then freed, and the image is
+ * made from the base and the delta (grail::apply_delta), with stats filled: one build, not two.
+ * Nullopt, with the rows left for a full build, where a full image must be stored: no build yet, a
+ * change too large, keys of another kind, a base image that does not count its edges' rows or
+ * cannot be read (open_base).
+ */
+static std::optional<DeltaBuild>
+make_delta_build(const GraphName &graph_name, const GraphRow &row, GraphRows &rows, StoredBuild *stored) {
+	if (row.build <= 0 || row.build_uuid.empty() || row.index_bytes <= 0)
+		return std::nullopt;
+	DeltaBuild made;
+	made.base_row = row.is_delta() ? row.base_row() : row;
+	std::optional<OpenedIndex> base = open_base(graph_name, made.base_row);
+	if (!base)
+		return std::nullopt;
+	size_t base_edges = base->index.graph().out.edge_count();
 	size_t limit = std::max(kDeltaFloor, base_edges / kDeltaShareDivisor);
-	std::optional<grail::BuildDelta> delta = grail::diff_builds(base.index, fresh, limit);
+	std::optional<grail::BuildDelta> delta = grail::diff_rows(base->index, rows.edges, rows.keys, limit);
 	if (!delta)
-		return false;
+		return std::nullopt;
+	double start_ms = rows.start_ms;
+	rows = GraphRows{}; // the base and the delta make the image: the rows' memory is free for it
 	delta->labels = uint32_t(row.labels);
 	// The seeds of the image's hash tables, drawn as a full build draws them.
 	uint64_t seeds[2] = {0, 0};
@@ -116,32 +185,50 @@ store_delta_build(const GraphName &graph_name, const GraphRow &row, const grail:
 	delta->id_hash_seed = seeds[0] != 0 ? seeds[0] : 0x2545f4914f6cdd1dull;
 	delta->key_seed = seeds[1] != 0 ? seeds[1] : 0x9e3779b97f4a7c15ull;
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
-	std::vector<uint8_t> image = grail::apply_delta(base.index, *delta, memory_limit);
-	base = OpenedIndex{};
-	std::vector<uint8_t> bytes = delta->serialize();
+	grail::BuildStats stats;
+	try {
+		made.image = grail::apply_delta(base->index, *delta, memory_limit, &stats);
+	} catch (const grail::Error &e) {
+		if (e.kind() != grail::ErrorKind::limit_exceeded)
+			throw;
+		throw grail::Error(e.kind(), "graph \"" + graph_name.display + "\": " + e.what(),
+		                   "A superuser can raise grail.build_memory_limit (0 removes the limit).");
+	}
+	record_build_stats(stats, start_ms, stored);
+	made.delta = std::move(*delta);
+	return made;
+}
+
+/*
+ * Stores a merge's delta build (make_delta_build), as its delta's bytes beside the base's chunks,
+ * and leaves its image in the cache; built: the graph's row as the store leaves it.
+ */
+static void
+store_delta_build(const GraphRow &row, DeltaBuild &made, StoredBuild *stored, MergeKind merge, GraphRow *built) {
+	std::vector<uint8_t> bytes = made.delta.serialize();
 	StoredDelta stored_delta;
-	stored_delta.base_build = base_row.build;
-	stored_delta.base_build_uuid = base_row.build_uuid;
-	stored_delta.base_index_bytes = base_row.index_bytes;
-	stored_delta.changes = int64_t(delta->changes());
-	stored_delta.image_bytes = int64_t(image.size());
+	stored_delta.base_build = made.base_row.build;
+	stored_delta.base_build_uuid = made.base_row.build_uuid;
+	stored_delta.base_index_bytes = made.base_row.index_bytes;
+	stored_delta.changes = int64_t(made.delta.changes());
+	stored_delta.image_bytes = int64_t(made.image.size());
 	*built = row;
 	built->build = store_index(row.id, bytes, stored, merge, &stored_delta);
 	built->build_uuid = stored->build_uuid;
-	built->index_bytes = int64_t(image.size());
+	built->index_bytes = int64_t(made.image.size());
 	built->base_build = stored_delta.base_build;
 	built->base_build_uuid = stored_delta.base_build_uuid;
 	built->base_index_bytes = stored_delta.base_index_bytes;
 	built->delta_changes = stored_delta.changes;
 	built->delta_bytes = int64_t(bytes.size());
-	cache_new_image(*built, image);
-	return true;
+	cache_new_image(*built, made.image);
 }
 
 /*
  * Read the edge table of a graph, build its index and store it; returns the summary line. For a
  * live graph (merge), the read is in one snapshot, without blocking writers, and the pending
- * changes that snapshot sees, which the build has read, are deleted with it.
+ * changes that snapshot sees, which the build has read, are deleted with it. A merge whose change
+ * from the base build is small makes and stores a delta build instead of building the rows.
  */
 static std::string
 build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand command, double started) {
@@ -149,6 +236,9 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	const char *name = graph_name.display.c_str();
 	BuildProgress progress(command, row.id, row.schema, graph_name.name.c_str(), row.relid, row.source_attnum,
 	                       row.target_attnum);
+	MergeKind merge = command == BuildCommand::merge_graph        ? MergeKind::by_hand
+	                  : command == BuildCommand::background_merge ? MergeKind::background
+	                                                              : MergeKind::none;
 	// A READ COMMITTED merge reads the latest snapshot, taken after the graph row's lock, so that it
 	// sees a concurrent merge that held the lock (whose pending rows are gone). A REPEATABLE READ or
 	// SERIALIZABLE one reads its transaction's snapshot, as its other queries do (the row lock would
@@ -159,7 +249,13 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	})
 	                             : nullptr;
 	StoredBuild stored;
-	grail::Index index = build_index(name, row, snapshot, &stored);
+	GraphRows rows = read_graph_rows(name, row, snapshot, &stored);
+	std::optional<DeltaBuild> delta;
+	if (merge != MergeKind::none)
+		delta = make_delta_build(graph_name, row, rows, &stored);
+	grail::Index index;
+	if (!delta)
+		index = build_graph_rows(name, row, std::move(rows), &stored);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
 	int64_t folded = count_pending_edges(row.id, snapshot);
 	progress_phase(BuildPhase::deleting_changes, folded);
@@ -167,12 +263,11 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	progress_done(folded);
 	if (snapshot != nullptr)
 		guard([&] { UnregisterSnapshot(snapshot); });
-	MergeKind merge = command == BuildCommand::merge_graph        ? MergeKind::by_hand
-	                  : command == BuildCommand::background_merge ? MergeKind::background
-	                                                              : MergeKind::none;
 	GraphRow built = row;
 	// (grail.explain_graph names a delta build's base and changes.)
-	if (merge == MergeKind::none || !store_delta_build(graph_name, row, index, &stored, merge, &built)) {
+	if (delta) {
+		store_delta_build(row, *delta, &stored, merge, &built);
+	} else {
 		std::vector<uint8_t> bytes = index.serialize();
 		built.build = store_index(row.id, bytes, &stored, merge);
 		built.build_uuid = stored.build_uuid;
