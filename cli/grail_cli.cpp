@@ -6,7 +6,9 @@
 #include "error.hpp"
 #include "generate.hpp"
 #include "index.hpp"
+#include "rng.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -25,7 +27,8 @@ const char *kUsage =
     "  grail_cli bfs INDEX.bin SOURCE [--max-depth N]\n"
     "  grail_cli scc INDEX.bin\n"
     "  grail_cli bench-queries INDEX.bin [--queries N] [--seed S]\n"
-    "  grail_cli generate dag N AVG_DEGREE SEED | rmat SCALE EDGE_FACTOR SEED | grid ROWS COLS [--both]\n"
+    "  grail_cli generate dag N AVG_DEGREE SEED | rmat SCALE EDGE_FACTOR SEED [--dag] | grid ROWS COLS [--both]\n"
+    "                     | local N DEGREE SPAN SEED | pairs N EDGES SEED\n"
     "  grail_cli devices\n";
 
 struct UsageError : std::runtime_error {
@@ -313,7 +316,7 @@ cmd_bench(const std::vector<std::string> &args) {
 	}
 	static const char *names[ReachabilityQuery::kDecidedCount] = {
 	    "same component", "topological",  "level",        "labels",     "tree interval", "search",
-	    "unknown vertex", "Bloom filter", "interval end", "back level", "supports"};
+	    "unknown vertex", "Bloom filter", "interval end", "back level", "supports",      "back order"};
 	{
 		// What the lookup labels add to a build: choosing the supports and their records, against
 		// one sweep over supports given (what the build did before it chose them).
@@ -358,6 +361,64 @@ cmd_bench(const std::vector<std::string> &args) {
 	return 0;
 }
 
+// The R-MAT DAG of the benchmarks (bench/lookup_sql.sh): each edge from the smaller id to the
+// larger, self-loops dropped. R-MAT's ids are a permutation already, so the order is random.
+EdgeList
+rmat_dag(const EdgeList &rmat) {
+	EdgeList dag;
+	for (size_t k = 0; k < rmat.size(); k++) {
+		int64_t a = rmat.source[k], b = rmat.target[k];
+		if (a != b && !dag.append(std::min(a, b), std::max(a, b)))
+			throw Error(ErrorKind::limit_exceeded, "out of memory generating edges");
+	}
+	return dag;
+}
+
+// The random DAG of the benchmarks (bench/lookup_sql.sh): `edges` uniform pairs of 1..n-1, each
+// from the smaller number to the larger (equal ones dropped), ids a random permutation. Shallow:
+// few uniform pairs reach, unlike generate_random_dag's.
+EdgeList
+pairs_dag(uint64_t n, uint64_t count, uint64_t seed) {
+	if (n < 2 || n > (uint64_t(1) << 31))
+		throw UsageError("pairs needs 2 <= N <= 2^31");
+	Rng rng(seed);
+	std::vector<int64_t> id(n);
+	for (uint64_t i = 0; i < n; i++)
+		id[i] = int64_t(i);
+	for (uint64_t i = n; i > 1; i--)
+		std::swap(id[i - 1], id[rng.below(i)]);
+	EdgeList edges;
+	for (uint64_t k = 0; k < count; k++) {
+		uint64_t x = 1 + rng.below(n - 1), y = 1 + rng.below(n - 1);
+		if (x != y && !edges.append(id[std::min(x, y)], id[std::max(x, y)]))
+			throw Error(ErrorKind::limit_exceeded, "out of memory generating edges");
+	}
+	return edges;
+}
+
+// The deep local DAG of the benchmarks (bench/lookup_sql.sh): vertex i (1..n) to `degree` random
+// vertices of i + 1 .. i + span (those past n dropped), paths about n / span long; ids a random
+// permutation of 1..n, so that id order says nothing of the topological order.
+EdgeList
+local_dag(uint64_t n, uint64_t degree, uint64_t span, uint64_t seed) {
+	if (n == 0 || span == 0 || n > (uint64_t(1) << 31))
+		throw UsageError("local needs 1 <= N <= 2^31 and SPAN >= 1");
+	Rng rng(seed);
+	std::vector<int64_t> id(n + 1);
+	for (uint64_t i = 0; i <= n; i++)
+		id[i] = int64_t(i);
+	for (uint64_t i = n; i > 1; i--) // Fisher-Yates over 1..n
+		std::swap(id[i], id[1 + rng.below(i)]);
+	EdgeList edges;
+	for (uint64_t i = 1; i <= n; i++)
+		for (uint64_t k = 0; k < degree; k++) {
+			uint64_t t = i + 1 + rng.below(span);
+			if (t <= n && !edges.append(id[i], id[t]))
+				throw Error(ErrorKind::limit_exceeded, "out of memory generating edges");
+		}
+	return edges;
+}
+
 int
 cmd_generate(const std::vector<std::string> &args) {
 	if (args.empty())
@@ -366,9 +427,17 @@ cmd_generate(const std::vector<std::string> &args) {
 	if (args[0] == "dag" && args.size() == 4)
 		edges = generate_random_dag(uint64_t(parse_int(args[1], "N")), parse_double(args[2], "AVG_DEGREE"),
 		                            uint64_t(parse_int(args[3], "SEED")));
-	else if (args[0] == "rmat" && args.size() == 4)
+	else if (args[0] == "rmat" && (args.size() == 4 || (args.size() == 5 && args[4] == "--dag"))) {
 		edges = generate_rmat(unsigned(parse_int(args[1], "SCALE")), unsigned(parse_int(args[2], "EDGE_FACTOR")),
 		                      uint64_t(parse_int(args[3], "SEED")));
+		if (args.size() == 5)
+			edges = rmat_dag(edges);
+	} else if (args[0] == "pairs" && args.size() == 4)
+		edges = pairs_dag(uint64_t(parse_int(args[1], "N")), uint64_t(parse_int(args[2], "EDGES")),
+		                  uint64_t(parse_int(args[3], "SEED")));
+	else if (args[0] == "local" && args.size() == 5)
+		edges = local_dag(uint64_t(parse_int(args[1], "N")), uint64_t(parse_int(args[2], "DEGREE")),
+		                  uint64_t(parse_int(args[3], "SPAN")), uint64_t(parse_int(args[4], "SEED")));
 	else if (args[0] == "grid" && (args.size() == 3 || (args.size() == 4 && args[3] == "--both")))
 		edges =
 		    generate_grid(uint64_t(parse_int(args[1], "ROWS")), uint64_t(parse_int(args[2], "COLS")), args.size() == 4);

@@ -109,7 +109,8 @@ private:
 	Array<BloomRecord> data_;
 };
 
-// O(1) deciders beside the GRAIL labels, one 24-byte record per DAG vertex (component):
+// O(1) deciders beside the GRAIL labels, one 32-byte record per DAG vertex (component), aligned so
+// that a record never straddles a cache line:
 //  - back_level: the longest path from v to a sink (0 for sinks). u reaches v != u only if
 //    back_level(u) > back_level(v): with GRAIL's forward level, topological levels both ways.
 //  - up to 64 supports s_i; reaches bit i: v reaches s_i; reached_by bit i: s_i reaches v (s_i
@@ -118,13 +119,34 @@ private:
 //    no. The supports are chosen where they pay: candidates (the hubs of largest in- times
 //    out-degree, then vertices on the walks of sampled pairs that nothing else decides) are swept
 //    64 at a time, and a greedy cover of the sample keeps those that decide the most of it.
-struct LookupRecord {
+//  - an extended topological order of the reversed DAG (O'Reach's backward DFS order): a
+//    depth-first search over the predecessors, from the sinks in ascending order, each vertex's
+//    predecessors in ascending order (the components' topological numbering: measured, this
+//    order decides far more pairs than a random one). back_post is v's post-order rank,
+//    back_first the first rank of its DFS subtree (the ancestors of v that it discovered),
+//    back_lo the smallest post rank among v's ancestors (v included). For u != v: u's rank within
+//    [back_first(v), back_post(v)] (a tree ancestor of v) or equal to back_lo(v): yes;
+//    back_lo(u) < back_lo(v) (u has an ancestor that v lacks) or back_post(u) > back_post(v)
+//    (the reversed DFS finishes every ancestor of v before v): no.
+struct alignas(32) LookupRecord {
+	uint64_t reaches;
+	uint64_t reached_by;
+	uint32_t back_level;
+	uint32_t back_post;
+	uint32_t back_first;
+	uint32_t back_lo;
+};
+static_assert(sizeof(LookupRecord) == 32, "a lookup record is 32 bytes");
+
+// The lookup record of image format 6, before the backward order: read and converted (with
+// LookupLabels::kNoOrder*'s fields) by the image reader.
+struct LookupRecordV6 {
 	uint64_t reaches;
 	uint64_t reached_by;
 	uint32_t back_level;
 	uint32_t reserved; // 0
 };
-static_assert(sizeof(LookupRecord) == 24, "a lookup record is 24 bytes");
+static_assert(sizeof(LookupRecordV6) == 24, "a format 6 lookup record is 24 bytes");
 
 constexpr unsigned kMaxSupports = 64;
 
@@ -157,7 +179,8 @@ public:
 	supports() const noexcept {
 		return supports_;
 	}
-	static LookupLabels from_data(Array<uint32_t> supports, Array<LookupRecord> records);
+	// has_order: whether the records' order fields hold the backward order (else kNoOrder*).
+	static LookupLabels from_data(Array<uint32_t> supports, Array<LookupRecord> records, bool has_order = true);
 
 	// u reaches v (u != v, u before v in topological order): the supports prove it.
 	static bool
@@ -174,10 +197,33 @@ public:
 	supports_rule_out(const LookupRecord &u, const LookupRecord &v) noexcept {
 		return ((v.reaches & ~u.reaches) | (u.reached_by & ~v.reached_by)) != 0;
 	}
+	// The backward DFS order proves it: u in v's subtree of the reversed DFS, or u the ancestor of
+	// v of smallest rank (the end of v's interval).
+	static bool
+	order_proves(const LookupRecord &u, const LookupRecord &v) noexcept {
+		return (u.back_post >= v.back_first && u.back_post <= v.back_post) || u.back_post == v.back_lo;
+	}
+	// The backward DFS order rules it out: u's interval [back_lo, back_post] is not within v's.
+	static bool
+	order_rules_out(const LookupRecord &u, const LookupRecord &v) noexcept {
+		return u.back_lo < v.back_lo || u.back_post > v.back_post;
+	}
+	// The order fields of a record without a backward order (one of a format 6 image): neither
+	// order_proves() nor order_rules_out() holds for two such records.
+	static constexpr uint32_t kNoOrderPost = 0, kNoOrderFirst = 1, kNoOrderLo = 1;
+	// Whether the records hold a backward order (false for those of a format 6 image).
+	bool
+	has_order() const noexcept {
+		return has_order_;
+	}
+	// The backward DFS order of the topologically numbered DAG into the records' back_post,
+	// back_first and back_lo.
+	static void order(const Csr &dag, LookupRecord *records);
 
 private:
 	Array<uint32_t> supports_;
 	Array<LookupRecord> records_;
+	bool has_order_ = true;
 };
 
 } // namespace grail

@@ -93,13 +93,15 @@ public:
 	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr,
 	                   KeyDictionary keys = {});
 
-	// The image (format version 6): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// The image (format version 7): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
 	// labels, Bloom labels, id hash header {shift u32, seeded u32, seed u64} and table, and the key dictionary (meta
 	// {kind u32, hash shift u32, hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three
 	// empty for integer keys), the edges several rows held (RepeatedEdge, by ascending place), and the
-	// lookup labels (the supports u32[kMaxSupports], kNoVertex where unused; LookupRecord per component).
+	// lookup labels (the supports u32[kMaxSupports], kNoVertex where unused; LookupRecord per component, with
+	// the backward DFS order). A version 6 image (24-byte lookup records, no backward order) is read
+	// by copying its records, and answers without the backward order.
 	std::vector<uint8_t> serialize() const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
@@ -118,7 +120,7 @@ public:
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 6;
+	static constexpr uint32_t kFormatVersion = 7;
 
 	const Graph &
 	graph() const noexcept {
@@ -140,8 +142,9 @@ public:
 	bloom() const noexcept {
 		return bloom_;
 	}
-	// Back levels and supports (grail_labels.hpp); empty in an index read from an image older than
-	// version 6, whose queries go without them.
+	// Back levels, supports and the backward DFS order (grail_labels.hpp); empty in an index read
+	// from an image older than version 6, whose queries go without them (and without the order from
+	// a version 6 image: LookupLabels::has_order()).
 	const LookupLabels &
 	lookup() const noexcept {
 		return lookup_;
@@ -244,7 +247,7 @@ public:
 
 	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
 	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels;
-	// interval_end: pruning::end_holds; back_level, supports: LookupLabels).
+	// interval_end: pruning::end_holds; back_level, supports, back_order: LookupLabels).
 	enum class Decided {
 		same_component,
 		topological,
@@ -256,9 +259,10 @@ public:
 		bloom,
 		interval_end,
 		back_level,
-		supports
+		supports,
+		back_order
 	};
-	static constexpr int kDecidedCount = int(Decided::supports) + 1;
+	static constexpr int kDecidedCount = int(Decided::back_order) + 1;
 	Decided
 	last_decision() const noexcept {
 		return last_;

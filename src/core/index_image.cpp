@@ -1,5 +1,10 @@
 // The flat index image: format, writer, reader and validation (see index.hpp).
 //
+// Version 7 (0.7.0) is version 6 with 32-byte lookup records (LookupRecord, grail_labels.hpp):
+// the 24 bytes of version 6 (its last four bytes reserved, 0) and the backward DFS order,
+// {back_post, back_first, back_lo} u32. A version 6 image is read by copying its records into
+// that layout with order fields that decide nothing (LookupLabels::kNoOrder*): its queries go
+// without the backward order; written again, it gets one.
 // Version 6 (0.7.0) is version 5 with two last sections: the lookup labels' supports
 // (u32[kMaxSupports], kNoVertex where unused) and a LookupRecord per component (grail_labels.hpp).
 // Older images are read without them: their queries go without back levels and supports.
@@ -65,7 +70,7 @@ enum Tag : uint32_t {
 	kRepeatedEdges, // version 4: RepeatedEdge, by ascending edge
 	kTagCountV5 = kRepeatedEdges,
 	kLookupMeta, // version 6: the supports, u32[kMaxSupports], kNoVertex where unused
-	kLookup,     // version 6: LookupRecord per component
+	kLookup,     // version 6: LookupRecordV6 per component; version 7: LookupRecord
 	kTagCount = kLookup,
 };
 
@@ -320,8 +325,12 @@ struct ImageReader {
 					supports.push_back(s);
 			// No records: an index that had none (read from an older image) written again.
 			size_t records = sections[kLookup].bytes == 0 ? 0 : c;
-			index.lookup_ = LookupLabels::from_data(
-			    Array<uint32_t>(supports), section_array<LookupRecord>(sections[kLookup], kLookup, records, keep));
+			if (version >= 7)
+				index.lookup_ = LookupLabels::from_data(
+				    Array<uint32_t>(supports), section_array<LookupRecord>(sections[kLookup], kLookup, records, keep));
+			else
+				index.lookup_ = LookupLabels::from_data(Array<uint32_t>(supports),
+				                                        without_order(sections[kLookup], records), false);
 		}
 		if (verify) {
 			check(index);
@@ -334,6 +343,24 @@ struct ImageReader {
 		else if (verify)
 			check_hash(index);
 		return index;
+	}
+
+	// A version 6 image's lookup records, copied into the current layout without a backward order.
+	static Array<LookupRecord>
+	without_order(const Section &s, size_t count) {
+		Array<LookupRecordV6> old = section_array<LookupRecordV6>(s, kLookup, count, nullptr);
+		std::vector<LookupRecord> records(count);
+		for (size_t v = 0; v < count; v++) {
+			if (old[v].reserved != 0)
+				corrupt("lookup record of component " + std::to_string(v) + " has a nonzero reserved field");
+			records[v] = LookupRecord{old[v].reaches,
+			                          old[v].reached_by,
+			                          old[v].back_level,
+			                          LookupLabels::kNoOrderPost,
+			                          LookupLabels::kNoOrderFirst,
+			                          LookupLabels::kNoOrderLo};
+		}
+		return Array<LookupRecord>(std::move(records));
 	}
 
 	static KeyDictionary
@@ -464,8 +491,19 @@ struct ImageReader {
 				corrupt("lookup support " + std::to_string(supports[i]) + " is out of range or repeated");
 		LookupLabels expected =
 		    LookupLabels::build(index.dag_, 0, std::vector<vid_t>(supports.begin(), supports.end()));
-		if (std::memcmp(expected.records().data(), index.lookup_.records().data(), c * sizeof(LookupRecord)) != 0)
-			corrupt("lookup labels do not match the DAG and their supports");
+		const LookupRecord *want = expected.records().data(), *have = index.lookup_.records().data();
+		bool order = index.lookup_.has_order();
+		for (size_t v = 0; v < c; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
+			if (have[v].reaches != want[v].reaches || have[v].reached_by != want[v].reached_by ||
+			    have[v].back_level != want[v].back_level)
+				corrupt("lookup labels do not match the DAG and their supports");
+			if (order && (have[v].back_post != want[v].back_post || have[v].back_first != want[v].back_first ||
+			              have[v].back_lo != want[v].back_lo))
+				corrupt("the backward order of the lookup labels does not match the DAG (component " +
+				        std::to_string(v) + ")");
+		}
 	}
 
 	// The stored hash table finds every vertex (with its component) and holds nothing else; a graph
@@ -527,6 +565,14 @@ Index::serialize() const {
 	uint32_t lookup_meta[kMaxSupports];
 	std::fill(lookup_meta, lookup_meta + kMaxSupports, kNoVertex);
 	std::copy(lookup_.supports().begin(), lookup_.supports().end(), lookup_meta);
+	// Records read from a version 6 image get their backward order here.
+	std::vector<LookupRecord> ordered;
+	const LookupRecord *lookup_records = lookup_.records().data();
+	if (!lookup_.empty() && !lookup_.has_order()) {
+		ordered.assign(lookup_.records().begin(), lookup_.records().end());
+		LookupLabels::order(dag_, ordered.data());
+		lookup_records = ordered.data();
+	}
 	const Part parts[kTagCount] = {
 	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
 	    {kOutOffsets, graph_.out.offsets.data(), graph_.out.offsets.size() * sizeof(eid_t)},
@@ -548,7 +594,7 @@ Index::serialize() const {
 	    graph_.rows_known ? Part{kRepeatedEdges, graph_.repeated.data(), graph_.repeated.size() * sizeof(RepeatedEdge)}
 	                      : Part{kRepeatedEdges, &kRowsUnknown, sizeof kRowsUnknown},
 	    {kLookupMeta, lookup_meta, sizeof lookup_meta},
-	    {kLookup, lookup_.records().data(), lookup_.records().size() * sizeof(LookupRecord)},
+	    {kLookup, lookup_records, lookup_.records().size() * sizeof(LookupRecord)},
 	};
 	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
 	for (const Part &part : parts)

@@ -38,8 +38,8 @@ ReachabilityQuery::prefetch_labels(vid_t c) const noexcept {
 
 ReachabilityQuery::Verdict
 ReachabilityQuery::decide_labels(vid_t ca, vid_t cb) noexcept {
-	// The lookup records first (24 bytes each, one line mostly): the supports' yes, the back
-	// levels' and the supports' no.
+	// The lookup records first (32 bytes each, one line): the supports' and the backward order's
+	// yes, the back levels', the supports' and the backward order's no.
 	const LookupLabels &lookup = index_.lookup();
 	const GrailLabels &labels = index_.labels();
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
@@ -48,11 +48,17 @@ ReachabilityQuery::decide_labels(vid_t ca, vid_t cb) noexcept {
 		last_ = Decided::supports;
 		if (LookupLabels::proves(la, lb))
 			return Verdict::yes;
+		last_ = Decided::back_order;
+		if (LookupLabels::order_proves(la, lb))
+			return Verdict::yes;
 		last_ = Decided::back_level;
 		if (LookupLabels::level_rules_out(la, lb))
 			return Verdict::no;
 		last_ = Decided::supports;
 		if (LookupLabels::supports_rule_out(la, lb))
+			return Verdict::no;
+		last_ = Decided::back_order;
+		if (LookupLabels::order_rules_out(la, lb))
 			return Verdict::no;
 	}
 	// pruning::step()'s tests one by one, to record which one decided. Then the GRAIL records:
