@@ -52,13 +52,7 @@ constexpr size_t kFirstStaging = kFirstDownloadWords;
 // Refuses what the GPU search cannot take, before any device work.
 void
 check_gpu_search(const Csr &graph) {
-	const size_t n = graph.vertex_count();
-	if (n > kGpuChordlessMaxVertices)
-		throw Error(ErrorKind::limit_exceeded,
-		            "GPU chordless cycles: the graph has " + std::to_string(n) +
-		                " vertices, the GPU search keeps each path as a bitmap of at most " +
-		                std::to_string(kGpuChordlessMaxVertices) + " vertices",
-		            "Use the CPU for this graph (grail.device = auto or cpu).");
+	check_gpu_chordless_size(graph);
 	require_device("GPU chordless cycles");
 }
 

@@ -1,8 +1,10 @@
 #include "chordless.hpp"
 
 #include "error.hpp"
+#include "gpu.hpp"
 
 #include <algorithm>
+#include <string>
 
 namespace grail {
 
@@ -20,6 +22,17 @@ undirected_simple(const Csr &graph) {
 			target.push_back(v);
 		}
 	return Csr::from_pairs(n, source, target, true);
+}
+
+void
+check_gpu_chordless_size(const Csr &graph) {
+	const size_t n = graph.vertex_count();
+	if (n > kGpuChordlessMaxVertices)
+		throw Error(ErrorKind::limit_exceeded,
+		            "GPU chordless cycles: the graph has " + std::to_string(n) +
+		                " vertices, the GPU search keeps each path as a bitmap of at most " +
+		                std::to_string(kGpuChordlessMaxVertices) + " vertices",
+		            "Use the CPU for this graph (grail.device = auto or cpu).");
 }
 
 namespace {

@@ -185,6 +185,9 @@ private:
 // The GPU search keeps each path as a bitmap of the graph's vertices: graphs with more vertices
 // than this are refused.
 constexpr size_t kGpuChordlessMaxVertices = 4096;
+// Throws Error(limit_exceeded) for a graph past kGpuChordlessMaxVertices: called before any device
+// work, and by a backend before it asks the GPU service (whose refusal would come as its failure).
+void check_gpu_chordless_size(const Csr &graph);
 
 // Where the time of a GPU chordless-cycle search went (host clock), for benchmarks; an
 // enumeration accumulates it over its batches.

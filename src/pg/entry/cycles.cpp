@@ -76,6 +76,7 @@ struct CycleStream {
 		on_chosen_device(
 		    "chordless_cycles()", g,
 		    [&] {
+			    grail::check_gpu_chordless_size(g);
 			    service = service_chordless_cycles(*graph, min_length, max_length, "chordless_cycles()");
 			    if (!service)
 				    gpu = std::make_unique<grail::GpuChordlessCycleEnumerator>(g, min_length, max_length);
@@ -226,6 +227,7 @@ GRAIL_FUNCTION_NULLABLE(grail_chordless_cycle_counts, 0) {
 	    "chordless_cycle_counts()", g,
 	    [&] {
 		    // The GPU service where it runs and has the graph's image, else this backend's GPU.
+		    grail::check_gpu_chordless_size(g);
 		    if (auto c = service_chordless_counts(graph, max_length, "chordless_cycle_counts()"))
 			    return std::move(*c);
 		    return grail::count_chordless_cycles_gpu(g, max_length);

@@ -5,6 +5,7 @@
 // it says is what the functions do, not a second account of it.
 #include "device_policy.hpp"
 #include "error.hpp"
+#include "gpu.hpp"
 #include "index.hpp"
 
 #include <string>
@@ -133,6 +134,16 @@ GRAIL_FUNCTION(grail_explain_graph) {
 	OpenedFor rows = explain_open(name, false);
 	const grail::Graph &g = rows.graph->index.graph();
 	Device bfs = traversal_device(g.out, gpu_probe_for(*rows.graph));
+	// Chordless cycles take the route of bfs (gpu_client.hpp), within the GPU search's size.
+	Device cycles = bfs;
+	if (cycles.device == "gpu service" || cycles.device == "gpu in this backend") {
+		try {
+			grail::check_gpu_chordless_size(g.out);
+		} catch (const grail::Error &e) {
+			cycles = device_policy().mode == grail::DeviceMode::automatic ? Device{"cpu", e.what()}
+			                                                              : Device{"none", e.what()};
+		}
+	}
 	Row table[] = {
 	    {"reachable(graph, a, b)", &reach, {"cpu", "one pair per call"}},
 	    {"reachable(graph, a[], b[])", &reach, batch_device(reach)},
@@ -140,7 +151,7 @@ GRAIL_FUNCTION(grail_explain_graph) {
 	    {"bfs(..., direction => 'both')", &rows, {"cpu", "a search over both edge lists runs on the cpu"}},
 	    {"path, find_cycle", &rows, {"cpu", "bidirectional search pruned by the labels"}},
 	    {"scc_components, scc_component", &rows, {"cpu", "the components the index holds (no search)"}},
-	    {"chordless_cycles, chordless_cycle_counts", &rows, bfs}, // the same route as bfs (gpu_client.hpp)
+	    {"chordless_cycles, chordless_cycle_counts", &rows, cycles},
 	};
 
 	guard([&] {
