@@ -28,6 +28,9 @@ cmake -S . -B build/unit -DGTEST_SOURCE_DIR="$PWD/.gtest" >"$out/ctest.log" 2>&1
 	cmake --build build/unit -j16 >>"$out/ctest.log" 2>&1 &&
 	(cd build/unit && ctest -L gpu --output-on-failure >>"$out/ctest.log" 2>&1) || status=1
 grep -E "tests passed|tests failed|Skipped" "$out/ctest.log" | tail -3
+# The GPU service's tests with its GPU executor live in the CPU test binary (they skip without a GPU).
+(cd build/unit && ctest -R GpuExecutor --output-on-failure >"$out/ctest_executor.log" 2>&1) || status=1
+grep -E "tests passed|tests failed|Skipped|Not Run" "$out/ctest_executor.log" | tail -3
 
 echo "== SQL tests with grail.device = gpu"
 PGOPTIONS='-c grail.device=gpu' make installcheck >"$out/installcheck.log" 2>&1 || { status=1; cat regression.diffs >>"$out/installcheck.log"; }
