@@ -6,7 +6,8 @@
 # (the same number of rows from generate_series / unnest) in the same session. The server runs
 # with pg_grail preloaded (the shared image cache) in both phases; only grail.gpu_service differs.
 # The build row is create_graph's wall time over BUILD_RUNS runs (default 3), and beside it what
-# came after reading the rows (the issue's "after the read" target: build_ms - read_ms).
+# came after reading the rows (the issue's "after the read" target: build_ms - read_ms); each build's
+# phases are printed as it ends. QUERIES picks the rows (default "build scc bfs reach").
 #   bench/sql_gpu.sh [RUNS] [SCALES...]     defaults: 5 runs, scales 20 22 (edge factor 16)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,6 +48,7 @@ for s in $scales; do
 	start=$(date +%s)
 	psql -Xq -d grail_sqlgpu -c "CREATE TABLE rmat_$s (source bigint, target bigint)"
 	build/grail_cli generate rmat "$s" 16 1 | psql -Xq -d grail_sqlgpu -c "\copy rmat_$s from stdin with (delimiter ' ')"
+	psql -Xq -d grail_sqlgpu -c "VACUUM ANALYZE rmat_$s" # builds read a table whose hint bits are set
 	psql -Xq -d grail_sqlgpu <<SQL
 SET grail.device = gpu;
 SELECT grail.create_graph('g$s', 'rmat_$s');
@@ -66,7 +68,7 @@ time_build() { # device scale
 	psql -XAtq -d grail_sqlgpu <<SQL
 CREATE TEMP TABLE t (ms float8, after_read float8);
 DO \$\$
-DECLARE t0 timestamptz; ms float8;
+DECLARE t0 timestamptz; ms float8; p record;
 BEGIN
 	PERFORM set_config('grail.device', '$1', false);
 	FOR i IN 1..${BUILD_RUNS:-3} LOOP
@@ -75,6 +77,11 @@ BEGIN
 		PERFORM grail.create_graph('build_$2', 'rmat_$2');
 		ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
 		INSERT INTO t SELECT ms, build_ms - read_ms FROM grail.graphs WHERE name = 'build_$2';
+		SELECT round(read_ms::numeric) AS read, round(graph_ms::numeric) AS graph, round(scc_ms::numeric) AS scc,
+		       round(label_ms::numeric) AS labels, round(persist_ms::numeric) AS persist
+		INTO p FROM grail.graph WHERE name = 'build_$2';
+		RAISE NOTICE 'build % rmat_%: wall % ms; read %, graph %, scc %, labels %, persist % ms', '$1', '$2',
+			round(ms::numeric), p.read, p.graph, p.scc, p.labels, p.persist;
 	END LOOP;
 	PERFORM grail.drop_graph('build_$2');
 END \$\$;
@@ -84,7 +91,7 @@ SQL
 }
 
 declare -A result
-queries=(build scc bfs reach)
+read -ra queries <<<"${QUERIES:-build scc bfs reach}"
 query_text() { # kind scale
 	case $1 in
 	scc) echo "SELECT count(*) FROM grail.scc_components('g$2')" ;;

@@ -82,7 +82,7 @@ struct BuildStats {
 	double graph_seconds = 0;  // ids and CSR
 	double scc_seconds = 0;    // components and condensation
 	double label_seconds = 0;  // GRAIL, Bloom and lookup labels
-	double lookup_seconds = 0; // of which the lookup labels (choosing the supports, their sweeps)
+	double lookup_seconds = 0; // of which the lookup labels (choosing the supports, their sweeps), the id hash
 };
 
 class Index {

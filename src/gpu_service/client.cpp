@@ -45,16 +45,19 @@ receive(int fd, const WaitFn &wait, const std::function<void()> &started, const 
 	size_t received = 0;
 	for (;;) {
 		FrameType got;
-		if (!recv_frame(fd, got, payload, kMaxChunk + 65536, wait))
+		SharedBytes shared;
+		if (!recv_frame(fd, got, payload, kMaxChunk + 65536, wait, &shared))
 			throw ProtocolError("the GPU service closed the connection before its answer was complete");
-		if (got == FrameType::chunk) {
-			if (payload.size() > kMaxChunk || received + payload.size() > kMaxResult)
+		if (got == FrameType::chunk || got == FrameType::shared) {
+			const uint8_t *bytes = got == FrameType::chunk ? payload.data() : shared.data();
+			size_t n = got == FrameType::chunk ? payload.size() : shared.size();
+			if ((got == FrameType::chunk && n > kMaxChunk) || received + n > kMaxResult)
 				throw ProtocolError("the GPU service sent an oversized chunk");
-			received += payload.size();
+			received += n;
 			if (sink)
-				sink(payload.data(), payload.size());
+				sink(bytes, n);
 			else
-				result.insert(result.end(), payload.begin(), payload.end());
+				result.insert(result.end(), bytes, bytes + n);
 		} else if (got == FrameType::started && started && payload.empty() && received == 0) {
 			started();
 		} else if (got == FrameType::end) {
@@ -140,13 +143,8 @@ call_build(const std::string &path, const BuildRequest &request, const int64_t *
 	try {
 		std::vector<uint8_t> header = encode(request);
 		send_frame(s.fd, FrameType::build, header.data(), header.size(), wait);
-		for (const int64_t *column : {source, target}) {
-			const uint8_t *bytes = reinterpret_cast<const uint8_t *>(column);
-			size_t n = size_t(request.rows) * sizeof(int64_t);
-			for (size_t at = 0; at < n; at += kMaxChunk)
-				send_frame(s.fd, FrameType::chunk, bytes + at, std::min(kMaxChunk, n - at), wait);
-		}
-		send_frame(s.fd, FrameType::end, nullptr, 0, wait);
+		size_t n = size_t(request.rows) * sizeof(int64_t);
+		send_shared(s.fd, {{source, n}, {target, n}}, wait);
 	} catch (const ProtocolError &lost) {
 		// The server may have refused the request and closed: its error frame says why.
 		FrameType got;

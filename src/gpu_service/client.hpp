@@ -61,8 +61,8 @@ private:
 	std::vector<uint8_t> payload_;
 };
 
-// A build request (FrameType::build): the request frame, then the rows straight from the caller's
-// arrays (no copy) in chunk frames of at most kMaxChunk and an end frame; started() is called when
+// A build request (FrameType::build): the request frame, then the rows from the caller's arrays in
+// one shared frame (sealed into a memory file: one copy, none through the socket); started() is called when
 // the server's started frame comes (the rows are in and its device work begins), and the result's
 // chunks go to sink as they arrive (a BuiltReceiver's take: no reassembled copy). Throws as call()
 // does, and whatever sink throws; an error frame the server sent while the rows were still going (it

@@ -968,8 +968,59 @@ send_chunks(int fd, const uint8_t *bytes, size_t n, const WaitFn &wait) {
 }
 
 void
+send_shared(int fd, std::initializer_list<BytePiece> pieces, const WaitFn &wait) {
+	struct File {
+		int fd;
+		~File() {
+			close(fd);
+		}
+	} file{seal_bytes(pieces)};
+	uint64_t count = 0;
+	for (const BytePiece &piece : pieces)
+		count += piece.size;
+	uint32_t header[2] = {uint32_t(sizeof count), uint32_t(FrameType::shared)};
+	struct iovec iov[2] = {{header, sizeof header}, {&count, sizeof count}};
+	// The descriptor rides on the frame's first byte; once some bytes went, the rest go plainly.
+	union {
+		char buffer[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	std::memset(&control, 0, sizeof control);
+	struct msghdr message = {};
+	message.msg_iov = iov;
+	message.msg_iovlen = 2;
+	message.msg_control = control.buffer;
+	message.msg_controllen = sizeof control.buffer;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	std::memcpy(CMSG_DATA(c), &file.fd, sizeof(int));
+	for (;;) {
+		ssize_t done = sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (done > 0) {
+			size_t sent = size_t(done), total = sizeof header + sizeof count;
+			uint8_t frame[sizeof header + sizeof count];
+			std::memcpy(frame, header, sizeof header);
+			std::memcpy(frame + sizeof header, &count, sizeof count);
+			write_all(fd, frame + sent, total - sent, wait);
+			return;
+		}
+		if (done < 0 && errno == EINTR)
+			continue;
+		if (done < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			wait_for(fd, true, wait);
+		else
+			throw ProtocolError(std::string("the connection was lost: ") + std::strerror(errno));
+	}
+}
+
+void
 send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait) {
-	send_chunks(fd, bytes.data(), bytes.size(), wait);
+	if (bytes.size() > kMaxChunk)
+		send_shared(fd, {{bytes.data(), bytes.size()}}, wait);
+	else if (!bytes.empty())
+		send_frame(fd, FrameType::chunk, bytes.data(), bytes.size(), wait);
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 
@@ -1014,44 +1065,107 @@ send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait) {
 	uint64_t count = rows.vertex.size();
 	if (rows.depth.size() != count || rows.parent.size() != count)
 		throw Error(ErrorKind::internal, "a bfs result has not one depth and one parent per vertex");
-	// The bytes of encode_bfs_rows() as four pieces where they lie, sent as chunk frames of
-	// kMaxChunk (the last one shorter) as send_result() sends them, each frame gathered from the
-	// pieces it spans.
-	const struct {
-		const uint8_t *data;
-		size_t bytes;
-	} pieces[] = {{reinterpret_cast<const uint8_t *>(&count), sizeof count},
-	              {reinterpret_cast<const uint8_t *>(rows.vertex.data()), count * sizeof(vid_t)},
-	              {reinterpret_cast<const uint8_t *>(rows.depth.data()), count * sizeof(uint32_t)},
-	              {reinterpret_cast<const uint8_t *>(rows.parent.data()), count * sizeof(vid_t)}};
-	size_t total = sizeof count + 12 * size_t(count), piece = 0, in = 0;
-	for (size_t at = 0; at < total;) {
-		size_t length = std::min(kMaxChunk, total - at);
-		uint32_t header[2] = {uint32_t(length), uint32_t(FrameType::chunk)};
-		struct iovec iov[6];
+	// The bytes of encode_bfs_rows() as four pieces where they lie.
+	std::initializer_list<BytePiece> pieces = {{&count, sizeof count},
+	                                           {rows.vertex.data(), count * sizeof(vid_t)},
+	                                           {rows.depth.data(), count * sizeof(uint32_t)},
+	                                           {rows.parent.data(), count * sizeof(vid_t)}};
+	size_t total = sizeof count + 12 * size_t(count);
+	if (total > kMaxChunk) {
+		send_shared(fd, pieces, wait);
+	} else {
+		uint32_t header[2] = {uint32_t(total), uint32_t(FrameType::chunk)};
+		struct iovec iov[5];
 		size_t used = 0;
 		iov[used++] = {header, sizeof header};
-		for (size_t want = length; want > 0;) {
-			size_t k = std::min(want, pieces[piece].bytes - in);
-			iov[used++] = {const_cast<uint8_t *>(pieces[piece].data + in), k};
-			want -= k;
-			in += k;
-			if (in == pieces[piece].bytes) {
-				piece++;
-				in = 0;
-			}
-		}
+		for (const BytePiece &piece : pieces)
+			iov[used++] = {const_cast<void *>(piece.data), piece.size};
 		write_pieces(fd, iov, used, wait);
-		at += length;
 	}
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 
+// Reads n bytes as read_all() does, taking the descriptors passed with them: the first into
+// *passed (-1 if none came), any more closed and refused.
+static bool
+read_all_passing(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait, int *passed) {
+	*passed = -1;
+	size_t got = 0;
+	bool extra = false;
+	while (got < n) {
+		struct iovec iov = {p + got, n - got};
+		union {
+			char buffer[CMSG_SPACE(4 * sizeof(int))];
+			struct cmsghdr align;
+		} control;
+		struct msghdr message = {};
+		message.msg_iov = &iov;
+		message.msg_iovlen = 1;
+		message.msg_control = control.buffer;
+		message.msg_controllen = sizeof control.buffer;
+		ssize_t done = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+		if (done >= 0) {
+			for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
+				if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+					continue;
+				size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+				for (size_t k = 0; k < count; k++) {
+					int one;
+					std::memcpy(&one, CMSG_DATA(c) + k * sizeof(int), sizeof one);
+					if (*passed < 0) {
+						*passed = one;
+					} else {
+						close(one);
+						extra = true;
+					}
+				}
+			}
+			if ((message.msg_flags & MSG_CTRUNC) != 0)
+				extra = true;
+		}
+		if (extra) {
+			if (*passed >= 0)
+				close(*passed);
+			*passed = -1;
+			throw ProtocolError("a frame came with more descriptors than one");
+		}
+		if (done > 0) {
+			got += size_t(done);
+		} else if (done == 0) {
+			if (*passed >= 0)
+				close(*passed);
+			*passed = -1;
+			if (got == 0 && at_start)
+				return false;
+			throw ProtocolError("the connection was closed in the middle of a message");
+		} else if (errno == EINTR) {
+			continue;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			wait_for(fd, false, wait);
+		} else {
+			if (*passed >= 0)
+				close(*passed);
+			*passed = -1;
+			throw ProtocolError(std::string("the connection was lost: ") + std::strerror(errno));
+		}
+	}
+	return true;
+}
+
 bool
-recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_payload, const WaitFn &wait) {
+recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_payload, const WaitFn &wait,
+           SharedBytes *shared) {
 	uint8_t header[kHeaderBytes];
-	if (!read_all(fd, header, sizeof header, true, wait))
+	int passed = -1;
+	if (!read_all_passing(fd, header, sizeof header, true, wait, &passed))
 		return false;
+	struct Passed {
+		int fd;
+		~Passed() {
+			if (fd >= 0)
+				close(fd);
+		}
+	} file{passed};
 	uint32_t length, kind;
 	std::memcpy(&length, header, 4);
 	std::memcpy(&kind, header + 4, 4);
@@ -1060,6 +1174,22 @@ recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_pa
 	type = FrameType(kind);
 	payload.resize(length);
 	read_all(fd, payload.data(), length, false, wait);
+	if (type != FrameType::shared) {
+		if (file.fd >= 0)
+			throw ProtocolError("a frame that shares no bytes came with a descriptor");
+		return true;
+	}
+	if (shared == nullptr)
+		throw ProtocolError("a shared frame where none was expected");
+	if (file.fd < 0)
+		throw ProtocolError("a shared frame came without its memory file");
+	uint64_t count;
+	if (payload.size() != sizeof count)
+		throw ProtocolError("a shared frame's payload is not its byte count");
+	std::memcpy(&count, payload.data(), sizeof count);
+	int taken = file.fd;
+	file.fd = -1;
+	*shared = SharedBytes::map(taken, count);
 	return true;
 }
 

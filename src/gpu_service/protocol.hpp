@@ -16,6 +16,7 @@
 #include "error.hpp"
 #include "graph.hpp"
 #include "index.hpp"
+#include "shared_bytes.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -33,8 +34,8 @@ enum class FrameType : uint32_t {
 	scc = 3,       // ImageRef
 	reach = 4,     // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
 	               // to[count] i64
-	build = 5,     // BuildRequest; then its rows as chunk frames (source[rows] i64, then target[rows] i64,
-	               // the chunks' bytes in that order) and an end frame. The result: encode_built().
+	build = 5,     // BuildRequest; then its rows in one shared frame (source[rows] i64, then target[rows]
+	               // i64). The result: encode_built().
 	search = 6,    // SearchRequest: component pairs the backend's labels left undecided, only searched.
 	               // The result: encode_searched().
 	chordless = 7, // ChordlessRequest: the cycles as they are found (append_cycles()' bytes, streamed),
@@ -46,11 +47,15 @@ enum class FrameType : uint32_t {
 	// A build's rows arrived and its device work begins (no payload): the backend's
 	// grail.gpu_service_wait ends there, since the build itself takes as long as it takes.
 	started = 103,
+	// Either way: the next bytes (a result's, or a build's rows) in a sealed memory file whose
+	// descriptor comes with the frame (shared_bytes.hpp); the payload is their count, u64. A result
+	// longer than one chunk comes so.
+	shared = 104,
 };
 
 // 'G' 'R' and the version (2: the version field; 1 had none; 3: builds; 4: component searches;
-// 5: chordless cycles).
-constexpr uint32_t kProtocolVersion = 0x47520000u | 5u;
+// 5: chordless cycles; 6: shared frames).
+constexpr uint32_t kProtocolVersion = 0x47520000u | 6u;
 
 constexpr size_t kHeaderBytes = 8;
 constexpr size_t kMaxChunk = size_t(1) << 20;
@@ -401,16 +406,22 @@ using WaitFn = std::function<void(int fd, bool for_write)>;
 
 // Writes a frame (header and payload); a ProtocolError when the peer is gone.
 void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait);
-// Sends bytes as chunk frames of at most kMaxChunk, then an end frame.
+// Writes a shared frame: the pieces' bytes sealed in a memory file, its descriptor passed with the
+// frame.
+void send_shared(int fd, std::initializer_list<BytePiece> pieces, const WaitFn &wait);
+// Sends bytes as one chunk frame, or a shared frame when longer than kMaxChunk, then an end frame.
 void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
 // Sends bytes as chunk frames of at most kMaxChunk (no end frame: more may follow).
 void send_chunks(int fd, const uint8_t *bytes, size_t n, const WaitFn &wait);
 // Sends a bfs's rows (encode_bfs_rows()'s bytes) from its arrays, as send_result() would send those
-// bytes (chunk frames of kMaxChunk, the last one shorter, then an end frame), each frame gathered
-// from the arrays it spans. Every array must hold as many rows as the vertices.
+// bytes, gathered from the arrays (no joined copy). Every array must hold as many rows as the
+// vertices.
 void send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait);
 // Reads one frame, refusing a payload longer than max_payload; false at a clean end of stream
-// before a header.
-bool recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_payload, const WaitFn &wait);
+// before a header. A shared frame's bytes are mapped into *shared (its payload checked); a shared
+// frame where shared is null, a descriptor with any other frame or a shared frame without one is a
+// ProtocolError.
+bool recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_payload, const WaitFn &wait,
+                SharedBytes *shared = nullptr);
 
 } // namespace grail::service

@@ -125,13 +125,19 @@ public:
 		return seconds;
 	}
 	BuiltParts
-	build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) override {
 		started();
 		BuiltParts parts;
 		BuiltGraph &b = parts.graph;
 		double start = now_ms();
-		b.graph = Graph::from_edges(rows);
-		rows = EdgeList{};
+		{
+			EdgeList edges;
+			const int64_t *source = reinterpret_cast<const int64_t *>(rows.data());
+			edges.source.assign(source, source + request.rows);
+			edges.target.assign(source + request.rows, source + 2 * request.rows);
+			rows = SharedBytes();
+			b.graph = Graph::from_edges(edges);
+		}
 		b.graph_seconds = ms_since(start) / 1e3;
 		start = now_ms();
 		b.components = strongly_connected_components(b.graph.out);
@@ -251,12 +257,13 @@ public:
 	// the policy picks the device for the DAG; a device that cannot hold the labels under auto
 	// leaves them to the host. Its device memory is freed when the request ends.
 	BuiltParts
-	build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) override {
 		std::lock_guard<std::mutex> lock(device_);
 		started();
 		BuiltParts parts;
-		parts.graph = build_graph_gpu(rows.source.data(), rows.target.data(), rows.size());
-		rows = EdgeList{};
+		const int64_t *source = reinterpret_cast<const int64_t *>(rows.data());
+		parts.graph = build_graph_gpu(source, source + request.rows, size_t(request.rows));
+		rows = SharedBytes();
 		DevicePolicy policy;
 		policy.mode = request.mode == 0 ? DeviceMode::cpu : request.mode == 1 ? DeviceMode::gpu : DeviceMode::automatic;
 		policy.min_edges = request.min_edges;
@@ -607,41 +614,19 @@ Server::evict(const Resident *in_use) {
 	}
 }
 
-EdgeList
+SharedBytes
 Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
-	// Reserved, not filled: memory is touched only as the rows come (a request that says more rows
-	// than it sends costs address space, not memory).
-	EdgeList edges;
-	edges.source.reserve(size_t(rows));
-	edges.target.reserve(size_t(rows));
+	FrameType type;
 	std::vector<uint8_t> payload;
-	for (;;) {
-		poll_cancel();
-		FrameType type;
-		if (!recv_frame(fd, type, payload, kMaxChunk, wait))
-			throw ProtocolError("the client closed the connection in the middle of a build's rows");
-		if (type == FrameType::end) {
-			if (edges.target.size() != rows || !payload.empty())
-				throw ProtocolError("a build request's rows are fewer than it says");
-			return edges;
-		}
-		if (type != FrameType::chunk)
-			throw ProtocolError("a build request's rows hold a frame that is not a chunk");
-		if (payload.size() % sizeof(int64_t) != 0)
-			throw ProtocolError("a build request's chunk holds a partial value");
-		size_t values = payload.size() / sizeof(int64_t);
-		if (values > 2 * rows - edges.source.size() - edges.target.size())
-			throw ProtocolError("a build request's rows are more than it says");
-		// The sources, then the targets: a chunk may hold the end of one and the start of the other.
-		size_t to_source = std::min(values, size_t(rows) - edges.source.size());
-		auto append = [](std::vector<int64_t> &column, const uint8_t *bytes, size_t count) {
-			size_t at = column.size();
-			column.resize(at + count);
-			std::memcpy(column.data() + at, bytes, count * sizeof(int64_t));
-		};
-		append(edges.source, payload.data(), to_source);
-		append(edges.target, payload.data() + to_source * sizeof(int64_t), values - to_source);
-	}
+	SharedBytes shared;
+	if (!recv_frame(fd, type, payload, 64, wait, &shared))
+		throw ProtocolError("the client closed the connection before a build's rows");
+	if (type != FrameType::shared)
+		throw ProtocolError("a build request's rows are not in a shared frame");
+	if (shared.size() != 2 * rows * sizeof(int64_t))
+		throw ProtocolError("a build request's rows are " + std::to_string(shared.size()) + " bytes, not the " +
+		                    std::to_string(2 * rows * sizeof(int64_t)) + " of its " + std::to_string(rows) + " rows");
+	return shared;
 }
 
 Server::Reply
@@ -715,7 +700,7 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 	case FrameType::build: {
 		BuildRequest q = decode_build(payload.data(), payload.size());
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
-		EdgeList rows = receive_rows(fd, q.rows, wait);
+		SharedBytes rows = receive_rows(fd, q.rows, wait);
 		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
 		result = encode_built(parts);
 		return reply;

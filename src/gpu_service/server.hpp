@@ -92,11 +92,11 @@ public:
 	// seconds the search took.
 	virtual double search(Resident &image, const std::vector<vid_t> &from, const std::vector<vid_t> &to,
 	                      bool *answers) = 0;
-	// A graph build from its rows (released once the graph is made): the graph, components, DAG
-	// (build_graph_gpu, or the host's steps) and the labels (grail_labels_gpu where the request's
-	// policy picks the device for the DAG, else GrailLabels::build). started() is called when the
-	// device work begins (the GPU: under its lock).
-	virtual BuiltParts build(const BuildRequest &request, EdgeList &rows, const std::function<void()> &started) = 0;
+	// A graph build from its rows (the request's count of sources, then as many targets; released
+	// once the graph is made): the graph, components, DAG (build_graph_gpu, or the host's steps) and
+	// the labels (grail_labels_gpu where the request's policy picks the device for the DAG, else
+	// GrailLabels::build). started() is called when the device work begins (the GPU: under its lock).
+	virtual BuiltParts build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) = 0;
 	// The chordless cycles of the image's graph, enumerated a batch per next() (the GPU: each batch
 	// under its lock, so that a stream its client reads slowly holds no other request back), and
 	// their counts by length.
@@ -166,7 +166,7 @@ private:
 	void stream_cycles(int fd, CycleSource &source);
 	Reply answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait);
 	// A build request's rows: chunk frames of exactly 16 * rows bytes in all, then an end frame.
-	static EdgeList receive_rows(int fd, uint64_t rows, const WaitFn &wait);
+	static SharedBytes receive_rows(int fd, uint64_t rows, const WaitFn &wait);
 
 	ServerOptions options_;
 	std::unique_ptr<Executor> executor_;

@@ -203,15 +203,29 @@ TEST(GpuServiceProtocol, ImageNamesStayInTheCache) {
 }
 
 // Frames over a socket pair: a result of many chunks is joined again.
-TEST(GpuServiceProtocol, LargeResultsComeInChunks) {
+// A long result comes as one shared frame (its bytes in a sealed memory file), a stream's bytes as
+// chunk frames of at most kMaxChunk.
+TEST(GpuServiceProtocol, LargeResultsComeSharedStreamsInChunks) {
 	int fds[2];
 	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM, 0, fds), 0);
 	std::vector<uint8_t> big(kMaxChunk * 5 + 12345);
 	for (size_t i = 0; i < big.size(); i++)
 		big[i] = uint8_t(i * 131 + 7);
-	std::thread writer([&] { send_result(fds[0], big, nullptr); });
-	std::vector<uint8_t> joined, payload;
+	std::thread writer([&] {
+		send_result(fds[0], big, nullptr);
+		send_chunks(fds[0], big.data(), big.size(), nullptr);
+		send_frame(fds[0], FrameType::end, nullptr, 0, nullptr);
+	});
+	std::vector<uint8_t> payload;
 	FrameType type;
+	SharedBytes shared;
+	ASSERT_TRUE(recv_frame(fds[1], type, payload, kMaxChunk, nullptr, &shared));
+	ASSERT_EQ(type, FrameType::shared);
+	ASSERT_EQ(shared.size(), big.size());
+	EXPECT_EQ(std::memcmp(shared.data(), big.data(), big.size()), 0);
+	ASSERT_TRUE(recv_frame(fds[1], type, payload, kMaxChunk, nullptr, &shared));
+	EXPECT_EQ(type, FrameType::end);
+	std::vector<uint8_t> joined;
 	size_t chunks = 0;
 	while (recv_frame(fds[1], type, payload, kMaxChunk, nullptr) && type == FrameType::chunk) {
 		EXPECT_LE(payload.size(), kMaxChunk);
@@ -381,18 +395,21 @@ TEST(GpuServiceServer, ClientDisconnectMidStream) {
 	ImageRef ref = s.write(index, 1);
 	std::vector<uint8_t> request = encode(BfsRequest{ref, 0, UINT32_MAX, false});
 	for (int k = 0; k < 3; k++) {
-		// Reads one chunk of the 4.8 MB answer (more than a socket's buffer), then hangs up.
+		// Takes the 4.8 MB answer's shared frame, or (k = 0) nothing, then hangs up before the end.
 		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 		struct sockaddr_un addr = {};
 		addr.sun_family = AF_UNIX;
 		std::strcpy(addr.sun_path, s.socket.c_str());
 		ASSERT_EQ(connect(fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr), 0);
 		send_frame(fd, FrameType::bfs, request.data(), request.size(), nullptr);
-		FrameType type;
-		std::vector<uint8_t> payload;
-		ASSERT_TRUE(recv_frame(fd, type, payload, kMaxChunk, nullptr));
-		EXPECT_EQ(type, FrameType::chunk);
-		EXPECT_EQ(payload.size(), kMaxChunk);
+		if (k > 0) {
+			FrameType type;
+			std::vector<uint8_t> payload;
+			SharedBytes shared;
+			ASSERT_TRUE(recv_frame(fd, type, payload, kMaxChunk, nullptr, &shared));
+			EXPECT_EQ(type, FrameType::shared);
+			EXPECT_EQ(shared.size(), 8 + 12 * 400001u);
+		}
 		close(fd);
 	}
 	BfsRows rows = decode_bfs_rows(call(s.socket, FrameType::bfs, encode(BfsRequest{ref, 5, 3, false}), nullptr));

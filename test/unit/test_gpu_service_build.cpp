@@ -26,6 +26,7 @@
 #include <string>
 #include <thread>
 
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -338,6 +339,36 @@ struct Raw {
 	send(FrameType type, const std::vector<uint8_t> &payload) {
 		send_frame(fd, type, payload.data(), payload.size(), nullptr);
 	}
+	// A frame with descriptors passed on its first byte.
+	void
+	send_passing(FrameType type, const std::vector<uint8_t> &payload, std::vector<int> fds) {
+		std::vector<uint8_t> frame(8 + payload.size());
+		uint32_t header[2] = {uint32_t(payload.size()), uint32_t(type)};
+		std::memcpy(frame.data(), header, 8);
+		std::memcpy(frame.data() + 8, payload.data(), payload.size());
+		struct iovec iov = {frame.data(), frame.size()};
+		std::vector<char> control(CMSG_SPACE(fds.size() * sizeof(int)), 0);
+		struct msghdr message = {};
+		message.msg_iov = &iov;
+		message.msg_iovlen = 1;
+		message.msg_control = control.data();
+		message.msg_controllen = control.size();
+		struct cmsghdr *c = CMSG_FIRSTHDR(&message);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(fds.size() * sizeof(int));
+		std::memcpy(CMSG_DATA(c), fds.data(), fds.size() * sizeof(int));
+		ASSERT_EQ(sendmsg(fd, &message, MSG_NOSIGNAL), ssize_t(frame.size()));
+		for (int f : fds)
+			close(f);
+	}
+	// A shared frame announcing count bytes, with the memory file fd.
+	void
+	send_shared_file(uint64_t count, int file) {
+		std::vector<uint8_t> payload(8);
+		std::memcpy(payload.data(), &count, 8);
+		send_passing(FrameType::shared, payload, {file});
+	}
 	// The answer's error message, or "" when the answer is no error frame.
 	std::string
 	error() {
@@ -366,34 +397,78 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 	std::vector<uint8_t> ten(rows.source.size() * 8 * 2);
 	std::memcpy(ten.data(), rows.source.data(), 80);
 	std::memcpy(ten.data() + 80, rows.target.data(), 80);
+	// A memory file holding bytes, sealed (seal_bytes) or not.
+	auto unsealed = [](const std::vector<uint8_t> &bytes) {
+		int f = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		EXPECT_EQ(write(f, bytes.data(), bytes.size()), ssize_t(bytes.size()));
+		return f;
+	};
+	auto sealed = [](const std::vector<uint8_t> &bytes) { return seal_bytes({{bytes.data(), bytes.size()}}); };
 	{ // fewer rows than it says
 		Raw r(s.socket);
 		BuildRequest q = request_for(rows);
 		q.rows = 11;
 		r.send(FrameType::build, encode(q));
-		r.send(FrameType::chunk, ten);
-		r.send(FrameType::end, {});
-		EXPECT_NE(r.error().find("fewer than it says"), std::string::npos);
+		r.send_shared_file(ten.size(), sealed(ten));
+		EXPECT_NE(r.error().find("160 bytes, not the 176 of its 11 rows"), std::string::npos);
 	}
 	{ // more rows than it says
 		Raw r(s.socket);
 		BuildRequest q = request_for(rows);
 		q.rows = 9;
 		r.send(FrameType::build, encode(q));
-		r.send(FrameType::chunk, ten);
-		EXPECT_NE(r.error().find("more than it says"), std::string::npos);
+		r.send_shared_file(ten.size(), sealed(ten));
+		EXPECT_NE(r.error().find("160 bytes, not the 144 of its 9 rows"), std::string::npos);
 	}
-	{ // a chunk that ends within a value
+	{ // a file of another size than its frame announces
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send(FrameType::chunk, std::vector<uint8_t>(7, 1));
-		EXPECT_NE(r.error().find("partial value"), std::string::npos);
+		r.send_shared_file(ten.size() + 8, sealed(ten));
+		EXPECT_NE(r.error().find("not the 168 it announced"), std::string::npos);
 	}
-	{ // a frame that is no chunk among the rows
+	{ // a file its sender could still write or shrink
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send(FrameType::info, {});
-		EXPECT_NE(r.error().find("not a chunk"), std::string::npos);
+		r.send_shared_file(ten.size(), unsealed(ten));
+		EXPECT_NE(r.error().find("not sealed"), std::string::npos);
+	}
+	{ // a shared frame without its file
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		std::vector<uint8_t> count(8);
+		uint64_t n = ten.size();
+		std::memcpy(count.data(), &n, 8);
+		r.send(FrameType::shared, count);
+		EXPECT_NE(r.error().find("without its memory file"), std::string::npos);
+	}
+	{ // two files on one frame
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		std::vector<uint8_t> count(8);
+		uint64_t n = ten.size();
+		std::memcpy(count.data(), &n, 8);
+		r.send_passing(FrameType::shared, count, {sealed(ten), sealed(ten)});
+		EXPECT_NE(r.error().find("more descriptors than one"), std::string::npos);
+	}
+	{ // a file on a frame that shares nothing
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send_passing(FrameType::chunk, std::vector<uint8_t>(16, 1), {sealed(ten)});
+		EXPECT_NE(r.error().find("shares no bytes came with a descriptor"), std::string::npos);
+	}
+	{ // the rows as chunk frames, or another frame, in place of the shared frame
+		for (FrameType other : {FrameType::chunk, FrameType::info}) {
+			Raw r(s.socket);
+			r.send(FrameType::build, encode(request_for(rows)));
+			r.send(other, other == FrameType::chunk ? std::vector<uint8_t>(16, 1) : std::vector<uint8_t>());
+			EXPECT_NE(r.error().find("not in a shared frame"), std::string::npos);
+		}
+	}
+	{ // a shared frame whose payload is not a count
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send_passing(FrameType::shared, std::vector<uint8_t>(7, 0), {sealed(ten)});
+		EXPECT_NE(r.error().find("not its byte count"), std::string::npos);
 	}
 	{ // 2^31 rows and more: refused before any is read
 		Raw r(s.socket);
@@ -434,7 +509,7 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 	EXPECT_EQ(after.graph().vertex_count(), 11u);
 }
 
-// A client that leaves in the middle of its rows (held by the test hook after the request frame)
+// A client that leaves before its rows are all sent (held by the test hook after the request frame)
 // cancels the request; a server that stops meanwhile leaves its client with an error, not a hang.
 TEST(GpuServiceBuild, EitherSideLeavingMidTransfer) {
 	Scratch s;
@@ -447,8 +522,8 @@ TEST(GpuServiceBuild, EitherSideLeavingMidTransfer) {
 		{
 			Raw r(s.socket);
 			r.send(FrameType::build, encode(request_for(many)));
-			std::vector<uint8_t> some(4096, 0);
-			r.send(FrameType::chunk, some);
+			// Half a frame header, where the rows' shared frame would be.
+			ASSERT_EQ(write(r.fd, "\x08\0\0\0", 4), 4);
 			for (int i = 0; i < 200 && running.server.active_connections() == 0; i++)
 				usleep(10000);
 			EXPECT_EQ(running.server.active_connections(), 1u);

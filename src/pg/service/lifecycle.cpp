@@ -205,7 +205,9 @@ make_delta_build(const GraphName &graph_name, const GraphRow &row, GraphRows &ro
  */
 static void
 store_delta_build(const GraphRow &row, DeltaBuild &made, StoredBuild *stored, MergeKind merge, GraphRow *built) {
+	double start = grail::now_ms();
 	std::vector<uint8_t> bytes = made.delta.serialize();
+	stored->persist_ms = grail::ms_since(start);
 	StoredDelta stored_delta;
 	stored_delta.base_build = made.base_row.build;
 	stored_delta.base_build_uuid = made.base_row.build_uuid;
@@ -268,7 +270,9 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	if (delta) {
 		store_delta_build(row, *delta, &stored, merge, &built);
 	} else {
+		double serializing = grail::now_ms();
 		std::vector<uint8_t> bytes = index.serialize();
+		stored.persist_ms = grail::ms_since(serializing);
 		built.build = store_index(row.id, bytes, &stored, merge);
 		built.build_uuid = stored.build_uuid;
 		built.index_bytes = int64_t(bytes.size());

@@ -798,7 +798,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		// A delta build's image is the one its base and delta make (apply_delta), never stored.
 		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());
 		stats->written_bytes = int64_t(bytes.size());
-		stats->persist_ms = grail::ms_since(start);
+		stats->persist_ms += grail::ms_since(start);
 		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,
 		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID,
 		               INT8OID, TEXTOID,   INT8OID,   INT8OID,   INT8OID};
