@@ -665,8 +665,8 @@ static constexpr size_t kElementBytes[kBuiltArrays] = {sizeof(int64_t),      siz
                                                        sizeof(RepeatedEdge), sizeof(uint32_t), sizeof(vid_t),
                                                        sizeof(eid_t),        sizeof(vid_t),    sizeof(uint32_t)};
 
-std::vector<uint8_t>
-encode_built(const BuiltParts &parts) {
+std::vector<BytePiece>
+built_pieces(const BuiltParts &parts, uint8_t (&header)[kBuiltHeaderBytes]) {
 	const BuiltGraph &b = parts.graph;
 	struct Part {
 		const void *data;
@@ -681,11 +681,11 @@ encode_built(const BuiltParts &parts) {
 	                                   {b.dag.offsets.data(), b.dag.offsets.size()},
 	                                   {b.dag.targets.data(), b.dag.targets.size()},
 	                                   {parts.labels.data().data(), parts.labels.data().size()}};
+	static const uint8_t zeros[8] = {};
 	uint64_t total = kBuiltHeaderBytes;
 	for (int a = 0; a < kBuiltArrays; a++)
 		total += padded(arrays[a].count * kElementBytes[a]);
 	Writer w;
-	w.buffer().reserve(total);
 	w.u64(total);
 	w.u64(bits_of(b.graph_seconds));
 	w.u64(bits_of(b.scc_seconds));
@@ -694,11 +694,25 @@ encode_built(const BuiltParts &parts) {
 	w.u64(parts.labels.label_count());
 	for (const Part &a : arrays)
 		w.u64(a.count);
+	std::memcpy(header, w.buffer().data(), kBuiltHeaderBytes);
+	std::vector<BytePiece> pieces = {{header, kBuiltHeaderBytes}};
 	for (int a = 0; a < kBuiltArrays; a++) {
-		w.bytes(arrays[a].data, arrays[a].count * kElementBytes[a]);
-		w.align(8);
+		size_t bytes = arrays[a].count * kElementBytes[a];
+		pieces.push_back({arrays[a].data, bytes});
+		pieces.push_back({zeros, padded(bytes) - bytes});
 	}
-	return std::move(w.buffer());
+	return pieces;
+}
+
+std::vector<uint8_t>
+encode_built(const BuiltParts &parts) {
+	uint8_t header[kBuiltHeaderBytes];
+	std::vector<uint8_t> bytes;
+	for (const BytePiece &piece : built_pieces(parts, header)) {
+		const uint8_t *p = static_cast<const uint8_t *>(piece.data);
+		bytes.insert(bytes.end(), p, p + piece.size);
+	}
+	return bytes;
 }
 
 void
@@ -968,7 +982,7 @@ send_chunks(int fd, const uint8_t *bytes, size_t n, const WaitFn &wait) {
 }
 
 void
-send_shared(int fd, std::initializer_list<BytePiece> pieces, const WaitFn &wait) {
+send_shared(int fd, const std::vector<BytePiece> &pieces, const WaitFn &wait) {
 	struct File {
 		int fd;
 		~File() {
@@ -1066,10 +1080,10 @@ send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait) {
 	if (rows.depth.size() != count || rows.parent.size() != count)
 		throw Error(ErrorKind::internal, "a bfs result has not one depth and one parent per vertex");
 	// The bytes of encode_bfs_rows() as four pieces where they lie.
-	std::initializer_list<BytePiece> pieces = {{&count, sizeof count},
-	                                           {rows.vertex.data(), count * sizeof(vid_t)},
-	                                           {rows.depth.data(), count * sizeof(uint32_t)},
-	                                           {rows.parent.data(), count * sizeof(vid_t)}};
+	std::vector<BytePiece> pieces = {{&count, sizeof count},
+	                                 {rows.vertex.data(), count * sizeof(vid_t)},
+	                                 {rows.depth.data(), count * sizeof(uint32_t)},
+	                                 {rows.parent.data(), count * sizeof(vid_t)}};
 	size_t total = sizeof count + 12 * size_t(count);
 	if (total > kMaxChunk) {
 		send_shared(fd, pieces, wait);

@@ -343,6 +343,9 @@ struct BuiltParts {
 // smallest vertex of each component, DAG offsets and targets, label records.
 constexpr int kBuiltArrays = 9;
 constexpr size_t kBuiltHeaderBytes = 8 * (6 + kBuiltArrays);
+// The result's bytes as pieces where they lie (the header written into header): what a server
+// sends, gathered; joined by encode_built().
+std::vector<BytePiece> built_pieces(const BuiltParts &parts, uint8_t (&header)[kBuiltHeaderBytes]);
 std::vector<uint8_t> encode_built(const BuiltParts &parts);
 
 // Takes a build result's bytes as they come (chunk by chunk) straight into the parts' arrays, each
@@ -408,7 +411,7 @@ using WaitFn = std::function<void(int fd, bool for_write)>;
 void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait);
 // Writes a shared frame: the pieces' bytes sealed in a memory file, its descriptor passed with the
 // frame.
-void send_shared(int fd, std::initializer_list<BytePiece> pieces, const WaitFn &wait);
+void send_shared(int fd, const std::vector<BytePiece> &pieces, const WaitFn &wait);
 // Sends bytes as one chunk frame, or a shared frame when longer than kMaxChunk, then an end frame.
 void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
 // Sends bytes as chunk frames of at most kMaxChunk (no end frame: more may follow).

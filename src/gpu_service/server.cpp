@@ -702,7 +702,10 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
 		SharedBytes rows = receive_rows(fd, q.rows, wait);
 		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
-		result = encode_built(parts);
+		uint8_t header[kBuiltHeaderBytes];
+		send_shared(fd, built_pieces(parts, header), wait);
+		send_frame(fd, FrameType::end, nullptr, 0, wait);
+		reply.streamed = true;
 		return reply;
 	}
 	default:

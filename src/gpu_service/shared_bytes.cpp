@@ -39,7 +39,7 @@ refuse(const std::string &what) {
 } // namespace
 
 int
-seal_bytes(std::initializer_list<BytePiece> pieces) {
+seal_bytes(const std::vector<BytePiece> &pieces) {
 	Descriptor file;
 	file.fd = memfd_create("pg_grail", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (file.fd < 0)

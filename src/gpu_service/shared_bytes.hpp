@@ -8,7 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <initializer_list>
+#include <vector>
 
 namespace grail::service {
 
@@ -21,7 +21,7 @@ struct BytePiece {
 // A sealed memory file holding the pieces' bytes in order: no one can write, shrink or grow it any
 // more, so a reader's mapping stays valid and unchanged. Returns its descriptor (close-on-exec; the
 // caller closes it once sent); a ProtocolError when the system refuses (out of memory).
-int seal_bytes(std::initializer_list<BytePiece> pieces);
+int seal_bytes(const std::vector<BytePiece> &pieces);
 
 // The bytes of a sealed memory file that the peer sent, mapped read-only. map() takes the
 // descriptor (closing it) and refuses, with a ProtocolError, a file that is not sealed against
