@@ -43,45 +43,13 @@ eval "$(scripts/cluster.sh start)"
 db=grail_build_bench_${vertices}_${edges}_${degree}_${span}_${scale}_${edge_factor}
 workdir=${TMPDIR:-/tmp}/grail-bench-build
 mkdir -p "$workdir"
-if [ "$reuse" != 1 ] || [ -z "$(psql -XAtq -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" ]; then
-	psql -XAtq -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-	P -c "CREATE EXTENSION pg_grail" >/dev/null
-fi
-exists() { [ -n "$(P -c "SELECT 1 FROM pg_class WHERE relname = '$1'")" ]; }
-
-range=$(awk -v n="$vertices" -v s="$scale" 'BEGIN { r = 2 ^ s; if (n + 1 > r) r = n + 1; printf "%d", r }')
-if ! exists perm; then
-	P -c "SELECT setseed(0.31)" \
-	  -c "CREATE TABLE perm AS SELECT i, (row_number() OVER (ORDER BY random()) - 1)::bigint AS p FROM generate_series(0, $range - 1) i" \
-	  -c "CREATE UNIQUE INDEX ON perm (i)" -c "VACUUM ANALYZE perm" >/dev/null
-fi
+bench_db "$reuse"
+permuted_ids
 
 make_table() { # name -> table e_NAME (source, target) of permuted ids, vacuumed (hint bits set)
 	local g=$1
 	exists "e_$g" && return 0
-	case $g in
-	dag)
-		P -c "SELECT setseed(0.11)" -c "CREATE TEMP TABLE raw AS SELECT least(x, y) AS s, greatest(x, y) AS t FROM (
-		        SELECT (1 + random() * ($vertices - 1))::bigint AS x, (1 + random() * ($vertices - 1))::bigint AS y
-		        FROM generate_series(1, $edges)) r WHERE x <> y" \
-		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t" >/dev/null
-		;;
-	local)
-		P -c "SELECT setseed(0.12)" -c "CREATE TEMP TABLE raw AS SELECT i AS s, i + 1 + floor(random() * $span)::bigint AS t
-		        FROM generate_series(1, $vertices) i, generate_series(1, $degree) k" \
-		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t WHERE raw.t <= $vertices" >/dev/null
-		;;
-	rmat)
-		[ -x "$cli" ] || { echo "grail_cli not found at $cli (cmake --build build --target grail_cli)" >&2; exit 2; }
-		"$cli" generate rmat "$scale" "$edge_factor" 13 >"$workdir/edges.txt"
-		P -c "CREATE TEMP TABLE raw0 (s bigint, t bigint)" \
-		  -c "\\copy raw0 FROM '$workdir/edges.txt' WITH (FORMAT text, DELIMITER ' ')" \
-		  -c "CREATE TEMP TABLE raw AS SELECT least(s, t) AS s, greatest(s, t) AS t FROM raw0 WHERE s <> t" \
-		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t" >/dev/null
-		rm -f "$workdir/edges.txt"
-		;;
-	*) echo "unknown graph $g (local, dag, rmat)" >&2; exit 2 ;;
-	esac
+	permuted_edges "$g"
 	P -c "VACUUM ANALYZE e_$g" >/dev/null
 }
 

@@ -37,20 +37,9 @@ eval "$(scripts/cluster.sh start)"
 db=grail_lookup_bench_${vertices}_${edges}_${degree}_${span}_${scale}_${edge_factor}_${pairs}
 workdir=${TMPDIR:-/tmp}/grail-bench-lookup
 mkdir -p "$workdir"
-if [ "$reuse" != 1 ] || [ -z "$(psql -XAtq -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$db'")" ]; then
-	psql -XAtq -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-	P -c "CREATE EXTENSION pg_grail" >/dev/null
-fi
-exists() { [ -n "$(P -c "SELECT 1 FROM pg_class WHERE relname = '$1'")" ]; }
+bench_db "$reuse"
 session="SET max_parallel_workers_per_gather = 0; SET jit = off; SET work_mem = '256MB'; SET grail.device = cpu;"
-
-# A permutation of 0 .. max(VERTICES, 2^SCALE): perm.p is the id of number i.
-range=$(awk -v n="$vertices" -v s="$scale" 'BEGIN { r = 2 ^ s; if (n + 1 > r) r = n + 1; printf "%d", r }')
-if ! exists perm; then
-	P -c "SELECT setseed(0.31)" \
-	  -c "CREATE TABLE perm AS SELECT i, (row_number() OVER (ORDER BY random()) - 1)::bigint AS p FROM generate_series(0, $range - 1) i" \
-	  -c "CREATE UNIQUE INDEX ON perm (i)" -c "VACUUM ANALYZE perm" >/dev/null
-fi
+permuted_ids
 
 make_graph() { # name -> table e_NAME (source, target) of permuted ids, graph NAME, pairs tables
 	local g=$1
@@ -58,28 +47,7 @@ make_graph() { # name -> table e_NAME (source, target) of permuted ids, graph NA
 	# What an interrupted run left of this graph.
 	P -c "SELECT grail.drop_graph(name) FROM grail.graphs WHERE name IN ('$g', '${g}_oid')" \
 	  -c "DROP TABLE IF EXISTS e_$g, eo_$g, u_$g, r_$g, u1_$g, u4_$g, uo_$g, ranked_$g" >/dev/null
-	case $g in
-	dag)
-		P -c "SELECT setseed(0.11)" -c "CREATE TEMP TABLE raw AS SELECT least(x, y) AS s, greatest(x, y) AS t FROM (
-		        SELECT (1 + random() * ($vertices - 1))::bigint AS x, (1 + random() * ($vertices - 1))::bigint AS y
-		        FROM generate_series(1, $edges)) r WHERE x <> y" \
-		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t" >/dev/null
-		;;
-	local)
-		P -c "SELECT setseed(0.12)" -c "CREATE TEMP TABLE raw AS SELECT i AS s, i + 1 + floor(random() * $span)::bigint AS t
-		        FROM generate_series(1, $vertices) i, generate_series(1, $degree) k" \
-		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t WHERE raw.t <= $vertices" >/dev/null
-		;;
-	rmat)
-		[ -x "$cli" ] || { echo "grail_cli not found at $cli (cmake --build build --target grail_cli)" >&2; exit 2; }
-		"$cli" generate rmat "$scale" "$edge_factor" 13 >"$workdir/edges.txt"
-		P -c "CREATE TEMP TABLE raw0 (s bigint, t bigint)" \
-		  -c "\\copy raw0 FROM '$workdir/edges.txt' WITH (FORMAT text, DELIMITER ' ')" \
-		  -c "CREATE TEMP TABLE raw AS SELECT least(s, t) AS s, greatest(s, t) AS t FROM raw0 WHERE s <> t" \
-		  -c "CREATE TABLE e_$g AS SELECT pa.p AS source, pb.p AS target FROM raw JOIN perm pa ON pa.i = raw.s JOIN perm pb ON pb.i = raw.t" >/dev/null
-		rm -f "$workdir/edges.txt"
-		;;
-	esac
+	permuted_edges "$g"
 	# Uniform pairs over the vertices of the edge table; reachable pairs by random walks.
 	P -c "CREATE INDEX ON e_$g (source)" -c "VACUUM ANALYZE e_$g" \
 	  -c "SELECT grail.create_graph('$g', 'e_$g')" \

@@ -542,7 +542,7 @@ RETURNS text[]
 AS 'MODULE_PATHNAME', 'grail_path_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.path(text, text, text) IS
-'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none.';
+'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none. On a uuid or integer graph, keys that are valid literals of its kind are read as such (an untyped literal comes here), and the path is given as text.';
 
 CREATE FUNCTION grail.path(graph text, source uuid, target uuid)
 RETURNS uuid[]
@@ -563,7 +563,7 @@ RETURNS text[]
 AS 'MODULE_PATHNAME', 'grail_find_cycle_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.find_cycle(text, text) IS
-'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none.';
+'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none. On a uuid or integer graph, a key that is a valid literal of its kind is read as such, and the cycle is given as text.';
 
 CREATE FUNCTION grail.find_cycle(graph text, vertex uuid)
 RETURNS uuid[]
@@ -663,10 +663,6 @@ COMMENT ON FUNCTION grail.device_info() IS
 'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only, then the GPU service: running (server pid, executor, restarts) or why not. Initialises CUDA in this backend.';
 
 -- Paths, cycles and chordless_cycles() progress: text keys on other graphs, the search in grail.activity.
-COMMENT ON FUNCTION grail.path(text, text, text) IS
-'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none. On a uuid or integer graph, keys that are valid literals of its kind are read as such (an untyped literal comes here), and the path is given as text.';
-COMMENT ON FUNCTION grail.find_cycle(text, text) IS
-'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none. On a uuid or integer graph, a key that is a valid literal of its kind is read as such, and the cycle is given as text.';
 COMMENT ON FUNCTION grail_internal._activity() IS
 'The builds and merges in progress in this database, and the chordless_cycles() searches open, that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
@@ -681,46 +677,6 @@ ALTER TABLE grail.graph
 	ADD COLUMN merge_count bigint NOT NULL DEFAULT 0,
 	ADD COLUMN last_background_merge timestamptz,
 	ADD COLUMN background_merge_count bigint NOT NULL DEFAULT 0;
-
-CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
-SELECT n.nspname AS schema,
-       g.name,
-       g.relid::regclass AS relation,
-       s.attname AS source_column,
-       t.attname AS target_column,
-       g.vertices,
-       g.edges,
-       g.components,
-       g.components AS dag_vertices,
-       g.dag_edges,
-       g.labels,
-       g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
-       g.index_bytes,
-       g.stale,
-       g.owner,
-       g.live,
-       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
-        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
-       g.last_merge,
-       g.merge_count,
-       g.last_background_merge,
-       g.background_merge_count
-FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
-WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
-  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
-  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
-  AND NOT pg_catalog.row_security_active(c.oid);
-
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';
 
 -- oid and reg* keys, and system catalogs as edge tables. Where each build was made (the cluster,
 -- the database and the edge table's number: src/pg/store/catalog.hpp, build_scope), so that a build
@@ -935,8 +891,10 @@ CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_create_graph'
 LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE COST 1000000;
+-- Plain views as edge sources: a graph over a view is read in each statement's snapshot as the
+-- querying role, through the view's query (src/pg/store/edges.cpp), and stores no build.
 COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
-'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL.';
+'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL. Over a plain view (SELECT on its edge columns is all it needs; no filter; live ignored): nothing is stored, and every statement reads the view''s query as its own role, in its own snapshot (the view''s security_barrier, security_invoker and the row-level security under it apply), once per statement.';
 
 -- The stored filter with a renamed column's new name (src/pg/entry/ddl_commands.cpp); an error
 -- where the filter no longer parses.
@@ -1075,47 +1033,6 @@ BEGIN
 	END IF;
 END
 $$;
-
-CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
-SELECT n.nspname AS schema,
-       g.name,
-       g.relid::regclass AS relation,
-       s.attname AS source_column,
-       t.attname AS target_column,
-       g.vertices,
-       g.edges,
-       g.components,
-       g.components AS dag_vertices,
-       g.dag_edges,
-       g.labels,
-       g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
-       g.index_bytes,
-       g.stale,
-       g.owner,
-       g.live,
-       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
-        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
-       g.last_merge,
-       g.merge_count,
-       g.last_background_merge,
-       g.background_merge_count,
-       g.filter
-FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
-WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
-  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
-  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
-  AND NOT pg_catalog.row_security_active(c.oid);
-
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, and its filter (NULL: every row of the table is an edge)';
 
 -- Materialized views as edge sources: a graph over one builds as over a table, is never live (a
 -- materialized view fires no triggers), and goes stale when REFRESH MATERIALIZED VIEW (also
@@ -1625,11 +1542,6 @@ COMMENT ON FUNCTION grail._mark_stale() IS
 COMMENT ON FUNCTION grail._log_changes() IS
 'Internal: the trigger that logs a live graph''s edge changes (or marks a graph that is not live stale); not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._log_changes(...).';
 
--- Plain views as edge sources: a graph over a view is read in each statement's snapshot as the
--- querying role, through the view's query (src/pg/store/edges.cpp), and stores no build.
-COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
-'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL. Over a plain view (SELECT on its edge columns is all it needs; no filter; live ignored): nothing is stored, and every statement reads the view''s query as its own role, in its own snapshot (the view''s security_barrier, security_invoker and the row-level security under it apply), once per statement.';
-
 -- Delta merges: a merge that changes a small share of a graph stores the change from its base
 -- build (src/core/build_delta.hpp) in grail.index_chunk rows of negative seq, beside the base's
 -- image (seq from 0), instead of a whole new image; index_bytes is then the size of the image that
@@ -1646,8 +1558,10 @@ ALTER TABLE grail.graph
 -- images written before (4 MB, toasted) are read as before.
 ALTER TABLE grail.index_chunk SET (toast_tuple_target = 8160);
 
--- Delta merges in grail.graphs: the build number and, for a build that a merge stored as its delta
--- from a full build, that base build, its changes and its stored bytes (NULL for a full build).
+-- grail.graphs with the columns this version adds (once they are all in grail.graph): when each
+-- graph was last merged by hand and in the background and how many times each, its filter, and its
+-- build number and, for a build that a merge stored as its delta from a full build, that base
+-- build, its changes and its stored bytes (NULL for a full build).
 CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
 SELECT n.nspname AS schema,
        g.name,

@@ -37,8 +37,8 @@ CREATE SEQUENCE grail.graph_id_seq;
 
 -- relid, owner and namespace are regclass, regrole and regnamespace, not oid: pg_dump writes them
 -- as names, so a restore into another cluster resolves them to that cluster's objects. A graph
--- lives in a schema (namespace), found as a table is; the columns from namespace on come last
--- because 0.3.0 added them.
+-- lives in a schema (namespace), found as a table is; the columns from namespace on come last, in
+-- the order the upgrades added them (0.3.0 on), so that an updated catalog has the same columns.
 CREATE TABLE grail.graph (
 	id            bigint PRIMARY KEY DEFAULT nextval('grail.graph_id_seq'),
 	name          text NOT NULL CHECK (name <> ''),
@@ -71,6 +71,40 @@ CREATE TABLE grail.graph (
 	-- Writes to a live graph's edge table go to grail.pending_change and queries answer for the rows
 	-- their snapshot sees; writes to another graph's table make it stale (0.5.0).
 	live          boolean NOT NULL DEFAULT false,
+	-- Merges you can watch, as autovacuum is watched (pg_stat_all_tables): when the graph was last
+	-- merged by hand (grail.merge_graph()) and in the background, and how many times each, written by
+	-- the merge's own build (src/pg/store/catalog.cpp, store_index), so that they are transactional
+	-- with it (a merge that rolls back counts nothing), survive a restart, and go with the graph to a
+	-- dump and a standby. grail.log_merge_min_duration logs the merges.
+	last_merge    timestamptz,
+	merge_count   bigint NOT NULL DEFAULT 0,
+	last_background_merge timestamptz,
+	background_merge_count bigint NOT NULL DEFAULT 0,
+	-- oid and reg* keys, and system catalogs as edge tables. Where each build was made (the cluster,
+	-- the database and the edge table's number: src/pg/store/catalog.hpp, build_scope), so that a
+	-- build keyed by oids (roles, relations, ...) never answers after a restore renumbered those
+	-- objects: the edge table's reg* columns come back as names, and relid as a regclass, both
+	-- renumbered; the stored image does not.
+	built_in      text,
+	-- Filters: create_graph(..., filter => 'kind = ''prod''') builds the graph over the rows that
+	-- pass a boolean expression of the edge table's columns, checked as a partial index's predicate
+	-- is (src/pg/store/edge_filter.hpp). It is stored as SQL text, as PostgreSQL's deparser writes
+	-- it with only pg_catalog on the search_path (so every other object is schema-qualified),
+	-- because the oids of a node tree would not survive a dump restored elsewhere (grail.graph's
+	-- rows are dumped as data), pg_upgrade, or a function dropped and created again.
+	-- filter_columns: the columns it reads, by name: a RENAME COLUMN rewrites the text, a dropped or
+	-- retyped column makes the graph stale, and its refresh then says why.
+	filter        text,
+	filter_columns name[] NOT NULL DEFAULT '{}',
+	-- Delta merges: a merge that changes a small share of a graph stores the change from its base
+	-- build (src/core/build_delta.hpp) in grail.index_chunk rows of negative seq, beside the base's
+	-- image (seq from 0), instead of a whole new image; index_bytes is then the size of the image
+	-- that base and delta make. All NULL for a full build.
+	base_build    bigint,
+	base_build_uuid uuid,
+	base_index_bytes bigint,
+	delta_changes bigint,
+	delta_bytes   bigint,
 	UNIQUE (namespace, name)
 );
 
@@ -103,11 +137,16 @@ CREATE TABLE grail.pending_change (
 	source     bigint[],
 	target     bigint[],
 	source_key text[],
-	target_key text[]
+	target_key text[],
+	-- The incremental overlay of live graphs: each row carries its writer's top-level transaction,
+	-- which orders the log, so that a reader whose snapshot sees all that its last read saw reads only
+	-- the rows logged since (src/pg/store/pending_changes.hpp). Rows logged before 0.7.0 have none:
+	-- readers take them as logged before any bound.
+	xid        xid8
 );
 ALTER TABLE grail.pending_change ALTER COLUMN source SET STORAGE EXTERNAL, ALTER COLUMN target SET STORAGE EXTERNAL,
 	ALTER COLUMN source_key SET STORAGE EXTERNAL, ALTER COLUMN target_key SET STORAGE EXTERNAL;
-CREATE INDEX pending_change_graph ON grail.pending_change (graph_id);
+CREATE INDEX pending_change_graph ON grail.pending_change (graph_id, xid);
 -- Merges, refreshes and drops delete its rows: a publication FOR ALL TABLES, which publishes it
 -- too, refuses deletes from a table without a replica identity. No key fits (a row is one batch of
 -- one statement; no column tells two apart), so the whole row; its cost is WAL under wal_level =
@@ -153,7 +192,16 @@ SELECT n.nspname AS schema,
        g.owner,
        g.live,
        (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
-        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
+       g.last_merge,
+       g.merge_count,
+       g.last_background_merge,
+       g.background_merge_count,
+       g.filter,
+       g.build,
+       g.base_build,
+       g.delta_changes,
+       g.delta_bytes
 FROM grail.graph g
 JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
 JOIN pg_catalog.pg_class c ON c.oid = g.relid
@@ -165,7 +213,7 @@ WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND NOT pg_catalog.row_security_active(c.oid);
 
 GRANT SELECT ON grail.graphs TO PUBLIC;
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change)';
+COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, its filter (NULL: every row of the table is an edge), its build number, and for a build that a merge stored as a delta: the full build it is a delta from (base_build), the edges and vertices it changes and its stored bytes (NULL for a full build)';
 
 -- pg_grail's internal functions live in a schema of their own, a member of the extension, so that
 -- \df grail.* lists what users call. The two trigger functions, grail._log_changes and
@@ -200,7 +248,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'grail_activity'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION grail_internal._activity() IS
-'The builds and merges in progress in this database that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
+'The builds and merges in progress in this database, and the chordless_cycles() searches open, that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
 
 CREATE VIEW grail.activity WITH (security_barrier = true) AS
 SELECT COALESCE(g.schema, p.schema) AS schema,
@@ -240,18 +288,21 @@ FROM (SELECT g.id,
 FULL JOIN grail_internal._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
 
 GRANT SELECT ON grail.activity TO PUBLIC;
-COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
+COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
 
 -- Graph lifecycle
 
+-- Plain views as edge sources: a graph over a view is read in each statement's snapshot as the
+-- querying role, through the view's query (src/pg/store/edges.cpp), and stores no build.
 CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
                                    target_column name DEFAULT 'target', labels int DEFAULT 5,
-                                   skip_nulls boolean DEFAULT false, live boolean DEFAULT true)
+                                   skip_nulls boolean DEFAULT false, live boolean DEFAULT true,
+                                   filter text DEFAULT NULL)
 RETURNS text
 AS 'MODULE_PATHNAME', 'grail_create_graph'
-LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE COST 1000000;
-COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean) IS
-'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph.';
+LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE COST 1000000;
+COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
+'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL. Over a plain view (SELECT on its edge columns is all it needs; no filter; live ignored): nothing is stored, and every statement reads the view''s query as its own role, in its own snapshot (the view''s security_barrier, security_invoker and the row-level security under it apply), once per statement.';
 
 CREATE FUNCTION grail.refresh_graph(name text)
 RETURNS text
@@ -353,7 +404,7 @@ RETURNS TABLE (vertex anyelement, component anyelement)
 AS 'MODULE_PATHNAME', 'grail_scc_components_keyed'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 3 ROWS 10000;
 COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
-'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid); ordered by key.';
+'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys, as NULL::regrole): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid; the oid''s number for oid types); ordered by key.';
 
 CREATE FUNCTION grail.scc_component(graph text, vertex text)
 RETURNS text
@@ -394,7 +445,7 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'grail_device_info'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100;
 COMMENT ON FUNCTION grail.device_info() IS
-'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only. Initialises CUDA in this backend.';
+'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only, then the GPU service: running (server pid, executor, restarts) or why not. Initialises CUDA in this backend.';
 
 -- The shared cache of index images (src/pg/service/image_cache.hpp): what it holds, what it did for this session.
 CREATE FUNCTION grail.cache_info()
@@ -448,6 +499,8 @@ BEGIN
 END
 $$;
 REVOKE ALL ON FUNCTION grail._mark_stale() FROM PUBLIC;
+COMMENT ON FUNCTION grail._mark_stale() IS
+'Internal: the trigger that marks a graph stale when a table above its edge table changes; not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._mark_stale(...).';
 
 -- The triggers of a live graph's edge table and its descendants (grail_internal._watch) log each statement's
 -- changes to grail.pending_change (a live graph), or mark the graph stale (another), in C
@@ -457,6 +510,8 @@ RETURNS trigger
 AS 'MODULE_PATHNAME', 'grail_log_changes'
 LANGUAGE C;
 REVOKE ALL ON FUNCTION grail._log_changes() FROM PUBLIC;
+COMMENT ON FUNCTION grail._log_changes() IS
+'Internal: the trigger that logs a live graph''s edge changes (or marks a graph that is not live stale); not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._log_changes(...).';
 
 -- The tables a graph over edge_table depends on besides it: the inheritance (or partition)
 -- ancestors of the table and of its descendants outside that family (a descendant's other
@@ -536,7 +591,7 @@ REVOKE ALL ON FUNCTION grail_internal._drop_triggers(bigint, regclass[], text[])
 -- parent reaches rows of tables outside the family too, which its transition tables do not tell
 -- apart. All but the apply trigger ENABLE ALWAYS, so that they fire under session_replication_role =
 -- replica (restores) too. New triggers are made before old ones go: a graph missing one would be marked stale
--- (grail_internal._on_drop).
+-- (grail_internal._on_drop). A materialized view gets none (grail_internal._on_refresh).
 CREATE FUNCTION grail_internal._watch(graph_id bigint)
 RETURNS void
 LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
@@ -553,8 +608,9 @@ BEGIN
 	down := grail_internal._descendants(g.relid::pg_catalog.oid);
 	FOREACH t IN ARRAY down LOOP
 		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
-		-- so it refuses, and a build refuses the table.
-		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) 'f';
+		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
+		-- rows change only by REFRESH MATERIALIZED VIEW, which grail_internal._on_refresh sees.
+		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
 		EXECUTE pg_catalog.format(
 			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
 			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
@@ -609,15 +665,36 @@ AS $$
 $$;
 REVOKE ALL ON FUNCTION grail_internal._has_column(oid, name) FROM PUBLIC;
 
+-- The stored filter with a renamed column's new name (src/pg/entry/ddl_commands.cpp); an error
+-- where the filter no longer parses.
+CREATE FUNCTION grail_internal._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
+RETURNS text
+AS 'MODULE_PATHNAME', 'grail_filter_renamed'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
+
+-- {old name, new name} of a command that renamed a column, else NULL (src/pg/entry/ddl_commands.cpp).
+CREATE FUNCTION grail_internal._column_rename(pg_ddl_command)
+RETURNS text[]
+AS 'MODULE_PATHNAME', 'grail_column_rename'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail_internal._column_rename(pg_ddl_command) FROM PUBLIC;
+
 -- A graph goes with its edge table, its edge columns and its schema: DROP TABLE, DROP COLUMN ...
 -- CASCADE and DROP SCHEMA drop the graphs (and the staleness triggers a graph keeps on a table that
 -- stays). A dropped staleness trigger leaves its graph stale: writes can have come in meanwhile.
+-- A graph whose filter reads a column that is dropped goes stale (its refresh says which column); a
+-- DROP of another object that its filter uses (a function, an operator, a type, a schema) is
+-- refused, as PostgreSQL refuses to drop what a partial index uses: the filter could no longer be
+-- read, and every write to the edge table would fail in its trigger. (A stale graph's filter is not
+-- checked: its triggers log nothing, and its refresh says what is wrong.)
 CREATE FUNCTION grail_internal._on_drop()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	dropped record;
+	filtered record;
 BEGIN
 	FOR dropped IN
 		DELETE FROM grail.graph g
@@ -638,6 +715,31 @@ BEGIN
 	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
 		UPDATE grail.graph g SET stale = true
 		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
+	END IF;
+	UPDATE grail.graph g SET stale = true
+	WHERE g.filter IS NOT NULL AND NOT g.stale
+	  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
+	              WHERE NOT grail_internal._has_column(g.relid::pg_catalog.oid, f));
+	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
+	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
+	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
+		FOR filtered IN
+			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+			WHERE gr.filter IS NOT NULL AND NOT gr.stale
+			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
+		LOOP
+			BEGIN
+				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			EXCEPTION WHEN OTHERS THEN
+				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
+				                filtered.name
+					USING ERRCODE = 'dependent_objects_still_exist',
+					      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
+					      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+			END;
+		END LOOP;
 	END IF;
 END
 $$;
@@ -688,11 +790,15 @@ REVOKE ALL ON FUNCTION grail_internal._column_changes_reach(oid) FROM PUBLIC;
 -- ENABLE ALWAYS: a restore creates a graph's triggers one by one and enables each always, with
 -- the graph's rows and index already in step with the table's.)
 -- ALTER COLUMN ... TYPE of an edge column rewrites its rows without firing triggers: the graph is
--- stale.
+-- stale. A filter follows the renames of its columns (a filter that no longer parses leaves its graph
+-- stale rather than refusing the rename), and a type change of one of its columns (which rewrites
+-- the rows without firing triggers and can change what the filter passes) makes its graph stale.
 CREATE FUNCTION grail_internal._on_alter_table()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+	r record;
 BEGIN
 	UPDATE grail.graph g SET source_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
@@ -708,6 +814,25 @@ BEGIN
 	  AND c.objsubid OPERATOR(pg_catalog.>) 0
 	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
 	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
+	FOR r IN
+		SELECT g.id, g.relid::pg_catalog.oid AS relid, g.filter, n.names[1]::pg_catalog.name AS old_name,
+		       n.names[2]::pg_catalog.name AS new_name
+		FROM grail.graph g, pg_catalog.pg_event_trigger_ddl_commands() c,
+		     LATERAL (SELECT grail_internal._column_rename(c.command) AS names) n
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		  AND n.names IS NOT NULL AND g.filter IS NOT NULL
+		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
+		  AND n.names[1]::pg_catalog.name OPERATOR(pg_catalog.=) ANY (g.filter_columns)
+		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
+	LOOP
+		BEGIN
+			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
+			WHERE id OPERATOR(pg_catalog.=) r.id;
+		EXCEPTION WHEN OTHERS THEN
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) r.id;
+		END;
+	END LOOP;
 	UPDATE grail.graph g SET stale = true
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -719,7 +844,10 @@ BEGIN
 	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
 	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
-	  AND grail_internal._alters_column_type(c.command, g.source_column, g.target_column) AND NOT g.stale;
+	  AND (grail_internal._alters_column_type(c.command, g.source_column, g.target_column)
+	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
+	                  WHERE grail_internal._alters_column_type(c.command, f, f)))
+	  AND NOT g.stale;
 END
 $$;
 REVOKE ALL ON FUNCTION grail_internal._on_alter_table() FROM PUBLIC;
@@ -805,7 +933,7 @@ RETURNS SETOF anyarray
 AS 'MODULE_PATHNAME', 'grail_chordless_cycles_keyed'
 LANGUAGE C STABLE CALLED ON NULL INPUT PARALLEL SAFE COST 1000 ROWS 100;
 COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
-'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar or NULL::uuid, as the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
+'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
 
 CREATE FUNCTION grail.save_chordless_cycles(graph text, into_table text, min_length int DEFAULT 3,
                                             max_length int DEFAULT NULL)
@@ -894,7 +1022,7 @@ RETURNS text[]
 AS 'MODULE_PATHNAME', 'grail_path_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.path(text, text, text) IS
-'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none.';
+'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none. On a uuid or integer graph, keys that are valid literals of its kind are read as such (an untyped literal comes here), and the path is given as text.';
 
 CREATE FUNCTION grail.path(graph text, source uuid, target uuid)
 RETURNS uuid[]
@@ -915,7 +1043,7 @@ RETURNS text[]
 AS 'MODULE_PATHNAME', 'grail_find_cycle_text'
 LANGUAGE C STABLE STRICT PARALLEL SAFE COST 1000;
 COMMENT ON FUNCTION grail.find_cycle(text, text) IS
-'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none.';
+'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none. On a uuid or integer graph, a key that is a valid literal of its kind is read as such, and the cycle is given as text.';
 
 CREATE FUNCTION grail.find_cycle(graph text, vertex uuid)
 RETURNS uuid[]
@@ -1011,79 +1139,6 @@ REVOKE ALL ON FUNCTION grail.gpu_service_images() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION grail.gpu_service_images() TO pg_monitor;
 COMMENT ON FUNCTION grail.gpu_service_images() IS
 'The images of this database''s graph builds that the GPU service keeps resident (graph_id is grail.graph.id): their mapped bytes, the device memory their copies hold (the CPU stand-in: its host copies), last use and requests. No rows when the service does not run: grail.device_info() says why. For pg_monitor members.';
-COMMENT ON FUNCTION grail.device_info() IS
-'The GPU this session would use (name, compute capability, memory), or why it runs on the CPU only, then the GPU service: running (server pid, executor, restarts) or why not. Initialises CUDA in this backend.';
-
--- Paths, cycles and chordless_cycles() progress: text keys on other graphs, the search in grail.activity.
-COMMENT ON FUNCTION grail.path(text, text, text) IS
-'path() between text keys: one shortest path as its keys, each one''s predecessor its bfs() parent from source; NULL when none. On a uuid or integer graph, keys that are valid literals of its kind are read as such (an untyped literal comes here), and the path is given as text.';
-COMMENT ON FUNCTION grail.find_cycle(text, text) IS
-'find_cycle() through a text key: one shortest directed cycle as its keys, from the key back to it; NULL when none. On a uuid or integer graph, a key that is a valid literal of its kind is read as such, and the cycle is given as text.';
-COMMENT ON FUNCTION grail_internal._activity() IS
-'The builds and merges in progress in this database, and the chordless_cycles() searches open, that the current role may see (grail.activity); none without pg_grail in shared_preload_libraries.';
-COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';
-
--- Merges you can watch, as autovacuum is watched (pg_stat_all_tables): each graph's catalog row
--- keeps when it was last merged by hand (grail.merge_graph()) and in the background, and how many
--- times each, written by the merge's own build (src/pg/store/catalog.cpp, store_index), so that
--- they are transactional with it (a merge that rolls back counts nothing), survive a restart, and
--- go with the graph to a dump and a standby. grail.log_merge_min_duration logs the merges.
-ALTER TABLE grail.graph
-	ADD COLUMN last_merge timestamptz,
-	ADD COLUMN merge_count bigint NOT NULL DEFAULT 0,
-	ADD COLUMN last_background_merge timestamptz,
-	ADD COLUMN background_merge_count bigint NOT NULL DEFAULT 0;
-
-CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
-SELECT n.nspname AS schema,
-       g.name,
-       g.relid::regclass AS relation,
-       s.attname AS source_column,
-       t.attname AS target_column,
-       g.vertices,
-       g.edges,
-       g.components,
-       g.components AS dag_vertices,
-       g.dag_edges,
-       g.labels,
-       g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
-       g.index_bytes,
-       g.stale,
-       g.owner,
-       g.live,
-       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
-        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
-       g.last_merge,
-       g.merge_count,
-       g.last_background_merge,
-       g.background_merge_count
-FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
-WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
-  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
-  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
-  AND NOT pg_catalog.row_security_active(c.oid);
-
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), and when it was last merged by hand (merge_graph) and in the background, and how many times each';
-
--- oid and reg* keys, and system catalogs as edge tables. Where each build was made (the cluster,
--- the database and the edge table's number: src/pg/store/catalog.hpp, build_scope), so that a build
--- keyed by oids (roles, relations, ...) never answers after a restore renumbered those objects: the
--- edge table's reg* columns come back as names, and relid as a regclass, both renumbered; the
--- stored image does not.
-ALTER TABLE grail.graph ADD COLUMN built_in text;
-COMMENT ON FUNCTION grail.scc_components(text, anyelement) IS
-'scc_components() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys, as NULL::regrole): each component is identified by its smallest key (byte order, as COLLATE "C", for text; uuid order for uuid; the oid''s number for oid types); ordered by key.';
-COMMENT ON FUNCTION grail.chordless_cycles(text, anyelement, int, int) IS
-'chordless_cycles() with keys of the type of key_type (NULL::bigint, NULL::text, NULL::varchar, NULL::uuid, NULL::oid or a NULL of the reg* type of the graph''s keys): each cycle from its smallest key (byte order for text) towards its smaller neighbour.';
 
 -- Keys of oid and reg* types in their own type: grail.bfs('roles', 'alice'::regrole) answers
 -- regrole vertices. One polymorphic overload per function (anyelement, or anycompatiblenonarray where two
@@ -1267,273 +1322,12 @@ ALTER FUNCTION grail.descendants(text, smallint, int) SUPPORT grail_internal._pl
 ALTER FUNCTION grail.ancestors(text, anyelement, int) SUPPORT grail_internal._planner_support;
 ALTER FUNCTION grail.ancestors(text, integer, int) SUPPORT grail_internal._planner_support;
 ALTER FUNCTION grail.ancestors(text, smallint, int) SUPPORT grail_internal._planner_support;
--- Filters: create_graph(..., filter => 'kind = ''prod''') builds the graph over the rows that pass a
--- boolean expression of the edge table's columns, checked as a partial index's predicate is
--- (src/pg/store/edge_filter.hpp). It is stored as SQL text, as PostgreSQL's deparser writes it with
--- only pg_catalog on the search_path (so every other object is schema-qualified), because the
--- oids of a node tree would not survive a dump restored elsewhere (grail.graph's rows are dumped
--- as data), pg_upgrade, or a function dropped and created again. filter_columns: the columns it
--- reads, by name: a RENAME COLUMN rewrites the text, a dropped or retyped column makes the graph
--- stale, and its refresh then says why.
-ALTER TABLE grail.graph
-	ADD COLUMN filter text,
-	ADD COLUMN filter_columns name[] NOT NULL DEFAULT '{}';
-
-DROP FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean);
-CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
-                                   target_column name DEFAULT 'target', labels int DEFAULT 5,
-                                   skip_nulls boolean DEFAULT false, live boolean DEFAULT true,
-                                   filter text DEFAULT NULL)
-RETURNS text
-AS 'MODULE_PATHNAME', 'grail_create_graph'
-LANGUAGE C VOLATILE CALLED ON NULL INPUT PARALLEL UNSAFE COST 1000000;
-COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
-'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL.';
-
--- The stored filter with a renamed column's new name (src/pg/entry/ddl_commands.cpp); an error
--- where the filter no longer parses.
-CREATE FUNCTION grail_internal._filter_renamed(edge_table oid, filter text, old_name name, new_name name)
-RETURNS text
-AS 'MODULE_PATHNAME', 'grail_filter_renamed'
-LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
-
--- {old name, new name} of a command that renamed a column, else NULL (src/pg/entry/ddl_commands.cpp).
-CREATE FUNCTION grail_internal._column_rename(pg_ddl_command)
-RETURNS text[]
-AS 'MODULE_PATHNAME', 'grail_column_rename'
-LANGUAGE C STABLE STRICT;
-REVOKE ALL ON FUNCTION grail_internal._column_rename(pg_ddl_command) FROM PUBLIC;
-
--- As before, and a filter follows the renames of its columns (a filter that no longer parses leaves
--- its graph stale rather than refusing the rename), and a type change of one of its columns (which
--- rewrites the rows without firing triggers and can change what the filter passes) makes its graph
--- stale.
-CREATE OR REPLACE FUNCTION grail_internal._on_alter_table()
-RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	r record;
-BEGIN
-	UPDATE grail.graph g SET source_column = a.attname
-	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
-	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
-	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column);
-	UPDATE grail.graph g SET target_column = a.attname
-	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) c.objid AND a.attnum OPERATOR(pg_catalog.=) c.objsubid
-	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objsubid OPERATOR(pg_catalog.>) 0
-	  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
-	  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column);
-	FOR r IN
-		SELECT g.id, g.relid::pg_catalog.oid AS relid, g.filter, n.names[1]::pg_catalog.name AS old_name,
-		       n.names[2]::pg_catalog.name AS new_name
-		FROM grail.graph g, pg_catalog.pg_event_trigger_ddl_commands() c,
-		     LATERAL (SELECT grail_internal._column_rename(c.command) AS names) n
-		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-		  AND n.names IS NOT NULL AND g.filter IS NOT NULL
-		  AND g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid))
-		  AND n.names[1]::pg_catalog.name OPERATOR(pg_catalog.=) ANY (g.filter_columns)
-		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
-	LOOP
-		BEGIN
-			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
-			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
-			WHERE id OPERATOR(pg_catalog.=) r.id;
-		EXCEPTION WHEN OTHERS THEN
-			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) r.id;
-		END;
-	END LOOP;
-	UPDATE grail.graph g SET stale = true
-	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	  AND grail_internal._changes_trigger_state(c.command)
-	  AND NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
-	UPDATE grail.graph g SET stale = true
-	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-	  AND (c.objid OPERATOR(pg_catalog.=) ANY (g.watched_tables::pg_catalog.oid[])
-	       OR g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) ANY (grail_internal._column_changes_reach(c.objid)))
-	  AND (grail_internal._alters_column_type(c.command, g.source_column, g.target_column)
-	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
-	                  WHERE grail_internal._alters_column_type(c.command, f, f)))
-	  AND NOT g.stale;
-END
-$$;
-
--- As before, and a graph whose filter reads a column that is dropped goes stale (its refresh says
--- which column); a DROP of another object that its filter uses (a function, an operator, a type,
--- a schema) is refused, as PostgreSQL refuses to drop what a partial index uses: the filter could
--- no longer be read, and every write to the edge table would fail in its trigger. (A stale
--- graph's filter is not checked: its triggers log nothing, and its refresh says what is wrong.)
-CREATE OR REPLACE FUNCTION grail_internal._on_drop()
-RETURNS event_trigger
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	dropped record;
-	filtered record;
-BEGIN
-	FOR dropped IN
-		DELETE FROM grail.graph g
-		USING pg_catalog.pg_event_trigger_dropped_objects() o
-		WHERE (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-		       AND o.objid OPERATOR(pg_catalog.=) g.relid::pg_catalog.oid
-		       AND (o.objsubid OPERATOR(pg_catalog.=) 0
-		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.source_column)
-		            OR NOT grail_internal._has_column(g.relid::pg_catalog.oid, g.target_column)))
-		   OR (o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
-		       AND o.objid OPERATOR(pg_catalog.=) g.namespace::pg_catalog.oid)
-		RETURNING g.id, g.watched_tables
-	LOOP
-		PERFORM grail_internal._drop_triggers(dropped.id, dropped.watched_tables);
-		DELETE FROM grail.pending_change WHERE graph_id OPERATOR(pg_catalog.=) dropped.id;
-	END LOOP;
-	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
-	           WHERE o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
-		UPDATE grail.graph g SET stale = true
-		WHERE NOT g.stale AND NOT grail_internal._watched(g.id, g.relid::pg_catalog.oid, g.watched_tables);
-	END IF;
-	UPDATE grail.graph g SET stale = true
-	WHERE g.filter IS NOT NULL AND NOT g.stale
-	  AND EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
-	              WHERE NOT grail_internal._has_column(g.relid::pg_catalog.oid, f));
-	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
-	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
-	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
-		FOR filtered IN
-			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
-			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-			WHERE gr.filter IS NOT NULL AND NOT gr.stale
-			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
-		LOOP
-			BEGIN
-				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
-			EXCEPTION WHEN OTHERS THEN
-				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
-				                filtered.name
-					USING ERRCODE = 'dependent_objects_still_exist',
-					      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
-					      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
-			END;
-		END LOOP;
-	END IF;
-END
-$$;
-
-CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
-SELECT n.nspname AS schema,
-       g.name,
-       g.relid::regclass AS relation,
-       s.attname AS source_column,
-       t.attname AS target_column,
-       g.vertices,
-       g.edges,
-       g.components,
-       g.components AS dag_vertices,
-       g.dag_edges,
-       g.labels,
-       g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
-       g.index_bytes,
-       g.stale,
-       g.owner,
-       g.live,
-       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
-        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
-       g.last_merge,
-       g.merge_count,
-       g.last_background_merge,
-       g.background_merge_count,
-       g.filter
-FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
-WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
-  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
-  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
-  AND NOT pg_catalog.row_security_active(c.oid);
-
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, and its filter (NULL: every row of the table is an edge)';
 
 -- Materialized views as edge sources: a graph over one builds as over a table, is never live (a
 -- materialized view fires no triggers), and goes stale when REFRESH MATERIALIZED VIEW (also
 -- CONCURRENTLY) changes its rows, in the refresh's transaction: a refresh rolled back leaves it as
 -- it was. grail.refresh_graph() rebuilds it. (A restore refreshes materialized views after the
 -- graphs' rows are in: their graphs come back stale.) _watch puts no triggers on one.
-CREATE OR REPLACE FUNCTION grail_internal._watch(graph_id bigint)
-RETURNS void
-LANGUAGE plpgsql STRICT SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-	g record;
-	t pg_catalog.oid;
-	names pg_catalog.text[] := grail_internal._trigger_names(graph_id);
-	up pg_catalog.oid[];
-	down pg_catalog.oid[];
-BEGIN
-	SELECT * INTO STRICT g FROM grail.graph WHERE id OPERATOR(pg_catalog.=) graph_id;
-	up := grail_internal._ancestors(g.relid::pg_catalog.oid);
-	down := grail_internal._descendants(g.relid::pg_catalog.oid);
-	FOREACH t IN ARRAY down LOOP
-		-- A foreign table can have no transition tables (nor rows here): the graph stays unwatched,
-		-- so it refuses, and a build refuses the table. A materialized view can have no triggers: its
-		-- rows change only by REFRESH MATERIALIZED VIEW, which grail_internal._on_refresh sees.
-		CONTINUE WHEN (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.=) ANY ('{f,m}'::pg_catalog.char[]);
-		EXECUTE pg_catalog.format(
-			'CREATE OR REPLACE TRIGGER %I AFTER INSERT ON %s REFERENCING NEW TABLE AS grail_new '
-			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
-			'CREATE OR REPLACE TRIGGER %I AFTER DELETE ON %s REFERENCING OLD TABLE AS grail_old '
-			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
-			'CREATE OR REPLACE TRIGGER %I AFTER UPDATE ON %s REFERENCING OLD TABLE AS grail_old NEW TABLE AS grail_new '
-			'FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
-			'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I, ENABLE ALWAYS TRIGGER %I',
-			names[3], t::pg_catalog.regclass, graph_id, names[4], t::pg_catalog.regclass, graph_id,
-			names[5], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[3], names[4], names[5]);
-		IF (SELECT c.relkind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) t) OPERATOR(pg_catalog.<>) 'p' THEN
-			EXECUTE pg_catalog.format(
-				'CREATE OR REPLACE TRIGGER %I BEFORE TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION grail._log_changes(%L); '
-				'ALTER TABLE %s ENABLE ALWAYS TRIGGER %I; '
-				'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION grail._log_changes(%L); '
-				'ALTER TABLE %s ENABLE REPLICA TRIGGER %I',
-				names[6], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[6],
-				names[7], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[7]);
-		END IF;
-	END LOOP;
-	FOREACH t IN ARRAY up LOOP
-		EXECUTE pg_catalog.format(
-			'CREATE OR REPLACE TRIGGER %I AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON %s FOR EACH STATEMENT '
-			'EXECUTE FUNCTION grail._mark_stale(%L); ALTER TABLE %s ENABLE ALWAYS TRIGGER %I',
-			names[1], t::pg_catalog.regclass, graph_id, t::pg_catalog.regclass, names[1]);
-	END LOOP;
-	-- Then the triggers of another kind (0.4.0's; a table's place in the family changed) go.
-	FOREACH t IN ARRAY down LOOP
-		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[3:7]);
-	END LOOP;
-	FOREACH t IN ARRAY up LOOP
-		PERFORM grail_internal._drop_triggers(graph_id, ARRAY[t]::pg_catalog.regclass[], names[1:1]);
-	END LOOP;
-	-- Off the tables that left the family.
-	PERFORM grail_internal._drop_triggers(graph_id, ARRAY(SELECT r FROM pg_catalog.unnest(g.watched_tables::pg_catalog.oid[]) r
-	                                             WHERE r OPERATOR(pg_catalog.<>) ALL (up OPERATOR(pg_catalog.||) down))::pg_catalog.regclass[]);
-	UPDATE grail.graph SET watched_tables = (up OPERATOR(pg_catalog.||) down)::pg_catalog.regclass[]
-	WHERE id OPERATOR(pg_catalog.=) graph_id;
-END
-$$;
-
 CREATE FUNCTION grail_internal._on_refresh()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1589,13 +1383,7 @@ CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
 	             'ALTER SCHEMA', 'ALTER EXTENSION')
 	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
--- The incremental overlay of live graphs: each row of the change log carries its writer's
--- top-level transaction, which orders the log, so that a reader whose snapshot sees all that its
--- last read saw reads only the rows logged since (src/pg/store/pending_changes.hpp). Rows logged
--- before the column have none: readers take them as logged before any bound.
-ALTER TABLE grail.pending_change ADD COLUMN xid xid8;
-DROP INDEX grail.pending_change_graph;
-CREATE INDEX pending_change_graph ON grail.pending_change (graph_id, xid);
+
 -- The log trigger writes its rows through the access methods, with its own transaction's id and no
 -- trigger; a row written by SQL (a restore's COPY, a logical replication apply of the table, a
 -- hand) gets the id of the transaction that writes it, whatever it says, so that no row below a
@@ -1626,75 +1414,8 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED COST 100 ROWS 7;
 COMMENT ON FUNCTION grail.explain_graph(text) IS
 'What answers the graph''s functions in this statement''s snapshot, in this session, one row per group of functions: answers_from (build; build and overlay: the last build and the overlay of the pending changes the snapshot sees, for reachable(); snapshot rebuild: an index of the rows the snapshot sees, built in this session and kept; rows read: the same, for a statement whose own writes are not logged yet), the build (number, uuid, built_at), where its image lives (shared cache, private copy, memory of this backend), its format version, the pending edge changes the snapshot sees, the edges the overlay inserts and deletes, and the device (cpu, gpu service, gpu in this backend) with why. It opens the graph as the functions do, with their checks, and loads (or rebuilds) what they would, keeping it for them.';
 
-COMMENT ON FUNCTION grail._mark_stale() IS
-'Internal: the trigger that marks a graph stale when a table above its edge table changes; not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._mark_stale(...).';
-COMMENT ON FUNCTION grail._log_changes() IS
-'Internal: the trigger that logs a live graph''s edge changes (or marks a graph that is not live stale); not for users to call. It stays in schema grail, not grail_internal: users'' tables name it in their triggers, which a dump restores as EXECUTE FUNCTION grail._log_changes(...).';
-
--- Plain views as edge sources: a graph over a view is read in each statement's snapshot as the
--- querying role, through the view's query (src/pg/store/edges.cpp), and stores no build.
-COMMENT ON FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean, text) IS
-'Reads the edge table (two key columns), builds the reachability index and stores it; returns a one-line summary. name is read like a table name (schema.name, or the current schema); it needs CREATE on that schema, and ownership of the edge table or its TRIGGER privilege with UPDATE, DELETE or TRUNCATE. Rows with a NULL endpoint are an error unless skip_nulls. live (the default): writes to the edge table are logged and every query answers for the rows its snapshot sees, with no refresh (grail.merge_graph and the background merge fold them into a new build); live => false: a write makes the graph stale until grail.refresh_graph. filter: a boolean expression over the edge table''s columns, as a partial index''s WHERE clause (immutable functions only, no subqueries or aggregates): only the rows where it is true are edges, at every build, merge and logged write (an UPDATE that moves a row into or out of it adds or removes its edge); NULL (the default): every row. A NULL in any other argument gives NULL. Over a plain view (SELECT on its edge columns is all it needs; no filter; live ignored): nothing is stored, and every statement reads the view''s query as its own role, in its own snapshot (the view''s security_barrier, security_invoker and the row-level security under it apply), once per statement.';
-
--- Delta merges: a merge that changes a small share of a graph stores the change from its base
--- build (src/core/build_delta.hpp) in grail.index_chunk rows of negative seq, beside the base's
--- image (seq from 0), instead of a whole new image; index_bytes is then the size of the image that
--- base and delta make. All NULL for a full build.
-ALTER TABLE grail.graph
-	ADD COLUMN base_build bigint,
-	ADD COLUMN base_build_uuid uuid,
-	ADD COLUMN base_index_bytes bigint,
-	ADD COLUMN delta_changes bigint,
-	ADD COLUMN delta_bytes bigint;
 -- Build speed: an index chunk row (src/pg/store/catalog.cpp, kChunkBytes) fills one heap page and
 -- stays there rather than going to TOAST in 2 kB pieces (each another heap tuple, index entry and
 -- WAL record); rows are lz4-compressed by the library where that makes them smaller. Chunks of
 -- images written before (4 MB, toasted) are read as before.
 ALTER TABLE grail.index_chunk SET (toast_tuple_target = 8160);
-
--- Delta merges in grail.graphs: the build number and, for a build that a merge stored as its delta
--- from a full build, that base build, its changes and its stored bytes (NULL for a full build).
-CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
-SELECT n.nspname AS schema,
-       g.name,
-       g.relid::regclass AS relation,
-       s.attname AS source_column,
-       t.attname AS target_column,
-       g.vertices,
-       g.edges,
-       g.components,
-       g.components AS dag_vertices,
-       g.dag_edges,
-       g.labels,
-       g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
-       g.index_bytes,
-       g.stale,
-       g.owner,
-       g.live,
-       (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(p.source), pg_catalog.cardinality(p.source_key), 1)), 0)
-        FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes,
-       g.last_merge,
-       g.merge_count,
-       g.last_background_merge,
-       g.background_merge_count,
-       g.filter,
-       g.build,
-       g.base_build,
-       g.delta_changes,
-       g.delta_bytes
-FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
-WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
-  AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
-  AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
-  AND NOT pg_catalog.row_security_active(c.oid);
-
-COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, its filter (NULL: every row of the table is an edge), its build number, and for a build that a merge stored as a delta: the full build it is a delta from (base_build), the edges and vertices it changes and its stored bytes (NULL for a full build)';

@@ -8,28 +8,17 @@
 # the CPU's answers.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use GrailService;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use Time::HiRes qw(usleep);
 
-# The server's working directory is the data directory: the hold file is named relative to it.
-$ENV{GRAIL_GPU_SERVER_TEST_HOLD} = 'grail_test_hold';
-
-my $node = PostgreSQL::Test::Cluster->new('gpu_service_wait');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_grail'
-grail.gpu_service = cpu_stand_in
+my $node = GrailService::start_node('gpu_service_wait', qq{
 max_connections = 40
 });
-$node->start;
-my $hold = $node->data_dir . '/grail_test_hold';
-
-$node->safe_psql('postgres', q{CREATE EXTENSION pg_grail});
-ok($node->poll_query_until('postgres', q{SELECT grail.device_info() LIKE '%GPU service: running%'}),
-	'the service runs with the stand-in');
 
 # Random graphs with cycles, self-loops, duplicate edges, extreme ids and isolated ids in the
 # pairs; a text-keyed twin.
@@ -72,27 +61,8 @@ sub requests
 	return $node->safe_psql('postgres', q{SELECT coalesce(sum(requests), 0) FROM grail.gpu_service_images()});
 }
 
-sub waiting
-{
-	my ($name) = @_;
-	return $node->poll_query_until('postgres',
-		qq{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = '$name' AND wait_event_type = 'Extension'});
-}
-
-# A psql of its own, each -c its own statement.
-sub start_session
-{
-	my ($name, @statements) = @_;
-	my %s = (in => '', out => '', err => '');
-	$s{h} = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . " application_name=$name", map { ('-c', $_) } @statements ],
-		'<', \$s{in}, '>', \$s{out}, '2>', \$s{err});
-	return \%s;
-}
-
 # 1. A held batch delays no other session's request.
-open(my $f, '>', $hold) or die "cannot make $hold: $!";
-close($f);
+hold_on();
 my $held = start_session('held', 'SET grail.device = gpu', 'SET grail.gpu_min_edges = 0', $batch);
 ok(waiting('held'), 'a batch is held in the service');
 my $before = requests();
@@ -132,7 +102,7 @@ is($node->safe_psql('postgres', "SET grail.device = gpu; SET grail.gpu_min_edges
 	'after the hang-ups, the service answers');
 
 # The hold ends: the first batch is answered, by the service, with the CPU's answers.
-unlink($hold) or die "cannot remove $hold: $!";
+hold_off();
 $held->{h}->finish;
 chomp($held->{out});
 is($held->{out}, $cpu_batch, 'the held batch is answered once released, as the CPU answers');

@@ -15,73 +15,24 @@
 # live graph's rebuild in a snapshot, through the service.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use GrailService;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use Time::HiRes qw(usleep);
 
-# The server's working directory is the data directory: the hold file is named relative to it.
-$ENV{GRAIL_GPU_SERVER_TEST_HOLD} = 'grail_test_hold';
-
-my $node = PostgreSQL::Test::Cluster->new('gpu_service_builds');
-$node->init;
 # grail.device = gpu for every session and the merge worker; the sessions that compute the
 # expected answers set cpu.
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_grail'
-grail.gpu_service = cpu_stand_in
+my $node = GrailService::start_node('gpu_service_builds', qq{
 grail.device = gpu
 grail.gpu_min_edges = 0
 grail.merge_threshold = 1000
 grail.merge_naptime = 1
 max_connections = 40
 });
-$node->start;
-my $hold = $node->data_dir . '/grail_test_hold';
-
-$node->safe_psql('postgres', q{CREATE EXTENSION pg_grail});
-ok($node->poll_query_until('postgres', q{SELECT grail.device_info() LIKE '%GPU service: running%'}),
-	'the service runs with the stand-in');
 like($node->safe_psql('postgres', 'SELECT grail.device_info()'), qr/^CPU only: /, 'and no GPU is usable in a backend');
-
-sub hold_on
-{
-	open(my $f, '>', $hold) or die "cannot make $hold: $!";
-	close($f);
-}
-sub hold_off { unlink($hold) or die "cannot remove $hold: $!"; }
-
-sub waiting
-{
-	my ($name) = @_;
-	return $node->poll_query_until('postgres',
-		qq{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = '$name' AND wait_event_type = 'Extension'});
-}
-
-# A psql of its own, each -c its own statement.
-sub start_session
-{
-	my ($name, @statements) = @_;
-	my %s = (in => '', out => '', err => '');
-	$s{h} = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . " application_name=$name", map { ('-c', $_) } @statements ],
-		'<', \$s{in}, '>', \$s{out}, '2>', \$s{err});
-	return \%s;
-}
-
-# The running server's pid; with $gone, one other than that (killed) server's, once the
-# supervisor has seen it die and started another.
-sub server_pid
-{
-	my ($gone) = @_;
-	my $running = q{SELECT grail.device_info() LIKE '%GPU service: running%'};
-	$running .= qq{ AND grail.device_info() !~ 'server pid $gone\\M'} if defined $gone;
-	$node->poll_query_until('postgres', $running)
-		or die 'the service does not run' . (defined $gone ? " with a server other than $gone" : '');
-	my ($pid) = $node->safe_psql('postgres', 'SELECT grail.device_info()') =~ /server pid (\d+)/;
-	return $pid;
-}
 
 # Random edge tables: integer keys (ids at the ends of bigint, cycles, self-loops, duplicate rows,
 # a vertex only in a self-loop), their text and uuid twins, and an empty one.

@@ -11,27 +11,16 @@
 # batch through the service again; a cancel in the middle of a search.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use GrailService;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 
-# The server's working directory is the data directory: the hold file is named relative to it.
-$ENV{GRAIL_GPU_SERVER_TEST_HOLD} = 'grail_test_hold';
-
-my $node = PostgreSQL::Test::Cluster->new('gpu_service_search');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_grail'
-grail.gpu_service = cpu_stand_in
+my $node = GrailService::start_node('gpu_service_search', qq{
 grail.gpu_min_edges = 0
 });
-$node->start;
-my $hold = $node->data_dir . '/grail_test_hold';
-
-$node->safe_psql('postgres', q{CREATE EXTENSION pg_grail});
-ok($node->poll_query_until('postgres', q{SELECT grail.device_info() LIKE '%GPU service: running%'}),
-	'the service runs with the stand-in');
 
 # A near-DAG (edges mostly forward) with a few cycles, self-loops, duplicate rows and extreme ids,
 # indexed with one label traversal: many pairs are left to a search. Its text and uuid twins.
@@ -173,30 +162,6 @@ for my $case (@live)
 	}
 }
 
-# The running server's pid; with $gone, one other than that (killed) server's, once the
-# supervisor has seen it die and started another.
-sub server_pid
-{
-	my ($gone) = @_;
-	my $running = q{SELECT grail.device_info() LIKE '%GPU service: running%'};
-	$running .= qq{ AND grail.device_info() !~ 'server pid $gone\\M'} if defined $gone;
-	$node->poll_query_until('postgres', $running)
-		or die 'the service does not run' . (defined $gone ? " with a server other than $gone" : '');
-	my ($pid) = $node->safe_psql('postgres', 'SELECT grail.device_info()') =~ /server pid (\d+)/;
-	return $pid;
-}
-sub hold_on
-{
-	open(my $f, '>', $hold) or die "cannot make $hold: $!";
-	close($f);
-}
-sub hold_off { unlink($hold) or die "cannot remove $hold: $!"; }
-sub waiting
-{
-	my ($name) = @_;
-	return $node->poll_query_until('postgres',
-		qq{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = '$name' AND wait_event_type = 'Extension'});
-}
 # Each pair eight times: under auto a batch goes to the service only with at least 256 pairs its
 # labels leave to a search, and the labels decide all but a few hundred of these pairs.
 my $batch_sql = q{SELECT md5(array_to_string(grail.reachable('g', array_agg(a ORDER BY a, b), array_agg(b ORDER BY a, b)), ',', 'null')) FROM pairs, generate_series(1, 8)};
@@ -208,14 +173,11 @@ for my $device ('gpu', 'auto')
 {
 	my $pid = server_pid();
 	hold_on();
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . " application_name=victim_$device",
-		  '-c', "SET grail.device = $device", '-c', 'SET grail.gpu_service_wait = 0', '-c', $batch_sql ],
-		'<', \$in, '>', \$out, '2>', \$err);
+	my $victim = start_session("victim_$device", "SET grail.device = $device", 'SET grail.gpu_service_wait = 0', $batch_sql);
 	ok(waiting("victim_$device"), "$device: the batch waits for the service's search");
 	ok(kill('KILL', $pid), "$device: SIGKILL sent to the server");
-	$h->finish;
+	$victim->{h}->finish;
+	my ($out, $err) = ($victim->{out}, $victim->{err});
 	hold_off();
 	chomp $out;
 	if ($device eq 'gpu')
@@ -237,14 +199,11 @@ for my $device ('gpu', 'auto')
 # A cancel while the service holds the search: the statement is cancelled, the next batch answers.
 {
 	hold_on();
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . ' application_name=victim_cancel',
-		  '-c', 'SET grail.device = gpu', '-c', $batch_sql ],
-		'<', \$in, '>', \$out, '2>', \$err);
+	my $victim = start_session('victim_cancel', 'SET grail.device = gpu', $batch_sql);
 	ok(waiting('victim_cancel'), 'cancel: the batch waits for the service');
 	$node->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'victim_cancel'});
-	$h->finish;
+	$victim->{h}->finish;
+	my ($out, $err) = ($victim->{out}, $victim->{err});
 	hold_off();
 	like($err, qr/canceling statement due to user request/, 'cancel: the statement is cancelled');
 	is($node->safe_psql('postgres', "SET grail.device = gpu; $batch_sql"), $want, 'cancel: the next batch answers');

@@ -12,27 +12,16 @@
 # cancel; the next call through the service again after each.
 use strict;
 use warnings;
+use FindBin;
+use lib $FindBin::RealBin;
+use GrailService;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 
-# The server's working directory is the data directory: the hold file is named relative to it.
-$ENV{GRAIL_GPU_SERVER_TEST_HOLD} = 'grail_test_hold';
-
-my $node = PostgreSQL::Test::Cluster->new('gpu_service_chordless');
-$node->init;
-$node->append_conf('postgresql.conf', qq{
-shared_preload_libraries = 'pg_grail'
-grail.gpu_service = cpu_stand_in
+my $node = GrailService::start_node('gpu_service_chordless', qq{
 grail.gpu_min_edges = 0
 });
-$node->start;
-my $hold = $node->data_dir . '/grail_test_hold';
-
-$node->safe_psql('postgres', q{CREATE EXTENSION pg_grail});
-ok($node->poll_query_until('postgres', q{SELECT grail.device_info() LIKE '%GPU service: running%'}),
-	'the service runs with the stand-in');
 
 # A small random graph (induced paths stay few enough for the recursive query), with self-loops,
 # duplicate rows, both directions, a vertex with a self-loop only, a triangle through both extreme
@@ -149,16 +138,6 @@ like($err, qr/permission denied for column "source" of table "e"/, 'no SELECT on
 is(service_requests(), $before_denied, 'no request reached the service');
 
 # The server's connection threads (its main thread aside): a request being answered holds one.
-sub server_pid
-{
-	my ($gone) = @_;
-	my $running = q{SELECT grail.device_info() LIKE '%GPU service: running%'};
-	$running .= qq{ AND grail.device_info() !~ 'server pid $gone\\M'} if defined $gone;
-	$node->poll_query_until('postgres', $running)
-		or die 'the service does not run' . (defined $gone ? " with a server other than $gone" : '');
-	my ($pid) = $node->safe_psql('postgres', 'SELECT grail.device_info()') =~ /server pid (\d+)/;
-	return $pid;
-}
 sub threads
 {
 	my $pid = server_pid();
@@ -231,18 +210,6 @@ for my $device ('gpu', 'auto')
 }
 $session->quit;
 
-sub hold_on
-{
-	open(my $f, '>', $hold) or die "cannot make $hold: $!";
-	close($f);
-}
-sub hold_off { unlink($hold) or die "cannot remove $hold: $!"; }
-sub waiting
-{
-	my ($name) = @_;
-	return $node->poll_query_until('postgres',
-		qq{SELECT count(*) = 1 FROM pg_stat_activity WHERE application_name = '$name' AND wait_event_type = 'Extension'});
-}
 my $cycles_sql = q{SELECT string_agg(c::text, ';' ORDER BY c::text) FROM (SELECT grail.chordless_cycles('g')) r(c)};
 
 # The server killed before the first cycle (it holds the request): under gpu a clean error, under
@@ -251,14 +218,11 @@ for my $device ('gpu', 'auto')
 {
 	my $pid = server_pid();
 	hold_on();
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . " application_name=victim_$device",
-		  '-c', "SET grail.device = $device", '-c', 'SET grail.gpu_service_wait = 0', '-c', $cycles_sql ],
-		'<', \$in, '>', \$out, '2>', \$err);
+	my $victim = start_session("victim_$device", "SET grail.device = $device", 'SET grail.gpu_service_wait = 0', $cycles_sql);
 	ok(waiting("victim_$device"), "$device: the call waits for the service's first cycle");
 	ok(kill('KILL', $pid), "$device: SIGKILL sent to the server");
-	$h->finish;
+	$victim->{h}->finish;
+	my ($out, $err) = ($victim->{out}, $victim->{err});
 	hold_off();
 	chomp $out;
 	if ($device eq 'gpu')
@@ -277,14 +241,11 @@ for my $device ('gpu', 'auto')
 # A cancel while the service holds the request: the statement is cancelled, the next call answers.
 {
 	hold_on();
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-XAtq', '-d', $node->connstr('postgres') . ' application_name=victim_cancel',
-		  '-c', 'SET grail.device = gpu', '-c', $cycles_sql ],
-		'<', \$in, '>', \$out, '2>', \$err);
+	my $victim = start_session('victim_cancel', 'SET grail.device = gpu', $cycles_sql);
 	ok(waiting('victim_cancel'), 'cancel: the call waits for the service');
 	$node->safe_psql('postgres', q{SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'victim_cancel'});
-	$h->finish;
+	$victim->{h}->finish;
+	my ($out, $err) = ($victim->{out}, $victim->{err});
 	ok(threads_become($idle), 'cancel: the request ended in the server');
 	hold_off();
 	like($err, qr/canceling statement due to user request/, 'cancel: the statement is cancelled');

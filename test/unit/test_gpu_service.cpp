@@ -10,6 +10,7 @@
 #include "reach.hpp"
 #include "rng.hpp"
 #include "scc.hpp"
+#include "service_fixture.hpp"
 
 #include "gpu_service/client.hpp"
 #include "gpu_service/protocol.hpp"
@@ -41,52 +42,17 @@ namespace {
 const char *const kUuid = "0123abcd-0000-4000-8000-00000000beef";
 
 std::string
-image_name(int graph, const char *uuid = kUuid) {
-	return "1_" + std::to_string(graph) + "_1_" + uuid + ".img";
+image_name(int graph) {
+	return grail_test::image_name(graph, kUuid);
 }
 
-// A temporary directory holding the cache directory and the socket, removed at the end.
-struct Scratch {
-	std::string dir, cache, socket;
-	Scratch() {
-		char pattern[] = "/tmp/grail_svc_XXXXXX";
-		dir = mkdtemp(pattern);
-		cache = dir + "/cache";
-		socket = dir + "/s";
-		mkdir(cache.c_str(), 0700);
-	}
-	~Scratch() {
-		std::string command = "rm -rf '" + dir + "'";
-		if (std::system(command.c_str()) != 0)
-			std::fprintf(stderr, "could not remove %s\n", dir.c_str());
-	}
-	ImageRef
-	write(const Index &index, int graph) const {
-		std::vector<uint8_t> bytes = index.serialize();
-		ImageRef ref{image_name(graph), kUuid};
-		std::ofstream out(cache + "/" + ref.file, std::ios::binary);
-		out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
-		return ref;
+// The scratch directory of these tests (service_fixture.hpp).
+struct Scratch : grail_test::ServiceScratch {
+	Scratch() : ServiceScratch("grail_svc", kUuid) {
 	}
 };
 
-// A server with the CPU stand-in, serving in a thread until destroyed. hold: ServerOptions's test
-// hook (a reachability request waits while that file exists).
-struct RunningServer {
-	std::atomic<bool> stop{false};
-	Server server;
-	std::thread thread;
-	RunningServer(const Scratch &s, uint64_t memory_limit = 0, std::unique_ptr<Executor> executor = cpu_stand_in(),
-	              std::string hold = "")
-	    : server(ServerOptions{s.socket, s.cache, memory_limit, 2000, 64, std::move(hold)}, std::move(executor)) {
-		server.listen();
-		thread = std::thread([this] { server.serve(stop); });
-	}
-	~RunningServer() {
-		stop.store(true);
-		thread.join();
-	}
-};
+using grail_test::RunningServer;
 
 Index
 build(const EdgeList &edges) {
@@ -257,7 +223,7 @@ TEST(GpuServiceProtocol, OversizedFramesAreRefused) {
 void
 answers_equal_the_engine(std::unique_ptr<Executor> executor, const char *name) {
 	Scratch s;
-	RunningServer running(s, 0, std::move(executor));
+	RunningServer running(s, std::move(executor));
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		grail_test::TestGraph t = grail_test::random_graph(seed, 60);
 		Index index = build(t.edges);
@@ -449,7 +415,7 @@ TEST(GpuServiceServer, ServerGoneMidRequest) {
 // A memory limit below one image: every request still answers, at most one image stays.
 TEST(GpuServiceServer, EvictionKeepsAnswering) {
 	Scratch s;
-	RunningServer running(s, 1);
+	RunningServer running(s, cpu_stand_in(), "", 1);
 	std::vector<Index> indexes;
 	std::vector<ImageRef> refs;
 	for (int g = 0; g < 5; g++) {
@@ -537,7 +503,7 @@ expect_oracle_answers(const std::vector<uint8_t> &bytes, const ReachRequest &q, 
 TEST(GpuServiceConcurrency, HeldRequestDelaysNoOther) {
 	Scratch s;
 	std::string hold = s.dir + "/hold";
-	RunningServer running(s, 0, cpu_stand_in(), hold);
+	RunningServer running(s, cpu_stand_in(), hold);
 	grail_test::TestGraph t = grail_test::random_graph(11, 60);
 	Index index = build(t.edges);
 	ImageRef ref = s.write(index, 1);
@@ -574,7 +540,7 @@ TEST(GpuServiceConcurrency, HeldRequestDelaysNoOther) {
 TEST(GpuServiceConcurrency, HangUpCancelsAHeldRequest) {
 	Scratch s;
 	std::string hold = s.dir + "/hold";
-	RunningServer running(s, 0, cpu_stand_in(), hold);
+	RunningServer running(s, cpu_stand_in(), hold);
 	grail_test::TestGraph t = grail_test::random_graph(12, 40);
 	ImageRef ref = s.write(build(t.edges), 1);
 	ReachRequest q = all_pairs(ref, t);
@@ -608,7 +574,7 @@ TEST(GpuServiceConcurrency, StopCancelsHeldRequests) {
 	std::vector<std::thread> clients;
 	std::atomic<int> errors{0};
 	{
-		RunningServer running(s, 0, cpu_stand_in(), hold);
+		RunningServer running(s, cpu_stand_in(), hold);
 		for (int k = 0; k < 4; k++)
 			clients.emplace_back([&] {
 				try {
@@ -628,7 +594,7 @@ TEST(GpuServiceConcurrency, StopCancelsHeldRequests) {
 // received equals the engine's, and the server answers afterwards.
 TEST(GpuServiceConcurrency, ManyClientsAndHangUps) {
 	Scratch s;
-	RunningServer running(s, 0);
+	RunningServer running(s);
 	std::vector<grail_test::TestGraph> graphs;
 	std::vector<std::unique_ptr<Index>> indexes;
 	std::vector<ImageRef> refs;

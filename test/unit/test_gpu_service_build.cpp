@@ -10,6 +10,7 @@
 #include "reach.hpp"
 #include "rng.hpp"
 #include "scc.hpp"
+#include "service_fixture.hpp"
 
 #include "gpu_service/client.hpp"
 #include "gpu_service/protocol.hpp"
@@ -37,44 +38,16 @@ using namespace grail::service;
 
 namespace {
 
-// A temporary directory holding the cache directory, the socket and the hold file.
-struct Scratch {
-	std::string dir, cache, socket, hold;
-	Scratch() {
-		char pattern[] = "/tmp/grail_svcb_XXXXXX";
-		dir = mkdtemp(pattern);
-		cache = dir + "/cache";
-		socket = dir + "/s";
-		hold = dir + "/hold";
-		mkdir(cache.c_str(), 0700);
-	}
-	~Scratch() {
-		std::string command = "rm -rf '" + dir + "'";
-		if (std::system(command.c_str()) != 0)
-			std::fprintf(stderr, "could not remove %s\n", dir.c_str());
-	}
-	void
-	hold_on() const {
-		std::ofstream(hold.c_str()) << "hold";
-	}
-	void
-	hold_off() const {
-		unlink(hold.c_str());
+// The scratch directory of these tests (service_fixture.hpp).
+struct Scratch : grail_test::ServiceScratch {
+	Scratch() : ServiceScratch("grail_svcb") {
 	}
 };
 
-struct RunningServer {
-	std::atomic<bool> stop{false};
-	Server server;
-	std::thread thread;
+// The server of these tests: held while the scratch's hold file exists, a client silent for 5 s dropped.
+struct RunningServer : grail_test::RunningServer {
 	RunningServer(const Scratch &s, std::unique_ptr<Executor> executor)
-	    : server(ServerOptions{s.socket, s.cache, 0, 5000, 64, s.hold}, std::move(executor)) {
-		server.listen();
-		thread = std::thread([this] { server.serve(stop); });
-	}
-	~RunningServer() {
-		stop.store(true);
-		thread.join();
+	    : grail_test::RunningServer(s, std::move(executor), s.hold, 0, 5000) {
 	}
 };
 

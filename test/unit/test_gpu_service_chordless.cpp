@@ -8,6 +8,7 @@
 #include "generate.hpp"
 #include "gpu.hpp"
 #include "index.hpp"
+#include "service_fixture.hpp"
 #include "shapes.hpp"
 
 #include "gpu_service/client.hpp"
@@ -41,44 +42,13 @@ using Cycle = std::vector<vid_t>;
 
 const char *const kUuid = "0123abcd-0000-4000-8000-00000000c1c1";
 
-struct Scratch {
-	std::string dir, cache, socket;
-	Scratch() {
-		char pattern[] = "/tmp/grail_cyc_XXXXXX";
-		dir = mkdtemp(pattern);
-		cache = dir + "/cache";
-		socket = dir + "/s";
-		mkdir(cache.c_str(), 0700);
-	}
-	~Scratch() {
-		std::string command = "rm -rf '" + dir + "'";
-		if (std::system(command.c_str()) != 0)
-			std::fprintf(stderr, "could not remove %s\n", dir.c_str());
-	}
-	ImageRef
-	write(const Index &index, int graph) const {
-		std::vector<uint8_t> bytes = index.serialize();
-		ImageRef ref{"1_" + std::to_string(graph) + "_1_" + kUuid + ".img", kUuid};
-		std::ofstream out(cache + "/" + ref.file, std::ios::binary);
-		out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
-		return ref;
+// The scratch directory of these tests (service_fixture.hpp).
+struct Scratch : grail_test::ServiceScratch {
+	Scratch() : ServiceScratch("grail_cyc", kUuid) {
 	}
 };
 
-struct RunningServer {
-	std::atomic<bool> stop{false};
-	Server server;
-	std::thread thread;
-	RunningServer(const Scratch &s, std::string hold = "", std::unique_ptr<Executor> executor = cpu_stand_in())
-	    : server(ServerOptions{s.socket, s.cache, 0, 2000, 64, std::move(hold)}, std::move(executor)) {
-		server.listen();
-		thread = std::thread([this] { server.serve(stop); });
-	}
-	~RunningServer() {
-		stop.store(true);
-		thread.join();
-	}
-};
+using grail_test::RunningServer;
 
 template <typename Done>
 void
@@ -412,7 +382,7 @@ TEST(GpuServiceChordless, CountsRoundTripAndImpossibleOnesAreRefused) {
 void
 cycles_and_counts_equal_the_oracle(std::unique_ptr<Executor> executor) {
 	Scratch s;
-	RunningServer running(s, "", std::move(executor));
+	RunningServer running(s, std::move(executor));
 	for (uint64_t seed = 1; seed <= 60; seed++) {
 		Case c = random_case(seed);
 		ImageRef ref = s.write(c.index, int(seed));
@@ -456,7 +426,7 @@ TEST(GpuServiceChordless, GpuExecutorEqualsTheOracle) {
 		GTEST_SKIP() << "no usable GPU: " << why;
 	cycles_and_counts_equal_the_oracle(std::move(gpu));
 	Scratch s;
-	RunningServer running(s, "", gpu_executor(&why));
+	RunningServer running(s, gpu_executor(&why));
 	EdgeList path;
 	for (int64_t i = 0; i < int64_t(kGpuChordlessMaxVertices) + 10; i++)
 		path.append(i, i + 1);
@@ -572,7 +542,7 @@ TEST(GpuServiceChordless, HangUpAndStopEndTheRequest) {
 	Index index = Index::build(rows, BuildOptions{});
 	ImageRef ref = s.write(index, 1);
 	{
-		RunningServer running(s, hold);
+		RunningServer running(s, cpu_stand_in(), hold);
 		std::ofstream(hold) << "hold";
 		for (bool counts : {false, true}) {
 			auto stream = std::make_unique<Stream>(s.socket, FrameType::chordless,

@@ -7,6 +7,7 @@
 #include "index.hpp"
 #include "oracle.hpp"
 #include "reach.hpp"
+#include "service_fixture.hpp"
 
 #include "gpu_service/client.hpp"
 #include "gpu_service/protocol.hpp"
@@ -36,45 +37,13 @@ namespace {
 
 const char *const kUuid = "0123abcd-0000-4000-8000-00000000cafe";
 
-// A temporary directory holding the cache directory and the socket, removed at the end.
-struct Scratch {
-	std::string dir, cache, socket;
-	Scratch() {
-		char pattern[] = "/tmp/grail_search_XXXXXX";
-		dir = mkdtemp(pattern);
-		cache = dir + "/cache";
-		socket = dir + "/s";
-		mkdir(cache.c_str(), 0700);
-	}
-	~Scratch() {
-		std::string command = "rm -rf '" + dir + "'";
-		if (std::system(command.c_str()) != 0)
-			std::fprintf(stderr, "could not remove %s\n", dir.c_str());
-	}
-	ImageRef
-	write(const Index &index, int graph) const {
-		std::vector<uint8_t> bytes = index.serialize();
-		ImageRef ref{"1_" + std::to_string(graph) + "_1_" + kUuid + ".img", kUuid};
-		std::ofstream out(cache + "/" + ref.file, std::ios::binary);
-		out.write(reinterpret_cast<const char *>(bytes.data()), std::streamsize(bytes.size()));
-		return ref;
+// The scratch directory of these tests (service_fixture.hpp).
+struct Scratch : grail_test::ServiceScratch {
+	Scratch() : ServiceScratch("grail_search", kUuid) {
 	}
 };
 
-struct RunningServer {
-	std::atomic<bool> stop{false};
-	Server server;
-	std::thread thread;
-	RunningServer(const Scratch &s, std::unique_ptr<Executor> executor, std::string hold = "")
-	    : server(ServerOptions{s.socket, s.cache, 0, 2000, 64, std::move(hold)}, std::move(executor)) {
-		server.listen();
-		thread = std::thread([this] { server.serve(stop); });
-	}
-	~RunningServer() {
-		stop.store(true);
-		thread.join();
-	}
-};
+using grail_test::RunningServer;
 
 // All pairs of the graph's query ids (unknown ids among them).
 void
