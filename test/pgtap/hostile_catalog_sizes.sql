@@ -9,7 +9,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SET client_min_messages = warning;
-SELECT plan(14);
+SELECT plan(20);
 
 CREATE TABLE hcs_edges (source bigint, target bigint);
 INSERT INTO hcs_edges SELECT g, g + 1 FROM generate_series(1, 2000) g;
@@ -39,6 +39,26 @@ UPDATE grail.graph SET index_bytes = 1000000000000, build_uuid = gen_random_uuid
 SELECT throws_ok($$SELECT grail.reachable('hcs', 1, 5)$$, 'XX001', NULL,
                  'a delta build''s recorded image size of a terabyte: the delta makes another size');
 SELECT lives_ok($$SELECT grail.refresh_graph('hcs')$$, 'a rebuild mends it');
+
+-- A merge whose base's recorded size is impossible (below zero, or a terabyte): the base cannot be
+-- read, so the merge stores a full image from the rows with a WARNING, as for any damaged base. It
+-- used to fail instead (the size's error was not taken for damage). A delta build over such a base
+-- is named as one in its error.
+INSERT INTO hcs_edges VALUES (5002, 5003);
+SELECT grail.merge_graph('hcs');
+UPDATE grail.graph SET base_index_bytes = -5, build_uuid = gen_random_uuid() WHERE name = 'hcs';
+SELECT throws_like($$SELECT grail.reachable('hcs', 1, 5)$$, '%is stored as a delta from build%',
+                   'a delta build over a base of an impossible size: named as such');
+INSERT INTO hcs_edges VALUES (5003, 5004);
+SELECT lives_ok($$SELECT grail.merge_graph('hcs')$$, 'a merge over a base of a negative recorded size stores a full image');
+SELECT is((SELECT base_build FROM grail.graph WHERE name = 'hcs'), NULL, 'a full image, not a delta');
+SELECT is(grail.reachable('hcs', 5000, 5004), true, 'and answers from the rows');
+INSERT INTO hcs_edges VALUES (5004, 5005);
+SELECT grail.merge_graph('hcs');
+UPDATE grail.graph SET base_index_bytes = 1000000000000 WHERE name = 'hcs';
+INSERT INTO hcs_edges VALUES (5005, 5006);
+SELECT lives_ok($$SELECT grail.merge_graph('hcs')$$, 'a merge over a base of a terabyte recorded stores a full image');
+SELECT is(grail.reachable('hcs', 5000, 5006), true, 'which answers from the rows');
 
 -- The change log's index.
 SELECT grail.create_graph('hcs_live', 'hcs_edges');

@@ -468,6 +468,10 @@ delta_image(const GraphRow &row, const char *display) {
 		if (e.data()->sqlerrcode != ERRCODE_DATA_CORRUPTED)
 			throw;
 		damage = e.what();
+	} catch (const SqlError &e) { // raise()d damage: an impossible recorded size, say
+		if (e.sqlstate() != ERRCODE_DATA_CORRUPTED)
+			throw;
+		damage = e.what();
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
