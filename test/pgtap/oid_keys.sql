@@ -253,13 +253,14 @@ SELECT throws_ok($$SELECT * FROM grail.ancestors('rkg', 'ok_r5'::regrole)$$, '42
 RESET ROLE;
 
 -- A negative smallint or integer key on a graph of oid keys is the oid PostgreSQL's cast makes of
--- it ((-1)::integer::oid is 4294967295), which the graph holds; a bigint has no such cast.
+-- it ((-1)::integer::oid is 4294967295), which the graph holds; a bigint has no such cast (an error).
 CREATE TABLE top_oids (source oid, target oid);
 INSERT INTO top_oids VALUES (4294967295, 1), (1, 2), (2, 4294967294);
 SELECT grail.create_graph('top_oids', 'top_oids');
 SELECT is(grail.reachable('top_oids', -1, 2), true, 'reachable: an integer -1 is oid 4294967295');
 SELECT is(grail.reachable('top_oids', (-1)::smallint, (-2)::smallint), true, 'so is a smallint -1, and -2 is 4294967294');
-SELECT is(grail.reachable('top_oids', -1::bigint, 2), false, 'a bigint -1 is no oid: a key the graph lacks');
+SELECT throws_ok($$SELECT grail.reachable('top_oids', -1::bigint, 2)$$, '22003', NULL,
+                 'a bigint -1 is no oid: refused, as (-1)::bigint::oid is');
 SELECT is(grail.reachable('top_oids', ARRAY[-1, NULL, 1, -2], ARRAY[2, 2, -2, -1]), ARRAY[true, NULL, true, false],
           'arrays of integers: the same reading, NULLs kept');
 SELECT is((SELECT array_agg(vertex::text ORDER BY depth) FROM grail.descendants('top_oids', -1)),

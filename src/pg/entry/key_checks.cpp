@@ -109,6 +109,10 @@ check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const char *fu
 
 void
 integer_keys_as_oids(FunctionCallInfo fcinfo, Oid graph, Oid asked, int first, int count, bool arrays) {
+	if (asked == INT8OID) {
+		check_bigint_oid_keys(fcinfo, graph, first, count, arrays);
+		return;
+	}
 	if (!oid_key_type(graph) || (asked != INT4OID && asked != INT2OID))
 		return;
 	auto as_oid = [](int64_t id) { return id < 0 ? int64_t(uint32_t(int32_t(id))) : id; };
@@ -128,6 +132,39 @@ integer_keys_as_oids(FunctionCallInfo fcinfo, Oid graph, Oid asked, int first, i
 		for (int i = 0, k = 0; i < n; i++)
 			if (nulls == nullptr || (nulls[i / 8] & (1 << (i % 8))) != 0) {
 				values[k] = as_oid(values[k]);
+				k++;
+			}
+	}
+}
+
+void
+check_bigint_oid_keys(FunctionCallInfo fcinfo, Oid graph, int first, int count, bool arrays) {
+	if (!oid_key_type(graph))
+		return;
+	auto refuse = [&](int64_t id) {
+		std::string display = parse_graph_name(text_argument(fcinfo, 0)).display;
+		raise(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+		      format("pg_grail graph \"%s\" has %s keys, and the bigint %lld is no oid", display.c_str(),
+		             key_type_label(graph), (long long)id),
+		      "Pass a number from 0 to 4294967295, as a cast of the bigint to oid would require.");
+	};
+	auto in_range = [](int64_t id) { return id >= 0 && id <= int64_t(UINT32_MAX); };
+	for (int arg = first; arg < first + count; arg++) {
+		if (PG_ARGISNULL(arg))
+			continue;
+		if (!arrays) {
+			if (!in_range(PG_GETARG_INT64(arg)))
+				refuse(PG_GETARG_INT64(arg));
+			continue;
+		}
+		ArrayType *array = guard([&] { return DatumGetArrayTypeP(fcinfo->args[arg].value); });
+		int n = guard([&] { return ArrayGetNItems(ARR_NDIM(array), ARR_DIMS(array)); });
+		const bits8 *nulls = ARR_NULLBITMAP(array);
+		const auto *values = reinterpret_cast<const int64 *>(ARR_DATA_PTR(array));
+		for (int i = 0, k = 0; i < n; i++)
+			if (nulls == nullptr || (nulls[i / 8] & (1 << (i % 8))) != 0) {
+				if (!in_range(values[k]))
+					refuse(values[k]);
 				k++;
 			}
 	}

@@ -36,6 +36,11 @@ void check_oid_key_type(FunctionCallInfo fcinfo, Oid graph, Oid asked, const cha
 // (-1)::integer::oid is 4294967295, which a graph of oid keys holds, not a key it lacks.
 void integer_keys_as_oids(FunctionCallInfo fcinfo, Oid graph, Oid asked, int first, int count, bool arrays = false);
 
+// On a graph of oid or reg* keys, a bigint key outside 0 .. 4294967295 of arguments first ..
+// first + count - 1 (int8 datums, or arrays: bigint[]) is refused (22003), as a cast of it to oid
+// is: no oid, rather than a key the graph lacks.
+void check_bigint_oid_keys(FunctionCallInfo fcinfo, Oid graph, int first, int count, bool arrays = false);
+
 // The overloads of the key functions whose keys are polymorphic (anyelement, anycompatible, their
 // arrays), for oid and reg* keys answered in their own type, and those of integer and smallint
 // keys beside them (which keep such calls on bigint keys, as before: see sql/pg_grail.sql). They

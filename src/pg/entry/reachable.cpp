@@ -24,6 +24,7 @@ using namespace grail::pg;
 GRAIL_FUNCTION(grail_reachable) {
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
+	check_bigint_oid_keys(fcinfo, view.graph.key_type, 1, 2);
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
@@ -166,6 +167,7 @@ reachable_ids(FunctionCallInfo fcinfo, ArrayType *sources, ArrayType *targets,
 	check_lengths(n, guard([&] { return ArrayGetNItems(ARR_NDIM(targets), ARR_DIMS(targets)); }));
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2, true);
+	check_bigint_oid_keys(fcinfo, view.graph.key_type, 1, 2, true);
 	if (n == 0)
 		return guard([&] { return PointerGetDatum(construct_empty_array(BOOLOID)); });
 	// One-dimensional bool[] of n elements, no null bitmap: the header, then a byte per answer.
@@ -221,6 +223,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 					keys->values[i] =
 					    text_key_as(fcinfo, keys->values[i], actual, view.graph.key_type, "grail.reachable", 2, true);
 		kind = actual;
+	} else if (kind == grail::KeyKind::integer) {
+		check_bigint_oid_keys(fcinfo, view.graph.key_type, 1, 2, true);
 	}
 	int n = sources.count;
 	Datum *answers = guard([&] { return static_cast<Datum *>(palloc(sizeof(Datum) * size_t(Max(n, 1)))); });

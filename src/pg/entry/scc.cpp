@@ -114,6 +114,7 @@ GRAIL_FUNCTION_NULLABLE(grail_scc_components_keyed, 0) {
 GRAIL_FUNCTION(grail_scc_component) {
 	LoadedGraph &graph = open_graph(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, graph.index, grail::KeyKind::integer, "grail.scc_component", 1);
+	check_bigint_oid_keys(fcinfo, graph.key_type, 1, 1);
 	return Int64GetDatum(graph.index.component_id(PG_GETARG_INT64(1)));
 }
 

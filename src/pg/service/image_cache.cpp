@@ -468,6 +468,10 @@ delta_image(const GraphRow &row, const char *display) {
 		if (e.data()->sqlerrcode != ERRCODE_DATA_CORRUPTED)
 			throw;
 		damage = e.what();
+	} catch (const SqlError &e) { // raise()d damage: an impossible recorded size, say
+		if (e.sqlstate() != ERRCODE_DATA_CORRUPTED)
+			throw;
+		damage = e.what();
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -495,6 +499,37 @@ fill_image(const GraphRow &row, const char *display, uint8_t *image) {
 	}
 	std::vector<uint8_t> made = delta_image(row, display);
 	memcpy(image, made.data(), made.size()); // delta_image checked the size
+}
+
+/*
+ * A private buffer of the build's recorded size. Where no such memory is to be had, the recorded
+ * size is compared with what is stored before "out of memory" is said: a size edited by hand (to a
+ * terabyte, say) is a damaged index, which a rebuild mends, not a want of memory.
+ */
+static std::shared_ptr<uint8_t>
+image_buffer_for(const GraphRow &row) {
+	try {
+		return Index::image_buffer(size_t(row.index_bytes));
+	} catch (const std::bad_alloc &) {
+		if (row.is_delta()) {
+			std::vector<uint8_t> bytes = load_delta(row);
+			grail::BuildDelta delta = grail::BuildDelta::parse(bytes.data(), bytes.size());
+			if (delta.image_bytes != uint64_t(row.index_bytes))
+				throw Error(ErrorKind::corrupt_index,
+				            format("the stored delta of a pg_grail graph makes an image of %llu "
+				                   "bytes, not the %lld recorded",
+				                   (unsigned long long)delta.image_bytes, (long long)row.index_bytes));
+		} else {
+			int64_t stored = stored_index_bytes(row);
+			if (stored != row.index_bytes)
+				raise(ERRCODE_DATA_CORRUPTED,
+				      format("the stored index of a pg_grail graph is damaged: its recorded size is %lld bytes, "
+				             "its chunks hold %lld",
+				             (long long)row.index_bytes, (long long)stored),
+				      "Rebuild it with grail.refresh_graph().");
+		}
+		throw;
+	}
 }
 
 std::string
@@ -552,7 +587,7 @@ open_index(const GraphRow &row, const char *display) {
 	} else {
 		cache_counters.loads++;
 	}
-	std::shared_ptr<uint8_t> image = Index::image_buffer(size);
+	std::shared_ptr<uint8_t> image = image_buffer_for(row);
 	fill_image(row, display, image.get());
 	cache_counters.private_copies++;
 	uint32_t format = header_format(image.get(), size);

@@ -110,6 +110,11 @@ open_base(const GraphName &graph_name, const GraphRow &base_row) {
 			damage = e.what();
 		else
 			failed = std::current_exception();
+	} catch (const SqlError &e) { // raise()d damage: an impossible recorded size, say
+		if (e.sqlstate() == ERRCODE_DATA_CORRUPTED)
+			damage = e.what();
+		else
+			failed = std::current_exception();
 	} catch (const grail::Error &e) {
 		if (e.kind() == grail::ErrorKind::corrupt_index)
 			damage = e.what();

@@ -25,9 +25,12 @@ extern "C" {
 #include "access/xlog.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_type.h"
+#include "commands/defrem.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -345,6 +348,16 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	out->watched_tables = PointerGetDatum(copy);
 }
 
+static Oid
+index_access_method(Oid index) {
+	HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(index));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	Oid am = ((Form_pg_class)GETSTRUCT(tuple))->relam;
+	ReleaseSysCache(tuple);
+	return am;
+}
+
 Oid
 index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *what) {
 	List *indexes = RelationGetIndexList(rel);
@@ -355,13 +368,38 @@ index_on(Relation rel, std::initializer_list<AttrNumber> columns, const char *wh
 		if (!HeapTupleIsValid(tuple))
 			continue;
 		Form_pg_index form = (Form_pg_index)GETSTRUCT(tuple);
-		bool fits = form->indnkeyatts == int(columns.size()) && form->indisvalid &&
-		            std::equal(columns.begin(), columns.end(), form->indkey.values);
+		// A scan of the index must find every row of the key: a plain ascending btree of the
+		// columns with their default operator classes, no WHERE clause (a partial index made by
+		// hand would hide rows: changes missed, answers wrong) and no expressions.
+		bool fits = form->indnkeyatts == int(columns.size()) && form->indisvalid && form->indisready &&
+		            std::equal(columns.begin(), columns.end(), form->indkey.values) &&
+		            heap_attisnull(tuple, Anum_pg_index_indpred, NULL) &&
+		            heap_attisnull(tuple, Anum_pg_index_indexprs, NULL) && index_access_method(index) == BTREE_AM_OID;
+		if (fits) {
+			bool isnull;
+			Datum classes = SysCacheGetAttr(INDEXRELID, tuple, Anum_pg_index_indclass, &isnull);
+			Datum options = SysCacheGetAttr(INDEXRELID, tuple, Anum_pg_index_indoption, &isnull);
+			auto *opclass = reinterpret_cast<oidvector *>(DatumGetPointer(classes));
+			auto *option = reinterpret_cast<int2vector *>(DatumGetPointer(options));
+			int k = 0;
+			for (AttrNumber column : columns) {
+				Oid type = TupleDescAttr(RelationGetDescr(rel), column - 1)->atttypid;
+				if (opclass->values[k] != GetDefaultOpClass(type, BTREE_AM_OID) || option->values[k] != 0)
+					fits = false;
+				k++;
+			}
+		}
 		ReleaseSysCache(tuple);
 		if (fits)
 			return index;
 	}
-	elog(ERROR, "pg_grail catalog table %s has no index on %s", RelationGetRelationName(rel), what);
+	ereport(ERROR,
+	        (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+	         errmsg("pg_grail catalog table grail.%s has no usable index on %s", RelationGetRelationName(rel), what),
+	         errdetail("pg_grail reads the table through a valid btree index of exactly these columns, ascending, "
+	                   "with their default operator classes, without a WHERE clause."),
+	         errhint("Create it again as the extension made it: CREATE INDEX ON grail.%s %s;",
+	                 RelationGetRelationName(rel), what)));
 }
 
 /*
@@ -886,6 +924,25 @@ check_index_size(const GraphRow &row) {
 		      "Rebuild it with grail.refresh_graph().");
 }
 
+int64_t
+stored_index_bytes(const GraphRow &row) {
+	int64_t bytes = 0;
+	// The uncompressed sizes (octet_length reads a compressed datum's header, not its data).
+	with_spi([&] {
+		Oid types[] = {INT8OID};
+		Datum values[] = {Int64GetDatum(row.id)};
+		execute("SELECT pg_catalog.sum(pg_catalog.octet_length(data))::pg_catalog.int8 FROM grail.index_chunk "
+		        "WHERE graph_id OPERATOR(pg_catalog.=) $1 AND seq OPERATOR(pg_catalog.>=) 0",
+		        1, types, values, SPI_OK_SELECT, true);
+		guard([&] {
+			bool null;
+			Datum sum = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &null);
+			bytes = null ? 0 : DatumGetInt64(sum);
+		});
+	});
+	return bytes;
+}
+
 std::vector<uint8_t>
 load_delta(const GraphRow &row) {
 	if (row.delta_bytes <= 0 || uint64_t(row.delta_bytes) > kMaxIndexBytes)
@@ -894,7 +951,9 @@ load_delta(const GraphRow &row) {
 		             (long long)row.delta_bytes),
 		      "Rebuild it with grail.refresh_graph().");
 	size_t size = size_t(row.delta_bytes);
-	std::vector<uint8_t> bytes(size);
+	// Filled as the chunks come, not allocated at the recorded size first: a size edited by hand
+	// to a terabyte is then refused as a delta whose chunks do not make it, not "out of memory".
+	std::vector<uint8_t> bytes;
 	// Read only, in the active snapshot, as load_index reads: the one the row was read in (a merge
 	// committed since has replaced these chunks).
 	with_spi([&] {
@@ -918,7 +977,8 @@ load_delta(const GraphRow &row) {
 					                       "its recorded size of %zu bytes",
 					                       seq, size),
 					                errhint("Rebuild it with grail.refresh_graph().")));
-				memcpy(bytes.data() + offset, VARDATA_ANY(chunk), n);
+				const auto *data = reinterpret_cast<const uint8_t *>(VARDATA_ANY(chunk));
+				bytes.insert(bytes.end(), data, data + n);
 				offset += n;
 			}
 			if (offset != size)

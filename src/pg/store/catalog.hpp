@@ -156,6 +156,8 @@ int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *
 std::vector<uint8_t> load_delta(const GraphRow &row);
 // A clear error if the recorded size of the graph's index is impossible (it decides allocations).
 void check_index_size(const GraphRow &row);
+// The bytes the graph's full image chunks hold (seq >= 0), uncompressed: what a load would read.
+int64_t stored_index_bytes(const GraphRow &row);
 // The graph's index image, read from its chunks into image (row.index_bytes bytes).
 void load_index(const GraphRow &row, uint8_t *image);
 
