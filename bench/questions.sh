@@ -8,9 +8,14 @@
 # For each graph:
 #   - descendants() and ancestors() of SOURCES random vertices (a count over them) vs the recursive
 #     CTE a user would write (UNION, over an edge table indexed both ways; counts must agree) and vs
-#     SELECT count(*) over a table holding the same rows (targets <= 0.1x and <= 2x);
+#     SELECT count(*) over a table holding the same rows (targets <= 0.1x and <= 2x), and vs the
+#     same count of rows from generate_series(1, n) joined to a table of each source's n: what any
+#     set-returning function in FROM pays for its rows (a tuplestore, the function scan), the floor
+#     of a function's rows where the table's count pays none of it;
 #   - path() for PAIRS random reachable pairs (the sum of their lengths) vs reachable() over the same
-#     pairs (a count; target <= 2x), and vs pgRouting's pgr_dijkstra (unit costs, directed) where
+#     pairs plus returning each path's length (reachable() per row over a table that holds each
+#     pair's path, summing their cardinalities; target <= 2x), vs reachable() alone (a count), and
+#     vs pgRouting's pgr_dijkstra (unit costs, directed) where
 #     it is installed, over the first PGR_PAIRS of those pairs (0: none), per pair (target <=
 #     0.01x); the lengths must agree;
 #   - the planner's row estimate for a reachable() join over 10,000 random pairs vs the actual rows
@@ -81,22 +86,26 @@ make_graph() { # name -> table e_NAME (id, source, target), graph NAME
 	  -c "CREATE TABLE s_$g AS SELECT v FROM (SELECT source AS v FROM e_$g UNION SELECT target FROM e_$g) k ORDER BY random() LIMIT $sources" \
 	  -c "CREATE TABLE d_$g AS SELECT s.v AS source, d.vertex, d.depth FROM s_$g s, grail.descendants('$g', s.v) d" \
 	  -c "CREATE TABLE a_$g AS SELECT s.v AS source, a.vertex, a.depth FROM s_$g s, grail.ancestors('$g', s.v) a" \
+	  -c "CREATE TABLE nd_$g AS SELECT source, count(*) AS n FROM d_$g GROUP BY source" \
+	  -c "CREATE TABLE na_$g AS SELECT source, count(*) AS n FROM a_$g GROUP BY source" \
 	  -c "CREATE TABLE c_$g AS SELECT x.v AS a, y.v AS b FROM
 	        (SELECT v, row_number() OVER () AS i FROM (SELECT v FROM (SELECT source AS v FROM e_$g UNION SELECT target FROM e_$g) k ORDER BY random() LIMIT 40 * $pairs) z) x
 	        JOIN (SELECT v, row_number() OVER () AS i FROM (SELECT v FROM (SELECT source AS v FROM e_$g UNION SELECT target FROM e_$g) k ORDER BY random() LIMIT 40 * $pairs) z) y USING (i)" \
 	  -c "CREATE TABLE p_$g AS SELECT row_number() OVER () AS i, a, b FROM c_$g WHERE a <> b AND grail.reachable('$g', a, b) LIMIT $pairs" \
+	  -c "CREATE TABLE pp_$g AS SELECT i, a, b, grail.path('$g', a, b) AS path FROM p_$g" \
 	  -c "CREATE TABLE r_$g AS SELECT a, b FROM c_$g LIMIT 10000" \
-	  -c "VACUUM ANALYZE s_$g, d_$g, a_$g, p_$g, r_$g" >/dev/null
+	  -c "VACUUM ANALYZE s_$g, d_$g, a_$g, nd_$g, na_$g, p_$g, pp_$g, r_$g" >/dev/null
 	echo "$key"
 }
 
-printf '| %-6s | %-11s | %10s | %10s | %12s | %12s | %8s | %8s |\n' graph function rows "grail, ms" "CTE, ms" "table, ms" "vs CTE" "vs table"
-printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ------------- ------------ ------------ -------------- -------------- ---------- ----------
+printf '| %-6s | %-11s | %10s | %10s | %12s | %12s | %12s | %8s | %8s | %8s |\n' graph function rows "grail, ms" "CTE, ms" "table, ms" "SRF, ms" "vs CTE" "vs table" "vs SRF"
+printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ------------- ------------ ------------ -------------- -------------- -------------- ---------- ---------- ----------
 declare -A summary
 for g in $graphs; do
 	key=$(make_graph "$g")
 	for fn in descendants ancestors; do
 		if [ $fn = descendants ]; then from=source to=target t=d_$g; else from=target to=source t=a_$g; fi
+		q_srf="SELECT count(*) FROM n${t%%_*}_$g s, generate_series(1, s.n) d"
 		q_grail="SELECT count(*) FROM s_$g s, grail.$fn('$g', s.v) d"
 		q_cte="SELECT count(*) FROM s_$g s CROSS JOIN LATERAL (WITH RECURSIVE r(v) AS (SELECT s.v UNION SELECT e.$to FROM r JOIN e_$g e ON e.$from = r.v) SELECT v FROM r) d"
 		q_table="SELECT count(*) FROM $t"
@@ -113,14 +122,16 @@ for g in $graphs; do
 			n_cte=$(P -c "SELECT count(*) FROM $t") tc=-
 		fi
 		[ "$n" = "$n_cte" ] || { echo "$g $fn: grail gives $n rows, the recursive CTE (or the table) $n_cte" >&2; exit 1; }
-		tg=$(warm "$q_grail") tt=$(warm "$q_table")
-		printf '| %-6s | %-11s | %10s | %10s | %12s | %12s | %8s | %8s |\n' "$g" "$fn" "$n" "$tg" "$tc" "$tt" "$(ratio "$tc" "$tg")" "$(ratio "$tt" "$tg")"
+		tg=$(warm "$q_grail") tt=$(warm "$q_table") ts=$(warm "$q_srf")
+		printf '| %-6s | %-11s | %10s | %10s | %12s | %12s | %12s | %8s | %8s | %8s |\n' "$g" "$fn" "$n" "$tg" "$tc" "$tt" "$ts" \
+			"$(ratio "$tc" "$tg")" "$(ratio "$tt" "$tg")" "$(ratio "$ts" "$tg")"
 	done
 	found=$(P -c "SELECT count(*) FROM p_$g")
 	t_reach=$(warm "SELECT count(*) FROM p_$g WHERE grail.reachable('$g', a, b)")
+	t_reach_length=$(warm "SELECT sum(cardinality(path) - 1) FROM pp_$g WHERE grail.reachable('$g', a, b)")
 	t_path=$(warm "SELECT sum(cardinality(grail.path('$g', a, b)) - 1) FROM p_$g")
 	lengths=$(P -c "SELECT round(avg(cardinality(grail.path('$g', a, b)) - 1), 1) FROM p_$g")
-	line="path: $found pairs, mean length $lengths; reachable() $t_reach ms, path() $t_path ms: $(ratio "$t_reach" "$t_path")x"
+	line="path: $found pairs, mean length $lengths; path() $t_path ms vs reachable() plus the length $t_reach_length ms: $(ratio "$t_reach_length" "$t_path")x, vs reachable() alone $t_reach ms: $(ratio "$t_reach" "$t_path")x"
 	if [ "$pgr" = 1 ] && [ "$key" = bigint ] && [ "$pgr_pairs" -gt 0 ]; then
 		q_pgr="SELECT sum(d.agg_cost) FROM p_$g p CROSS JOIN LATERAL pgr_dijkstra('SELECT id, source, target, 1.0::float8 AS cost FROM e_$g', p.a, p.b, directed => true) d WHERE p.i <= $pgr_pairs AND d.node = p.b"
 		q_mine="SELECT sum(cardinality(grail.path('$g', a, b)) - 1) FROM p_$g WHERE i <= $pgr_pairs"
@@ -137,6 +148,6 @@ for g in $graphs; do
 done
 echo
 for g in $graphs; do echo "$g ($vertices vertices, degree $([ $g = dag ] || [ $g = text ] && echo $dag_degree || echo $degree)): ${summary[$g]}"; done
-echo "(vs CTE, vs table: grail's time over theirs; medians of $runs warm runs, the CTE's of $cte_runs runs; pgr_dijkstra one warm run)"
+echo "(vs CTE, vs table, vs SRF: grail's time over theirs (SRF: generate_series of each source's row count); medians of $runs warm runs, the CTE's of $cte_runs runs; pgr_dijkstra one warm run)"
 # Ratios of one run are comparable on a shared machine, absolute times less so: say how busy it was.
 echo "load average at the end (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"

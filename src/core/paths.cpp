@@ -76,7 +76,7 @@ PathFinder::Balls::start(size_t count) {
 }
 
 PathFinder::PathFinder(const Index &index, std::function<const Csr &()> in_edges)
-    : index_(index), query_(index), in_edges_(std::move(in_edges)) {
+    : index_(index), in_edges_(std::move(in_edges)) {
 }
 
 const Csr &
@@ -145,8 +145,10 @@ PathFinder::bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBack
 		return met;
 	};
 	for (;;) {
+		// A side with nothing left to expand: no vertex it could still reach meets the other ball
+		// (its rule drops only vertices off every path from a to b), so a does not reach b.
 		if (forward.empty() || backward.empty())
-			throw Error(ErrorKind::internal, "the index says a vertex reaches another that no path reaches");
+			return {};
 		if (forward_work <= backward_work) {
 			counts_.search_edges += forward_work;
 			if (expand(out, forward, forward_work, fd, bd, ++df, b, keep_forward))
@@ -242,8 +244,6 @@ PathFinder::shortest_path(vid_t a, vid_t b) {
 		return {a};
 	const Array<uint32_t> &component = index_.components().of_vertex;
 	const uint32_t ca = component[a], cb = component[b];
-	if (!query_.reachable_components(ca, cb))
-		return {};
 	// What each side expands: components are numbered topologically (an edge never goes to a
 	// smaller number), and the labels' necessary conditions rule out most of the rest.
 	const BloomLabels &bloom = index_.bloom();
@@ -251,6 +251,11 @@ PathFinder::shortest_path(vid_t a, vid_t b) {
 	const unsigned d = labels.label_count();
 	const BloomRecord &ba = bloom.record(ca), &bb = bloom.record(cb);
 	const uint32_t *ra = labels.record(ca), *rb = labels.record(cb);
+	// The pair's own labels rule out most unreachable pairs. The rest go straight to the
+	// bidirectional search, which ends empty-handed when a does not reach b: a reachability search
+	// first (the index's DFS) would cost a reachable pair, the usual one, as much again.
+	if (ca > cb || (ca != cb && pruning::step(ba, ra, bb, rb, d) == pruning::Step::prune))
+		return {};
 	// The labels' test costs a vertex two cache misses (its Bloom and GRAIL records), which pay only
 	// where they prune: a side whose first kSample tests pruned fewer than one in kRatio expands
 	// without them from then on (the topological bound, free, stays). Pruning only narrows the

@@ -1,10 +1,12 @@
 // Shortest paths and shortest directed cycles, with bfs()'s tie rule (bfs.hpp), so that a path is
 // the parent chain bfs(source) reports for its target.
 //
-// A path: before any search, the index decides reachability (an unreachable pair costs no search).
-// Then a bidirectional breadth-first search: a forward ball from the source over the out-edges and
-// a backward ball from the target over the in-edges, a whole level at a time, the frontier with
-// fewer edges to scan first, until a level of one meets the other ball. The labels prune both: the forward side never
+// A path: the pair's labels rule out most unreachable pairs before any search (a reachable pair is
+// not searched twice: no reachability search first). Then a bidirectional breadth-first search: a
+// forward ball from the source over the out-edges and a backward ball from the target over the
+// in-edges, a whole level at a time, the frontier with fewer edges to scan first, until a level of
+// one meets the other ball, or a side has nothing left to expand (no path). The labels prune both:
+// the forward side never
 // expands a vertex whose component cannot reach the target's, the backward side one whose
 // component the source's cannot reach (pruning.hpp). Pruning changes no depth that matters: every
 // vertex on a shortest path to a vertex that reaches the target reaches it too.
@@ -129,7 +131,6 @@ private:
 	std::vector<vid_t> bidirectional(vid_t a, vid_t b, KeepForward &&keep_forward, KeepBackward &&keep_backward);
 
 	const Index &index_;
-	ReachabilityQuery query_;
 	std::function<const Csr &()> in_edges_;
 	std::unique_ptr<const Csr> own_in_edges_;
 	Balls balls_;

@@ -4,6 +4,7 @@
 #include "oracle.hpp"
 #include "generate.hpp"
 #include "paths.hpp"
+#include "pruning.hpp"
 
 #include <gtest/gtest.h>
 
@@ -294,4 +295,50 @@ TEST(Paths, SecondPassBothWaysKeepsTheTieRule) {
 	EXPECT_GT(in_levels, 0u);
 	// The pass scans no more than the searches did (each level at most its backward level's edges).
 	EXPECT_LE(pass_edges, search_edges);
+}
+
+// Unreachable pairs that the pair's own labels leave open (pruning::step says expand): path() has
+// no reachability search first, so its bidirectional search must end empty-handed on them, as it
+// does when a side has nothing left to expand. The test counts such pairs, so that it would fail if
+// the graphs stopped giving any.
+TEST(Paths, UnreachablePairsTheLabelsLeaveOpen) {
+	size_t open = 0;
+	for (uint64_t seed = 0; seed < 24; seed++) {
+		std::mt19937_64 rng(seed);
+		const int64_t n = 200 + int64_t(seed % 4) * 100;
+		EdgeList edges;
+		for (int64_t k = 0; k < n + n / 2; k++) {
+			int64_t x = int64_t(rng() % n), y = int64_t(rng() % n);
+			if (seed % 2 == 0 && x > y)
+				std::swap(x, y); // a DAG
+			edges.append(x, y);
+		}
+		// One GRAIL traversal: labels that leave more pairs open.
+		BuildOptions options;
+		options.labels = 1;
+		Index index = Index::build(edges, options);
+		const Graph &g = index.graph();
+		const Array<uint32_t> &component = index.components().of_vertex;
+		const unsigned d = index.labels().label_count();
+		PathFinder finder(index);
+		for (vid_t a = 0; a < g.vertex_count(); a++) {
+			BfsResult r = bfs(g.out, a);
+			std::vector<bool> reached(g.vertex_count());
+			for (vid_t v : r.vertex)
+				reached[v] = true;
+			for (vid_t b = 0; b < g.vertex_count(); b++) {
+				uint32_t ca = component[a], cb = component[b];
+				std::vector<vid_t> path = finder.shortest_path(a, b);
+				ASSERT_EQ(path.empty(), !reached[b]) << "seed " << seed << " " << a << "->" << b;
+				if (!reached[b] && ca < cb &&
+				    pruning::step(index.bloom().record(ca), index.labels().record(ca), index.bloom().record(cb),
+				                  index.labels().record(cb), d) != pruning::Step::prune)
+					open++;
+				if (reached[b]) {
+					ASSERT_EQ(path, parent_chain(r, b)) << "seed " << seed << " " << a << "->" << b;
+				}
+			}
+		}
+	}
+	EXPECT_GT(open, 60u) << open;
 }

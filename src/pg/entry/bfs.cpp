@@ -46,20 +46,28 @@ direction_arg(FunctionCallInfo fcinfo, int arg) {
 }
 
 // The rows of a search over a text or uuid graph (RowOutput::cells()): (vertex, depth[, parent]),
-// parent NULL for the source. A row's key is three dependent reads scattered over the graph (the
-// vertex's dictionary number, its offsets, its bytes). They are made a batch of rows at a time, one
-// kind of read over a whole batch, pipelined: while the rows of one batch are formed, the bytes of
-// the next are on their way, the offsets of the one after and the numbers of the one after that,
-// so that the misses overlap each other and the rows' forming instead of each row waiting for its
-// own. The keys' bytes are copied from the dictionary straight into the rows (no text datum).
+// parent NULL for the source. A row's key is up to three dependent reads scattered over the graph
+// (the vertex's dictionary number, its offsets, its bytes). They are made a batch of rows at a
+// time, one kind of read over a whole batch, pipelined: while the rows of one batch are formed,
+// the bytes of the batches after it are on their way, the offsets of later ones, the numbers of
+// later ones still, so that the misses overlap each other and the rows' forming instead of each
+// row waiting for its own. Each read is asked for two batches before it is made (one batch's rows
+// take less time than a miss on a busy machine). ids null: a vertex's dictionary number is the
+// vertex itself (a text or uuid graph's ids are the ranks of its keys, every key a vertex), and
+// that read is left out. The keys' bytes are copied from the dictionary straight into the rows
+// (no text datum).
 void
 put_key_rows(RowOutput &out, const grail::KeyDictionary &keys, const int64_t *ids, const grail::vid_t *vertex,
              const uint32_t *depth, const grail::vid_t *parent, size_t rows) {
-	constexpr size_t kBatch = 32, kSlots = 4;
+	constexpr size_t kBatch = 32, kSlots = 8, kLead = 2;
 	const uint64_t *offsets = keys.offsets().data();
 	const char *bytes = reinterpret_cast<const char *>(keys.bytes().data());
 	const int sides = parent != nullptr ? 2 : 1;
 	const grail::vid_t *of[2] = {vertex, parent};
+	// The step at which a batch's numbers are read (and its offsets asked for), its offsets read
+	// (and its bytes asked for), its rows formed: batch b at step b + delay.
+	const size_t number_at = ids != nullptr ? kLead : 0, offsets_at = number_at + kLead, form_at = offsets_at + kLead;
+	static_assert(kSlots > 2 * kLead, "a batch's slot outlives its numbers' read until its rows are formed");
 	// Per batch in flight (batch % kSlots): the dictionary numbers (-1: the source's NULL parent)
 	// and the bytes' bounds.
 	int64_t number[kSlots][2][kBatch];
@@ -69,29 +77,29 @@ put_key_rows(RowOutput &out, const grail::KeyDictionary &keys, const int64_t *id
 		*first = batch * kBatch;
 		*count = std::min(kBatch, rows - *first);
 	};
-	for (size_t step = 0; step < batches + 3; step++) {
+	for (size_t step = 0; step < batches + form_at; step++) {
 		size_t first, count;
-		if (step < batches) {
+		if (ids != nullptr && step < batches) {
 			bounds(step, &first, &count);
 			for (int side = 0; side < sides; side++)
 				for (size_t j = 0; j < count; j++)
 					if (of[side][first + j] != grail::kNoVertex)
 						__builtin_prefetch(ids + of[side][first + j]);
 		}
-		if (step >= 1 && step - 1 < batches) {
-			size_t slot = (step - 1) % kSlots;
-			bounds(step - 1, &first, &count);
+		if (step >= number_at && step - number_at < batches) {
+			size_t batch = step - number_at, slot = batch % kSlots;
+			bounds(batch, &first, &count);
 			for (int side = 0; side < sides; side++)
 				for (size_t j = 0; j < count; j++) {
 					grail::vid_t v = of[side][first + j];
-					number[slot][side][j] = v == grail::kNoVertex ? -1 : ids[v];
+					number[slot][side][j] = v == grail::kNoVertex ? -1 : ids != nullptr ? ids[v] : int64_t(v);
 					if (v != grail::kNoVertex)
 						__builtin_prefetch(offsets + number[slot][side][j]);
 				}
 		}
-		if (step >= 2 && step - 2 < batches) {
-			size_t slot = (step - 2) % kSlots;
-			bounds(step - 2, &first, &count);
+		if (step >= offsets_at && step - offsets_at < batches) {
+			size_t batch = step - offsets_at, slot = batch % kSlots;
+			bounds(batch, &first, &count);
 			for (int side = 0; side < sides; side++)
 				for (size_t j = 0; j < count; j++)
 					if (number[slot][side][j] >= 0) {
@@ -100,10 +108,10 @@ put_key_rows(RowOutput &out, const grail::KeyDictionary &keys, const int64_t *id
 						__builtin_prefetch(bytes + begin[slot][side][j]);
 					}
 		}
-		if (step < 3)
+		if (step < form_at)
 			continue;
-		size_t slot = (step - 3) % kSlots;
-		bounds(step - 3, &first, &count);
+		size_t batch = step - form_at, slot = batch % kSlots;
+		bounds(batch, &first, &count);
 		for (size_t j = 0; j < count; j++) {
 			RowOutput::Cell cells[3] = {
 			    {(Datum)0, bytes + begin[slot][0][j], size_t(end[slot][0][j] - begin[slot][0][j])},
@@ -124,7 +132,7 @@ put_key_rows(RowOutput &out, const grail::KeyDictionary &keys, const int64_t *id
 				cells[2] = {(Datum)0, bytes + begin[slot][1][j], size_t(end[slot][1][j] - begin[slot][1][j])};
 			out.put_cells(cells);
 		}
-		if (((step - 3) & 0x7ff) == 0x7ff)
+		if ((batch & 0x7ff) == 0x7ff)
 			CHECK_FOR_INTERRUPTS();
 	}
 }
@@ -183,7 +191,11 @@ put_rows(FunctionCallInfo fcinfo, const grail::Index &index, const grail::BfsRes
 		}
 		const bool dictionary = kind != grail::KeyKind::integer && index.keys().size() > 0;
 		if (dictionary && !as_text && out.cells()) {
-			put_key_rows(out, index.keys(), ids, vertex, depth, with_parent ? parent : nullptr, rows);
+			// Every key a vertex (a build's graph): vertex v's number is v, its ids being the ranks.
+			const grail::KeyDictionary &keys = index.keys();
+			size_t n = g.ids.size();
+			bool identity = n == keys.size() && n > 0 && ids[0] == 0 && ids[n - 1] == int64_t(n - 1);
+			put_key_rows(out, keys, identity ? nullptr : ids, vertex, depth, with_parent ? parent : nullptr, rows);
 			return;
 		}
 		KeyScratch vertex_key, parent_key;
