@@ -7,7 +7,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SET client_min_messages = warning;
-SELECT plan(15);
+SELECT plan(24);
 
 CREATE TABLE hob_edges (source oid, target oid);
 INSERT INTO hob_edges VALUES (4294967295, 1), (1, 2), (2, 0), (0, 4294967295);
@@ -26,7 +26,24 @@ SELECT throws_ok($$SELECT grail.reachable('hob', ARRAY[1, NULL, 1]::bigint[], AR
                  '22003', NULL, 'reachable() of bigint arrays with NULLs: an element past the largest oid');
 SELECT throws_ok($$SELECT grail.scc_component('hob', 4294967296::bigint)$$, '22003', NULL,
                  'scc_component(): a bigint past the largest oid');
+SELECT throws_ok($$SELECT count(*) FROM grail.bfs('hob', 4294967296::bigint)$$, '22003', NULL,
+                 'bfs(): a bigint past the largest oid');
+SELECT throws_ok($$SELECT count(*) FROM grail.descendants('hob', -1::bigint)$$, '22003', NULL,
+                 'descendants(): a negative bigint');
+SELECT throws_ok($$SELECT count(*) FROM grail.ancestors('hob', 4294967296::bigint, 2)$$, '22003', NULL,
+                 'ancestors(): a bigint past the largest oid');
+SELECT throws_ok($$SELECT grail.path('hob', 1::bigint, 4294967296::bigint)$$, '22003', NULL,
+                 'path(): a bigint past the largest oid');
+SELECT throws_ok($$SELECT grail.find_cycle('hob', -9223372036854775808::bigint)$$, '22003', NULL,
+                 'find_cycle(): the smallest bigint');
 -- What a cast would accept still answers, the extremes included.
+SELECT is((SELECT count(*) FROM grail.bfs('hob', 4294967295::bigint)), 4::bigint,
+          'bfs() of the largest oid as a bigint');
+SELECT is((SELECT count(*) FROM grail.ancestors('hob', 0::bigint)), 4::bigint,
+          'ancestors() of oid 0 as a bigint');
+SELECT is(grail.path('hob', 4294967295::bigint, 2::bigint)::text, '{4294967295,1,2}',
+          'path() between in-range bigints');
+SELECT is(cardinality(grail.find_cycle('hob', 0::bigint)), 5, 'find_cycle() of an in-range bigint');
 SELECT is(grail.reachable('hob', 4294967295::bigint, 0::bigint), true, 'the largest oid as a bigint');
 SELECT is(grail.reachable('hob', 0::bigint, 2::bigint), true, 'oid 0 as a bigint');
 SELECT is(grail.reachable('hob', ARRAY[4294967295, NULL, 3]::bigint[], ARRAY[2, 1, 3]::bigint[]),

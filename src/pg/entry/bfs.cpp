@@ -266,6 +266,8 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 	if (OidIsValid(asked) && graph.index.keys().kind() == grail::KeyKind::integer) {
 		check_oid_key_type(fcinfo, graph.key_type, asked, function);
 		integer_keys_as_oids(fcinfo, graph.key_type, asked, 1, 1);
+	} else if (kind == grail::KeyKind::integer && graph.index.keys().kind() == grail::KeyKind::integer) {
+		check_bigint_oid_keys(fcinfo, graph.key_type, 1, 1); // the bigint overload on an oid graph
 	}
 	const grail::Index &index = graph.index;
 	const grail::Graph &g = index.graph();

@@ -65,6 +65,9 @@ open_keyed(FunctionCallInfo fcinfo, grail::KeyKind &kind, int count, Datum *key,
 	*as_text = actual != kind;
 	if (*as_text && kind != grail::KeyKind::text)
 		wrong_key_kind(fcinfo, actual, kind, function, count);
+	// Integer keys are bigints here (the other overloads made them so): on an oid graph, in its range.
+	if (!*as_text && actual == grail::KeyKind::integer)
+		check_bigint_oid_keys(fcinfo, graph.key_type, 1, count);
 	for (int k = 0; k < count; k++)
 		key[k] = *as_text ? text_key_as(fcinfo, PG_GETARG_DATUM(k + 1), actual, graph.key_type, function, count)
 		                  : PG_GETARG_DATUM(k + 1);
