@@ -231,6 +231,7 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 	const Csr &dag = index_.dag();
 	const GrailLabels &labels = index_.labels();
 	const BloomLabels &bloom = index_.bloom();
+	const size_t width = labels.record_width(); // a record may span two lines: both are asked for
 	visited_.start(dag.vertex_count());
 	visited_.visit(from);
 	std::vector<uint32_t> &frontier = stack_, &next = next_, &successors = successors_;
@@ -250,6 +251,7 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 					break;
 				}
 				__builtin_prefetch(labels.record(*p));
+				__builtin_prefetch(labels.record(*p) + width - 1);
 				__builtin_prefetch(&bloom.record(*p));
 				visited_.prefetch(*p);
 				successors.push_back(*p);

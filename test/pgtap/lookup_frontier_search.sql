@@ -41,7 +41,7 @@ DECLARE
 	vertices int := 300 + floor(random() * 500)::int;
 	width int := 2 + floor(random() * 30)::int;
 BEGIN
-	IF r > 1 THEN
+	IF r > 0 THEN
 		PERFORM grail.drop_graph('fs');
 		DROP TABLE fs_e, fs_pool, fs_pairs;
 	END IF;
