@@ -298,7 +298,8 @@ private:
 
 	const Index &index_;
 	VisitMarks visited_;
-	std::vector<uint32_t> stack_;
+	// The search's frontier, the next one and the frontier's successors: kept between searches.
+	std::vector<uint32_t> stack_, next_, successors_;
 	uint64_t visits_ = 0;
 	Decided last_ = Decided::same_component;
 };

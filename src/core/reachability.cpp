@@ -221,25 +221,65 @@ ReachabilityQuery::rule(vid_t u, vid_t v) const noexcept {
 
 bool
 ReachabilityQuery::search(vid_t from, vid_t to) {
+	// Level by level (a breadth-first search pruned by rule()), so that the cache misses of a whole
+	// frontier overlap: the successor lists of the frontier are asked for at once, then the GRAIL
+	// and Bloom records and visit marks of every successor, then each successor is judged. A
+	// depth-first search waits for each component's misses in turn; measured on the 1M-vertex
+	// random DAG's searched uniform pairs (nearly all negative, every pruned component visited
+	// either way), this takes about half the time. Lists are ascending and components
+	// topologically numbered: those past `to` cannot reach it.
 	const Csr &dag = index_.dag();
 	const GrailLabels &labels = index_.labels();
-	// Lists are ascending and components topologically numbered: those past `to` cannot reach it.
-	// The GRAIL records that the rule reads of a component's successors are asked for at once, so
-	// that their cache misses overlap rather than follow each other.
-	auto successors = [&](uint32_t u, auto &&visit) {
-		const vid_t *end = dag.end(u);
-		for (const vid_t *p = dag.begin(u); p != end && *p <= to; p++)
-			__builtin_prefetch(labels.record(*p));
-		for (const vid_t *p = dag.begin(u); p != end && *p <= to; p++)
-			if (visit(*p))
-				return;
-	};
-	uint64_t visited = 0;
-	auto step = [&](uint32_t c) {
-		visited++;
-		return rule(c, to);
-	};
-	bool found = pruned_search(from, to, dag.vertex_count(), visited_, stack_, successors, step);
+	const BloomLabels &bloom = index_.bloom();
+	const size_t width = labels.record_width(); // a record may span two lines: both are asked for
+	visited_.start(dag.vertex_count());
+	visited_.visit(from);
+	std::vector<uint32_t> &frontier = stack_, &next = next_, &successors = successors_;
+	frontier.clear();
+	frontier.push_back(from);
+	uint64_t visited = 0, steps = 0;
+	bool found = false;
+	while (!frontier.empty() && !found) {
+		for (uint32_t u : frontier)
+			__builtin_prefetch(&dag.offsets[u]);
+		successors.clear();
+		for (uint32_t u : frontier) {
+			const vid_t *end = dag.end(u);
+			for (const vid_t *p = dag.begin(u); p != end && *p <= to; p++) {
+				if (*p == to) {
+					found = true;
+					break;
+				}
+				__builtin_prefetch(labels.record(*p));
+				__builtin_prefetch(labels.record(*p) + width - 1);
+				__builtin_prefetch(&bloom.record(*p));
+				visited_.prefetch(*p);
+				successors.push_back(*p);
+			}
+			if (found)
+				break;
+		}
+		next.clear();
+		for (size_t k = 0; k < successors.size() && !found; k++) {
+			if ((++steps & 0xFFFF) == 0)
+				poll_cancel();
+			uint32_t w = successors[k];
+			if (!visited_.visit(w))
+				continue;
+			visited++;
+			switch (rule(w, to)) {
+			case pruning::Step::reached:
+				found = true;
+				break;
+			case pruning::Step::expand:
+				next.push_back(w);
+				break;
+			case pruning::Step::prune:
+				break;
+			}
+		}
+		std::swap(frontier, next);
+	}
 	visits_ = visited;
 	return found;
 }
