@@ -5,19 +5,27 @@
 # goes. The reader's latencies per statement (pgbench -l): median and 99th percentile, alone and
 # beside the writer, and their ratios; the writer's rate; the merges that ran (grail.graphs).
 # grail.merge_threshold as the cluster has it (--merge-threshold sets it for the run and resets it
-# after). Runs on the project's throwaway cluster (scripts/cluster.sh).
-#   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T]
+# after). The reader's backend's time on a CPU and waiting for one (/proc/PID/schedstat, Linux),
+# alone and beside the writer. --keep DIR keeps the reader's pgbench logs (DIR/alone, DIR/beside)
+# and the writer's output; READER_PGOPTIONS, the reader's session settings (e.g. "-c
+# client_min_messages=error -c log_min_messages=debug1" for the overlay's line per statement).
+# Runs on the project's throwaway cluster (scripts/cluster.sh).
+#   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vertices=200000 edges=1000000 seconds=60 merge_threshold=
+vertices=200000 edges=1000000 seconds=60 merge_threshold= keep=
 # shellcheck source=bench/common.sh
 source bench/common.sh
-parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T]" \
-	vertices edges seconds merge_threshold -- "$@"
+parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]" \
+	vertices edges seconds merge_threshold keep -- "$@"
 eval "$(scripts/cluster.sh start)"
 db=grail_live_pgbench
 work=$(mktemp -d)
 cleanup() {
+	if [ -n "$keep" ]; then
+		mkdir -p "$keep" && cp -r "$work"/alone "$work"/beside "$keep"/ 2>/dev/null || true
+		cp "$work"/writer.out "$keep"/ 2>/dev/null || true
+	fi
 	rm -rf "$work"
 	[ -z "$merge_threshold" ] || psql -XAtq -c "ALTER SYSTEM RESET grail.merge_threshold" -c "SELECT pg_reload_conf()" >/dev/null
 }
@@ -25,7 +33,7 @@ trap cleanup EXIT
 if [ -n "$merge_threshold" ]; then
 	psql -XAtq -c "ALTER SYSTEM SET grail.merge_threshold = $merge_threshold" -c "SELECT pg_reload_conf()" >/dev/null
 fi
-psql -XAtq -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+psql -XAtq -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
 P -c "CREATE EXTENSION pg_grail" -c "SELECT setseed(0.31)" \
   -c "CREATE TABLE edges AS SELECT s AS source, s + 1 + (random() * ($vertices - s - 1))::bigint AS target
       FROM (SELECT 1 + (random() * ($vertices - 2))::bigint AS s FROM generate_series(1, $edges)) x" \
@@ -42,10 +50,28 @@ INSERT INTO edges VALUES (:s, :t);
 EOF
 # Latencies in ms of the reader's statements, from pgbench's log (column 3, microseconds).
 percentile() { awk '{ print $3 / 1000 }' "$1"/reader_log.* | sort -g | awk -v p="$2" '{ v[NR] = $1 } END { i = int(NR * p); if (i < 1) i = 1; print v[i] }'; }
+# The reader's backend's /proc/PID/schedstat (ns on a CPU, ns waiting for one, time slices), last
+# read while it runs, into $work/$1/schedstat.
+watch_reader() {
+	local pid=
+	while [ -z "$pid" ]; do
+		sleep 0.2
+		pid=$(psql -XAtq -d "$db" -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'grail_reader' LIMIT 1")
+	done
+	while cat "/proc/$pid/schedstat" >"$work/$1/schedstat.next" 2>/dev/null; do
+		mv "$work/$1/schedstat.next" "$work/$1/schedstat"
+		sleep 0.5
+	done
+}
 run_reader() {
 	mkdir -p "$work/$1"
-	(cd "$work/$1" && pgbench -n -c 1 -T "$seconds" -l --log-prefix=reader_log -f "$work/reader.sql" "$db" >/dev/null 2>&1)
+	watch_reader "$1" &
+	local watcher=$!
+	(cd "$work/$1" && PGAPPNAME=grail_reader PGOPTIONS="${READER_PGOPTIONS:-${PGOPTIONS:-}}" pgbench -n -c 1 -T "$seconds" -l --log-prefix=reader_log -f "$work/reader.sql" "$db" >/dev/null 2>&1)
+	wait "$watcher" 2>/dev/null || true
 }
+# The reader backend's seconds on a CPU and waiting for one.
+sched() { [ -f "$work/$1/schedstat" ] && awk -v f="$2" '{ printf "%.1f", $f / 1e9 }' "$work/$1/schedstat" || echo -; }
 P -c "SELECT grail.reachable('g', 1, 2)" >/dev/null # the image into the shared cache
 run_reader alone
 merges_before=$(P -c "SELECT merge_count + background_merge_count FROM grail.graphs WHERE name = 'g'")
@@ -61,9 +87,12 @@ for run in alone beside; do
 	p99[$run]=$(percentile "$work/$run" 0.99)
 done
 echo
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "graph: random DAG, $vertices vertices, $edges edges; ${seconds} s each; writer: $writes single-row INSERTs/s, $merges merges during the run"
 printf '| %-44s | %9s | %9s | %7s |\n' "reader's reachable(), ms" "alone" "beside" "ratio"
 printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "---------"
 printf '| %-44s | %9s | %9s | %7s |\n' "median" "${median[alone]}" "${median[beside]}" "$(ratio "${median[alone]}" "${median[beside]}")"
 printf '| %-44s | %9s | %9s | %7s |\n' "99th percentile" "${p99[alone]}" "${p99[beside]}" "$(ratio "${p99[alone]}" "${p99[beside]}")"
+printf '| %-44s | %9s | %9s | %7s |\n' "reader backend on a CPU, s" "$(sched alone 1)" "$(sched beside 1)" ""
+printf '| %-44s | %9s | %9s | %7s |\n' "reader backend waiting for a CPU, s" "$(sched alone 2)" "$(sched beside 2)" ""
 printf '| %-44s | %9s | %9s | %7s |\n' "statements" "$(cat "$work"/alone/reader_log.* | wc -l)" "$(cat "$work"/beside/reader_log.* | wc -l)" ""

@@ -72,6 +72,18 @@ define_settings() {
 	DefineCustomIntVariable("grail.max_merge_workers", "Background merge workers that may run at once.",
 	                        "Each takes one of max_worker_processes while it runs; 0 starts none.",
 	                        &settings.max_merge_workers, 1, 0, 64, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	// A merge worker builds for seconds beside the backends that read and write the graph; at the
+	// same priority it takes a CPU from them (on a 2-core machine, half the machine), and a reader's
+	// statement may wait for one. As autovacuum's cost delay yields to the queries, a worker at a
+	// higher nice value yields the CPU to them and still takes what is idle. 0 (the server's
+	// priority) by default: bench/live_pgbench.sh on a 2-core machine loaded by other work showed
+	// no difference in the reader's latencies at 10 (the machine's load, not the merge, was what the
+	// reader waited for), and a default that changes how merges run wants a measured gain.
+	DefineCustomIntVariable("grail.merge_worker_nice",
+	                        "The nice value (Unix scheduling priority) a background merge worker runs at.",
+	                        "Higher yields more of the CPU to the queries while a merge builds; 0 runs at the "
+	                        "server's priority. Taken by workers started after a change.",
+	                        &settings.merge_worker_nice, 0, 0, 19, PGC_SIGHUP, 0, NULL, NULL, NULL);
 	// 10min, as log_autovacuum_min_duration since PostgreSQL 15: a table that takes a steady stream
 	// of writes merges every few seconds, and a line for each would drown the log; a merge that
 	// takes minutes is worth a line. 0 logs every merge, -1 none. SUSET, as log_min_duration_statement:

@@ -25,6 +25,8 @@ struct Settings {
 	int log_merge_min_duration_ms = 600000;
 	// Helper threads a build may run beside its backend's (the GRAIL traversals, the id hash); 0: none.
 	int build_threads = 0;
+	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
+	int merge_worker_nice = 0;
 };
 
 extern Settings settings;

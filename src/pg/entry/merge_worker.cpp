@@ -17,7 +17,10 @@
 // only through call_and_raise(), which turns its exceptions into PostgreSQL errors.
 #include "index.hpp"
 
+#include <cerrno>
 #include <string>
+
+#include <sys/resource.h>
 
 #include "service/lifecycle.hpp"
 
@@ -383,6 +386,17 @@ grail_merge_worker_main(Datum arg) {
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnectionByOid(database, InvalidOid, 0);
 	pgstat_report_appname("pg_grail merge worker");
+	// Below the queries' priority (grail.merge_worker_nice): the build's helper threads, made after
+	// this, take it too (Linux keeps a nice value per thread and a new thread inherits its maker's).
+	// Only ever raised: a process may not take its priority back up, and this one ends after its merges.
+	if (settings.merge_worker_nice > 0) {
+		errno = 0;
+		int current = getpriority(PRIO_PROCESS, 0);
+		if (!(current == -1 && errno != 0) && current < settings.merge_worker_nice &&
+		    setpriority(PRIO_PROCESS, 0, settings.merge_worker_nice) != 0)
+			ereport(LOG, (errmsg("pg_grail merge worker could not set its nice value to %d: %m",
+			                     settings.merge_worker_nice)));
+	}
 	// Every SQL text of pg_grail qualifies its names; this keeps the rest out of reach too.
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);

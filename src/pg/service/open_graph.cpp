@@ -2,7 +2,9 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <chrono>
 #include <cstring>
+#include <ctime>
 #include <unordered_map>
 
 #include "store/catalog.hpp"
@@ -511,8 +513,46 @@ extend_overlay(LiveOverlay &live, const std::vector<PendingRow> &rows) {
  * takes them in place (extend_overlay) where no call site holds it any more (a cursor's, answering
  * for its own snapshot, may); else the log is read whole and the overlay made again.
  */
+// What live_overlay did, for its DEBUG1 line: how it came by the overlay and the log rows it read.
+struct OverlayTrace {
+	const char *how;
+	size_t rows;
+};
+static OverlayTrace overlay_trace;
+
+static std::shared_ptr<LiveOverlay> kept_or_new_overlay(const GraphName &name, const GraphRow &row,
+                                                        std::optional<grail::KeyKind> keys);
+
+/*
+ * The overlay (kept_or_new_overlay), with a DEBUG1 line per statement that says how it came by it,
+ * its time and its time on the CPU: a statement that waited for a CPU (beside a merge or a writer)
+ * shows more time than CPU time, one that extended or made the overlay shows both.
+ */
 static std::shared_ptr<LiveOverlay>
 live_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
+	if (!message_level_is_interesting(DEBUG1))
+		return kept_or_new_overlay(name, row, keys);
+	auto cpu_ms = [] {
+		struct timespec now;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+		return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
+	};
+	auto started = std::chrono::steady_clock::now();
+	double cpu_started = cpu_ms();
+	overlay_trace = OverlayTrace{"none pending", 0};
+	std::shared_ptr<LiveOverlay> live = kept_or_new_overlay(name, row, keys);
+	double cpu = cpu_ms() - cpu_started;
+	double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+	guard([&] {
+		ereport(DEBUG1, (errmsg_internal("pg_grail overlay of graph %lld: %s, %zu log rows read, %.3f ms, %.3f ms on "
+		                                 "the CPU",
+		                                 (long long)row.id, overlay_trace.how, overlay_trace.rows, ms, cpu)));
+	});
+	return live;
+}
+
+static std::shared_ptr<LiveOverlay>
+kept_or_new_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
 	KeptOverlay &last = backend_cache()[row.id].overlay;
 	bool same_build = last.build_uuid == row.build_uuid && !last.build_uuid.empty();
 	// Its build's image file is checked as load_build checks it (a truncated file is never read).
@@ -524,12 +564,15 @@ live_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::Ke
 				last.log = std::move(next);
 				if (last.value && last.value->base)
 					check_keys(*last.value->base, name, keys);
+				overlay_trace = OverlayTrace{"kept", 0};
 				return last.value;
 			}
 			if (last.value && last.value.use_count() == 1) {
 				// Unusable until the extension ends: an error (a cancel) may leave it part-way.
 				last.build_uuid.clear();
+				overlay_trace = OverlayTrace{"extension declined, made again", rows.size()};
 				if (extend_overlay(*last.value, rows)) {
+					overlay_trace = OverlayTrace{"extended", rows.size()};
 					last.build_uuid = row.build_uuid;
 					last.log = std::move(next);
 					check_keys(*last.value->base, name, keys);
@@ -551,7 +594,12 @@ live_overlay(const GraphName &name, const GraphRow &row, std::optional<grail::Ke
 	read_pending_log(row.id, rows, log);
 	std::shared_ptr<LiveOverlay> live;
 	if (log.rows > 0) {
+		if (overlay_trace.rows == 0)
+			overlay_trace.how = same_build ? "made again" : "made for a new build";
+		overlay_trace.rows = rows.size();
 		live = make_overlay(load_build(name, row, keys), rows, reversed_dag);
+		if (!live->reach)
+			overlay_trace.how = "declined: the snapshot's rows are read";
 		if (live->reach && live->reach->reversed_dag())
 			reversed_dag = live->reach->reversed_dag();
 	}
