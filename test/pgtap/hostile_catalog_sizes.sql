@@ -19,8 +19,10 @@ SELECT grail.create_graph('hcs', 'hcs_edges');
 UPDATE grail.graph SET index_bytes = 1000000000000 WHERE name = 'hcs';
 SELECT throws_ok($$SELECT grail.reachable('hcs', 1, 5)$$, 'XX001', NULL,
                  'a recorded image size of a terabyte is a damaged index, not out of memory');
-SELECT throws_like($$SELECT grail.reachable('hcs', 1, 5)$$, '%recorded size is 1000000000000 bytes, its chunks hold %',
-                   'the message says what is stored');
+-- (Where the host lets a terabyte be reserved, the read finds the chunks short instead.)
+SELECT throws_matching($$SELECT grail.reachable('hcs', 1, 5)$$,
+                       'recorded size is 1000000000000 bytes, its chunks hold|damaged: [0-9]+ of 1000000000000 bytes found',
+                       'the message says what is stored');
 SELECT lives_ok($$SELECT grail.refresh_graph('hcs')$$, 'the hint''s rebuild mends it');
 SELECT is(grail.reachable('hcs', 1, 2001), true, 'and it answers again');
 
