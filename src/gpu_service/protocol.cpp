@@ -940,29 +940,6 @@ write_all(int fd, const uint8_t *p, size_t n, const WaitFn &wait) {
 	}
 }
 
-// Reads n bytes; false if the stream ends before the first one and at_start allows that.
-static bool
-read_all(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait) {
-	size_t got = 0;
-	while (got < n) {
-		ssize_t done = recv(fd, p + got, n - got, MSG_DONTWAIT);
-		if (done > 0) {
-			got += size_t(done);
-		} else if (done == 0) {
-			if (got == 0 && at_start)
-				return false;
-			throw ProtocolError("the connection was closed in the middle of a message");
-		} else if (errno == EINTR) {
-			continue;
-		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			wait_for(fd, false, wait);
-		} else {
-			throw ProtocolError(std::string("the connection was lost: ") + std::strerror(errno));
-		}
-	}
-	return true;
-}
-
 void
 send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const WaitFn &wait) {
 	if (n > UINT32_MAX)
@@ -1099,13 +1076,19 @@ send_bfs_rows(int fd, const BfsResult &rows, const WaitFn &wait) {
 	send_frame(fd, FrameType::end, nullptr, 0, wait);
 }
 
-// Reads n bytes as read_all() does, taking the descriptors passed with them: the first into
-// *passed (-1 if none came), any more closed and refused.
+// Reads n bytes; false if the stream ends before the first one and at_start allows that. A
+// descriptor passed with them goes to *passed (-1 if none came); more than one, or one where
+// passed is null, is closed and refused.
 static bool
-read_all_passing(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait, int *passed) {
-	*passed = -1;
+read_all(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait, int *passed = nullptr) {
+	struct Taken {
+		int fd = -1;
+		~Taken() {
+			if (fd >= 0)
+				close(fd);
+		}
+	} taken;
 	size_t got = 0;
-	bool extra = false;
 	while (got < n) {
 		struct iovec iov = {p + got, n - got};
 		union {
@@ -1119,6 +1102,7 @@ read_all_passing(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait
 		message.msg_controllen = sizeof control.buffer;
 		ssize_t done = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 		if (done >= 0) {
+			bool refused = (message.msg_flags & MSG_CTRUNC) != 0;
 			for (struct cmsghdr *c = CMSG_FIRSTHDR(&message); c != nullptr; c = CMSG_NXTHDR(&message, c)) {
 				if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
 					continue;
@@ -1126,29 +1110,20 @@ read_all_passing(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait
 				for (size_t k = 0; k < count; k++) {
 					int one;
 					std::memcpy(&one, CMSG_DATA(c) + k * sizeof(int), sizeof one);
-					if (*passed < 0) {
-						*passed = one;
+					if (passed != nullptr && taken.fd < 0) {
+						taken.fd = one;
 					} else {
 						close(one);
-						extra = true;
+						refused = true;
 					}
 				}
 			}
-			if ((message.msg_flags & MSG_CTRUNC) != 0)
-				extra = true;
-		}
-		if (extra) {
-			if (*passed >= 0)
-				close(*passed);
-			*passed = -1;
-			throw ProtocolError("a frame came with more descriptors than one");
+			if (refused)
+				throw ProtocolError("a frame came with more descriptors than one, or where none belongs");
 		}
 		if (done > 0) {
 			got += size_t(done);
 		} else if (done == 0) {
-			if (*passed >= 0)
-				close(*passed);
-			*passed = -1;
 			if (got == 0 && at_start)
 				return false;
 			throw ProtocolError("the connection was closed in the middle of a message");
@@ -1157,11 +1132,12 @@ read_all_passing(int fd, uint8_t *p, size_t n, bool at_start, const WaitFn &wait
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			wait_for(fd, false, wait);
 		} else {
-			if (*passed >= 0)
-				close(*passed);
-			*passed = -1;
 			throw ProtocolError(std::string("the connection was lost: ") + std::strerror(errno));
 		}
+	}
+	if (passed != nullptr) {
+		*passed = taken.fd;
+		taken.fd = -1;
 	}
 	return true;
 }
@@ -1171,7 +1147,7 @@ recv_frame(int fd, FrameType &type, std::vector<uint8_t> &payload, size_t max_pa
            SharedBytes *shared) {
 	uint8_t header[kHeaderBytes];
 	int passed = -1;
-	if (!read_all_passing(fd, header, sizeof header, true, wait, &passed))
+	if (!read_all(fd, header, sizeof header, true, wait, &passed))
 		return false;
 	struct Passed {
 		int fd;
