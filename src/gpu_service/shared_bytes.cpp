@@ -47,7 +47,7 @@ seal_bytes(const std::vector<BytePiece> &pieces) {
 	size_t total = 0;
 	for (const BytePiece &piece : pieces)
 		total += piece.size;
-	// Sized first, so that the writes below fill pages the file already has the right to.
+	// Sized once, then filled: no write has to grow the file.
 	if (ftruncate(file.fd, off_t(total)) != 0)
 		refuse("cannot size a memory file of " + std::to_string(total) + " bytes");
 	off_t at = 0;
