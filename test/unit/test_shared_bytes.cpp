@@ -37,7 +37,9 @@ TEST(SharedBytes, MapsWhatWasSealedPieceByPiece) {
 		EXPECT_NE(ftruncate(fd, 1), 0);
 		SharedBytes mapped = SharedBytes::map(fd, a + 777);
 		ASSERT_EQ(mapped.size(), a + 777);
-		EXPECT_EQ(std::memcmp(mapped.data(), first.data(), a), 0);
+		if (a > 0) { // (an empty vector's data() may be null, which memcmp must not be given)
+			EXPECT_EQ(std::memcmp(mapped.data(), first.data(), a), 0);
+		}
 		EXPECT_EQ(std::memcmp(mapped.data() + a, second.data(), 777), 0);
 		SharedBytes moved = std::move(mapped);
 		EXPECT_EQ(mapped.data(), nullptr);
