@@ -46,7 +46,7 @@ if [ "$what" = all ] || [ "$what" = unit ]; then
 	targets=(grail_unit_tests)
 	if cmake --build build/sanitize-unit --target help | grep grail_guard_tests >/dev/null; then targets+=(grail_guard_tests); fi
 	cmake --build build/sanitize-unit -j "$jobs" --target "${targets[@]}" >/dev/null
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:log_path=$reports/asan \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:log_path=$reports/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan \
 		ctest --test-dir build/sanitize-unit --output-on-failure -j "$jobs"
 	check_reports
@@ -88,11 +88,13 @@ if [ "$what" = all ] || [ "$what" = sql ]; then
 	chmod 1777 "$reports"
 	trap 'scripts/cluster.sh stop' EXIT
 	# The server (postmaster and every backend it forks) with the sanitizer runtime first, and
-	# test/sanitize/asan_init_first.c (why: there) after it.
+	# test/sanitize/asan_init_first.c (why: there) after it. An allocation past memory returns NULL,
+	# as without ASan (allocator_may_return_null): a hostile test records a terabyte-sized image, and
+	# the load must say "damaged", where ASan would abort the backend.
 	gcc -shared -fPIC -O2 -o "$root/asan_init_first.so" test/sanitize/asan_init_first.c -ldl
 	chmod a+rx "$root/asan_init_first.so"
 	LD_PRELOAD="$(gcc -print-file-name=libasan.so) $root/asan_init_first.so" \
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:log_path=$reports/asan \
+	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:log_path=$reports/asan \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$reports/ubsan \
 		scripts/cluster.sh start >"$root/env.sh"
 	eval "$(cat "$root/env.sh")"
