@@ -55,16 +55,19 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	bool on_device = options.graph_builder && options.graph_builder(edges, built);
 	if (on_device) {
 		// Checked rather than trusted, as cheaply as the shapes allow: a wrong graph answers wrongly.
-		size_t n = built.graph.ids.size();
-		if (built.graph.out.vertex_count() != n || built.components.of_vertex.size() != n ||
-		    built.dag.vertex_count() != built.components.count() || (built.components.count() == 0) != (n == 0) ||
-		    !std::is_sorted(built.graph.ids.begin(), built.graph.ids.end()))
+		// Read through a const view: the parts may borrow their arrays (a GPU service's answer where
+		// it lies), and a borrowed array takes no write access.
+		const BuiltGraph &parts = built;
+		const Array<int64_t> &ids = parts.graph.ids;
+		size_t n = ids.size();
+		if (parts.graph.out.vertex_count() != n || parts.components.of_vertex.size() != n ||
+		    parts.dag.vertex_count() != parts.components.count() || (parts.components.count() == 0) != (n == 0) ||
+		    !std::is_sorted(ids.begin(), ids.end()))
 			throw Error(ErrorKind::internal, "the graph builder returned parts of the wrong shape");
 		// Keyed graphs: the rows hold key numbers 0..keys-1, each an endpoint of some row (a row with
 		// a NULL endpoint adds no key), so the builder's vertices, the distinct ids in order, must be
 		// exactly those numbers: vertex v is key v, as keyed_graph() makes it.
-		if (keys.kind() != KeyKind::integer &&
-		    (n != keys.size() || (n > 0 && built.graph.ids[n - 1] != int64_t(n - 1))))
+		if (keys.kind() != KeyKind::integer && (n != keys.size() || (n > 0 && ids[n - 1] != int64_t(n - 1))))
 			throw Error(ErrorKind::internal, "the graph builder's vertices are not the dictionary's " +
 			                                     std::to_string(keys.size()) + " keys");
 		index.graph_ = std::move(built.graph);
@@ -181,13 +184,17 @@ Index::build_hash(uint64_t seed) {
 	hash_shift_ = 64 - bits;
 	hash_.assign(size_t(1) << bits, HashSlot{0, kNoVertex, 0});
 	size_t mask = hash_.size() - 1;
+	// Read through const views: the arrays may be borrowed (a build's parts where the GPU service's
+	// answer lies), and a borrowed array takes no write access.
+	const Array<int64_t> &ids = graph_.ids;
+	const Array<uint32_t> &of_vertex = components_.of_vertex;
 	for (size_t v = 0; v < n; v++) {
 		if (v % 4096 == 0)
 			poll_cancel();
-		size_t slot = hash_slot(graph_.ids[v]);
+		size_t slot = hash_slot(ids[v]);
 		while (hash_[slot].vertex != kNoVertex)
 			slot = (slot + 1) & mask;
-		hash_[slot] = {graph_.ids[v], vid_t(v), components_.of_vertex[v]};
+		hash_[slot] = {ids[v], vid_t(v), of_vertex[v]};
 	}
 }
 

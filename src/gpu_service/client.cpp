@@ -38,9 +38,11 @@ connect_to(const std::string &path, Socket &s) {
 }
 
 // Reads the result frames of a request until its end frame, each chunk's bytes to sink where one
-// is given, else joined into the returned bytes; started frames to started, where given.
+// is given, else joined into the returned bytes; a shared frame's file to whole, where given;
+// started frames to started, where given.
 std::vector<uint8_t>
-receive(int fd, const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink) {
+receive(int fd, const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink,
+        const SharedSink &whole = nullptr) {
 	std::vector<uint8_t> result, payload;
 	size_t received = 0;
 	for (;;) {
@@ -54,7 +56,9 @@ receive(int fd, const WaitFn &wait, const std::function<void()> &started, const 
 			if ((got == FrameType::chunk && n > kMaxChunk) || received + n > kMaxResult)
 				throw ProtocolError("the GPU service sent an oversized chunk");
 			received += n;
-			if (sink)
+			if (got == FrameType::shared && whole)
+				whole(std::move(shared));
+			else if (sink)
 				sink(bytes, n);
 			else
 				result.insert(result.end(), bytes, bytes + n);
@@ -137,7 +141,7 @@ Stream::next(const WaitFn &wait, const ChunkSink &sink) {
 
 void
 call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
-           const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink) {
+           const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink, const SharedSink &whole) {
 	Socket s;
 	connect_to(path, s);
 	try {
@@ -158,7 +162,7 @@ call_build(const std::string &path, const BuildRequest &request, const int64_t *
 			throw_error(payload.data(), payload.size());
 		throw;
 	}
-	receive(s.fd, wait, started, sink);
+	receive(s.fd, wait, started, sink, whole);
 }
 
 } // namespace grail::service

@@ -64,10 +64,13 @@ private:
 // A build request (FrameType::build): the request frame, then the rows from the caller's arrays in
 // one shared frame (sealed into a memory file: one copy, none through the socket); started() is called when
 // the server's started frame comes (the rows are in and its device work begins), and the result's
-// chunks go to sink as they arrive (a BuiltReceiver's take: no reassembled copy). Throws as call()
+// chunks go to sink as they arrive (a BuiltReceiver's take: no reassembled copy), or a result sent
+// whole in a shared frame to whole (a BuiltReceiver's adopt: no copy at all). Throws as call()
 // does, and whatever sink throws; an error frame the server sent while the rows were still going (it
 // refused the request) is thrown as that error rather than as the broken connection.
+using SharedSink = std::function<void(SharedBytes &&bytes)>;
 void call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
-                const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink);
+                const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink,
+                const SharedSink &whole);
 
 } // namespace grail::service

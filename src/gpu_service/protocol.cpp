@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <type_traits>
 
 #include <poll.h>
 #include <sys/socket.h>
@@ -746,7 +748,44 @@ BuiltReceiver::take(const uint8_t *p, size_t n) {
 }
 
 void
-BuiltReceiver::start() {
+BuiltReceiver::adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> keep) {
+	if (received_ != 0)
+		throw ProtocolError("a build result came in pieces and whole");
+	if (n < kBuiltHeaderBytes)
+		throw ProtocolError("a build result is shorter than it says");
+	std::memcpy(header_, p, kBuiltHeaderBytes);
+	received_ = kBuiltHeaderBytes;
+	lay_out();
+	if (n != total_)
+		throw ProtocolError(n < total_ ? "a build result is shorter than it says"
+		                               : "a build result is longer than it says");
+	BuiltGraph &b = parts_.graph;
+	auto borrow = [&](auto &array, int a) {
+		using T = typename std::remove_reference_t<decltype(array)>::value_type;
+		const uint8_t *first = p + (ends_[a] - padded(bytes_[a]));
+		size_t count = bytes_[a] / sizeof(T);
+		if (reinterpret_cast<uintptr_t>(first) % alignof(T) == 0) {
+			array = Array<T>::borrow(reinterpret_cast<const T *>(first), count, keep);
+		} else {
+			std::vector<T> copy(count);
+			std::memcpy(copy.data(), first, bytes_[a]);
+			array = std::move(copy);
+		}
+	};
+	borrow(b.graph.ids, kIds);
+	borrow(b.graph.out.offsets, kOffsets);
+	borrow(b.graph.out.targets, kTargets);
+	borrow(b.graph.repeated, kRepeated);
+	borrow(b.components.of_vertex, kOfVertex);
+	borrow(b.components.smallest_vertex, kSmallest);
+	borrow(b.dag.offsets, kDagOffsets);
+	borrow(b.dag.targets, kDagTargets);
+	borrow(label_data_, kLabels);
+	received_ = total_;
+}
+
+void
+BuiltReceiver::lay_out() {
 	uint64_t v[kBuiltHeaderBytes / 8];
 	std::memcpy(v, header_, sizeof v);
 	total_ = v[0];
@@ -770,6 +809,11 @@ BuiltReceiver::start() {
 	}
 	if (at != total_)
 		throw ProtocolError("a build result is not as long as it says");
+}
+
+void
+BuiltReceiver::start() {
+	lay_out();
 	// The arrays, owned (Index::build writes next to them), each allocated once at its size.
 	BuiltGraph &b = parts_.graph;
 	auto make = [&](auto &array, int a) {

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -358,10 +359,15 @@ std::vector<uint8_t> encode_built(const BuiltParts &parts);
 class BuiltReceiver {
 public:
 	void take(const uint8_t *p, size_t n);
+	// The whole result at once, where it lies (a shared frame's mapping): the arrays borrow from it,
+	// kept alive by keep, instead of being copied out (a build's parts are hundreds of megabytes).
+	// Only as the first bytes; finish() checks them as it checks taken ones.
+	void adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> keep);
 	BuiltParts finish();
 
 private:
 	void start();
+	void lay_out();
 	uint8_t header_[kBuiltHeaderBytes] = {};
 	size_t received_ = 0;
 	uint64_t total_ = 0;

@@ -68,7 +68,11 @@ service_index(const std::string &socket, EdgeList rows, unsigned labels, BuildSt
 	BuiltReceiver receiver;
 	call_build(
 	    socket, request_for(rows, labels), rows.source.data(), rows.target.data(), nullptr, [&] { started = true; },
-	    [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); });
+	    [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); },
+	    [&](SharedBytes &&bytes) {
+		    auto kept = std::make_shared<const SharedBytes>(std::move(bytes));
+		    receiver.adopt(kept->data(), kept->size(), kept);
+	    });
 	EXPECT_TRUE(started);
 	BuiltParts parts = receiver.finish();
 	BuildOptions options;
@@ -214,7 +218,42 @@ TEST(GpuServiceBuild, MalformedResultsAreRefused) {
 	BuiltParts back = decode_built(good);
 	EXPECT_TRUE(same(back.graph.graph.out.targets, host.graph().out.targets));
 	EXPECT_TRUE(same(back.labels.data(), host.labels().data()));
-	EXPECT_FALSE(back.graph.graph.ids.borrowed()); // owned: Index::build writes next to them
+	EXPECT_FALSE(back.graph.graph.ids.borrowed()); // taken: copied into owned arrays
+
+	// Adopted whole: the same parts, borrowed from the bytes; cut or lengthened, refused; only as the
+	// first bytes.
+	{
+		auto bytes = std::make_shared<const std::vector<uint8_t>>(good);
+		BuiltReceiver r;
+		r.adopt(bytes->data(), bytes->size(), bytes);
+		BuiltParts p = r.finish();
+		EXPECT_TRUE(p.graph.graph.ids.borrowed());
+		EXPECT_TRUE(same(p.graph.graph.out.targets, host.graph().out.targets));
+		EXPECT_TRUE(same(p.graph.components.of_vertex, host.components().of_vertex));
+		EXPECT_TRUE(same(p.labels.data(), host.labels().data()));
+		// Index::build over borrowed parts (its id hash reads them) answers as the host's index.
+		BuildOptions options;
+		options.threads = 1;
+		options.graph_builder = [&](EdgeList &, BuiltGraph &built) {
+			built = std::move(p.graph);
+			return true;
+		};
+		options.label_builder = [&](const Csr &, unsigned, uint64_t) { return std::move(p.labels); };
+		Index adopted = Index::build(t.edges, options);
+		EXPECT_TRUE(same(adopted.graph().out.targets, host.graph().out.targets));
+		for (int64_t id = -1; id <= 61; id++)
+			EXPECT_EQ(adopted.find(id), host.find(id)) << id;
+		for (size_t cut : {size_t(0), kBuiltHeaderBytes - 1, kBuiltHeaderBytes, good.size() - 1, good.size() + 1}) {
+			std::vector<uint8_t> b(good);
+			b.resize(cut);
+			BuiltReceiver s;
+			auto kept = std::make_shared<const std::vector<uint8_t>>(b);
+			EXPECT_THROW(s.adopt(kept->data(), kept->size(), kept), ProtocolError) << cut;
+		}
+		BuiltReceiver twice;
+		twice.take(good.data(), 8);
+		EXPECT_THROW(twice.adopt(bytes->data(), bytes->size(), bytes), ProtocolError);
+	}
 
 	// Fed in pieces of any size, the same parts.
 	Rng pieces(9);
@@ -471,8 +510,9 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		many.append(i, i + 1);
 	BuildRequest bad = request_for(many, 0);
 	try {
-		call_build(s.socket, bad, many.source.data(), many.target.data(), nullptr, nullptr,
-		           [](const uint8_t *, size_t) {});
+		call_build(
+		    s.socket, bad, many.source.data(), many.target.data(), nullptr, nullptr, [](const uint8_t *, size_t) {},
+		    nullptr);
 		ADD_FAILURE() << "a build with 0 labels was answered";
 	} catch (const Error &e) {
 		EXPECT_NE(std::string(e.what()).find("number of labels"), std::string::npos) << e.what();
@@ -518,8 +558,9 @@ TEST(GpuServiceBuild, EitherSideLeavingMidTransfer) {
 		s.hold_on();
 		std::thread client([&] {
 			try {
-				call_build(s.socket, request_for(many), many.source.data(), many.target.data(), nullptr, nullptr,
-				           [](const uint8_t *, size_t) {});
+				call_build(
+				    s.socket, request_for(many), many.source.data(), many.target.data(), nullptr, nullptr,
+				    [](const uint8_t *, size_t) {}, nullptr);
 			} catch (const std::exception &e) {
 				message = e.what();
 				failed = true;

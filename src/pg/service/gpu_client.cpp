@@ -586,14 +586,19 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 			                   "the device builds graphs of fewer than 2^31 rows, not " + std::to_string(q.rows));
 		(void)request_by(
 		    [&](Deadline &deadline) {
-			    // The answer's chunks go straight into the parts' arrays. The wait ends at the deadline
+			    // The answer's chunks go straight into the parts' arrays, or its shared file becomes
+			    // their storage. The wait ends at the deadline
 			    // until the server has the rows and begins: a build takes as long as it takes after that
 			    // (a cancel still ends it).
 			    receiver = std::make_unique<svc::BuiltReceiver>();
 			    svc::call_build(
 			        kGpuServiceSocket, q, rows.source.data(), rows.target.data(), deadline.waiter(),
 			        [&deadline] { deadline.disarm(); },
-			        [&](const uint8_t *bytes, size_t n) { receiver->take(bytes, n); });
+			        [&](const uint8_t *bytes, size_t n) { receiver->take(bytes, n); },
+			        [&](svc::SharedBytes &&bytes) {
+				        auto kept = std::make_shared<const svc::SharedBytes>(std::move(bytes));
+				        receiver->adopt(kept->data(), kept->size(), kept);
+			        });
 			    return std::vector<uint8_t>();
 		    },
 		    what);
