@@ -20,7 +20,8 @@
 #   7. kills the server with SIGKILL in the middle of a request: the backend gets a clean error,
 #      the postmaster does not restart, the next request is answered;
 #   8. prints a short table last.
-# Logs go to $OUT (or /tmp/gpu-check).
+# SUITES=no skips step 1 (the longest: a second call then runs steps 2-8 within the GPU machine's
+# limit per command). Logs go to $OUT (or /tmp/gpu-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu-check}
@@ -46,12 +47,14 @@ echo "$info" | tee "$out/service_info.txt"
 table+=("service running after restart: $running")
 [ $running = yes ] || { tail -30 /tmp/pgdata/log; exit 1; }
 
+if [ "${SUITES:-yes}" != no ]; then
 echo "== SQL tests with grail.device = gpu through the service"
 PGOPTIONS='-c grail.device=gpu' make installcheck >/tmp/svc_installcheck.log 2>&1 || { status=1; head -c 6000 regression.diffs >>"$out/diag.txt"; }
 table+=("installcheck (gpu, service): $(grep -oE '(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed)' /tmp/svc_installcheck.log | tail -1)")
 psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
 PGOPTIONS='-c grail.device=gpu' pg_prove -d grail_tap test/pgtap/*.sql >/tmp/svc_pgtap.log 2>&1 || { status=1; grep -B2 -A12 'Failed test' /tmp/svc_pgtap.log | head -80 >>"$out/diag.txt"; }
 table+=("pgTAP (gpu, service): $(tail -1 /tmp/svc_pgtap.log)")
+fi
 
 echo "== 16 sessions on two graphs"
 psql -Xq -d grail_svc <<'SQL'
