@@ -747,6 +747,22 @@ BuiltReceiver::take(const uint8_t *p, size_t n) {
 	}
 }
 
+// visit(array, a) for each of the parts' arrays, in the order of the bytes.
+template <typename Visit>
+void
+BuiltReceiver::each_array(Visit &&visit) {
+	BuiltGraph &b = parts_.graph;
+	visit(b.graph.ids, kIds);
+	visit(b.graph.out.offsets, kOffsets);
+	visit(b.graph.out.targets, kTargets);
+	visit(b.graph.repeated, kRepeated);
+	visit(b.components.of_vertex, kOfVertex);
+	visit(b.components.smallest_vertex, kSmallest);
+	visit(b.dag.offsets, kDagOffsets);
+	visit(b.dag.targets, kDagTargets);
+	visit(label_data_, kLabels);
+}
+
 void
 BuiltReceiver::adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> keep) {
 	if (received_ != 0)
@@ -759,7 +775,6 @@ BuiltReceiver::adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> kee
 	if (n != total_)
 		throw ProtocolError(n < total_ ? "a build result is shorter than it says"
 		                               : "a build result is longer than it says");
-	BuiltGraph &b = parts_.graph;
 	auto borrow = [&](auto &array, int a) {
 		using T = typename std::remove_reference_t<decltype(array)>::value_type;
 		const uint8_t *first = p + (ends_[a] - padded(bytes_[a]));
@@ -772,15 +787,7 @@ BuiltReceiver::adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> kee
 			array = std::move(copy);
 		}
 	};
-	borrow(b.graph.ids, kIds);
-	borrow(b.graph.out.offsets, kOffsets);
-	borrow(b.graph.out.targets, kTargets);
-	borrow(b.graph.repeated, kRepeated);
-	borrow(b.components.of_vertex, kOfVertex);
-	borrow(b.components.smallest_vertex, kSmallest);
-	borrow(b.dag.offsets, kDagOffsets);
-	borrow(b.dag.targets, kDagTargets);
-	borrow(label_data_, kLabels);
+	each_array(borrow);
 	received_ = total_;
 }
 
@@ -814,21 +821,11 @@ BuiltReceiver::lay_out() {
 void
 BuiltReceiver::start() {
 	lay_out();
-	// The arrays, owned (Index::build writes next to them), each allocated once at its size.
-	BuiltGraph &b = parts_.graph;
-	auto make = [&](auto &array, int a) {
+	// The arrays, owned, each allocated once at its size.
+	each_array([&](auto &array, int a) {
 		array.resize(bytes_[a] / kElementBytes[a]);
 		destination_[a] = reinterpret_cast<uint8_t *>(array.data());
-	};
-	make(b.graph.ids, kIds);
-	make(b.graph.out.offsets, kOffsets);
-	make(b.graph.out.targets, kTargets);
-	make(b.graph.repeated, kRepeated);
-	make(b.components.of_vertex, kOfVertex);
-	make(b.components.smallest_vertex, kSmallest);
-	make(b.dag.offsets, kDagOffsets);
-	make(b.dag.targets, kDagTargets);
-	make(label_data_, kLabels);
+	});
 }
 
 BuiltParts

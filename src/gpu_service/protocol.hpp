@@ -368,6 +368,7 @@ public:
 private:
 	void start();
 	void lay_out();
+	template <typename Visit> void each_array(Visit &&visit);
 	uint8_t header_[kBuiltHeaderBytes] = {};
 	size_t received_ = 0;
 	uint64_t total_ = 0;
