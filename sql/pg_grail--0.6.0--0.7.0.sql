@@ -1652,4 +1652,15 @@ FROM (SELECT g.id,
                                                            AND NOT a.attisdropped
                              WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
              AND NOT pg_catalog.row_security_active(c.oid))) g
-FULL JOIN grail_internal._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
+FULL JOIN (SELECT a.*
+           FROM grail_internal._activity() a
+           WHERE pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+              OR NOT EXISTS (SELECT 1
+                             FROM grail.graph fg
+                             CROSS JOIN pg_catalog.unnest(fg.filter_columns) f(name)
+                             JOIN pg_catalog.pg_attribute fa ON fa.attrelid OPERATOR(pg_catalog.=) fg.relid
+                                                            AND fa.attname OPERATOR(pg_catalog.=) f.name
+                                                            AND NOT fa.attisdropped
+                             WHERE fg.id OPERATOR(pg_catalog.=) a.graph_id
+                               AND NOT pg_catalog.has_column_privilege(fg.relid, fa.attnum, 'SELECT'))) p
+  ON p.graph_id OPERATOR(pg_catalog.=) g.id;

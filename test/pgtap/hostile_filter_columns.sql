@@ -4,7 +4,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(12);
+SELECT plan(14);
 
 CREATE ROLE grail_filter_spy;
 CREATE ROLE grail_filter_reader;
@@ -35,6 +35,26 @@ SELECT is((SELECT pending_changes FROM grail.graphs WHERE name = 'filter_rich'),
 SELECT is(ARRAY(SELECT graph FROM grail.activity WHERE graph LIKE 'filter%' ORDER BY graph),
           '{filter_all,filter_rich}', 'in grail.activity too');
 RESET ROLE;
+
+-- The progress side of grail.activity: an open chordless_cycles() search over the filtered graph
+-- (its total is the filtered graph's vertices).
+CREATE TABLE filter_grid (source bigint, target bigint, salary int);
+INSERT INTO filter_grid SELECT r * 10 + c, r * 10 + c + 1, 200000 FROM generate_series(0, 7) r, generate_series(0, 8) c;
+INSERT INTO filter_grid SELECT r * 10 + c, (r + 1) * 10 + c, 200000 FROM generate_series(0, 6) r, generate_series(0, 9) c;
+SELECT grail.create_graph('pay_grid_graph', 'filter_grid', filter => 'salary > 150000');
+GRANT SELECT (source, target) ON filter_grid TO grail_filter_spy, grail_filter_reader;
+GRANT SELECT (salary) ON filter_grid TO grail_filter_reader;
+DECLARE filter_search CURSOR FOR SELECT grail.chordless_cycles('pay_grid_graph');
+FETCH 1 FROM filter_search;
+SET ROLE grail_filter_spy;
+SELECT is((SELECT count(*) FROM grail.activity WHERE graph = 'pay_grid_graph'), 0::bigint,
+          'grail.activity does not show the spy an open search of the filtered graph');
+RESET ROLE;
+SET ROLE grail_filter_reader;
+SELECT is((SELECT total FROM grail.activity WHERE graph = 'pay_grid_graph' AND command = 'chordless_cycles'),
+          80::bigint, 'the reader sees it, with the filtered graph''s vertices as its total');
+RESET ROLE;
+CLOSE filter_search;
 
 -- A renamed filter column is still checked (grail.graph.filter_columns follows the rename).
 ALTER TABLE filter_pay RENAME COLUMN salary TO pay;
