@@ -1603,6 +1603,64 @@ JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_
 WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
   AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f(name)
+                  JOIN pg_catalog.pg_attribute a ON a.attrelid = g.relid AND a.attname = f.name AND NOT a.attisdropped
+                  WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
   AND NOT pg_catalog.row_security_active(c.oid);
 
 COMMENT ON VIEW grail.graphs IS 'pg_grail graphs over the edge columns the current role may read: schema, name, edge table, sizes, build times by phase, index size, staleness, whether the graph is live and its edge changes not yet merged (edges of grail.pending_change), when it was last merged by hand (merge_graph) and in the background, and how many times each, its filter (NULL: every row of the table is an edge), its build number, and for a build that a merge stored as a delta: the full build it is a delta from (base_build), the edges and vertices it changes and its stored bytes (NULL for a full build)';
+
+-- grail.graphs and grail.activity show a filtered graph only to roles that may read its filter's
+-- columns too (as querying it needs): its sizes and pending changes count the rows the filter passes.
+CREATE OR REPLACE VIEW grail.activity WITH (security_barrier = true) AS
+SELECT COALESCE(g.schema, p.schema) AS schema,
+       COALESCE(g.name, p.graph) AS graph,
+       COALESCE(g.relation, p.relation) AS relation,
+       g.live,
+       g.pending_changes,
+       p.pid,
+       p.command,
+       p.phase,
+       p.done,
+       p.total,
+       p.unit,
+       p.started,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) p.started AS elapsed,
+       pg_catalog.clock_timestamp() OPERATOR(pg_catalog.-) p.phase_started AS phase_elapsed
+FROM (SELECT g.id,
+             n.nspname::pg_catalog.text AS schema,
+             g.name,
+             g.relid::pg_catalog.regclass AS relation,
+             g.live,
+             (SELECT COALESCE(pg_catalog.sum(COALESCE(pg_catalog.cardinality(pc.source),
+                                                      pg_catalog.cardinality(pc.source_key), 1)), 0)
+              FROM grail.pending_change pc WHERE pc.graph_id OPERATOR(pg_catalog.=) g.id) AS pending_changes
+      FROM grail.graph g
+      JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) g.namespace
+      JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.relid
+      JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid
+                                    AND s.attname OPERATOR(pg_catalog.=) g.source_column AND NOT s.attisdropped
+      JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid
+                                    AND t.attname OPERATOR(pg_catalog.=) g.target_column AND NOT t.attisdropped
+      WHERE pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+         OR (pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
+             AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
+             AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+             AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f(name)
+                             JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) g.relid
+                                                           AND a.attname OPERATOR(pg_catalog.=) f.name
+                                                           AND NOT a.attisdropped
+                             WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
+             AND NOT pg_catalog.row_security_active(c.oid))) g
+FULL JOIN (SELECT a.*
+           FROM grail_internal._activity() a
+           WHERE pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+              OR NOT EXISTS (SELECT 1
+                             FROM grail.graph fg
+                             CROSS JOIN pg_catalog.unnest(fg.filter_columns) f(name)
+                             JOIN pg_catalog.pg_attribute fa ON fa.attrelid OPERATOR(pg_catalog.=) fg.relid
+                                                            AND fa.attname OPERATOR(pg_catalog.=) f.name
+                                                            AND NOT fa.attisdropped
+                             WHERE fg.id OPERATOR(pg_catalog.=) a.graph_id
+                               AND NOT pg_catalog.has_column_privilege(fg.relid, fa.attnum, 'SELECT'))) p
+  ON p.graph_id OPERATOR(pg_catalog.=) g.id;

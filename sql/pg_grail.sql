@@ -166,7 +166,8 @@ GRANT SELECT ON grail.graph, grail.index_chunk, grail.build_seq, grail.graph_id_
 	TO pg_database_owner;
 GRANT USAGE ON SCHEMA grail TO PUBLIC;
 
--- A role sees the graphs over the edge columns it may read (as a build or query needs them). A
+-- A role sees the graphs over the edge columns, and a filter's columns, it may read (as a build or
+-- query needs them): a filtered graph's sizes count the rows its filter passes. A
 -- security barrier: a function in the caller's WHERE clause must not see rows before the view's
 -- privilege checks have filtered them.
 CREATE VIEW grail.graphs WITH (security_barrier = true) AS
@@ -210,6 +211,9 @@ JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_
 WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
   AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f(name)
+                  JOIN pg_catalog.pg_attribute a ON a.attrelid = g.relid AND a.attname = f.name AND NOT a.attisdropped
+                  WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
   AND NOT pg_catalog.row_security_active(c.oid);
 
 GRANT SELECT ON grail.graphs TO PUBLIC;
@@ -237,9 +241,11 @@ COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by t
 GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
 
 -- Builds and merges in progress (src/pg/store/activity.cpp: shared memory, with pg_grail preloaded) and
--- each graph's pending changes. _activity() shows a role only the builds over edge columns it may
--- read, as grail.graphs does, or all of them to members of pg_read_all_stats. A security barrier
--- like grail.graphs.
+-- each graph's pending changes (of the graphs grail.graphs shows). _activity() shows a role only the
+-- builds over edge columns it may read, as grail.graphs does, or all of them to members of
+-- pg_read_all_stats; the view leaves out those of a committed graph with a filter over columns the
+-- role may not read (their totals count what the filter passed). A security barrier like
+-- grail.graphs.
 CREATE FUNCTION grail_internal._activity(OUT pid integer, OUT graph_id bigint, OUT schema text, OUT graph text,
                                 OUT relation regclass, OUT command text, OUT phase text, OUT done bigint,
                                 OUT total bigint, OUT unit text, OUT started timestamptz,
@@ -284,8 +290,24 @@ FROM (SELECT g.id,
          OR (pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
              AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
              AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
+             AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f(name)
+                             JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) g.relid
+                                                           AND a.attname OPERATOR(pg_catalog.=) f.name
+                                                           AND NOT a.attisdropped
+                             WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
              AND NOT pg_catalog.row_security_active(c.oid))) g
-FULL JOIN grail_internal._activity() p ON p.graph_id OPERATOR(pg_catalog.=) g.id;
+FULL JOIN (SELECT a.*
+           FROM grail_internal._activity() a
+           WHERE pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+              OR NOT EXISTS (SELECT 1
+                             FROM grail.graph fg
+                             CROSS JOIN pg_catalog.unnest(fg.filter_columns) f(name)
+                             JOIN pg_catalog.pg_attribute fa ON fa.attrelid OPERATOR(pg_catalog.=) fg.relid
+                                                            AND fa.attname OPERATOR(pg_catalog.=) f.name
+                                                            AND NOT fa.attisdropped
+                             WHERE fg.id OPERATOR(pg_catalog.=) a.graph_id
+                               AND NOT pg_catalog.has_column_privilege(fg.relid, fa.attnum, 'SELECT'))) p
+  ON p.graph_id OPERATOR(pg_catalog.=) g.id;
 
 GRANT SELECT ON grail.activity TO PUBLIC;
 COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or all for members of pg_read_all_stats) with their pending changes, and the builds and merges in progress in this database (create_graph, refresh_graph, merge_graph, background merges) and the chordless_cycles() searches open (done: start vertices whose cycles are all found, of total: the graph''s vertices): phase, rows, vertices or bytes done of total where known, start and elapsed time; the progress columns are NULL without pg_grail in shared_preload_libraries';

@@ -380,6 +380,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 	if (graph.filter != nullptr && graph.stale)
 		return PointerGetDatum(nullptr);
 	EdgeFilter filter;
+	FilterSettings filter_settings;
 	if (graph.filter != nullptr) {
 		if (!guard([&] { return filter_columns_present(rel, graph.filter); })) {
 			mark_graph_stale(graph_id);
@@ -393,10 +394,10 @@ GRAIL_FUNCTION(grail_log_changes) {
 		bool old_in = false, new_in = false; // the rows pass the filter
 		guard([&] {
 			reader.read(trigger->tg_trigslot, &old_edge);
-			old_in = filter.passes(trigger->tg_trigslot);
+			old_in = filter.passes(trigger->tg_trigslot, filter_settings);
 			if (update) {
 				reader.read(trigger->tg_newslot, &new_edge);
-				new_in = filter.passes(trigger->tg_newslot);
+				new_in = filter.passes(trigger->tg_newslot, filter_settings);
 			}
 		});
 		if (!old_in && !new_in)
@@ -441,7 +442,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 					CHECK_FOR_INTERRUPTS();
 				if (!tuplestore_gettupleslot(rows, true, false, slot))
 					return false;
-				in = filter.passes(slot);
+				in = filter.passes(slot, filter_settings);
 				if (in)
 					reader.read(slot, &edge);
 				return true;
@@ -473,7 +474,7 @@ GRAIL_FUNCTION(grail_log_changes) {
 		ChangeWriter log(graph_id, integer);
 		ChangeWriter::Batch *batch = log.batch(TRIGGER_FIRED_BY_INSERT(event) ? +1 : -1);
 		auto add = [&](TupleTableSlot *slot) {
-			if (filter.passes(slot))
+			if (filter.passes(slot, filter_settings))
 				log.add_row(batch, reader, slot);
 		};
 		if (TRIGGER_FIRED_BY_INSERT(event)) {

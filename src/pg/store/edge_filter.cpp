@@ -311,7 +311,8 @@ check_object_constants(Node *expr, const char *text) {
 }
 
 // Runs the enclosing scope as role in a restricted security context; a transaction or
-// subtransaction abort restores the caller's.
+// subtransaction abort restores the caller's. What the owner's code sets there is undone by the
+// FilterSettings around it.
 class AsOwner {
 public:
 	explicit AsOwner(Oid role) {
@@ -366,6 +367,13 @@ check_new_filter(Oid relid, const char *text) {
 	return out;
 }
 
+FilterSettings::FilterSettings() : level_(NewGUCNestLevel()) {
+}
+
+FilterSettings::~FilterSettings() {
+	AtEOXact_GUC(false, level_);
+}
+
 bool
 filter_columns_present(Relation rel, const char *sql) {
 	PortableOutput portable;
@@ -381,6 +389,7 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 		filter.open(rel, sql.c_str(), graph, owner);
 		{
 			// As the owner, who evaluates it: the caller needs no USAGE on the schemas of its functions.
+			FilterSettings settings;
 			AsOwner as_owner(owner);
 			FixedSearchPath fixed;
 			PortableOutput portable;
@@ -395,6 +404,8 @@ check_stored_filter(Oid relid, const std::string &sql, const char *graph, Oid ow
 void
 EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 	owner_ = owner;
+	// The planner folds the owner's immutable functions over constants here: they run now.
+	FilterSettings settings;
 	AsOwner as_owner(owner_);
 	PortableOutput portable;
 	Node *raw = raw_filter(sql);
@@ -421,7 +432,7 @@ EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 }
 
 bool
-EdgeFilter::passes(TupleTableSlot *slot) const {
+EdgeFilter::passes(TupleTableSlot *slot, const FilterSettings &) const {
 	if (state_ == nullptr)
 		return true;
 	AsOwner as_owner(owner_);

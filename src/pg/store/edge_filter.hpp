@@ -57,6 +57,22 @@ std::string renamed_filter(Oid relid, const char *sql, const char *from, const c
 // filter is the owner's code, and a writer's trigger, a query's rebuild or a merge must not run it
 // with the rights of whoever wrote or asked (its constants are folded when it is opened, so open
 // too). PostgreSQL calls: inside guard(); its memory is the current memory context's.
+// Undoes, when it ends, every setting changed while it lived, as PostgreSQL does around an index
+// expression: a filter function's set_config('search_path', ..., false) must not stay in the
+// session of whoever wrote, queried or merged (a superuser's, whose next unqualified call would
+// then run a function of the graph's owner). Held across a loop over rows rather than made per
+// row: where the transaction has changed settings already, its end walks every setting.
+class FilterSettings {
+public:
+	FilterSettings();
+	~FilterSettings();
+	FilterSettings(const FilterSettings &) = delete;
+	FilterSettings &operator=(const FilterSettings &) = delete;
+
+private:
+	int level_;
+};
+
 class EdgeFilter {
 public:
 	// sql: the stored form. graph: for messages (nullptr: a build's read of a table of the family).
@@ -67,8 +83,8 @@ public:
 		return state_ != nullptr;
 	}
 	// Whether the slot's row passes: true for a row where the expression is true, false where it is
-	// false or NULL (as WHERE reads it).
-	bool passes(TupleTableSlot *slot) const;
+	// false or NULL (as WHERE reads it). Under settings that the caller holds across its rows.
+	bool passes(TupleTableSlot *slot, const FilterSettings &settings) const;
 	void close();
 
 private:

@@ -439,6 +439,7 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	// The graph's filter, parsed against this relation's own columns: a row it does not pass is no
 	// edge, and is not counted (nor are its NULL endpoints).
 	EdgeFilter rows;
+	FilterSettings filter_settings;
 	if (filter != nullptr)
 		rows.open(rel, filter, nullptr, filter_owner);
 	const char *relname = RelationGetRelationName(rel);
@@ -448,7 +449,7 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	AttrNumber last = columns.last();
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot)) {
 		sink.count(relname);
-		if (rows.active() && !rows.passes(slot)) {
+		if (rows.active() && !rows.passes(slot, filter_settings)) {
 			counts->filtered++;
 			continue;
 		}
