@@ -898,8 +898,9 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 	bool compress = table.plan == NULL && lz4_datums_supported();
 	unsigned helpers = unsigned(std::clamp(settings.build_threads, 0, 16));
 	size_t stretches = (bytes.size() + kStretchBytes - 1) / kStretchBytes;
-	// Stretches made at once: one per thread that makes them.
-	size_t batch = std::max<size_t>(helpers, 1);
+	// Stretches made at once: one per thread that makes them, at most 8 (two batches' rows, about
+	// 70 MB, are held at once).
+	size_t batch = std::clamp<size_t>(helpers, 1, 8);
 	auto make = [&](std::vector<ChunkRows> &made, size_t first, unsigned threads) {
 		size_t count = std::min(batch, stretches - first);
 		grail::run_tasks(count, threads, [&](size_t k, unsigned) {
