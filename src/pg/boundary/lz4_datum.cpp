@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <vector>
 
 extern "C" {
 #include "postgres.h"
@@ -16,6 +17,7 @@ extern "C" {
 // its headers: the module resolves it from the server's own liblz4 when it is loaded, so the
 // compressor is the library the server decompresses with.
 extern "C" int LZ4_compress_destSize(const char *src, char *dst, int *srcSizePtr, int targetDstSize);
+extern "C" int LZ4_decompress_safe(const char *src, char *dst, int compressedSize, int dstCapacity);
 #endif
 
 namespace grail::pg {
@@ -41,6 +43,15 @@ lz4_datum_prefix(const uint8_t *src, size_t n, uint8_t *out, size_t capacity, si
 	int compressed = LZ4_compress_destSize(reinterpret_cast<const char *>(src),
 	                                       reinterpret_cast<char *>(out) + VARHDRSZ_COMPRESSED, &taken, target);
 	if (compressed <= 0 || taken <= 0)
+		return 0;
+	// Read back as the server will (lz4_decompress_datum): liblz4 before 1.9.2 could write
+	// LZ4_compress_destSize's output wrongly (lz4 pull requests 756, 760, 777); such a prefix is
+	// left to a plain row.
+	thread_local std::vector<char> check;
+	check.resize(size_t(taken));
+	if (LZ4_decompress_safe(reinterpret_cast<const char *>(out) + VARHDRSZ_COMPRESSED, check.data(), compressed,
+	                        taken) != taken ||
+	    memcmp(check.data(), src, size_t(taken)) != 0)
 		return 0;
 	// As toast_compress_datum leaves it (lz4_compress_datum, then the raw size and method).
 	SET_VARSIZE_COMPRESSED(out, compressed + VARHDRSZ_COMPRESSED);

@@ -15,8 +15,8 @@ bool lz4_datums_supported();
 
 // Compresses as long a prefix of src[0, n) as fits into one lz4-compressed datum of at most
 // `capacity` bytes, header included, written at out. Returns how many bytes of src the datum holds
-// (0 where none fits or the server has no lz4) and sets *datum_bytes to the datum's size. No
-// PostgreSQL call: safe on any thread.
+// (0 where none fits, the server has no lz4, or the datum does not decompress to those bytes) and
+// sets *datum_bytes to the datum's size. No PostgreSQL call: safe on any thread.
 size_t lz4_datum_prefix(const uint8_t *src, size_t n, uint8_t *out, size_t capacity, size_t *datum_bytes);
 
 } // namespace grail::pg
