@@ -1,6 +1,7 @@
 #include "clock.hpp"
 #include "error.hpp"
 #include "index.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -11,16 +12,16 @@
 #include "store/catalog_sql.hpp"
 #include "store/pending_changes.hpp"
 #include "store/watch.hpp"
+#include "boundary/lz4_datum.hpp"
 #include "boundary/pg_calls.hpp"
+#include "boundary/settings.hpp"
 
 extern "C" {
 #include "access/genam.h"
-#include "access/heaptoast.h"
+#include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
-#include "access/toast_compression.h"
-#include "access/toast_internals.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
@@ -684,19 +685,91 @@ watch_graph(int64_t id) {
 	});
 }
 
+// The image's rows of grail.index_chunk for one stretch of its bytes (chunk_stretch): each row's
+// data, a varlena (lz4-compressed or plain), at an 8-byte boundary of datums.
+struct ChunkRows {
+	std::vector<uint8_t> datums; // sized once for the longest stretch, reused
+	std::vector<size_t> starts;  // each row's datum in datums
+};
+
+// Image bytes in a stretch, the unit that one thread makes into rows: a few hundred rows, whose
+// last one may fill its page partly (about 1 row in 500 of a compressible image).
+static constexpr size_t kStretchBytes = size_t(4) << 20;
+
+static size_t
+datum_room(size_t n) {
+	return (n + 7) & ~size_t(7);
+}
+
 /*
- * The image's chunks as rows of grail.index_chunk, written through the table and index access
- * methods as an INSERT writes them (no SQL: thousands of rows for a large image), each row within
- * one heap page: with PostgreSQL built with lz4, as many image bytes as compress into it (an
- * image's ids, CSR, labels and hash table compress to about half, its Bloom records not at all),
- * else kChunkBytes. Half the bytes to write to the heap and the WAL cost about what compressing
- * them does, and readers decompress as they detoast. counting_down: a delta's chunks, numbered -1,
- * -2, ... (a full image's from 0). PostgreSQL calls: run inside guard().
+ * The rows of bytes[0, n): each as many image bytes as compress into one page (lz4 as
+ * toast_compress_datum makes it, when compress), else kChunkBytes plain. A row that does not
+ * compress by a fifth (a CSR's targets, random ids) makes the next 1, 3, 7, ... 63 rows plain
+ * without a try, until one compresses again. Plain C++ and liblz4: runs on a helper thread.
  */
 static void
-insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down) {
-	Relation rel = table_open(get_relname_relid("index_chunk", get_namespace_oid("grail", false)), RowExclusiveLock);
-	TupleDesc desc = RelationGetDescr(rel);
+chunk_stretch(const uint8_t *bytes, size_t n, bool compress, ChunkRows *rows) {
+	rows->starts.clear();
+	// Every row but a stretch's last holds at least kChunkBytes, in at most VARHDRSZ + kChunkBytes.
+	size_t room = (n / kChunkBytes + 2) * datum_room(VARHDRSZ + kChunkBytes);
+	if (rows->datums.size() < room)
+		rows->datums.resize(room);
+	size_t at = 0;
+	unsigned failures = 0, plain_left = 0;
+	for (size_t offset = 0; offset < n;) {
+		size_t left = n - offset, taken = 0, size = 0;
+		uint8_t *out = rows->datums.data() + at;
+		if (compress && plain_left == 0) {
+			taken = lz4_datum_prefix(bytes + offset, std::min(left, kMaxRawChunk), out, VARHDRSZ + kChunkBytes, &size);
+			// Worth a row where it holds a quarter more image bytes than a plain row would, or (the
+			// stretch's tail) the same bytes in 4/5 of the room. Less is not worth compressing: an
+			// R-MAT graph's CSR targets compress by 4%, in a third of the build's lz4 time.
+			bool worth = taken == left ? size * 5 < (VARHDRSZ + left) * 4 : taken * 4 >= kChunkBytes * 5;
+			if (worth) {
+				failures = 0;
+			} else {
+				taken = 0;
+				failures = std::min(failures + 1, 6u);
+				plain_left = (1u << failures) - 1;
+			}
+		} else if (plain_left > 0) {
+			plain_left--;
+		}
+		if (taken == 0) {
+			taken = std::min(left, kChunkBytes);
+			size = VARHDRSZ + taken;
+			SET_VARSIZE(out, size);
+			memcpy(out + VARHDRSZ, bytes + offset, taken);
+		}
+		rows->starts.push_back(at);
+		at += datum_room(size);
+		offset += taken;
+	}
+}
+
+// grail.index_chunk opened for the rows of one image (open_chunk_table); PostgreSQL objects only.
+struct ChunkTable {
+	Relation rel;
+	EState *estate;
+	ResultRelInfo *result;
+	SPIPlanPtr plan; // INSERT through SQL, where the table has a trigger of its own
+	TupleTableSlot **slots;
+	Datum *values;
+	bool *nulls;
+};
+
+// Rows handed to heap_multi_insert at once, as COPY batches them.
+static constexpr int kInsertBatch = 64;
+
+/*
+ * grail.index_chunk, checked to have the columns this library writes. PostgreSQL calls: run inside
+ * guard().
+ */
+static ChunkTable
+open_chunk_table() {
+	ChunkTable table{};
+	table.rel = table_open(get_relname_relid("index_chunk", get_namespace_oid("grail", false)), RowExclusiveLock);
+	TupleDesc desc = RelationGetDescr(table.rel);
 	static constexpr struct {
 		const char *name;
 		Oid type;
@@ -721,99 +794,151 @@ insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down)
 		         errhint("Run ALTER EXTENSION pg_grail UPDATE; a column added to it by hand must be dropped "
 		                 "again.")));
 	// A trigger someone put on the table (its foreign key's are internal) fires as for any INSERT:
-	// then the rows go through SQL, uncompressed.
+	// then the rows go through SQL, uncompressed (an INSERT's executor stores a compressed parameter
+	// decompressed).
 	bool user_triggers = false;
-	for (int i = 0; rel->trigdesc != NULL && i < rel->trigdesc->numtriggers; i++)
-		user_triggers |= !rel->trigdesc->triggers[i].tgisinternal;
-	SPIPlanPtr plan = NULL;
+	for (int i = 0; table.rel->trigdesc != NULL && i < table.rel->trigdesc->numtriggers; i++)
+		user_triggers |= !table.rel->trigdesc->triggers[i].tgisinternal;
 	if (user_triggers) {
 		Oid types[] = {INT8OID, INT4OID, BYTEAOID};
-		plan = SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);
-		if (plan == NULL)
+		table.plan = SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);
+		if (table.plan == NULL)
 			elog(ERROR, "SPI_prepare failed: %s", SPI_result_code_string(SPI_result));
 	}
-	EState *estate = CreateExecutorState();
-	ResultRelInfo *result = makeNode(ResultRelInfo);
-	InitResultRelInfo(result, rel, 1, NULL, 0);
-	ExecOpenIndices(result, false);
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
-	bytea *chunk = static_cast<bytea *>(palloc(VARHDRSZ + kMaxRawChunk));
+	table.estate = CreateExecutorState();
+	table.result = makeNode(ResultRelInfo);
+	InitResultRelInfo(table.result, table.rel, 1, NULL, 0);
+	ExecOpenIndices(table.result, false);
+	table.slots = static_cast<TupleTableSlot **>(palloc(sizeof(TupleTableSlot *) * kInsertBatch));
+	for (int i = 0; i < kInsertBatch; i++)
+		table.slots[i] = MakeSingleTupleTableSlot(desc, &TTSOpsHeapTuple);
 	// A row's values: the three columns', then NULL for each dropped column.
-	Datum *values = static_cast<Datum *>(palloc0(sizeof(Datum) * size_t(desc->natts)));
-	bool *nulls = static_cast<bool *>(palloc(sizeof(bool) * size_t(desc->natts)));
+	table.values = static_cast<Datum *>(palloc0(sizeof(Datum) * size_t(desc->natts)));
+	table.nulls = static_cast<bool *>(palloc(sizeof(bool) * size_t(desc->natts)));
 	for (int i = 0; i < desc->natts; i++)
-		nulls[i] = i >= 3;
-	// The data of a row of n image bytes from offset: lz4-compressed where that is smaller.
-	auto row_data = [&](size_t offset, size_t n) {
-		SET_VARSIZE(chunk, VARHDRSZ + n);
-		memcpy(VARDATA(chunk), bytes.data() + offset, n);
-		Datum data = PointerGetDatum(chunk);
-#ifdef USE_LZ4
-		// Not through SQL: an INSERT's executor stores a compressed parameter decompressed.
-		Datum compressed = plan == NULL ? toast_compress_datum(data, TOAST_LZ4_COMPRESSION) : Datum(0);
-		if (DatumGetPointer(compressed) != nullptr)
-			data = compressed;
-#endif
-		return data;
-	};
-	auto release = [&](Datum data) {
-		if (data != PointerGetDatum(chunk))
-			pfree(DatumGetPointer(data));
-	};
-	progress_phase(BuildPhase::storing, int64_t(bytes.size()));
-	progress_done(0);
-	// Each row takes as many image bytes as compress into one page, guessed from the last row's
-	// ratio; a guess that does not fit is taken again with kChunkBytes, which always fits.
-	size_t want = kChunkBytes;
-	for (size_t offset = 0, seq = 0; offset < bytes.size(); seq++) {
-		size_t n = std::min(want, bytes.size() - offset);
-		Datum data = row_data(offset, n);
-		if (VARSIZE(DatumGetPointer(data)) > VARHDRSZ + kChunkBytes) {
-			release(data);
-			n = std::min(kChunkBytes, n);
-			data = row_data(offset, n);
+		table.nulls[i] = i >= 3;
+	return table;
+}
+
+/*
+ * Inserts rows as rows seq, seq + 1, ... of graph id (counting_down: -1 - seq, -2 - seq, ...), through
+ * the table and index access methods as COPY writes them: heap_multi_insert, then the index
+ * entries. PostgreSQL calls: run inside guard().
+ */
+static void
+insert_chunk_rows(ChunkTable &table, int64_t id, const ChunkRows &rows, size_t seq, bool counting_down) {
+	TupleDesc desc = RelationGetDescr(table.rel);
+	CommandId command = GetCurrentCommandId(true);
+	for (size_t first = 0; first < rows.starts.size(); first += kInsertBatch) {
+		int count = int(std::min(rows.starts.size() - first, size_t(kInsertBatch)));
+		for (int k = 0; k < count; k++) {
+			size_t row = seq + first + size_t(k);
+			table.values[0] = Int64GetDatum(id);
+			table.values[1] = Int32GetDatum(counting_down ? -1 - int32(row) : int32(row));
+			table.values[2] = PointerGetDatum(rows.datums.data() + rows.starts[first + size_t(k)]);
+			if (table.plan != NULL) {
+				// A BEFORE trigger that returns NULL skips the row: the build would commit an image that
+				// no query can read.
+				if (SPI_execute_plan(table.plan, table.values, NULL, false, 0) != SPI_OK_INSERT || SPI_processed != 1)
+					ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					                errmsg("pg_grail could not store index chunk %zu: a trigger on "
+					                       "grail.index_chunk skipped it",
+					                       row),
+					                errhint("Drop or disable the triggers on grail.index_chunk that change or "
+					                        "skip its rows.")));
+			} else {
+				ExecStoreHeapTuple(heap_form_tuple(desc, table.values, table.nulls), table.slots[k], true);
+			}
 		}
-		size_t stored = VARSIZE(DatumGetPointer(data));
-		want = std::clamp(size_t(double(n) * double(kChunkBytes - 256) / double(stored)), kChunkBytes, kMaxRawChunk);
-		int32 at = counting_down ? -1 - int32(seq) : int32(seq);
-		values[0] = Int64GetDatum(id);
-		values[1] = Int32GetDatum(at);
-		values[2] = data;
-		if (plan != NULL) {
-			// A BEFORE trigger that returns NULL skips the row: the build would commit an image that no
-			// query can read.
-			if (SPI_execute_plan(plan, values, NULL, false, 0) != SPI_OK_INSERT || SPI_processed != 1)
-				ereport(
-				    ERROR,
-				    (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				     errmsg("pg_grail could not store index chunk %zu: a trigger on grail.index_chunk skipped it", seq),
-				     errhint("Drop or disable the triggers on grail.index_chunk that change or skip its rows.")));
-		} else {
-			ExecStoreHeapTuple(heap_form_tuple(desc, values, nulls), slot, true);
-			table_tuple_insert(rel, slot, GetCurrentCommandId(true), 0, NULL);
-			if (result->ri_NumIndices > 0)
-				(void)ExecInsertIndexTuples(result, slot, estate, false, false, NULL, NIL);
-			ResetPerTupleExprContext(estate);
-			ExecClearTuple(slot);
+		if (table.plan == NULL) {
+			// No BulkInsertState: its ring of buffers would have this backend write the pages it filled
+			// (and the WAL before them) as it goes, where an INSERT leaves them to the checkpointer.
+			table_multi_insert(table.rel, table.slots, count, command, 0, NULL);
+			for (int k = 0; k < count; k++) {
+				if (table.result->ri_NumIndices > 0)
+					(void)ExecInsertIndexTuples(table.result, table.slots[k], table.estate, false, false, NULL, NIL);
+				ExecClearTuple(table.slots[k]);
+			}
+			ResetPerTupleExprContext(table.estate);
 		}
-		release(data);
-		offset += n;
-		if ((seq & 63) == 63) {
-			progress_done(int64_t(offset));
-			CHECK_FOR_INTERRUPTS();
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+// PostgreSQL calls: run inside guard().
+static void
+close_chunk_table(ChunkTable &table) {
+	if (table.plan != NULL)
+		SPI_freeplan(table.plan);
+	for (int i = 0; i < kInsertBatch; i++)
+		ExecDropSingleTupleTableSlot(table.slots[i]);
+	pfree(table.slots);
+	pfree(table.values);
+	pfree(table.nulls);
+	ExecCloseIndices(table.result);
+	FreeExecutorState(table.estate);
+	table_close(table.rel, NoLock);
+	CommandCounterIncrement();
+}
+
+/*
+ * The image's chunks as rows of grail.index_chunk, written through the table and index access
+ * methods as COPY writes them (no SQL: thousands of rows for a large image), each row within one
+ * heap page: with PostgreSQL built with lz4, as many image bytes as compress into it (an image's
+ * ids, CSR, labels and hash table compress to about half, its Bloom records not at all), else
+ * kChunkBytes. Half the bytes to write to the heap and the WAL cost about what compressing them
+ * does, and readers decompress as they detoast. The image is made into rows a stretch at a time:
+ * with helper threads (grail.build_threads), the next stretches are compressed while this thread
+ * inserts the last ones. counting_down: a delta's chunks, numbered -1, -2, ... (a full image's
+ * from 0).
+ */
+static void
+insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down) {
+	ChunkTable table = guard([] { return open_chunk_table(); });
+	bool compress = table.plan == NULL && lz4_datums_supported();
+	unsigned helpers = unsigned(std::clamp(settings.build_threads, 0, 16));
+	size_t stretches = (bytes.size() + kStretchBytes - 1) / kStretchBytes;
+	// Stretches made at once: one per thread that makes them, at most 8 (two batches' rows, about
+	// 70 MB, are held at once).
+	size_t batch = std::clamp<size_t>(helpers, 1, 8);
+	auto make = [&](std::vector<ChunkRows> &made, size_t first, unsigned threads) {
+		size_t count = std::min(batch, stretches - first);
+		grail::run_tasks(count, threads, [&](size_t k, unsigned) {
+			size_t offset = (first + k) * kStretchBytes;
+			chunk_stretch(bytes.data() + offset, std::min(kStretchBytes, bytes.size() - offset), compress, &made[k]);
+		});
+	};
+	std::vector<ChunkRows> ready(batch), next(batch);
+	guard([&] {
+		progress_phase(BuildPhase::storing, int64_t(bytes.size()));
+		progress_done(0);
+	});
+	size_t seq = 0;
+	{
+		// Declared after the buffers it fills: destroyed (joined) first when an error unwinds.
+		grail::Background making;
+		if (stretches > 0)
+			make(ready, 0, helpers > 0 ? helpers - 1 : 0);
+		for (size_t first = 0; first < stretches; first += batch) {
+			// With helpers, the next batch is made on them while this one is inserted (the helper that
+			// runs the task and helpers - 1 more).
+			bool more = first + batch < stretches;
+			if (more)
+				making.start(helpers > 0, [&, first] { make(next, first + batch, helpers > 0 ? helpers - 1 : 0); });
+			guard([&] {
+				for (size_t k = 0; k < batch && first + k < stretches; k++) {
+					insert_chunk_rows(table, id, ready[k], seq, counting_down);
+					seq += ready[k].starts.size();
+				}
+				progress_done(int64_t(std::min(bytes.size(), (first + batch) * kStretchBytes)));
+			});
+			if (more) {
+				making.wait();
+				std::swap(ready, next);
+			}
 		}
 	}
-	progress_done(int64_t(bytes.size()));
-	pfree(chunk);
-	pfree(values);
-	pfree(nulls);
-	if (plan != NULL)
-		SPI_freeplan(plan);
-	ExecDropSingleTupleTableSlot(slot);
-	ExecCloseIndices(result);
-	FreeExecutorState(estate);
-	table_close(rel, NoLock);
-	CommandCounterIncrement();
+	guard([&] { close_chunk_table(table); });
 }
 
 int64_t
@@ -831,7 +956,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		        1, id_type, id_value, SPI_OK_DELETE);
 
 		// A delta's chunks count down from -1.
-		guard([&] { insert_chunks(id, bytes, delta != nullptr); });
+		insert_chunks(id, bytes, delta != nullptr);
 
 		// A delta build's image is the one its base and delta make (apply_delta), never stored.
 		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());
