@@ -109,32 +109,45 @@ pending_change_table() {
 	return get_relname_relid("pending_change", get_namespace_oid("grail", false));
 }
 
+// Rows of the log by their xid: those of transaction xid (only), or of xid and later ones.
+struct XidKey {
+	uint64_t xid;
+	bool only;
+};
+
 /*
  * Calls visit(tuple, descriptor) for each row of grail.pending_change of the graph that the active
- * snapshot sees, in index order; with from, only those whose xid is at or above it (PostgreSQL
+ * snapshot sees, in index order; with xids, only those each key names, key after key (PostgreSQL
  * calls: inside guard()).
  */
 template <typename Visit>
 static void
-scan_visible_pending(int64_t graph_id, Visit &&visit, const uint64_t *from = nullptr) {
+scan_visible_pending(int64_t graph_id, Visit &&visit, const std::vector<XidKey> *xids = nullptr) {
 	Oid relid = pending_change_table();
 	if (!OidIsValid(relid))
 		elog(ERROR, "pg_grail catalog table grail.pending_change is missing");
 	Relation rel = table_open(relid, AccessShareLock);
 	check_columns(RelationGetDescr(rel));
 	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
-	ScanKeyData keys[2];
-	ScanKeyInit(&keys[0], kGraphIdColumn, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
-	if (from != nullptr)
-		ScanKeyInit(&keys[1], kXidColumn, BTGreaterEqualStrategyNumber, F_XID8GE,
-		            FullTransactionIdGetDatum(FullTransactionIdFromU64(*from)));
-	SysScanDesc scan = systable_beginscan(rel, index_on(rel, {kGraphIdColumn, kXidColumn}, "(graph_id, xid)"), true,
-	                                      snapshot, from != nullptr ? 2 : 1, keys);
-	while (HeapTuple tuple = systable_getnext(scan)) {
-		CHECK_FOR_INTERRUPTS();
-		visit(tuple, RelationGetDescr(rel));
-	}
-	systable_endscan(scan);
+	Oid index = index_on(rel, {kGraphIdColumn, kXidColumn}, "(graph_id, xid)");
+	auto scan_with = [&](const XidKey *xid) {
+		ScanKeyData keys[2];
+		ScanKeyInit(&keys[0], kGraphIdColumn, BTEqualStrategyNumber, F_INT8EQ, Int64GetDatum(graph_id));
+		if (xid != nullptr)
+			ScanKeyInit(&keys[1], kXidColumn, xid->only ? BTEqualStrategyNumber : BTGreaterEqualStrategyNumber,
+			            xid->only ? F_XID8EQ : F_XID8GE, FullTransactionIdGetDatum(FullTransactionIdFromU64(xid->xid)));
+		SysScanDesc scan = systable_beginscan(rel, index, true, snapshot, xid != nullptr ? 2 : 1, keys);
+		while (HeapTuple tuple = systable_getnext(scan)) {
+			CHECK_FOR_INTERRUPTS();
+			visit(tuple, RelationGetDescr(rel));
+		}
+		systable_endscan(scan);
+	};
+	if (xids == nullptr)
+		scan_with(nullptr);
+	else
+		for (const XidKey &xid : *xids)
+			scan_with(&xid);
 	table_close(rel, AccessShareLock);
 }
 
@@ -246,16 +259,32 @@ full_xid(TransactionId xid, uint64_t *full) {
 	return true;
 }
 
-// The bound of what the active snapshot sees (PendingLog): its oldest running transaction, or this
-// backend's, whichever is older (the snapshot leaves this backend's own out of its running ones).
+// What the active snapshot counts as ended (PendingLog): its xmax, and the transactions it counts as
+// in progress (sorted) with this backend's own (which the snapshot leaves out of them, and whose
+// rows it sees up to its command). false where an id is not a normal one.
 bool
-snapshot_bound(uint64_t *bound) {
+snapshot_horizon(uint64_t *xmax, std::vector<uint64_t> &running) {
 	Snapshot snapshot = ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
-	if (!full_xid(snapshot->xmin, bound))
+	if (!full_xid(snapshot->xmax, xmax))
 		return false;
+	// A standby's snapshot lists the transactions in progress in subxip, subtransactions among them
+	// (those past an overflow left out): every top-level one is there, and the log's xids are
+	// top-level ones.
+	const TransactionId *xids = snapshot->takenDuringRecovery ? snapshot->subxip : snapshot->xip;
+	size_t count = snapshot->takenDuringRecovery ? size_t(std::max(snapshot->subxcnt, 0)) : size_t(snapshot->xcnt);
+	running.clear();
+	running.reserve(count + 1);
+	for (size_t i = 0; i < count; i++) {
+		uint64_t full;
+		if (!full_xid(xids[i], &full))
+			return false;
+		running.push_back(full);
+	}
 	FullTransactionId own = GetTopFullTransactionIdIfAny();
-	if (FullTransactionIdIsValid(own) && U64FromFullTransactionId(own) < *bound)
-		*bound = U64FromFullTransactionId(own);
+	if (FullTransactionIdIsValid(own))
+		running.push_back(U64FromFullTransactionId(own));
+	std::sort(running.begin(), running.end());
+	running.erase(std::unique(running.begin(), running.end()), running.end());
 	return true;
 }
 
@@ -268,19 +297,35 @@ row_id(HeapTuple tuple) {
 	return id;
 }
 
-// The row's xid, 0 where NULL (rows logged before the column was).
+// The row's xid, 0 where NULL (rows logged before the column was: ended before any snapshot).
 uint64_t
 row_xid(const Datum *values, const bool *nulls) {
 	return nulls[kXidColumn - 1] ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(values[kXidColumn - 1]));
 }
 
-// Whether the row was written by a transaction that ended before the bound: it was frozen, or its
-// inserting (sub)transaction is older than the bound (which no transaction of this backend is).
+// Whether a snapshot that counted log's transactions as ended may have seen only part of xid's rows:
+// xid was in progress for it, or at or past its xmax.
 bool
-written_before(HeapTuple tuple, uint64_t bound) {
-	TransactionId xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
-	return HeapTupleHeaderXminFrozen(tuple->t_data) || !TransactionIdIsNormal(xmin) ||
-	       TransactionIdPrecedes(xmin, TransactionId(bound));
+open_for(const PendingLog &log, uint64_t xid) {
+	return xid >= log.xmax || std::binary_search(log.running.begin(), log.running.end(), xid);
+}
+
+// A read of more than this many transactions' rows one by one reads from the oldest of them on.
+constexpr size_t kMaxXidProbes = 32;
+
+// The keys that scan the rows of log's running transactions and of those at or past its xmax.
+std::vector<XidKey>
+keys_since(const PendingLog &log) {
+	std::vector<XidKey> keys;
+	if (log.running.size() > kMaxXidProbes) {
+		keys.push_back(XidKey{std::min(log.running.front(), log.xmax), false});
+		return keys;
+	}
+	for (uint64_t xid : log.running)
+		if (xid < log.xmax)
+			keys.push_back(XidKey{xid, true});
+	keys.push_back(XidKey{log.xmax, false});
+	return keys;
 }
 
 } // namespace
@@ -289,23 +334,21 @@ void
 read_pending_log(int64_t graph_id, std::vector<PendingRow> &edges, PendingLog &log) {
 	log = PendingLog{};
 	guard([&] {
-		log.bounded = snapshot_bound(&log.bound);
+		log.bounded = snapshot_horizon(&log.xmax, log.running);
 		scan_visible_pending(graph_id, [&](HeapTuple tuple, TupleDesc descriptor) {
 			Datum values[kColumnCount];
 			bool nulls[kColumnCount];
 			deform_row(tuple, descriptor, values, nulls);
 			log.rows++;
-			if (log.bounded) {
-				if (row_xid(values, nulls) >= log.bound)
-					log.recent.push_back(row_id(tuple));
-				else if (!written_before(tuple, log.bound))
-					log.bounded = false;
-			}
+			if (log.bounded && open_for(log, row_xid(values, nulls)))
+				log.recent.push_back(row_id(tuple));
 			append_edges(graph_id, values, nulls, edges);
 		});
 	});
-	if (!log.bounded)
+	if (!log.bounded) {
+		log.running.clear();
 		log.recent.clear();
+	}
 	std::sort(log.recent.begin(), log.recent.end());
 }
 
@@ -314,44 +357,41 @@ read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<Pending
 	next = PendingLog{};
 	if (!last.bounded)
 		return false;
-	std::vector<std::pair<PendingRowId, uint64_t>> seen; // rows at or above last's bound, and their xid
+	size_t seen = 0;
 	bool still = guard([&] {
-		if (!snapshot_bound(&next.bound) || next.bound < last.bound)
+		if (!snapshot_horizon(&next.xmax, next.running) || next.xmax < last.xmax)
 			return false;
+		// Every transaction that last counted as ended counts as ended here too.
+		for (uint64_t xid : next.running)
+			if (xid < last.xmax && !std::binary_search(last.running.begin(), last.running.end(), xid))
+				return false;
 		size_t known = 0;
-		bool keep_bound = false; // a row between the two bounds written later than the new one
+		std::vector<XidKey> keys = keys_since(last);
 		scan_visible_pending(
 		    graph_id,
 		    [&](HeapTuple tuple, TupleDesc descriptor) {
 			    Datum values[kColumnCount];
 			    bool nulls[kColumnCount];
 			    deform_row(tuple, descriptor, values, nulls);
-			    PendingRowId id = row_id(tuple);
 			    uint64_t xid = row_xid(values, nulls);
-			    seen.emplace_back(id, xid);
-			    if (xid < next.bound && !written_before(tuple, next.bound))
-				    keep_bound = true;
+			    if (!open_for(last, xid))
+				    return; // a range read from the oldest running transaction passes ended ones
+			    seen++;
+			    PendingRowId id = row_id(tuple);
+			    if (open_for(next, xid))
+				    next.recent.push_back(id);
 			    if (std::binary_search(last.recent.begin(), last.recent.end(), id))
 				    known++;
 			    else
 				    append_edges(graph_id, values, nulls, edges);
 		    },
-		    &last.bound);
-		if (known != last.recent.size())
-			return false;
-		// The rows between the two bounds join the rows below the new one where all were written
-		// before it; else the bound stays.
-		if (keep_bound)
-			next.bound = last.bound;
-		return true;
+		    &keys);
+		return known == last.recent.size();
 	});
 	if (!still)
 		return false;
 	next.bounded = true;
-	next.rows = last.rows + (seen.size() - last.recent.size());
-	for (const auto &[id, xid] : seen)
-		if (xid >= next.bound)
-			next.recent.push_back(id);
+	next.rows = last.rows + (seen - last.recent.size());
 	std::sort(next.recent.begin(), next.recent.end());
 	return true;
 }

@@ -66,15 +66,20 @@ struct PendingRowId {
 };
 
 // What a reader keeps of the log rows one snapshot saw, to read in a later snapshot of the same
-// backend only the rows logged since (read_pending_since). bound, a full transaction id: every row
-// that snapshot saw with an xid below it was written by a transaction that had ended before the
-// snapshot's oldest running one (and is not this backend's), so every later snapshot whose oldest
-// running transaction is not below bound sees exactly those rows too (a merge, which deletes
-// rows, commits a new build with its delete); recent: the rows it saw with an xid at or above it.
+// backend only the rows logged since (read_pending_since). A row's xid is its writer's top-level
+// transaction (the log trigger, or the xid trigger for rows written by SQL, sets it). The snapshot
+// counted every transaction below xmax and not in running as ended, so it saw every row of theirs
+// that a later snapshot that counts them as ended too sees; running: the transactions it counted
+// as in progress, and this backend's own, whose rows it may have seen in part; recent: the rows it
+// saw of running transactions or of transactions at or past xmax (this backend's own). A later
+// read looks only at the rows of running transactions and of those at or past xmax: a few under a
+// steady stream of writes, however long another transaction (a merge) stays open, and whatever
+// the log holds.
 struct PendingLog {
-	uint64_t rows = 0; // rows seen (batches of edges)
-	uint64_t bound = 0;
-	bool bounded = false;             // false: some row below bound was written later (a forged xid): read all
+	uint64_t rows = 0;                // rows seen (batches of edges)
+	bool bounded = false;             // false: no later read may start from it (read_pending_log then)
+	uint64_t xmax = 0;                // full transaction ids
+	std::vector<uint64_t> running;    // sorted
 	std::vector<PendingRowId> recent; // sorted
 };
 
@@ -83,10 +88,10 @@ struct PendingLog {
 void read_pending_log(int64_t graph_id, std::vector<PendingRow> &edges, PendingLog &log);
 
 // The edges of the rows of the log that the active snapshot sees and last did not, where it sees
-// every row that last saw: reads only the rows with an xid at or above last's bound (a few under a
-// steady stream of writes, whatever the log holds). false where that may not hold: last not
-// bounded, the active snapshot older than last's bound (an imported snapshot), or a row last saw
-// that it does not see (rolled back, a transaction of this backend that aborted, a subtransaction
+// every row that last saw: reads only the rows of last's running transactions and of those at or
+// past last's xmax. false where that may not hold: last not bounded, the active snapshot counts as
+// in progress a transaction that last counted as ended (an imported or older snapshot), or a row
+// last saw that it does not see (a transaction of this backend that aborted, a subtransaction
 // rolled back); then read_pending_log. next: what to read from after this snapshot.
 bool read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<PendingRow> &edges, PendingLog &next);
 
