@@ -23,15 +23,23 @@
 # Uses the project's throwaway cluster (scripts/cluster.sh) and build/grail_cli (R-MAT).
 #   bench/lookup_sql.sh [--vertices N] [--edges E] [--degree D] [--span S] [--scale S]
 #                       [--edge_factor F] [--pairs P] [--runs R] [--graphs "dag local rmat"] [--reuse 1]
+#                       [--libs "OLD.so NEW.so ..."]
 # (--reuse 1 keeps the tables and graphs of an earlier run with the same arguments.)
+# --libs: each graph's statements run once per library, in turn, each copied over the installed
+# pg_grail.so with the cluster stopped, then started (the library is preloaded); the lines name the
+# library. The installed one is left as the last of the list. For a private copy of PostgreSQL
+# (one whose library directory is writable): it overwrites the installed pg_grail.so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
 vertices=1000000 edges=5000000 degree=5 span=2000 scale=20 edge_factor=8 pairs=100000 runs=5
-graphs="dag local rmat" reuse=0
-parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--pairs P] [--runs R] [--graphs LIST] [--reuse 1]" \
-	vertices edges degree span scale edge_factor pairs runs graphs reuse -- "$@"
+graphs="dag local rmat" reuse=0 libs=""
+parse_args "$0 [--vertices N] [--edges E] [--degree D] [--span S] [--scale S] [--edge_factor F] [--pairs P] [--runs R] [--graphs LIST] [--reuse 1] [--libs LIST]" \
+	vertices edges degree span scale edge_factor pairs runs graphs reuse libs -- "$@"
+for lib in $libs; do
+	[ -f "$lib" ] || { echo "no library $lib" >&2; exit 2; }
+done
 cli=${GRAIL_CLI:-build/grail_cli}
 eval "$(scripts/cluster.sh start)"
 db=grail_lookup_bench_${vertices}_${edges}_${degree}_${span}_${scale}_${edge_factor}_${pairs}
@@ -101,27 +109,41 @@ paired() {
 	echo "$(echo "$times" | awk 'NR % 2 == 1' | median) $(echo "$times" | awk 'NR % 2 == 0' | median) $results"
 }
 
-printf '%-6s %-9s %-32s %10s %10s %7s %7s %s\n' graph pairs form "fn ns" "floor ns" ratio target result
+# The library the statements run with: copied over the installed one with the cluster stopped.
+use_lib() {
+	scripts/cluster.sh stop >/dev/null
+	cp "$1" "$(pg_config --pkglibdir)/pg_grail.so"
+	eval "$(scripts/cluster.sh start)"
+}
+
+# With --libs, a last column names the library (bench/report.sh reads the lines without it).
+lib_name=
+printf '%-6s %-9s %-32s %10s %10s %7s %7s %s%s\n' graph pairs form "fn ns" "floor ns" ratio target result "${libs:+ library}"
 line() { # graph kind form target "fn_ms floor_ms fn_result floor_result"
 	local f b r
 	read -r f b r _ <<<"$5"
-	printf '%-6s %-9s %-32s %10.0f %10.0f %7s %7s %s\n' "$1" "$2" "$3" "$(awk -v t="$f" -v n="$pairs" 'BEGIN { print t * 1e6 / n }')" \
-		"$(awk -v t="$b" -v n="$pairs" 'BEGIN { print t * 1e6 / n }')" "$(ratio "$b" "$f")" "$4" "$r"
+	printf '%-6s %-9s %-32s %10.0f %10.0f %7s %7s %s%s\n' "$1" "$2" "$3" "$(awk -v t="$f" -v n="$pairs" 'BEGIN { print t * 1e6 / n }')" \
+		"$(awk -v t="$b" -v n="$pairs" 'BEGIN { print t * 1e6 / n }')" "$(ratio "$b" "$f")" "$4" "$r" "${lib_name:+ $lib_name}"
 }
 for g in $graphs; do
 	make_graph "$g"
-	for kind in u r; do
-		name=$([ $kind = u ] && echo uniform || echo reachable)
-		row=$(paired "SELECT count(*) FROM ${kind}_$g WHERE grail.reachable('$g', a, b)" "SELECT count(*) FROM ${kind}_$g WHERE a = b")
-		target=$([ $kind = u ] && echo 5 || echo 10)
-		line "$g" "$name" "per row, bigint" "<=$target" "$row"
-		arr=$(paired "SELECT count(*) FROM ${kind}1_$g o, unnest(grail.reachable('$g', o.a, o.b)) r WHERE r" \
-			"SELECT count(*) FROM ${kind}1_$g o, unnest(o.a, o.b) u(x, y) WHERE x = y")
-		line "$g" "$name" "array" "<=2" "$arr"
-		read -r _ _ row_count _ <<<"$row"
-		read -r _ _ arr_count _ <<<"$arr"
-		[ "$row_count" = "$arr_count" ] || echo "!!! $g $name: per row $row_count true, array $arr_count" >&2
-		[ $kind = u ] || [ "$row_count" = "$pairs" ] || echo "!!! $g $name: $row_count of $pairs reachable pairs true" >&2
+	for lib in ${libs:-installed}; do
+		if [ -n "$libs" ]; then
+			use_lib "$lib"
+			lib_name=$(basename "$lib")
+		fi
+		for kind in u r; do
+			name=$([ $kind = u ] && echo uniform || echo reachable)
+			row=$(paired "SELECT count(*) FROM ${kind}_$g WHERE grail.reachable('$g', a, b)" "SELECT count(*) FROM ${kind}_$g WHERE a = b")
+			target=$([ $kind = u ] && echo 5 || echo 10)
+			line "$g" "$name" "per row, bigint" "<=$target" "$row"
+			arr=$(paired "SELECT count(*) FROM ${kind}1_$g o, unnest(grail.reachable('$g', o.a, o.b)) r WHERE r" \
+				"SELECT count(*) FROM ${kind}1_$g o, unnest(o.a, o.b) u(x, y) WHERE x = y")
+			line "$g" "$name" "array" "<=2" "$arr"
+			read -r _ _ row_count _ <<<"$row"
+			read -r _ _ arr_count _ <<<"$arr"
+			[ "$row_count" = "$arr_count" ] || echo "!!! $g $name: per row $row_count true, array $arr_count" >&2
+			[ $kind = u ] || [ "$row_count" = "$pairs" ] || echo "!!! $g $name: $row_count of $pairs reachable pairs true" >&2
 	done
 	if [ "$g" = dag ]; then
 		line "$g" uniform "per row, integer" "" "$(paired "SELECT count(*) FROM u4_$g WHERE grail.reachable('$g', a, b)" "SELECT count(*) FROM u4_$g WHERE a = b")"
@@ -131,4 +153,5 @@ for g in $graphs; do
 		line "$g" "same key" "per row, integer (the call alone)" "" "$(paired "SELECT count(*) FROM u4_$g WHERE grail.reachable('$g', a, a)" "SELECT count(*) FROM u4_$g WHERE a = b")"
 		line "$g" "same key" "per row, oid (the call alone)" "" "$(paired "SELECT count(*) FROM uo_$g WHERE grail.reachable('${g}_oid', a, a)" "SELECT count(*) FROM uo_$g WHERE a = b")"
 	fi
+	done
 done
