@@ -44,17 +44,19 @@ INSERT INTO filter_grid SELECT r * 10 + c, (r + 1) * 10 + c, 200000 FROM generat
 SELECT grail.create_graph('pay_grid_graph', 'filter_grid', filter => 'salary > 150000');
 GRANT SELECT (source, target) ON filter_grid TO grail_filter_spy, grail_filter_reader;
 GRANT SELECT (salary) ON filter_grid TO grail_filter_reader;
--- On the CPU: its enumeration reports its progress as it goes (what is checked here is who sees it).
-SET LOCAL grail.device = cpu;
 DECLARE filter_search CURSOR FOR SELECT grail.chordless_cycles('pay_grid_graph');
 FETCH 1 FROM filter_search;
 SET ROLE grail_filter_spy;
 SELECT is((SELECT count(*) FROM grail.activity WHERE graph = 'pay_grid_graph'), 0::bigint,
           'grail.activity does not show the spy an open search of the filtered graph');
 RESET ROLE;
+-- (Progress is shown with pg_grail preloaded; the setting is read before SET ROLE, which may not.)
+SELECT current_setting('shared_preload_libraries') ~ '\mpg_grail\M' AS preloaded \gset
 SET ROLE grail_filter_reader;
-SELECT is((SELECT total FROM grail.activity WHERE graph = 'pay_grid_graph' AND command = 'chordless_cycles'),
-          80::bigint, 'the reader sees it, with the filtered graph''s vertices as its total');
+SELECT CASE WHEN :'preloaded'::boolean THEN
+	is((SELECT total FROM grail.activity WHERE graph = 'pay_grid_graph' AND command = 'chordless_cycles'),
+	   80::bigint, 'the reader sees it, with the filtered graph''s vertices as its total')
+ELSE skip('grail.activity shows progress only with pg_grail in shared_preload_libraries', 1) END;
 RESET ROLE;
 CLOSE filter_search;
 
