@@ -775,19 +775,16 @@ BuiltReceiver::adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> kee
 	if (n != total_)
 		throw ProtocolError(n < total_ ? "a build result is shorter than it says"
 		                               : "a build result is longer than it says");
-	auto borrow = [&](auto &array, int a) {
+	// Every array begins a multiple of 8 bytes past p, which lies at an 8-byte boundary (a mapping,
+	// at a page's): each is aligned for its elements.
+	if (reinterpret_cast<uintptr_t>(p) % 8 != 0)
+		throw Error(ErrorKind::internal, "a build result to adopt does not lie at an 8-byte boundary");
+	each_array([&](auto &array, int a) {
 		using T = typename std::remove_reference_t<decltype(array)>::value_type;
-		const uint8_t *first = p + (ends_[a] - padded(bytes_[a]));
-		size_t count = bytes_[a] / sizeof(T);
-		if (reinterpret_cast<uintptr_t>(first) % alignof(T) == 0) {
-			array = Array<T>::borrow(reinterpret_cast<const T *>(first), count, keep);
-		} else {
-			std::vector<T> copy(count);
-			std::memcpy(copy.data(), first, bytes_[a]);
-			array = std::move(copy);
-		}
-	};
-	each_array(borrow);
+		static_assert(alignof(T) <= 8, "a build result's arrays are padded to 8 bytes");
+		const T *first = reinterpret_cast<const T *>(p + (ends_[a] - padded(bytes_[a])));
+		array = Array<T>::borrow(first, bytes_[a] / sizeof(T), keep);
+	});
 	received_ = total_;
 }
 

@@ -361,7 +361,7 @@ public:
 	void take(const uint8_t *p, size_t n);
 	// The whole result at once, where it lies (a shared frame's mapping): the arrays borrow from it,
 	// kept alive by keep, instead of being copied out (a build's parts are hundreds of megabytes).
-	// Only as the first bytes; finish() checks them as it checks taken ones.
+	// Only as the first bytes, p at an 8-byte boundary; finish() checks them as it checks taken ones.
 	void adopt(const uint8_t *p, size_t n, std::shared_ptr<const void> keep);
 	BuiltParts finish();
 
