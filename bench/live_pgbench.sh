@@ -9,15 +9,24 @@
 # alone and beside the writer. --keep DIR keeps the reader's pgbench logs (DIR/alone, DIR/beside)
 # and the writer's output; READER_PGOPTIONS, the reader's session settings (e.g. "-c
 # client_min_messages=error -c log_min_messages=debug1" for the overlay's line per statement).
+# --reader floor runs a reader that asks no graph (SELECT :a = :b, one random pair a statement)
+# under the same writer and merges: what any statement's latency does beside this writer on this
+# machine (its CPUs shared with the writer, its client and the merge worker).
 # Runs on the project's throwaway cluster (scripts/cluster.sh).
 #   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]
+#                         [--reader reachable|floor]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vertices=200000 edges=1000000 seconds=60 merge_threshold= keep=
+vertices=200000 edges=1000000 seconds=60 merge_threshold= keep= reader=reachable
 # shellcheck source=bench/common.sh
 source bench/common.sh
-parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]" \
-	vertices edges seconds merge_threshold keep -- "$@"
+parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR] [--reader reachable|floor]" \
+	vertices edges seconds merge_threshold keep reader -- "$@"
+case $reader in
+reachable) question="SELECT grail.reachable('g', :a, :b);" ;;
+floor) question="SELECT :a = :b;" ;;
+*) echo "--reader: reachable or floor, not $reader" >&2 && exit 2 ;;
+esac
 eval "$(scripts/cluster.sh start)"
 db=grail_live_pgbench
 work=$(mktemp -d)
@@ -41,7 +50,7 @@ P -c "CREATE EXTENSION pg_grail" -c "SELECT setseed(0.31)" \
 cat >"$work/reader.sql" <<EOF
 \\set a random(1, $vertices)
 \\set b random(1, $vertices)
-SELECT grail.reachable('g', :a, :b);
+$question
 EOF
 cat >"$work/writer.sql" <<EOF
 \\set s random(1, $((vertices - 1)))
@@ -89,7 +98,7 @@ done
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "graph: random DAG, $vertices vertices, $edges edges; ${seconds} s each; writer: $writes single-row INSERTs/s, $merges merges during the run"
-printf '| %-44s | %9s | %9s | %7s |\n' "reader's reachable(), ms" "alone" "beside" "ratio"
+printf '| %-44s | %9s | %9s | %7s |\n' "reader's statement ($reader), ms" "alone" "beside" "ratio"
 printf '|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "---------"
 printf '| %-44s | %9s | %9s | %7s |\n' "median" "${median[alone]}" "${median[beside]}" "$(ratio "${median[alone]}" "${median[beside]}")"
 printf '| %-44s | %9s | %9s | %7s |\n' "99th percentile" "${p99[alone]}" "${p99[beside]}" "$(ratio "${p99[alone]}" "${p99[beside]}")"
