@@ -1,7 +1,9 @@
 #include "boundary/pg_calls.hpp"
 
 extern "C" {
+#include "access/htup_details.h"
 #include "storage/lmgr.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "utils/acl.h"
 #include "utils/array.h"
@@ -50,6 +52,18 @@ relation_kind(Oid relid) {
 char
 relation_persistence(Oid relid) {
 	return guard([&] { return get_rel_persistence(relid); });
+}
+
+Oid
+relation_owner(Oid relid) {
+	return guard([&] {
+		HeapTuple tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		if (!HeapTupleIsValid(tuple))
+			return InvalidOid;
+		Oid owner = reinterpret_cast<Form_pg_class>(GETSTRUCT(tuple))->relowner;
+		ReleaseSysCache(tuple);
+		return owner;
+	});
 }
 
 Oid

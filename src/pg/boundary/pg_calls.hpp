@@ -33,6 +33,8 @@ const char *relation_name(Oid relid);
 // Its kind (get_rel_relkind: RELKIND_RELATION, ...) and persistence (get_rel_persistence).
 char relation_kind(Oid relid);
 char relation_persistence(Oid relid);
+// Its owner (pg_class.relowner), InvalidOid if there is no such relation.
+Oid relation_owner(Oid relid);
 // The type of a column (get_atttype), InvalidOid if there is none.
 Oid attribute_type(Oid relid, AttrNumber attnum);
 // The name of a column (get_attname; an error if there is none).

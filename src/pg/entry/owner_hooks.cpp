@@ -5,6 +5,13 @@
 // database only, and only backends that have loaded pg_grail run it (every backend, with
 // shared_preload_libraries = 'pg_grail'; see README, Security).
 //
+// ALTER TABLE (VIEW, MATERIALIZED VIEW, FOREIGN TABLE) ... OWNER TO hands the relation's graphs
+// that its old owner owned to the new owner, as it hands over the table's indexes: a graph's
+// builds and merges need rights on the table that its old owner may have had only as the owner
+// (background merges of a live graph would fail from then on, and only a superuser could merge).
+// A graph that another role made (with TRIGGER and write rights granted on the table) stays that
+// role's.
+//
 // The same hook follows two-phase commits for the merge launcher: the changes that a prepared
 // transaction logged are counted when COMMIT PREPARED commits them (src/pg/store/activity.cpp).
 #include "index.hpp"
@@ -12,12 +19,14 @@
 #include <string>
 #include <vector>
 
+#include "boundary/pg_calls.hpp"
 #include "store/activity.hpp"
 #include "store/catalog.hpp"
 #include "service/lifecycle.hpp"
 #include "entry/owner_hooks.hpp"
 
 extern "C" {
+#include "catalog/namespace.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
@@ -61,11 +70,49 @@ refuse_dropping_owners(DropRoleStmt *stmt) {
 	      "Graphs in this database: " + names + ".");
 }
 
+/*
+ * The relation whose owner the statement changes (ALTER TABLE and its kin with an OWNER TO
+ * subcommand) and its owner before, InvalidOid where it changes none or names no relation (the
+ * command itself reports that).
+ */
+struct OwnerChange {
+	Oid relid = InvalidOid;
+	Oid old_owner = InvalidOid;
+};
+
+static OwnerChange
+owner_change(Node *stmt) {
+	if (!IsA(stmt, AlterTableStmt))
+		return {};
+	auto *alter = castNode(AlterTableStmt, stmt);
+	bool changes_owner = false;
+	ListCell *cell;
+	foreach (cell, alter->cmds)
+		changes_owner = changes_owner || castNode(AlterTableCmd, lfirst(cell))->subtype == AT_ChangeOwner;
+	if (!changes_owner || alter->relation == nullptr)
+		return {};
+	Oid relid = guard([&] { return RangeVarGetRelid(alter->relation, NoLock, true); });
+	return OidIsValid(relid) ? OwnerChange{relid, relation_owner(relid)} : OwnerChange{};
+}
+
 static void
 process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
                 ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
 	Node *stmt = pstmt->utilityStmt;
 	TransactionStmt *transaction = IsA(stmt, TransactionStmt) ? castNode(TransactionStmt, stmt) : nullptr;
+	OwnerChange owner_changed;
+	if (IsA(stmt, AlterTableStmt)) {
+		struct Args {
+			Node *stmt;
+			OwnerChange *change;
+		} args{stmt, &owner_changed};
+		call_and_raise(
+		    [](void *a) {
+			    auto *args = static_cast<Args *>(a);
+			    *args->change = owner_change(args->stmt);
+		    },
+		    &args);
+	}
 	if (IsA(stmt, DropRoleStmt)) {
 		call_and_raise([](void *s) { refuse_dropping_owners(static_cast<DropRoleStmt *>(s)); }, stmt);
 	} else if (transaction != nullptr && transaction->kind == TRANS_STMT_PREPARE) {
@@ -80,7 +127,16 @@ process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, Proc
 	    (transaction->kind == TRANS_STMT_COMMIT_PREPARED || transaction->kind == TRANS_STMT_ROLLBACK_PREPARED))
 		note_prepared_finished(transaction->gid, transaction->kind == TRANS_STMT_COMMIT_PREPARED);
 	// After the command itself, which checked the caller's right to act for these roles.
-	if (IsA(stmt, ReassignOwnedStmt)) {
+	if (OidIsValid(owner_changed.relid)) {
+		call_and_raise(
+		    [](void *c) {
+			    auto *change = static_cast<OwnerChange *>(c);
+			    Oid new_owner = relation_owner(change->relid);
+			    if (OidIsValid(new_owner) && new_owner != change->old_owner && extension_in_step())
+				    hand_over_relation_graphs(change->relid, change->old_owner, new_owner);
+		    },
+		    &owner_changed);
+	} else if (IsA(stmt, ReassignOwnedStmt)) {
 		call_and_raise(
 		    [](void *s) {
 			    auto *reassign = static_cast<ReassignOwnedStmt *>(s);

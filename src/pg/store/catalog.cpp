@@ -677,6 +677,18 @@ reassign_graphs(const std::vector<Oid> &roles, Oid new_owner) {
 }
 
 void
+hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner) {
+	with_spi([&] {
+		Oid types[] = {OIDOID, OIDOID, OIDOID};
+		Datum values[] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(old_owner), ObjectIdGetDatum(new_owner)};
+		execute("UPDATE grail.graph g SET owner = $3::pg_catalog.regrole "
+		        "WHERE g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+		        "AND g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) $2",
+		        3, types, values, SPI_OK_UPDATE);
+	});
+}
+
+void
 watch_graph(int64_t id) {
 	with_spi([&] {
 		Oid types[] = {INT8OID};

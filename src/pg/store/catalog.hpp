@@ -195,5 +195,8 @@ struct OwnedGraph {
 std::vector<OwnedGraph> graphs_owned_by(const std::vector<Oid> &roles);
 // Makes new_owner the owner of every graph that any of roles owns (REASSIGN OWNED).
 void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
+// Makes new_owner the owner of the graphs over relation relid that old_owner owns (ALTER TABLE
+// ... OWNER TO, which hands a table's indexes over as well).
+void hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner);
 
 } // namespace grail::pg
