@@ -21,7 +21,7 @@
 #      the postmaster does not restart, the next request is answered;
 #   8. prints a short table last.
 # SUITES=no skips step 1 (the longest: a second call then runs steps 2-8 within the GPU machine's
-# limit per command). Logs go to $OUT (or /tmp/gpu-check).
+# limit per command); SUITES=only runs step 1 alone. Logs go to $OUT (or /tmp/gpu-check).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-/tmp/gpu-check}
@@ -54,6 +54,10 @@ table+=("installcheck (gpu, service): $(grep -oE '(All [0-9]+ tests passed|[0-9]
 psql -Xq -c "DROP DATABASE IF EXISTS grail_tap" -c "CREATE DATABASE grail_tap"
 PGOPTIONS='-c grail.device=gpu' pg_prove -d grail_tap test/pgtap/*.sql >/tmp/svc_pgtap.log 2>&1 || { status=1; grep -B2 -A12 'Failed test' /tmp/svc_pgtap.log | head -80 >>"$out/diag.txt"; }
 table+=("pgTAP (gpu, service): $(tail -1 /tmp/svc_pgtap.log)")
+fi
+if [ "${SUITES:-yes}" = only ]; then
+	printf '%s\n' "${table[@]}" | tee "$out/service_summary.txt"
+	exit $status
 fi
 
 echo "== 16 sessions on two graphs"
