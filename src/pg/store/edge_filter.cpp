@@ -310,6 +310,21 @@ check_object_constants(Node *expr, const char *text) {
 	                 "across renames), or filter on another column.")));
 }
 
+// The search_path a filter's functions run under, whoever's statement runs them: the caller's
+// would let a writer or reader choose what an unqualified name in the owner's function bodies
+// calls, and run that as the owner (a function named lower in a schema put before pg_catalog). As
+// PostgreSQL 17 runs maintenance operations; a function with its own SET search_path keeps it.
+constexpr const char *kEvaluationSearchPath = "pg_catalog, pg_temp";
+
+// Sets kEvaluationSearchPath in the innermost settings level (a FilterSettings undoes it), again
+// where a filter function changed it while a loop over rows evaluated the last row.
+void
+use_evaluation_search_path() {
+	if (namespace_search_path == nullptr || strcmp(namespace_search_path, kEvaluationSearchPath) != 0)
+		(void)set_config_option("search_path", kEvaluationSearchPath, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
+		                        0, false);
+}
+
 // Runs the enclosing scope as role in a restricted security context; a transaction or
 // subtransaction abort restores the caller's. What the owner's code sets there is undone by the
 // FilterSettings around it.
@@ -426,6 +441,8 @@ EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 		FixedSearchPath fixed;
 		expr = transform_filter(rel, raw, sql);
 	}
+	// Inlining a SQL function parses its body, and folding constants runs the owner's functions.
+	use_evaluation_search_path();
 	Expr *planned = expression_planner(reinterpret_cast<Expr *>(expr));
 	state_ = ExecInitQual(make_ands_implicit(planned), nullptr);
 	context_ = CreateStandaloneExprContext();
@@ -435,6 +452,7 @@ bool
 EdgeFilter::passes(TupleTableSlot *slot, const FilterSettings &) const {
 	if (state_ == nullptr)
 		return true;
+	use_evaluation_search_path();
 	AsOwner as_owner(owner_);
 	context_->ecxt_scantuple = slot;
 	bool pass = ExecQual(state_, context_);
