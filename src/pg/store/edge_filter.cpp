@@ -17,6 +17,8 @@ extern "C" {
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/bytea.h"
+#include "utils/float.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -316,13 +318,24 @@ check_object_constants(Node *expr, const char *text) {
 // PostgreSQL 17 runs maintenance operations; a function with its own SET search_path keeps it.
 constexpr const char *kEvaluationSearchPath = "pg_catalog, pg_temp";
 
-// Sets kEvaluationSearchPath in the innermost settings level (a FilterSettings undoes it), again
-// where a filter function changed it while a loop over rows evaluated the last row.
 void
-use_evaluation_search_path() {
+set_for_evaluation(const char *name, const char *value) {
+	(void)set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+}
+
+// Sets, in the innermost settings level (a FilterSettings undoes them), the settings a filter is
+// evaluated under wherever it runs, again where a filter function changed one while a loop over
+// rows evaluated the last row: kEvaluationSearchPath, and the defaults of those that IMMUTABLE
+// output functions read. Under a writer's extra_float_digits = 0, 0.1 + 0.2 printed as 0.3 and the
+// writer's trigger left out a row that builds and merges take in (bytea_output = escape likewise).
+void
+use_evaluation_settings() {
 	if (namespace_search_path == nullptr || strcmp(namespace_search_path, kEvaluationSearchPath) != 0)
-		(void)set_config_option("search_path", kEvaluationSearchPath, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true,
-		                        0, false);
+		set_for_evaluation("search_path", kEvaluationSearchPath);
+	if (extra_float_digits != 1)
+		set_for_evaluation("extra_float_digits", "1");
+	if (bytea_output != BYTEA_OUTPUT_HEX)
+		set_for_evaluation("bytea_output", "hex");
 }
 
 // Runs the enclosing scope as role in a restricted security context; a transaction or
@@ -442,7 +455,7 @@ EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 		expr = transform_filter(rel, raw, sql);
 	}
 	// Inlining a SQL function parses its body, and folding constants runs the owner's functions.
-	use_evaluation_search_path();
+	use_evaluation_settings();
 	Expr *planned = expression_planner(reinterpret_cast<Expr *>(expr));
 	state_ = ExecInitQual(make_ands_implicit(planned), nullptr);
 	context_ = CreateStandaloneExprContext();
@@ -452,7 +465,7 @@ bool
 EdgeFilter::passes(TupleTableSlot *slot, const FilterSettings &) const {
 	if (state_ == nullptr)
 		return true;
-	use_evaluation_search_path();
+	use_evaluation_settings();
 	AsOwner as_owner(owner_);
 	context_->ecxt_scantuple = slot;
 	bool pass = ExecQual(state_, context_);
