@@ -338,6 +338,33 @@ use_evaluation_settings() {
 		set_for_evaluation("bytea_output", "hex");
 }
 
+// Names, in an error raised while a filter is planned or evaluated, where its functions run: an
+// unqualified name in the owner's function body is looked up in kEvaluationSearchPath, which the
+// error alone ("function f(text) does not exist" from a writer's INSERT) does not tell.
+void
+evaluation_error_context(void *) {
+	errcontext("evaluating a pg_grail graph's filter as the graph's owner, with search_path %s (a function it "
+	           "calls must qualify the names it uses or SET its search_path)",
+	           kEvaluationSearchPath);
+}
+
+// The enclosing scope's errors have that context (an error's longjmp leaves the stack to its catcher).
+class EvaluationContext {
+public:
+	EvaluationContext() {
+		callback_.callback = evaluation_error_context;
+		callback_.arg = nullptr;
+		callback_.previous = error_context_stack;
+		error_context_stack = &callback_;
+	}
+	~EvaluationContext() {
+		error_context_stack = callback_.previous;
+	}
+
+private:
+	ErrorContextCallback callback_;
+};
+
 // Runs the enclosing scope as role in a restricted security context; a transaction or
 // subtransaction abort restores the caller's. What the owner's code sets there is undone by the
 // FilterSettings around it.
@@ -456,7 +483,11 @@ EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 	}
 	// Inlining a SQL function parses its body, and folding constants runs the owner's functions.
 	use_evaluation_settings();
-	Expr *planned = expression_planner(reinterpret_cast<Expr *>(expr));
+	Expr *planned;
+	{
+		EvaluationContext context;
+		planned = expression_planner(reinterpret_cast<Expr *>(expr));
+	}
 	state_ = ExecInitQual(make_ands_implicit(planned), nullptr);
 	context_ = CreateStandaloneExprContext();
 }
@@ -467,6 +498,7 @@ EdgeFilter::passes(TupleTableSlot *slot, const FilterSettings &) const {
 		return true;
 	use_evaluation_settings();
 	AsOwner as_owner(owner_);
+	EvaluationContext context;
 	context_->ecxt_scantuple = slot;
 	bool pass = ExecQual(state_, context_);
 	ResetExprContext(context_);
