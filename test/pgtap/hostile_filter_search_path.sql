@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(10);
+SELECT plan(11);
 
 CREATE ROLE grail_path_owner;
 CREATE ROLE grail_path_writer;
@@ -75,6 +75,28 @@ SELECT is((SELECT count(*) FROM grail.descendants('grail_path_owned.own_path', 3
           'a filter function with its own SET search_path finds its helper');
 RESET ROLE;
 RESET search_path;
+
+-- A filter function that names its helper unqualified (found before through each writer's
+-- search_path) is refused, and the error says where the filter runs and what to do.
+CREATE FUNCTION pg_temp.error_context(statement text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	context text;
+BEGIN
+	EXECUTE statement;
+	RETURN NULL;
+EXCEPTION WHEN others THEN
+	GET STACKED DIAGNOSTICS context = PG_EXCEPTION_CONTEXT;
+	RETURN context;
+END
+$$;
+SET ROLE grail_path_owner;
+CREATE FUNCTION grail_path_owned.via_helper(k text) RETURNS boolean IMMUTABLE LANGUAGE plpgsql
+    AS $$ BEGIN RETURN helper(k); END $$;
+SELECT matches(pg_temp.error_context($$SELECT grail.create_graph('grail_path_owned.helped', 'grail_path_owned.e',
+                                      filter => 'grail_path_owned.via_helper(kind)')$$),
+               'filter as the graph''s owner, with search_path pg_catalog, pg_temp',
+               'an unqualified helper fails with a context that names the filter''s search_path');
+RESET ROLE;
 SELECT is((SELECT rolsuper FROM pg_roles WHERE rolname = 'grail_path_writer'), false, 'the writer gained nothing');
 
 SELECT * FROM finish();
