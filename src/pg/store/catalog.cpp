@@ -22,6 +22,7 @@ extern "C" {
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/toast_compression.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
@@ -1051,6 +1052,50 @@ build_scope(Oid relid) {
 	       std::to_string(relid);
 }
 
+/*
+ * The bytes of a stored chunk of an image or a delta (what: "index" or "delta"; left: the bytes of
+ * it still to come), detoasted. A compressed chunk that a hand edit damaged is refused as a damaged
+ * index with the hint to rebuild, before PostgreSQL decompresses it: a method this server does not
+ * know or a raw size past what is left (PostgreSQL would raise an internal error, or allocate the
+ * gigabyte the header claims); and a block that does not decompress, which PostgreSQL reports
+ * without naming the graph or a remedy (lz4 blocks carry no checksum: a flipped byte may also
+ * decompress, which the image's checksum then refuses). NULL data counts as a chunk longer than
+ * left. PostgreSQL calls: inside guard().
+ */
+static bytea *
+stored_chunk(Datum datum, bool null, int seq, size_t left, const char *what) {
+	auto damaged = [&](const char *why) {
+		ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
+		                errmsg("the stored %s of a pg_grail graph is damaged: chunk %d %s", what, seq, why),
+		                errhint("Rebuild it with grail.refresh_graph().")));
+	};
+	if (null)
+		return nullptr;
+	auto *value = reinterpret_cast<struct varlena *>(DatumGetPointer(datum));
+	if (VARATT_IS_COMPRESSED(value)) {
+		uint32 method = VARDATA_COMPRESSED_GET_COMPRESS_METHOD(value);
+		if (method != TOAST_PGLZ_COMPRESSION_ID && method != TOAST_LZ4_COMPRESSION_ID)
+			damaged("is compressed by no method PostgreSQL knows");
+		if (VARDATA_COMPRESSED_GET_EXTSIZE(value) > left)
+			damaged("claims more bytes than the rest of its recorded size");
+	}
+	MemoryContext context = CurrentMemoryContext;
+	bytea *chunk = nullptr;
+	PG_TRY();
+	{ chunk = DatumGetByteaPP(datum); }
+	PG_CATCH();
+	{
+		MemoryContextSwitchTo(context);
+		ErrorData *error = CopyErrorData();
+		if (error->sqlerrcode != ERRCODE_DATA_CORRUPTED)
+			PG_RE_THROW();
+		FlushErrorState();
+		damaged(psprintf("does not decompress (%s)", error->message));
+	}
+	PG_END_TRY();
+	return chunk;
+}
+
 void
 check_index_size(const GraphRow &row) {
 	// The recorded size decides the allocation: a damaged one must not ask for petabytes.
@@ -1106,7 +1151,7 @@ load_delta(const GraphRow &row) {
 				int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
 				Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
 				// NULL data (the column's NOT NULL dropped by hand): no bytes, which the size check refuses.
-				bytea *chunk = null ? nullptr : DatumGetByteaPP(datum);
+				bytea *chunk = stored_chunk(datum, null, seq, size - offset, "delta");
 				size_t n = null ? size + 1 : VARSIZE_ANY_EXHDR(chunk);
 				if (seq != -1 - int(i) || n > size - offset)
 					ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),
@@ -1151,7 +1196,7 @@ load_index(const GraphRow &row, uint8_t *image) {
 					int seq = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &null));
 					Datum datum = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &null);
 					// NULL data (the column's NOT NULL dropped by hand): refused as a chunk that does not fit.
-					bytea *chunk = null ? nullptr : DatumGetByteaPP(datum);
+					bytea *chunk = stored_chunk(datum, null, seq, size - offset, "index");
 					size_t n = null ? size + 1 : VARSIZE_ANY_EXHDR(chunk);
 					if (seq != expected_seq++ || n > size - offset)
 						ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED),

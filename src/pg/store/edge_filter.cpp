@@ -17,6 +17,8 @@ extern "C" {
 #include "parser/scansup.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/bytea.h"
+#include "utils/float.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -310,6 +312,59 @@ check_object_constants(Node *expr, const char *text) {
 	                 "across renames), or filter on another column.")));
 }
 
+// The search_path a filter's functions run under, whoever's statement runs them: the caller's
+// would let a writer or reader choose what an unqualified name in the owner's function bodies
+// calls, and run that as the owner (a function named lower in a schema put before pg_catalog). As
+// PostgreSQL 17 runs maintenance operations; a function with its own SET search_path keeps it.
+constexpr const char *kEvaluationSearchPath = "pg_catalog, pg_temp";
+
+void
+set_for_evaluation(const char *name, const char *value) {
+	(void)set_config_option(name, value, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+}
+
+// Sets, in the innermost settings level (a FilterSettings undoes them), the settings a filter is
+// evaluated under wherever it runs, again where a filter function changed one while a loop over
+// rows evaluated the last row: kEvaluationSearchPath, and the defaults of those that IMMUTABLE
+// output functions read. Under a writer's extra_float_digits = 0, 0.1 + 0.2 printed as 0.3 and the
+// writer's trigger left out a row that builds and merges take in (bytea_output = escape likewise).
+void
+use_evaluation_settings() {
+	if (namespace_search_path == nullptr || strcmp(namespace_search_path, kEvaluationSearchPath) != 0)
+		set_for_evaluation("search_path", kEvaluationSearchPath);
+	if (extra_float_digits != 1)
+		set_for_evaluation("extra_float_digits", "1");
+	if (bytea_output != BYTEA_OUTPUT_HEX)
+		set_for_evaluation("bytea_output", "hex");
+}
+
+// Names, in an error raised while a filter is planned or evaluated, where its functions run: an
+// unqualified name in the owner's function body is looked up in kEvaluationSearchPath, which the
+// error alone ("function f(text) does not exist" from a writer's INSERT) does not tell.
+void
+evaluation_error_context(void *) {
+	errcontext("evaluating a pg_grail graph's filter as the graph's owner, with search_path %s (a function it "
+	           "calls must qualify the names it uses or SET its search_path)",
+	           kEvaluationSearchPath);
+}
+
+// The enclosing scope's errors have that context (an error's longjmp leaves the stack to its catcher).
+class EvaluationContext {
+public:
+	EvaluationContext() {
+		callback_.callback = evaluation_error_context;
+		callback_.arg = nullptr;
+		callback_.previous = error_context_stack;
+		error_context_stack = &callback_;
+	}
+	~EvaluationContext() {
+		error_context_stack = callback_.previous;
+	}
+
+private:
+	ErrorContextCallback callback_;
+};
+
 // Runs the enclosing scope as role in a restricted security context; a transaction or
 // subtransaction abort restores the caller's. What the owner's code sets there is undone by the
 // FilterSettings around it.
@@ -426,7 +481,13 @@ EdgeFilter::open(Relation rel, const char *sql, const char *graph, Oid owner) {
 		FixedSearchPath fixed;
 		expr = transform_filter(rel, raw, sql);
 	}
-	Expr *planned = expression_planner(reinterpret_cast<Expr *>(expr));
+	// Inlining a SQL function parses its body, and folding constants runs the owner's functions.
+	use_evaluation_settings();
+	Expr *planned;
+	{
+		EvaluationContext context;
+		planned = expression_planner(reinterpret_cast<Expr *>(expr));
+	}
 	state_ = ExecInitQual(make_ands_implicit(planned), nullptr);
 	context_ = CreateStandaloneExprContext();
 }
@@ -435,7 +496,9 @@ bool
 EdgeFilter::passes(TupleTableSlot *slot, const FilterSettings &) const {
 	if (state_ == nullptr)
 		return true;
+	use_evaluation_settings();
 	AsOwner as_owner(owner_);
+	EvaluationContext context;
 	context_->ecxt_scantuple = slot;
 	bool pass = ExecQual(state_, context_);
 	ResetExprContext(context_);

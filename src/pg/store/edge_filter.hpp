@@ -56,7 +56,10 @@ std::string renamed_filter(Oid relid, const char *sql, const char *from, const c
 // in a restricted security context (as VACUUM runs an index expression as the table's owner): the
 // filter is the owner's code, and a writer's trigger, a query's rebuild or a merge must not run it
 // with the rights of whoever wrote or asked (its constants are folded when it is opened, so open
-// too). PostgreSQL calls: inside guard(); its memory is the current memory context's.
+// too), and under settings of its own wherever it runs (search_path pg_catalog, pg_temp, which the
+// caller's cannot shadow; extra_float_digits and bytea_output at their defaults, which IMMUTABLE
+// output functions read). PostgreSQL calls: inside guard(); its memory is the current memory
+// context's.
 // Undoes, when it ends, every setting changed while it lived, as PostgreSQL does around an index
 // expression: a filter function's set_config('search_path', ..., false) must not stay in the
 // session of whoever wrote, queried or merged (a superuser's, whose next unqualified call would
