@@ -125,17 +125,18 @@ public:
 		return seconds;
 	}
 	BuiltParts
-	build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started) override {
 		started();
 		BuiltParts parts;
 		BuiltGraph &b = parts.graph;
 		double start = now_ms();
 		{
 			EdgeList edges;
-			const int64_t *source = reinterpret_cast<const int64_t *>(rows.data());
+			const int64_t *source = reinterpret_cast<const int64_t *>(rows.source.data());
+			const int64_t *target = reinterpret_cast<const int64_t *>(rows.target.data());
 			edges.source.assign(source, source + request.rows);
-			edges.target.assign(source + request.rows, source + 2 * request.rows);
-			rows = SharedBytes();
+			edges.target.assign(target, target + request.rows);
+			rows = BuildRows();
 			b.graph = Graph::from_edges(edges);
 		}
 		b.graph_seconds = ms_since(start) / 1e3;
@@ -257,13 +258,13 @@ public:
 	// the policy picks the device for the DAG; a device that cannot hold the labels under auto
 	// leaves them to the host. Its device memory is freed when the request ends.
 	BuiltParts
-	build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started) override {
 		std::lock_guard<std::mutex> lock(device_);
 		started();
 		BuiltParts parts;
-		const int64_t *source = reinterpret_cast<const int64_t *>(rows.data());
-		parts.graph = build_graph_gpu(source, source + request.rows, size_t(request.rows));
-		rows = SharedBytes();
+		parts.graph = build_graph_gpu(reinterpret_cast<const int64_t *>(rows.source.data()),
+		                              reinterpret_cast<const int64_t *>(rows.target.data()), size_t(request.rows));
+		rows = BuildRows();
 		DevicePolicy policy;
 		policy.mode = request.mode == 0 ? DeviceMode::cpu : request.mode == 1 ? DeviceMode::gpu : DeviceMode::automatic;
 		policy.min_edges = request.min_edges;
@@ -614,19 +615,24 @@ Server::evict(const Resident *in_use) {
 	}
 }
 
-SharedBytes
+BuildRows
 Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
-	FrameType type;
-	std::vector<uint8_t> payload;
-	SharedBytes shared;
-	if (!recv_frame(fd, type, payload, 64, wait, &shared))
-		throw ProtocolError("the client closed the connection before a build's rows");
-	if (type != FrameType::shared)
-		throw ProtocolError("a build request's rows are not in a shared frame");
-	if (shared.size() != 2 * rows * sizeof(int64_t))
-		throw ProtocolError("a build request's rows are " + std::to_string(shared.size()) + " bytes, not the " +
-		                    std::to_string(2 * rows * sizeof(int64_t)) + " of its " + std::to_string(rows) + " rows");
-	return shared;
+	BuildRows got;
+	const char *names[2] = {"sources", "targets"};
+	SharedBytes *columns[2] = {&got.source, &got.target};
+	for (int k = 0; k < 2; k++) {
+		FrameType type;
+		std::vector<uint8_t> payload;
+		if (!recv_frame(fd, type, payload, 64, wait, columns[k]))
+			throw ProtocolError(std::string("the client closed the connection before a build's ") + names[k]);
+		if (type != FrameType::shared)
+			throw ProtocolError(std::string("a build request's ") + names[k] + " are not in a shared frame");
+		if (columns[k]->size() != rows * sizeof(int64_t))
+			throw ProtocolError(std::string("a build request's ") + names[k] + " are " +
+			                    std::to_string(columns[k]->size()) + " bytes, not the " +
+			                    std::to_string(rows * sizeof(int64_t)) + " of its " + std::to_string(rows) + " rows");
+	}
+	return got;
 }
 
 Server::Reply
@@ -700,7 +706,7 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 	case FrameType::build: {
 		BuildRequest q = decode_build(payload.data(), payload.size());
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
-		SharedBytes rows = receive_rows(fd, q.rows, wait);
+		BuildRows rows = receive_rows(fd, q.rows, wait);
 		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
 		uint8_t header[kBuiltHeaderBytes];
 		send_shared(fd, built_pieces(parts, header), wait);

@@ -61,18 +61,38 @@ request_for(const EdgeList &rows, unsigned labels = 5, uint8_t mode = 1) {
 	return q;
 }
 
+// How a test's rows go to the service: from the edge list's arrays, or written into a rows file as
+// the backend's read writes them (sealed, passed as it lies).
+enum class RowsWay { arrays, rows_file };
+
 // The service's build of rows, adopted by Index::build as the glue does (service/build_index.cpp).
 Index
-service_index(const std::string &socket, EdgeList rows, unsigned labels, BuildStats *stats = nullptr) {
+service_index(const std::string &socket, EdgeList rows, unsigned labels, BuildStats *stats = nullptr,
+              RowsWay way = RowsWay::arrays) {
 	bool started = false;
 	BuiltReceiver receiver;
-	call_build(
-	    socket, request_for(rows, labels), rows.source.data(), rows.target.data(), nullptr, [&] { started = true; },
-	    [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); },
-	    [&](SharedBytes &&bytes) {
-		    auto kept = std::make_shared<const SharedBytes>(std::move(bytes));
-		    receiver.adopt(kept->data(), kept->size(), kept);
-	    });
+	auto sink = [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); };
+	auto whole = [&](SharedBytes &&bytes) {
+		auto kept = std::make_shared<const SharedBytes>(std::move(bytes));
+		receiver.adopt(kept->data(), kept->size(), kept);
+	};
+	if (way == RowsWay::arrays) {
+		call_build(
+		    socket, request_for(rows, labels), rows.source.data(), rows.target.data(), nullptr, [&] { started = true; },
+		    sink, whole);
+	} else {
+		RowsFile file;
+		for (size_t i = 0; i < rows.size(); i++)
+			EXPECT_TRUE(file.append(rows.source[i], rows.target[i]));
+		// Unsealed, or holding another count than the request's: refused before anything is sent.
+		EXPECT_THROW(call_build(socket, request_for(rows, labels), file, nullptr, nullptr, sink, whole), ProtocolError);
+		file.seal();
+		BuildRequest other = request_for(rows, labels);
+		other.rows++;
+		EXPECT_THROW(call_build(socket, other, file, nullptr, nullptr, sink, whole), ProtocolError);
+		call_build(
+		    socket, request_for(rows, labels), file, nullptr, [&] { started = true; }, sink, whole);
+	}
 	EXPECT_TRUE(started);
 	BuiltParts parts = receiver.finish();
 	BuildOptions options;
@@ -100,11 +120,12 @@ same(const A &a, const B &b) {
 // The service's index is the host's: every part equal (the labels too: the stand-in labels with the
 // host's rule and seed), and its answers the oracle's.
 void
-expect_equal_builds(const std::string &socket, const grail_test::TestGraph &t, unsigned labels) {
+expect_equal_builds(const std::string &socket, const grail_test::TestGraph &t, unsigned labels,
+                    RowsWay way = RowsWay::arrays) {
 	BuildOptions host_options;
 	host_options.labels = labels;
 	Index host = Index::build(t.edges, host_options);
-	Index got = service_index(socket, t.edges, labels);
+	Index got = service_index(socket, t.edges, labels, nullptr, way);
 	EXPECT_TRUE(same(got.graph().ids, host.graph().ids)) << t.shape;
 	EXPECT_TRUE(same(got.graph().out.offsets, host.graph().out.offsets)) << t.shape;
 	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets)) << t.shape;
@@ -130,6 +151,14 @@ TEST(GpuServiceBuild, StandInBuildsEqualTheHostsOnRandomGraphs) {
 	RunningServer running(s, cpu_stand_in());
 	for (uint64_t seed = 1; seed <= 60; seed++)
 		expect_equal_builds(s.socket, grail_test::random_graph(seed, 80), unsigned(1 + seed % 16));
+}
+
+// The same from rows written into a rows file, as the backend's read writes them for the service.
+TEST(GpuServiceBuild, StandInBuildsFromARowsFileEqualTheHosts) {
+	Scratch s;
+	RunningServer running(s, cpu_stand_in());
+	for (uint64_t seed = 61; seed <= 100; seed++)
+		expect_equal_builds(s.socket, grail_test::random_graph(seed, 80), unsigned(1 + seed % 16), RowsWay::rows_file);
 }
 
 // Keyed graphs' rows come as their dictionary's numbers 0..k-1 (each an endpoint): vertex v is key v.
@@ -169,6 +198,15 @@ TEST(GpuServiceBuild, EmptyAndMultiChunkRows) {
 	Index host = Index::build(rows, BuildOptions{});
 	Index got = service_index(s.socket, rows, 5, &stats);
 	EXPECT_EQ(stats.input_edges, rows.size());
+	// From a rows file that grew while written (300,003 rows past its first 65,536): the same.
+	Index from_file = service_index(s.socket, rows, 5, nullptr, RowsWay::rows_file);
+	EXPECT_TRUE(same(from_file.graph().ids, host.graph().ids));
+	EXPECT_TRUE(same(from_file.graph().out.offsets, host.graph().out.offsets));
+	EXPECT_TRUE(same(from_file.graph().out.targets, host.graph().out.targets));
+	EXPECT_TRUE(same(from_file.components().of_vertex, host.components().of_vertex));
+	EXPECT_TRUE(same(from_file.labels().data(), host.labels().data()));
+	Index empty_file = service_index(s.socket, EdgeList{}, 5, nullptr, RowsWay::rows_file);
+	EXPECT_EQ(empty_file.graph().vertex_count(), 0u);
 	EXPECT_TRUE(same(got.graph().ids, host.graph().ids));
 	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets));
 	EXPECT_TRUE(same(got.components().of_vertex, host.components().of_vertex));
@@ -406,9 +444,10 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 	EdgeList rows;
 	for (int i = 0; i < 10; i++)
 		rows.append(i, i + 1);
-	std::vector<uint8_t> ten(rows.source.size() * 8 * 2);
-	std::memcpy(ten.data(), rows.source.data(), 80);
-	std::memcpy(ten.data() + 80, rows.target.data(), 80);
+	// The rows' two files: sources and targets, 80 bytes each.
+	std::vector<uint8_t> sources(80), targets(80);
+	std::memcpy(sources.data(), rows.source.data(), 80);
+	std::memcpy(targets.data(), rows.target.data(), 80);
 	// A memory file holding bytes, sealed (seal_bytes) or not.
 	auto unsealed = [](const std::vector<uint8_t> &bytes) {
 		int f = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -421,34 +460,56 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		BuildRequest q = request_for(rows);
 		q.rows = 11;
 		r.send(FrameType::build, encode(q));
-		r.send_shared_file(ten.size(), sealed(ten));
-		EXPECT_NE(r.error().find("160 bytes, not the 176 of its 11 rows"), std::string::npos);
+		r.send_shared_file(sources.size(), sealed(sources));
+		EXPECT_NE(r.error().find("sources are 80 bytes, not the 88 of its 11 rows"), std::string::npos);
 	}
 	{ // more rows than it says
 		Raw r(s.socket);
 		BuildRequest q = request_for(rows);
 		q.rows = 9;
 		r.send(FrameType::build, encode(q));
-		r.send_shared_file(ten.size(), sealed(ten));
-		EXPECT_NE(r.error().find("160 bytes, not the 144 of its 9 rows"), std::string::npos);
+		r.send_shared_file(sources.size(), sealed(sources));
+		EXPECT_NE(r.error().find("sources are 80 bytes, not the 72 of its 9 rows"), std::string::npos);
+	}
+	{ // targets of another count than the sources (a file too long, then one too short)
+		for (size_t n : {size_t(88), size_t(72)}) {
+			Raw r(s.socket);
+			r.send(FrameType::build, encode(request_for(rows)));
+			r.send_shared_file(sources.size(), sealed(sources));
+			std::vector<uint8_t> other(n, 1);
+			r.send_shared_file(other.size(), sealed(other));
+			EXPECT_NE(r.error().find("targets are " + std::to_string(n) + " bytes, not the 80 of its 10 rows"),
+			          std::string::npos);
+		}
+	}
+	{ // the sources alone: the targets' frame missing, or another frame in its place
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send_shared_file(sources.size(), sealed(sources));
+		r.send(FrameType::end, {});
+		EXPECT_NE(r.error().find("targets are not in a shared frame"), std::string::npos);
 	}
 	{ // a file of another size than its frame announces
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_shared_file(ten.size() + 8, sealed(ten));
-		EXPECT_NE(r.error().find("not the 168 it announced"), std::string::npos);
+		r.send_shared_file(sources.size() + 8, sealed(sources));
+		EXPECT_NE(r.error().find("not the 88 it announced"), std::string::npos);
 	}
-	{ // a file its sender could still write or shrink
-		Raw r(s.socket);
-		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_shared_file(ten.size(), unsealed(ten));
-		EXPECT_NE(r.error().find("not sealed"), std::string::npos);
+	{ // a file its sender could still write or shrink: the sources, or the targets
+		for (int unsealed_one = 0; unsealed_one < 2; unsealed_one++) {
+			Raw r(s.socket);
+			r.send(FrameType::build, encode(request_for(rows)));
+			r.send_shared_file(sources.size(), unsealed_one == 0 ? unsealed(sources) : sealed(sources));
+			if (unsealed_one == 1)
+				r.send_shared_file(targets.size(), unsealed(targets));
+			EXPECT_NE(r.error().find("not sealed"), std::string::npos);
+		}
 	}
 	{ // a shared frame without its file
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
 		std::vector<uint8_t> count(8);
-		uint64_t n = ten.size();
+		uint64_t n = sources.size();
 		std::memcpy(count.data(), &n, 8);
 		r.send(FrameType::shared, count);
 		EXPECT_NE(r.error().find("without its memory file"), std::string::npos);
@@ -457,15 +518,25 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
 		std::vector<uint8_t> count(8);
-		uint64_t n = ten.size();
+		uint64_t n = sources.size();
 		std::memcpy(count.data(), &n, 8);
-		r.send_passing(FrameType::shared, count, {sealed(ten), sealed(ten)});
+		r.send_passing(FrameType::shared, count, {sealed(sources), sealed(sources)});
+		EXPECT_NE(r.error().find("more descriptors than one"), std::string::npos);
+	}
+	{ // two files on the targets' frame
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send_shared_file(sources.size(), sealed(sources));
+		std::vector<uint8_t> count(8);
+		uint64_t n = targets.size();
+		std::memcpy(count.data(), &n, 8);
+		r.send_passing(FrameType::shared, count, {sealed(targets), sealed(targets)});
 		EXPECT_NE(r.error().find("more descriptors than one"), std::string::npos);
 	}
 	{ // a file on a frame that shares nothing
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_passing(FrameType::chunk, std::vector<uint8_t>(16, 1), {sealed(ten)});
+		r.send_passing(FrameType::chunk, std::vector<uint8_t>(16, 1), {sealed(sources)});
 		EXPECT_NE(r.error().find("shares no bytes came with a descriptor"), std::string::npos);
 	}
 	{ // the rows as chunk frames, or another frame, in place of the shared frame
@@ -479,7 +550,7 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 	{ // a shared frame whose payload is not a count
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_passing(FrameType::shared, std::vector<uint8_t>(7, 0), {sealed(ten)});
+		r.send_passing(FrameType::shared, std::vector<uint8_t>(7, 0), {sealed(sources)});
 		EXPECT_NE(r.error().find("not its byte count"), std::string::npos);
 	}
 	{ // 2^31 rows and more: refused before any is read

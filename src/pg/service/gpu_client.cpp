@@ -569,8 +569,16 @@ service_gpu_probe() {
 	return service_probe();
 }
 
-std::optional<ServiceBuild>
-service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
+/*
+ * How a build's rows go to the service (svc::call_build from the edge list's arrays, or from a rows
+ * file), and how they are let go once its answer is in.
+ */
+using SendBuild = std::function<void(const svc::BuildRequest &, const svc::WaitFn &, const std::function<void()> &,
+                                     const svc::ChunkSink &, const svc::SharedSink &)>;
+
+static std::optional<ServiceBuild>
+build_through_service(uint64_t rows, unsigned labels, uint64_t seed, const SendBuild &send,
+                      const std::function<void()> &release_rows) {
 	const char *what = "the graph build";
 	grail::DevicePolicy policy = device_policy();
 	svc::BuildRequest q;
@@ -578,7 +586,7 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 	q.min_edges = policy.min_edges;
 	q.labels = labels;
 	q.seed = seed;
-	q.rows = rows.size();
+	q.rows = rows;
 	std::unique_ptr<svc::BuiltReceiver> receiver;
 	// Where the time of a build through the service goes (the DEBUG1 line below): the rows' way
 	// there, the service's work and its packing of the parts, the parts' checks here.
@@ -594,8 +602,8 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 			    // until the server has the rows and begins: a build takes as long as it takes after that
 			    // (a cancel still ends it).
 			    receiver = std::make_unique<svc::BuiltReceiver>();
-			    svc::call_build(
-			        kGpuServiceSocket, q, rows.source.data(), rows.target.data(), deadline.waiter(),
+			    send(
+			        q, deadline.waiter(),
 			        [&] {
 				        deadline.disarm();
 				        started = grail::now_ms();
@@ -625,7 +633,7 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 		return std::nullopt;
 	}
 	// The rows are no longer needed: released before the parts are checked.
-	rows = grail::EdgeList{};
+	release_rows();
 	try {
 		svc::BuiltParts parts = receiver->finish();
 		const grail::BuiltGraph &g = parts.graph;
@@ -641,6 +649,30 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 		throw grail::Error(grail::ErrorKind::internal,
 		                   std::string("the GPU service's build is malformed: ") + e.what());
 	}
+}
+
+std::optional<ServiceBuild>
+service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
+	return build_through_service(
+	    rows.size(), labels, seed,
+	    [&](const svc::BuildRequest &q, const svc::WaitFn &wait, const std::function<void()> &started,
+	        const svc::ChunkSink &sink, const svc::SharedSink &whole) {
+		    svc::call_build(kGpuServiceSocket, q, rows.source.data(), rows.target.data(), wait, started, sink, whole);
+	    },
+	    [&] { rows = grail::EdgeList{}; });
+}
+
+std::optional<ServiceBuild>
+service_build(grail::service::RowsFile &rows, unsigned labels, uint64_t seed) {
+	return build_through_service(
+	    rows.size(), labels, seed,
+	    [&](const svc::BuildRequest &q, const svc::WaitFn &wait, const std::function<void()> &started,
+	        const svc::ChunkSink &sink, const svc::SharedSink &whole) {
+		    // Sealed here, on the rows' way (a second try finds it sealed): the service maps it as is.
+		    rows.seal();
+		    svc::call_build(kGpuServiceSocket, q, rows, wait, started, sink, whole);
+	    },
+	    [&] { rows = grail::service::RowsFile{}; });
 }
 
 std::optional<ServiceReport>
