@@ -577,7 +577,7 @@ using SendBuild = std::function<void(const svc::BuildRequest &, const svc::WaitF
                                      const svc::ChunkSink &, const svc::SharedSink &)>;
 
 static std::optional<ServiceBuild>
-build_through_service(uint64_t rows, unsigned labels, uint64_t seed, const SendBuild &send,
+build_through_service(uint64_t rows, unsigned labels, uint64_t seed, const char *rows_way, const SendBuild &send,
                       const std::function<void()> &release_rows) {
 	const char *what = "the graph build";
 	grail::DevicePolicy policy = device_policy();
@@ -639,10 +639,10 @@ build_through_service(uint64_t rows, unsigned labels, uint64_t seed, const SendB
 		const grail::BuiltGraph &g = parts.graph;
 		guard([&] {
 			elog(DEBUG1,
-			     "grail.create_graph: %zu rows built by the GPU service: the rows there %.1f ms, the service %.1f ms "
-			     "(its graph %.1f, components %.1f, labels %.1f), the parts checked here %.1f ms",
-			     size_t(q.rows), started - asked, answered - started, g.graph_seconds * 1e3, g.scc_seconds * 1e3,
-			     parts.label_seconds * 1e3, grail::now_ms() - answered);
+			     "grail.create_graph: %zu rows built by the GPU service: the rows there %.1f ms (%s), the service "
+			     "%.1f ms (its graph %.1f, components %.1f, labels %.1f), the parts checked here %.1f ms",
+			     size_t(q.rows), started - asked, rows_way, answered - started, g.graph_seconds * 1e3,
+			     g.scc_seconds * 1e3, parts.label_seconds * 1e3, grail::now_ms() - answered);
 		});
 		return ServiceBuild{std::move(parts.graph), std::move(parts.labels), parts.label_seconds};
 	} catch (const svc::ProtocolError &e) {
@@ -654,7 +654,7 @@ build_through_service(uint64_t rows, unsigned labels, uint64_t seed, const SendB
 std::optional<ServiceBuild>
 service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 	return build_through_service(
-	    rows.size(), labels, seed,
+	    rows.size(), labels, seed, "copied into its files",
 	    [&](const svc::BuildRequest &q, const svc::WaitFn &wait, const std::function<void()> &started,
 	        const svc::ChunkSink &sink, const svc::SharedSink &whole) {
 		    svc::call_build(kGpuServiceSocket, q, rows.source.data(), rows.target.data(), wait, started, sink, whole);
@@ -665,7 +665,7 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 std::optional<ServiceBuild>
 service_build(grail::service::RowsFile &rows, unsigned labels, uint64_t seed) {
 	return build_through_service(
-	    rows.size(), labels, seed,
+	    rows.size(), labels, seed, "sealed where the read wrote them",
 	    [&](const svc::BuildRequest &q, const svc::WaitFn &wait, const std::function<void()> &started,
 	        const svc::ChunkSink &sink, const svc::SharedSink &whole) {
 		    // Sealed here, on the rows' way (a second try finds it sealed): the service maps it as is.
