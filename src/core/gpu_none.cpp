@@ -54,7 +54,7 @@ gpu_graph_build_bytes(size_t rows) noexcept {
 }
 
 BuiltGraph
-build_graph_gpu(const int64_t *, const int64_t *, size_t, GpuGraphTimings *) {
+build_graph_gpu(const int64_t *, const int64_t *, size_t, GpuGraphTimings *, PartPlacer *) {
 	no_cuda();
 }
 

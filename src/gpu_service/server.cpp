@@ -1,5 +1,7 @@
 #include "server.hpp"
 
+#include "built_file.hpp"
+
 #include "clock.hpp"
 #include "device.hpp"
 #include "device_policy.hpp"
@@ -125,7 +127,8 @@ public:
 		return seconds;
 	}
 	BuiltParts
-	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started,
+	      PartPlacer & /* made on the host: the server copies them into the result */) override {
 		started();
 		BuiltParts parts;
 		BuiltGraph &b = parts.graph;
@@ -258,12 +261,14 @@ public:
 	// the policy picks the device for the DAG; a device that cannot hold the labels under auto
 	// leaves them to the host. Its device memory is freed when the request ends.
 	BuiltParts
-	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started,
+	      PartPlacer &into) override {
 		std::lock_guard<std::mutex> lock(device_);
 		started();
 		BuiltParts parts;
 		parts.graph = build_graph_gpu(reinterpret_cast<const int64_t *>(rows.source.data()),
-		                              reinterpret_cast<const int64_t *>(rows.target.data()), size_t(request.rows));
+		                              reinterpret_cast<const int64_t *>(rows.target.data()), size_t(request.rows),
+		                              nullptr, &into);
 		rows = BuildRows();
 		DevicePolicy policy;
 		policy.mode = request.mode == 0 ? DeviceMode::cpu : request.mode == 1 ? DeviceMode::gpu : DeviceMode::automatic;
@@ -707,9 +712,11 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 		BuildRequest q = decode_build(payload.data(), payload.size());
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
 		BuildRows rows = receive_rows(fd, q.rows, wait);
-		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
-		uint8_t header[kBuiltHeaderBytes];
-		send_shared(fd, built_pieces(parts, header), wait);
+		// The result's file first: the executor's device downloads the parts straight into it.
+		BuiltFile result(q.rows, q.labels);
+		uint64_t bytes = result.seal(executor_->build(
+		    q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); }, result));
+		send_shared_file(fd, result.fd(), bytes, wait);
 		send_frame(fd, FrameType::end, nullptr, 0, wait);
 		reply.streamed = true;
 		return reply;

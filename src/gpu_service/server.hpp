@@ -103,7 +103,10 @@ public:
 	// once the graph is made): the graph, components, DAG (build_graph_gpu, or the host's steps) and
 	// the labels (grail_labels_gpu where the request's policy picks the device for the DAG, else
 	// GrailLabels::build). started() is called when the device work begins (the GPU: under its lock).
-	virtual BuiltParts build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started) = 0;
+	// Parts downloaded from a device go where into places them (the result's file: build_graph_gpu's
+	// placer); the server copies the others there.
+	virtual BuiltParts build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started,
+	                         PartPlacer &into) = 0;
 	// The chordless cycles of the image's graph, enumerated a batch per next() (the GPU: each batch
 	// under its lock, so that a stream its client reads slowly holds no other request back), and
 	// their counts by length.

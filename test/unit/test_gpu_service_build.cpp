@@ -12,6 +12,7 @@
 #include "scc.hpp"
 #include "service_fixture.hpp"
 
+#include "gpu_service/built_file.hpp"
 #include "gpu_service/client.hpp"
 #include "gpu_service/protocol.hpp"
 #include "gpu_service/server.hpp"
@@ -27,6 +28,7 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -212,6 +214,75 @@ TEST(GpuServiceBuild, EmptyAndMultiChunkRows) {
 	EXPECT_TRUE(same(got.components().of_vertex, host.components().of_vertex));
 	EXPECT_TRUE(same(got.labels().data(), host.labels().data()));
 	EXPECT_EQ(got.component_id(INT64_MIN), got.component_id(INT64_MAX));
+}
+
+// The host's parts of a build of edges, as an executor returns them.
+BuiltParts
+host_parts(const EdgeList &edges, unsigned labels) {
+	BuildOptions options;
+	options.labels = labels;
+	Index host = Index::build(edges, options);
+	BuiltParts parts;
+	parts.graph.graph = host.graph();
+	parts.graph.components = host.components();
+	parts.graph.dag = host.dag();
+	parts.labels = host.labels();
+	return parts;
+}
+
+// A part copied to its place in the file, then borrowed from there, as build_graph_gpu downloads it.
+template <typename T>
+void
+place_in(BuiltFile &file, Array<T> &part) {
+	Array<T> made = part;
+	T *at = static_cast<T *>(file.place(made.size() * sizeof(T)));
+	if (!made.empty())
+		std::memcpy(at, made.data(), made.size() * sizeof(T));
+	part = Array<T>::borrow(at, made.size(), nullptr);
+}
+
+// The sealed result's bytes.
+std::vector<uint8_t>
+sealed_bytes(BuiltFile &file, BuiltParts parts) {
+	uint64_t n = file.seal(std::move(parts));
+	EXPECT_EQ(fcntl(file.fd(), F_GET_SEALS) & (F_SEAL_WRITE | F_SEAL_SHRINK), F_SEAL_WRITE | F_SEAL_SHRINK);
+	SharedBytes mapped = SharedBytes::map(dup(file.fd()), n);
+	return std::vector<uint8_t>(mapped.data(), mapped.data() + mapped.size());
+}
+
+// A build's result written into its file, whether the executor placed each device part there (the
+// GPU's download) or left them all on the host (the stand-in, copied in at the seal), holds the
+// bytes of encode_built() exactly; a part placed out of the layout's order, or past the room, is an
+// internal error rather than a wrong result.
+TEST(GpuServiceBuild, ResultFilesHoldTheEncodedParts) {
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		grail_test::TestGraph t = seed == 1 ? grail_test::TestGraph{} : grail_test::random_graph(seed, 80);
+		unsigned labels = unsigned(1 + seed % 16);
+		BuiltParts parts = host_parts(t.edges, labels);
+		std::vector<uint8_t> want = encode_built(parts);
+		{
+			BuiltFile file(t.edges.size(), labels);
+			EXPECT_EQ(sealed_bytes(file, parts), want) << "copied, seed " << seed;
+		}
+		BuiltFile file(t.edges.size(), labels);
+		BuiltParts placed = parts;
+		place_in(file, placed.graph.graph.ids);
+		place_in(file, placed.graph.graph.out.offsets);
+		place_in(file, placed.graph.graph.out.targets);
+		place_in(file, placed.graph.graph.repeated);
+		place_in(file, placed.graph.components.of_vertex);
+		place_in(file, placed.graph.components.smallest_vertex);
+		place_in(file, placed.graph.dag.offsets);
+		place_in(file, placed.graph.dag.targets);
+		EXPECT_EQ(sealed_bytes(file, std::move(placed)), want) << "placed, seed " << seed;
+	}
+	BuiltParts parts = host_parts(grail_test::random_graph(5, 80).edges, 5);
+	BuiltFile swapped(80 * 80, 5);
+	place_in(swapped, parts.graph.graph.out.offsets); // where the ids go
+	place_in(swapped, parts.graph.graph.ids);
+	EXPECT_THROW(swapped.seal(parts), Error);
+	BuiltFile small(1, 1);
+	EXPECT_THROW(small.place(BuiltFile::room_for(1, 1)), Error);
 }
 
 TEST(GpuServiceBuild, GpuExecutorBuildsAnswerAsTheHost) {
