@@ -158,7 +158,10 @@ struct GpuLabelTimings {
 // GrailLabels::build's shuffled order, so the values differ from the CPU's; both are valid).
 // Throws Error(limit_exceeded) when the DAG does not fit in free device memory, polls for
 // cancellation between levels.
-GrailLabels grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings = nullptr);
+// With placer, the labels' data lies where it places them (asked once, after the parts
+// build_graph_gpu placed: the result's last array).
+GrailLabels grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings = nullptr,
+                             PartPlacer *placer = nullptr);
 
 // Where the time of GpuReachability::search went.
 struct GpuQueryTimings {

@@ -59,7 +59,7 @@ build_graph_gpu(const int64_t *, const int64_t *, size_t, GpuGraphTimings *, Par
 }
 
 GrailLabels
-grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *) {
+grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *, PartPlacer *) {
 	no_cuda();
 }
 

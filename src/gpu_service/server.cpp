@@ -276,7 +276,8 @@ public:
 		double start = now_ms();
 		const Csr &dag = parts.graph.dag;
 		parts.labels = run_on_device(
-		    policy, "the GRAIL labels", dag, [&] { return grail_labels_gpu(dag, request.labels, request.seed); },
+		    policy, "the GRAIL labels", dag,
+		    [&] { return grail_labels_gpu(dag, request.labels, request.seed, nullptr, &into); },
 		    [&] { return GrailLabels::build(dag, request.labels, request.seed); },
 		    [](const char *, const std::string &) {});
 		parts.label_seconds = ms_since(start) / 1e3;
