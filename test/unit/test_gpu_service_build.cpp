@@ -276,13 +276,42 @@ TEST(GpuServiceBuild, ResultFilesHoldTheEncodedParts) {
 		place_in(file, placed.graph.dag.targets);
 		EXPECT_EQ(sealed_bytes(file, std::move(placed)), want) << "placed, seed " << seed;
 	}
-	BuiltParts parts = host_parts(grail_test::random_graph(5, 80).edges, 5);
-	BuiltFile swapped(80 * 80, 5);
-	place_in(swapped, parts.graph.graph.out.offsets); // where the ids go
-	place_in(swapped, parts.graph.graph.ids);
-	EXPECT_THROW(swapped.seal(parts), Error);
-	BuiltFile small(1, 1);
-	EXPECT_THROW(small.place(BuiltFile::room_for(1, 1)), Error);
+	// Files let go whether sealed, refused or dropped mid-build: no descriptor or mapping stays.
+	auto descriptors = [] {
+		size_t n = 0;
+		for (int fd = 0; fd < 4096; fd++)
+			n += fcntl(fd, F_GETFD) != -1;
+		return n;
+	};
+	auto mappings = [] {
+		std::ifstream maps("/proc/self/maps");
+		size_t n = 0;
+		for (std::string line; std::getline(maps, line);)
+			n++;
+		return n;
+	};
+	size_t fds_before = descriptors(), maps_before = mappings();
+	{
+		BuiltFile dropped(1 << 20, 16); // a build that failed after its first download
+		std::memset(dropped.place(4096), 1, 4096);
+	}
+	{
+		BuiltParts parts = host_parts(grail_test::random_graph(5, 80).edges, 5);
+		BuiltFile swapped(80 * 80, 5);
+		place_in(swapped, parts.graph.graph.out.offsets); // where the ids go
+		place_in(swapped, parts.graph.graph.ids);
+		EXPECT_THROW(swapped.seal(std::move(parts)), Error);
+	}
+	{
+		BuiltFile small(1, 1);
+		EXPECT_THROW(small.place(BuiltFile::room_for(1, 1)), Error);
+	}
+	{
+		BuiltFile sealed(100, 5);
+		(void)sealed.seal(host_parts(grail_test::random_graph(6, 80).edges, 5));
+	}
+	EXPECT_EQ(descriptors(), fds_before);
+	EXPECT_EQ(mappings(), maps_before);
 }
 
 TEST(GpuServiceBuild, GpuExecutorBuildsAnswerAsTheHost) {
