@@ -21,6 +21,9 @@
 
 #include <cub/cub.cuh>
 
+#include <cstring>
+#include <utility>
+
 #include <optional>
 #include <string>
 
@@ -227,15 +230,41 @@ sort_edge_words(cub::DoubleBuffer<uint64_t> &words, size_t count, unsigned end_b
 	return left;
 }
 
+// Room for count elements of a part: where placer puts it (the part then borrows it), else the
+// part's own.
+template <typename T>
+T *
+room_for(Array<T> &part, size_t count, PartPlacer *placer) {
+	if (placer == nullptr) {
+		part.resize(count);
+		return part.data();
+	}
+	T *p = static_cast<T *>(placer->place(count * sizeof(T)));
+	part = Array<T>::borrow(p, count, nullptr);
+	return p;
+}
+
+// A part made on the host, copied to where placer puts it (none: left as it is).
+template <typename T>
 void
-download_csr(const DeviceCsr &d, Csr &host, cudaStream_t s) {
+place_copy(Array<T> &part, PartPlacer *placer) {
+	if (placer == nullptr)
+		return;
+	Array<T> made = std::move(part);
+	T *p = room_for(part, made.size(), placer);
+	if (!made.empty())
+		std::memcpy(p, made.data(), made.size() * sizeof(T));
+}
+
+void
+download_csr(const DeviceCsr &d, Csr &host, cudaStream_t s, PartPlacer *placer) {
 	CsrView v = d.view();
-	host.offsets.resize(size_t(v.vertices) + 1);
-	host.targets.resize(v.edges);
-	CUDA_CHECK(cudaMemcpyAsync(host.offsets.data(), v.offsets, host.offsets.size() * sizeof(eid_t),
-	                           cudaMemcpyDeviceToHost, s));
+	eid_t *offsets = room_for(host.offsets, size_t(v.vertices) + 1, placer);
+	vid_t *targets = room_for(host.targets, v.edges, placer);
+	CUDA_CHECK(
+	    cudaMemcpyAsync(offsets, v.offsets, (size_t(v.vertices) + 1) * sizeof(eid_t), cudaMemcpyDeviceToHost, s));
 	if (v.edges > 0)
-		CUDA_CHECK(cudaMemcpyAsync(host.targets.data(), v.targets, v.edges * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(targets, v.targets, v.edges * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
 }
 
 } // namespace
@@ -249,13 +278,13 @@ gpu_graph_build_bytes(size_t rows) noexcept {
 }
 
 BuiltGraph
-build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraphTimings *timings) {
+build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraphTimings *timings, PartPlacer *placer) {
 	require_device("a graph build");
 	GpuGraphTimings local;
 	GpuGraphTimings &t = timings ? *timings : local;
 	t = GpuGraphTimings{};
 	BuiltGraph built;
-	if (m == 0) {
+	if (m == 0) { // (nothing placed: a placer's user copies what is not in place)
 		built.graph.out.offsets.assign(1, 0);
 		built.dag.offsets.assign(1, 0);
 		return built;
@@ -314,9 +343,8 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 	assign_vertices<<<blocks_for(total), kBlockThreads, 0, s>>>(keys.Current(), positions.Current(), rank, total,
 	                                                            bounds.data(), dense, ids.data());
 	CUDA_CHECK_LAUNCH();
-	built.graph.ids.resize(n);
-	CUDA_CHECK(
-	    cudaMemcpyAsync(built.graph.ids.data(), ids.data(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
+	int64_t *host_ids = room_for(built.graph.ids, n, placer);
+	CUDA_CHECK(cudaMemcpyAsync(host_ids, ids.data(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToHost, s));
 	// The vertices of the rows to the front of a buffer that stays; the rest goes.
 	DeviceBuffer<uint32_t> &dense_owner = positions.selector == 0 ? position[1] : position[0];
 	DeviceBuffer<uint32_t> vertices = std::move(dense_owner);
@@ -343,11 +371,11 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 	word[0].release();
 	word[1].release();
 	const eid_t edges = graph.csr.edge_count();
-	download_csr(graph.csr, built.graph.out, s);
-	built.graph.repeated.resize(graph.repeated_count);
+	download_csr(graph.csr, built.graph.out, s, placer);
+	RepeatedEdge *repeated = room_for(built.graph.repeated, graph.repeated_count, placer);
 	if (graph.repeated_count > 0)
-		CUDA_CHECK(cudaMemcpyAsync(built.graph.repeated.data(), graph.repeated.data(),
-		                           graph.repeated_count * sizeof(DeviceRepeated), cudaMemcpyDeviceToHost, s));
+		CUDA_CHECK(cudaMemcpyAsync(repeated, graph.repeated.data(), graph.repeated_count * sizeof(DeviceRepeated),
+		                           cudaMemcpyDeviceToHost, s));
 	probe.mark(3);
 	stream.synchronize(); // the host needs the CSR if the numbering falls back to it
 	built.graph_seconds = ms_since(start) / 1e3;
@@ -368,11 +396,11 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 		scc::DeviceNumbering numbering = scc::number_on_device(d, s, none);
 		Components &c = built.components;
 		if (numbering.done) {
-			c.of_vertex.resize(n);
-			c.smallest_vertex.resize(numbering.components);
-			CUDA_CHECK(cudaMemcpyAsync(c.of_vertex.data(), numbering.of_vertex, size_t(n) * sizeof(uint32_t),
+			uint32_t *of_vertex = room_for(c.of_vertex, n, placer);
+			vid_t *smallest = room_for(c.smallest_vertex, numbering.components, placer);
+			CUDA_CHECK(cudaMemcpyAsync(of_vertex, numbering.of_vertex, size_t(n) * sizeof(uint32_t),
 			                           cudaMemcpyDeviceToHost, s));
-			CUDA_CHECK(cudaMemcpyAsync(c.smallest_vertex.data(), numbering.smallest_vertex,
+			CUDA_CHECK(cudaMemcpyAsync(smallest, numbering.smallest_vertex,
 			                           size_t(numbering.components) * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
 			CUDA_CHECK(cudaMemcpyAsync(component.data(), numbering.of_vertex, size_t(n) * sizeof(uint32_t),
 			                           cudaMemcpyDeviceToDevice, s));
@@ -382,8 +410,10 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 			    cudaMemcpyAsync(label.data(), d.label.data(), size_t(n) * sizeof(vid_t), cudaMemcpyDeviceToHost, s));
 			stream.synchronize();
 			c = number_components(built.graph.out, label);
-			CUDA_CHECK(cudaMemcpyAsync(component.data(), c.of_vertex.data(), size_t(n) * sizeof(uint32_t),
-			                           cudaMemcpyHostToDevice, s));
+			place_copy(c.of_vertex, placer);
+			place_copy(c.smallest_vertex, placer);
+			CUDA_CHECK(cudaMemcpyAsync(component.data(), std::as_const(c.of_vertex).data(),
+			                           size_t(n) * sizeof(uint32_t), cudaMemcpyHostToDevice, s));
 			t.host_numbering = true;
 		}
 		csr = std::move(d.graph);
@@ -411,7 +441,7 @@ build_graph_gpu(const int64_t *source, const int64_t *target, size_t m, GpuGraph
 	word[0].release();
 	word[1].release();
 	probe.mark(5);
-	download_csr(dag.csr, built.dag, s);
+	download_csr(dag.csr, built.dag, s, placer);
 	probe.mark(6);
 	stream.synchronize();
 	built.scc_seconds = ms_since(start) / 1e3;

@@ -296,7 +296,7 @@ labelling_bytes(size_t n, size_t m, unsigned d, unsigned lift_levels) {
 } // namespace
 
 GrailLabels
-grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings) {
+grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings, PartPlacer *placer) {
 	if (d < 1 || d > kMaxLabels)
 		throw Error(ErrorKind::invalid_input, "the number of GRAIL labels must be between 1 and 16");
 	size_t n = dag.vertex_count(), m = dag.edge_count();
@@ -428,8 +428,17 @@ grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *tim
 	probe.mark(mark_min_post);
 	note_memory();
 
-	std::vector<uint32_t> data(size_t(width) * n);
-	CUDA_CHECK(cudaMemcpyAsync(data.data(), records.data(), data.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
+	const size_t words = size_t(width) * n;
+	Array<uint32_t> data;
+	uint32_t *to = nullptr;
+	if (placer != nullptr) {
+		to = static_cast<uint32_t *>(placer->place(words * sizeof(uint32_t)));
+		data = Array<uint32_t>::borrow(to, words, nullptr);
+	} else {
+		data.resize(words);
+		to = data.data();
+	}
+	CUDA_CHECK(cudaMemcpyAsync(to, records.data(), words * sizeof(uint32_t), cudaMemcpyDeviceToHost, s));
 	probe.mark(mark_downloaded);
 	stream.synchronize();
 	if (timings) {

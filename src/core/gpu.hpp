@@ -117,14 +117,26 @@ struct GpuGraphTimings {
 // require_device_memory adds not included): about 56 bytes per row.
 size_t gpu_graph_build_bytes(size_t rows) noexcept;
 
+// Where build_graph_gpu() downloads the parts it makes, when not into arrays of their own (the GPU
+// service's result file: each part downloaded once, straight into its place there). place() is asked
+// for each part in the order ids, CSR offsets, CSR targets, repeated edges, each vertex's component,
+// each component's smallest vertex, DAG offsets, DAG targets, with its size in bytes, and returns
+// where it goes; the part then borrows that room, which must outlive it.
+class PartPlacer {
+public:
+	virtual ~PartPlacer() = default;
+	virtual void *place(size_t bytes) = 0;
+};
+
 // The graph of rows (source[i], target[i]) (any int64 ids, self-loops and duplicates allowed), its
 // components and its condensation, made on the device: the same ids, CSR and repeated edges as
 // Graph::from_edges, components with the contract of strongly_connected_components_gpu() (the same
 // numbering), and the DAG that condensation() makes of them. Only the finished parts come back to
 // the host. Throws Error(limit_exceeded), allocating nothing, when free device memory is short of
 // gpu_graph_build_bytes() (or rows >= 2^31); polls for cancellation between steps.
+// With placer, every part lies where it placed them.
 BuiltGraph build_graph_gpu(const int64_t *source, const int64_t *target, size_t rows,
-                           GpuGraphTimings *timings = nullptr);
+                           GpuGraphTimings *timings = nullptr, PartPlacer *placer = nullptr);
 
 // Where the time of one GPU GRAIL labelling went (device events, so that a run without timings
 // pays no synchronisation; the paper's Figure 7 breakdown), and the device memory it held at its
@@ -146,7 +158,10 @@ struct GpuLabelTimings {
 // GrailLabels::build's shuffled order, so the values differ from the CPU's; both are valid).
 // Throws Error(limit_exceeded) when the DAG does not fit in free device memory, polls for
 // cancellation between levels.
-GrailLabels grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings = nullptr);
+// With placer, the labels' data lies where it places them (asked once, after the parts
+// build_graph_gpu placed: the result's last array).
+GrailLabels grail_labels_gpu(const Csr &dag, unsigned d, uint64_t seed, GpuLabelTimings *timings = nullptr,
+                             PartPlacer *placer = nullptr);
 
 // Where the time of GpuReachability::search went.
 struct GpuQueryTimings {

@@ -54,12 +54,12 @@ gpu_graph_build_bytes(size_t rows) noexcept {
 }
 
 BuiltGraph
-build_graph_gpu(const int64_t *, const int64_t *, size_t, GpuGraphTimings *) {
+build_graph_gpu(const int64_t *, const int64_t *, size_t, GpuGraphTimings *, PartPlacer *) {
 	no_cuda();
 }
 
 GrailLabels
-grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *) {
+grail_labels_gpu(const Csr &, unsigned, uint64_t, GpuLabelTimings *, PartPlacer *) {
 	no_cuda();
 }
 

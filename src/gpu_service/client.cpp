@@ -139,16 +139,18 @@ Stream::next(const WaitFn &wait, const ChunkSink &sink) {
 	throw ProtocolError("the GPU service sent an unknown frame");
 }
 
+namespace {
+
+// A build request whose rows go by send_rows (their two shared frames), its answer read.
 void
-call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
+send_build(const std::string &path, const BuildRequest &request, const std::function<void(int fd)> &send_rows,
            const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink, const SharedSink &whole) {
 	Socket s;
 	connect_to(path, s);
 	try {
 		std::vector<uint8_t> header = encode(request);
 		send_frame(s.fd, FrameType::build, header.data(), header.size(), wait);
-		size_t n = size_t(request.rows) * sizeof(int64_t);
-		send_shared(s.fd, {{source, n}, {target, n}}, wait);
+		send_rows(s.fd);
 	} catch (const ProtocolError &lost) {
 		// The server may have refused the request and closed: its error frame says why.
 		FrameType got;
@@ -163,6 +165,36 @@ call_build(const std::string &path, const BuildRequest &request, const int64_t *
 		throw;
 	}
 	receive(s.fd, wait, started, sink, whole);
+}
+
+} // namespace
+
+void
+call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
+           const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink, const SharedSink &whole) {
+	size_t n = size_t(request.rows) * sizeof(int64_t);
+	send_build(
+	    path, request,
+	    [&](int fd) {
+		    send_shared(fd, {{source, n}}, wait);
+		    send_shared(fd, {{target, n}}, wait);
+	    },
+	    wait, started, sink, whole);
+}
+
+void
+call_build(const std::string &path, const BuildRequest &request, const RowsFile &rows, const WaitFn &wait,
+           const std::function<void()> &started, const ChunkSink &sink, const SharedSink &whole) {
+	if (!rows.sealed() || rows.size() != request.rows)
+		throw ProtocolError("a build's rows file must be sealed and hold the request's rows");
+	uint64_t n = request.rows * sizeof(int64_t);
+	send_build(
+	    path, request,
+	    [&](int fd) {
+		    send_shared_file(fd, rows.source_fd(), n, wait);
+		    send_shared_file(fd, rows.target_fd(), n, wait);
+	    },
+	    wait, started, sink, whole);
 }
 
 } // namespace grail::service

@@ -5,6 +5,7 @@
 #include "cpp_only.hpp"
 
 #include "protocol.hpp"
+#include "rows_file.hpp"
 
 #include <functional>
 #include <string>
@@ -62,7 +63,7 @@ private:
 };
 
 // A build request (FrameType::build): the request frame, then the rows from the caller's arrays in
-// one shared frame (sealed into a memory file: one copy, none through the socket); started() is called when
+// two shared frames (each array sealed into a memory file: one copy, none through the socket); started() is called when
 // the server's started frame comes (the rows are in and its device work begins), and the result's
 // chunks go to sink as they arrive (a BuiltReceiver's take: no reassembled copy), or a result sent
 // whole in a shared frame to whole (a BuiltReceiver's adopt: no copy at all). Throws as call()
@@ -72,5 +73,9 @@ using SharedSink = std::function<void(SharedBytes &&bytes)>;
 void call_build(const std::string &path, const BuildRequest &request, const int64_t *source, const int64_t *target,
                 const WaitFn &wait, const std::function<void()> &started, const ChunkSink &sink,
                 const SharedSink &whole);
+// The same, the rows from a sealed rows file (the read wrote them there: no copy at all); it must
+// hold request.rows rows (else a ProtocolError, nothing sent), and stays the caller's.
+void call_build(const std::string &path, const BuildRequest &request, const RowsFile &rows, const WaitFn &wait,
+                const std::function<void()> &started, const ChunkSink &sink, const SharedSink &whole);
 
 } // namespace grail::service

@@ -1007,6 +1007,11 @@ send_shared(int fd, const std::vector<BytePiece> &pieces, const WaitFn &wait) {
 	uint64_t count = 0;
 	for (const BytePiece &piece : pieces)
 		count += piece.size;
+	send_shared_file(fd, file.fd, count, wait);
+}
+
+void
+send_shared_file(int fd, int file, uint64_t count, const WaitFn &wait) {
 	uint32_t header[2] = {uint32_t(sizeof count), uint32_t(FrameType::shared)};
 	struct iovec iov[2] = {{header, sizeof header}, {&count, sizeof count}};
 	// The descriptor rides on the frame's first byte; once some bytes went, the rest go plainly.
@@ -1024,7 +1029,7 @@ send_shared(int fd, const std::vector<BytePiece> &pieces, const WaitFn &wait) {
 	c->cmsg_level = SOL_SOCKET;
 	c->cmsg_type = SCM_RIGHTS;
 	c->cmsg_len = CMSG_LEN(sizeof(int));
-	std::memcpy(CMSG_DATA(c), &file.fd, sizeof(int));
+	std::memcpy(CMSG_DATA(c), &file, sizeof(int));
 	for (;;) {
 		ssize_t done = sendmsg(fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (done > 0) {

@@ -35,8 +35,9 @@ enum class FrameType : uint32_t {
 	scc = 3,       // ImageRef
 	reach = 4,     // ImageRef, policy (mode u8, min_edges u64, min_searches u64), count u64, from[count] i64,
 	               // to[count] i64
-	build = 5,     // BuildRequest; then its rows in one shared frame (source[rows] i64, then target[rows]
-	               // i64). The result: encode_built().
+	build = 5,     // BuildRequest; then its rows in two shared frames, source[rows] i64 and target[rows]
+	               // i64 (each a file of its own, so that each grows on its own while the rows are read).
+	               // The result: encode_built().
 	search = 6,    // SearchRequest: component pairs the backend's labels left undecided, only searched.
 	               // The result: encode_searched().
 	chordless = 7, // ChordlessRequest: the cycles as they are found (append_cycles()' bytes, streamed),
@@ -55,8 +56,8 @@ enum class FrameType : uint32_t {
 };
 
 // 'G' 'R' and the version (2: the version field; 1 had none; 3: builds; 4: component searches;
-// 5: chordless cycles; 6: shared frames).
-constexpr uint32_t kProtocolVersion = 0x47520000u | 6u;
+// 5: chordless cycles; 6: shared frames; 7: a build's rows in two shared frames).
+constexpr uint32_t kProtocolVersion = 0x47520000u | 7u;
 
 constexpr size_t kHeaderBytes = 8;
 constexpr size_t kMaxChunk = size_t(1) << 20;
@@ -419,6 +420,9 @@ void send_frame(int fd, FrameType type, const uint8_t *payload, size_t n, const 
 // Writes a shared frame: the pieces' bytes sealed in a memory file, its descriptor passed with the
 // frame.
 void send_shared(int fd, const std::vector<BytePiece> &pieces, const WaitFn &wait);
+// Writes a shared frame of a memory file already sealed (a RowsFile's) holding count bytes; the
+// descriptor stays the caller's.
+void send_shared_file(int fd, int file, uint64_t count, const WaitFn &wait);
 // Sends bytes as one chunk frame, or a shared frame when longer than kMaxChunk, then an end frame.
 void send_result(int fd, const std::vector<uint8_t> &bytes, const WaitFn &wait);
 // Sends bytes as chunk frames of at most kMaxChunk (no end frame: more may follow).

@@ -1,5 +1,7 @@
 #include "server.hpp"
 
+#include "built_file.hpp"
+
 #include "clock.hpp"
 #include "device.hpp"
 #include "device_policy.hpp"
@@ -125,17 +127,19 @@ public:
 		return seconds;
 	}
 	BuiltParts
-	build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started,
+	      PartPlacer & /* made on the host: the server copies them into the result */) override {
 		started();
 		BuiltParts parts;
 		BuiltGraph &b = parts.graph;
 		double start = now_ms();
 		{
 			EdgeList edges;
-			const int64_t *source = reinterpret_cast<const int64_t *>(rows.data());
+			const int64_t *source = reinterpret_cast<const int64_t *>(rows.source.data());
+			const int64_t *target = reinterpret_cast<const int64_t *>(rows.target.data());
 			edges.source.assign(source, source + request.rows);
-			edges.target.assign(source + request.rows, source + 2 * request.rows);
-			rows = SharedBytes();
+			edges.target.assign(target, target + request.rows);
+			rows = BuildRows();
 			b.graph = Graph::from_edges(edges);
 		}
 		b.graph_seconds = ms_since(start) / 1e3;
@@ -257,20 +261,23 @@ public:
 	// the policy picks the device for the DAG; a device that cannot hold the labels under auto
 	// leaves them to the host. Its device memory is freed when the request ends.
 	BuiltParts
-	build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) override {
+	build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started,
+	      PartPlacer &into) override {
 		std::lock_guard<std::mutex> lock(device_);
 		started();
 		BuiltParts parts;
-		const int64_t *source = reinterpret_cast<const int64_t *>(rows.data());
-		parts.graph = build_graph_gpu(source, source + request.rows, size_t(request.rows));
-		rows = SharedBytes();
+		parts.graph = build_graph_gpu(reinterpret_cast<const int64_t *>(rows.source.data()),
+		                              reinterpret_cast<const int64_t *>(rows.target.data()), size_t(request.rows),
+		                              nullptr, &into);
+		rows = BuildRows();
 		DevicePolicy policy;
 		policy.mode = request.mode == 0 ? DeviceMode::cpu : request.mode == 1 ? DeviceMode::gpu : DeviceMode::automatic;
 		policy.min_edges = request.min_edges;
 		double start = now_ms();
 		const Csr &dag = parts.graph.dag;
 		parts.labels = run_on_device(
-		    policy, "the GRAIL labels", dag, [&] { return grail_labels_gpu(dag, request.labels, request.seed); },
+		    policy, "the GRAIL labels", dag,
+		    [&] { return grail_labels_gpu(dag, request.labels, request.seed, nullptr, &into); },
 		    [&] { return GrailLabels::build(dag, request.labels, request.seed); },
 		    [](const char *, const std::string &) {});
 		parts.label_seconds = ms_since(start) / 1e3;
@@ -614,19 +621,24 @@ Server::evict(const Resident *in_use) {
 	}
 }
 
-SharedBytes
+BuildRows
 Server::receive_rows(int fd, uint64_t rows, const WaitFn &wait) {
-	FrameType type;
-	std::vector<uint8_t> payload;
-	SharedBytes shared;
-	if (!recv_frame(fd, type, payload, 64, wait, &shared))
-		throw ProtocolError("the client closed the connection before a build's rows");
-	if (type != FrameType::shared)
-		throw ProtocolError("a build request's rows are not in a shared frame");
-	if (shared.size() != 2 * rows * sizeof(int64_t))
-		throw ProtocolError("a build request's rows are " + std::to_string(shared.size()) + " bytes, not the " +
-		                    std::to_string(2 * rows * sizeof(int64_t)) + " of its " + std::to_string(rows) + " rows");
-	return shared;
+	BuildRows got;
+	const char *names[2] = {"sources", "targets"};
+	SharedBytes *columns[2] = {&got.source, &got.target};
+	for (int k = 0; k < 2; k++) {
+		FrameType type;
+		std::vector<uint8_t> payload;
+		if (!recv_frame(fd, type, payload, 64, wait, columns[k]))
+			throw ProtocolError(std::string("the client closed the connection before a build's ") + names[k]);
+		if (type != FrameType::shared)
+			throw ProtocolError(std::string("a build request's ") + names[k] + " are not in a shared frame");
+		if (columns[k]->size() != rows * sizeof(int64_t))
+			throw ProtocolError(std::string("a build request's ") + names[k] + " are " +
+			                    std::to_string(columns[k]->size()) + " bytes, not the " +
+			                    std::to_string(rows * sizeof(int64_t)) + " of its " + std::to_string(rows) + " rows");
+	}
+	return got;
 }
 
 Server::Reply
@@ -700,10 +712,12 @@ Server::answer(FrameType type, const std::vector<uint8_t> &payload, int fd, cons
 	case FrameType::build: {
 		BuildRequest q = decode_build(payload.data(), payload.size());
 		hold(); // the tests' hold: the client is left in the middle of sending its rows
-		SharedBytes rows = receive_rows(fd, q.rows, wait);
-		BuiltParts parts = executor_->build(q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); });
-		uint8_t header[kBuiltHeaderBytes];
-		send_shared(fd, built_pieces(parts, header), wait);
+		BuildRows rows = receive_rows(fd, q.rows, wait);
+		// The result's file first: the executor's device downloads the parts straight into it.
+		BuiltFile result(q.rows, q.labels);
+		uint64_t bytes = result.seal(executor_->build(
+		    q, rows, [&] { send_frame(fd, FrameType::started, nullptr, 0, wait); }, result));
+		send_shared_file(fd, result.fd(), bytes, wait);
 		send_frame(fd, FrameType::end, nullptr, 0, wait);
 		reply.streamed = true;
 		return reply;

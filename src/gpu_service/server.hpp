@@ -74,6 +74,13 @@ public:
 	virtual bool next(CycleBatch &batch, size_t max_cycles, size_t max_vertices) = 0;
 };
 
+// A build's rows as the backend sent them: its sources and its targets, each a sealed memory file
+// mapped here (of the request's rows * 8 bytes).
+struct BuildRows {
+	SharedBytes source;
+	SharedBytes target;
+};
+
 // What runs the algorithms: the GPU engine, or the CPU engine as its stand-in (tests, machines
 // without a GPU). Both give the CPU engine's rows. Called from several connections' threads at
 // once: each executor serialises what must be.
@@ -92,11 +99,14 @@ public:
 	// seconds the search took.
 	virtual double search(Resident &image, const std::vector<vid_t> &from, const std::vector<vid_t> &to,
 	                      bool *answers) = 0;
-	// A graph build from its rows (the request's count of sources, then as many targets; released
+	// A graph build from its rows (the request's count of sources and as many targets; released
 	// once the graph is made): the graph, components, DAG (build_graph_gpu, or the host's steps) and
 	// the labels (grail_labels_gpu where the request's policy picks the device for the DAG, else
 	// GrailLabels::build). started() is called when the device work begins (the GPU: under its lock).
-	virtual BuiltParts build(const BuildRequest &request, SharedBytes &rows, const std::function<void()> &started) = 0;
+	// Parts downloaded from a device go where into places them (the result's file: build_graph_gpu's
+	// placer); the server copies the others there.
+	virtual BuiltParts build(const BuildRequest &request, BuildRows &rows, const std::function<void()> &started,
+	                         PartPlacer &into) = 0;
 	// The chordless cycles of the image's graph, enumerated a batch per next() (the GPU: each batch
 	// under its lock, so that a stream its client reads slowly holds no other request back), and
 	// their counts by length.
@@ -165,8 +175,8 @@ private:
 	// connected (a cursor's rows are asked for when its user wants them), not io_timeout_ms.
 	void stream_cycles(int fd, CycleSource &source);
 	Reply answer(FrameType type, const std::vector<uint8_t> &payload, int fd, const WaitFn &wait);
-	// A build request's rows: chunk frames of exactly 16 * rows bytes in all, then an end frame.
-	static SharedBytes receive_rows(int fd, uint64_t rows, const WaitFn &wait);
+	// A build request's rows: two shared frames (sources, targets) of exactly 8 * rows bytes each.
+	static BuildRows receive_rows(int fd, uint64_t rows, const WaitFn &wait);
 
 	ServerOptions options_;
 	std::unique_ptr<Executor> executor_;

@@ -12,6 +12,7 @@
 #include "scc.hpp"
 #include "service_fixture.hpp"
 
+#include "gpu_service/built_file.hpp"
 #include "gpu_service/client.hpp"
 #include "gpu_service/protocol.hpp"
 #include "gpu_service/server.hpp"
@@ -27,6 +28,7 @@
 #include <string>
 #include <thread>
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -61,18 +63,38 @@ request_for(const EdgeList &rows, unsigned labels = 5, uint8_t mode = 1) {
 	return q;
 }
 
+// How a test's rows go to the service: from the edge list's arrays, or written into a rows file as
+// the backend's read writes them (sealed, passed as it lies).
+enum class RowsWay { arrays, rows_file };
+
 // The service's build of rows, adopted by Index::build as the glue does (service/build_index.cpp).
 Index
-service_index(const std::string &socket, EdgeList rows, unsigned labels, BuildStats *stats = nullptr) {
+service_index(const std::string &socket, EdgeList rows, unsigned labels, BuildStats *stats = nullptr,
+              RowsWay way = RowsWay::arrays) {
 	bool started = false;
 	BuiltReceiver receiver;
-	call_build(
-	    socket, request_for(rows, labels), rows.source.data(), rows.target.data(), nullptr, [&] { started = true; },
-	    [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); },
-	    [&](SharedBytes &&bytes) {
-		    auto kept = std::make_shared<const SharedBytes>(std::move(bytes));
-		    receiver.adopt(kept->data(), kept->size(), kept);
-	    });
+	auto sink = [&](const uint8_t *bytes, size_t n) { receiver.take(bytes, n); };
+	auto whole = [&](SharedBytes &&bytes) {
+		auto kept = std::make_shared<const SharedBytes>(std::move(bytes));
+		receiver.adopt(kept->data(), kept->size(), kept);
+	};
+	if (way == RowsWay::arrays) {
+		call_build(
+		    socket, request_for(rows, labels), rows.source.data(), rows.target.data(), nullptr, [&] { started = true; },
+		    sink, whole);
+	} else {
+		RowsFile file;
+		for (size_t i = 0; i < rows.size(); i++)
+			EXPECT_TRUE(file.append(rows.source[i], rows.target[i]));
+		// Unsealed, or holding another count than the request's: refused before anything is sent.
+		EXPECT_THROW(call_build(socket, request_for(rows, labels), file, nullptr, nullptr, sink, whole), ProtocolError);
+		file.seal();
+		BuildRequest other = request_for(rows, labels);
+		other.rows++;
+		EXPECT_THROW(call_build(socket, other, file, nullptr, nullptr, sink, whole), ProtocolError);
+		call_build(
+		    socket, request_for(rows, labels), file, nullptr, [&] { started = true; }, sink, whole);
+	}
 	EXPECT_TRUE(started);
 	BuiltParts parts = receiver.finish();
 	BuildOptions options;
@@ -100,11 +122,12 @@ same(const A &a, const B &b) {
 // The service's index is the host's: every part equal (the labels too: the stand-in labels with the
 // host's rule and seed), and its answers the oracle's.
 void
-expect_equal_builds(const std::string &socket, const grail_test::TestGraph &t, unsigned labels) {
+expect_equal_builds(const std::string &socket, const grail_test::TestGraph &t, unsigned labels,
+                    RowsWay way = RowsWay::arrays) {
 	BuildOptions host_options;
 	host_options.labels = labels;
 	Index host = Index::build(t.edges, host_options);
-	Index got = service_index(socket, t.edges, labels);
+	Index got = service_index(socket, t.edges, labels, nullptr, way);
 	EXPECT_TRUE(same(got.graph().ids, host.graph().ids)) << t.shape;
 	EXPECT_TRUE(same(got.graph().out.offsets, host.graph().out.offsets)) << t.shape;
 	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets)) << t.shape;
@@ -130,6 +153,14 @@ TEST(GpuServiceBuild, StandInBuildsEqualTheHostsOnRandomGraphs) {
 	RunningServer running(s, cpu_stand_in());
 	for (uint64_t seed = 1; seed <= 60; seed++)
 		expect_equal_builds(s.socket, grail_test::random_graph(seed, 80), unsigned(1 + seed % 16));
+}
+
+// The same from rows written into a rows file, as the backend's read writes them for the service.
+TEST(GpuServiceBuild, StandInBuildsFromARowsFileEqualTheHosts) {
+	Scratch s;
+	RunningServer running(s, cpu_stand_in());
+	for (uint64_t seed = 61; seed <= 100; seed++)
+		expect_equal_builds(s.socket, grail_test::random_graph(seed, 80), unsigned(1 + seed % 16), RowsWay::rows_file);
 }
 
 // Keyed graphs' rows come as their dictionary's numbers 0..k-1 (each an endpoint): vertex v is key v.
@@ -169,11 +200,118 @@ TEST(GpuServiceBuild, EmptyAndMultiChunkRows) {
 	Index host = Index::build(rows, BuildOptions{});
 	Index got = service_index(s.socket, rows, 5, &stats);
 	EXPECT_EQ(stats.input_edges, rows.size());
+	// From a rows file that grew while written (300,003 rows past its first 65,536): the same.
+	Index from_file = service_index(s.socket, rows, 5, nullptr, RowsWay::rows_file);
+	EXPECT_TRUE(same(from_file.graph().ids, host.graph().ids));
+	EXPECT_TRUE(same(from_file.graph().out.offsets, host.graph().out.offsets));
+	EXPECT_TRUE(same(from_file.graph().out.targets, host.graph().out.targets));
+	EXPECT_TRUE(same(from_file.components().of_vertex, host.components().of_vertex));
+	EXPECT_TRUE(same(from_file.labels().data(), host.labels().data()));
+	Index empty_file = service_index(s.socket, EdgeList{}, 5, nullptr, RowsWay::rows_file);
+	EXPECT_EQ(empty_file.graph().vertex_count(), 0u);
 	EXPECT_TRUE(same(got.graph().ids, host.graph().ids));
 	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets));
 	EXPECT_TRUE(same(got.components().of_vertex, host.components().of_vertex));
 	EXPECT_TRUE(same(got.labels().data(), host.labels().data()));
 	EXPECT_EQ(got.component_id(INT64_MIN), got.component_id(INT64_MAX));
+}
+
+// The host's parts of a build of edges, as an executor returns them.
+BuiltParts
+host_parts(const EdgeList &edges, unsigned labels) {
+	BuildOptions options;
+	options.labels = labels;
+	Index host = Index::build(edges, options);
+	BuiltParts parts;
+	parts.graph.graph = host.graph();
+	parts.graph.components = host.components();
+	parts.graph.dag = host.dag();
+	parts.labels = host.labels();
+	return parts;
+}
+
+// A part copied to its place in the file, then borrowed from there, as build_graph_gpu downloads it.
+template <typename T>
+void
+place_in(BuiltFile &file, Array<T> &part) {
+	Array<T> made = part;
+	T *at = static_cast<T *>(file.place(made.size() * sizeof(T)));
+	if (!made.empty())
+		std::memcpy(at, made.data(), made.size() * sizeof(T));
+	part = Array<T>::borrow(at, made.size(), nullptr);
+}
+
+// The sealed result's bytes.
+std::vector<uint8_t>
+sealed_bytes(BuiltFile &file, BuiltParts parts) {
+	uint64_t n = file.seal(std::move(parts));
+	EXPECT_EQ(fcntl(file.fd(), F_GET_SEALS) & (F_SEAL_WRITE | F_SEAL_SHRINK), F_SEAL_WRITE | F_SEAL_SHRINK);
+	SharedBytes mapped = SharedBytes::map(dup(file.fd()), n);
+	return std::vector<uint8_t>(mapped.data(), mapped.data() + mapped.size());
+}
+
+// A build's result written into its file, whether the executor placed each device part there (the
+// GPU's download) or left them all on the host (the stand-in, copied in at the seal), holds the
+// bytes of encode_built() exactly; a part placed out of the layout's order, or past the room, is an
+// internal error rather than a wrong result.
+TEST(GpuServiceBuild, ResultFilesHoldTheEncodedParts) {
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		grail_test::TestGraph t = seed == 1 ? grail_test::TestGraph{} : grail_test::random_graph(seed, 80);
+		unsigned labels = unsigned(1 + seed % 16);
+		BuiltParts parts = host_parts(t.edges, labels);
+		std::vector<uint8_t> want = encode_built(parts);
+		{
+			BuiltFile file(t.edges.size(), labels);
+			EXPECT_EQ(sealed_bytes(file, parts), want) << "copied, seed " << seed;
+		}
+		BuiltFile file(t.edges.size(), labels);
+		BuiltParts placed = parts;
+		place_in(file, placed.graph.graph.ids);
+		place_in(file, placed.graph.graph.out.offsets);
+		place_in(file, placed.graph.graph.out.targets);
+		place_in(file, placed.graph.graph.repeated);
+		place_in(file, placed.graph.components.of_vertex);
+		place_in(file, placed.graph.components.smallest_vertex);
+		place_in(file, placed.graph.dag.offsets);
+		place_in(file, placed.graph.dag.targets);
+		EXPECT_EQ(sealed_bytes(file, std::move(placed)), want) << "placed, seed " << seed;
+	}
+	// Files let go whether sealed, refused or dropped mid-build: no descriptor or mapping stays.
+	auto descriptors = [] {
+		size_t n = 0;
+		for (int fd = 0; fd < 4096; fd++)
+			n += fcntl(fd, F_GETFD) != -1;
+		return n;
+	};
+	auto mappings = [] {
+		std::ifstream maps("/proc/self/maps");
+		size_t n = 0;
+		for (std::string line; std::getline(maps, line);)
+			n++;
+		return n;
+	};
+	size_t fds_before = descriptors(), maps_before = mappings();
+	{
+		BuiltFile dropped(1 << 20, 16); // a build that failed after its first download
+		std::memset(dropped.place(4096), 1, 4096);
+	}
+	{
+		BuiltParts parts = host_parts(grail_test::random_graph(5, 80).edges, 5);
+		BuiltFile swapped(80 * 80, 5);
+		place_in(swapped, parts.graph.graph.out.offsets); // where the ids go
+		place_in(swapped, parts.graph.graph.ids);
+		EXPECT_THROW(swapped.seal(std::move(parts)), Error);
+	}
+	{
+		BuiltFile small(1, 1);
+		EXPECT_THROW(small.place(BuiltFile::room_for(1, 1)), Error);
+	}
+	{
+		BuiltFile sealed(100, 5);
+		(void)sealed.seal(host_parts(grail_test::random_graph(6, 80).edges, 5));
+	}
+	EXPECT_EQ(descriptors(), fds_before);
+	EXPECT_EQ(mappings(), maps_before);
 }
 
 TEST(GpuServiceBuild, GpuExecutorBuildsAnswerAsTheHost) {
@@ -406,9 +544,10 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 	EdgeList rows;
 	for (int i = 0; i < 10; i++)
 		rows.append(i, i + 1);
-	std::vector<uint8_t> ten(rows.source.size() * 8 * 2);
-	std::memcpy(ten.data(), rows.source.data(), 80);
-	std::memcpy(ten.data() + 80, rows.target.data(), 80);
+	// The rows' two files: sources and targets, 80 bytes each.
+	std::vector<uint8_t> sources(80), targets(80);
+	std::memcpy(sources.data(), rows.source.data(), 80);
+	std::memcpy(targets.data(), rows.target.data(), 80);
 	// A memory file holding bytes, sealed (seal_bytes) or not.
 	auto unsealed = [](const std::vector<uint8_t> &bytes) {
 		int f = memfd_create("test", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -421,34 +560,56 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		BuildRequest q = request_for(rows);
 		q.rows = 11;
 		r.send(FrameType::build, encode(q));
-		r.send_shared_file(ten.size(), sealed(ten));
-		EXPECT_NE(r.error().find("160 bytes, not the 176 of its 11 rows"), std::string::npos);
+		r.send_shared_file(sources.size(), sealed(sources));
+		EXPECT_NE(r.error().find("sources are 80 bytes, not the 88 of its 11 rows"), std::string::npos);
 	}
 	{ // more rows than it says
 		Raw r(s.socket);
 		BuildRequest q = request_for(rows);
 		q.rows = 9;
 		r.send(FrameType::build, encode(q));
-		r.send_shared_file(ten.size(), sealed(ten));
-		EXPECT_NE(r.error().find("160 bytes, not the 144 of its 9 rows"), std::string::npos);
+		r.send_shared_file(sources.size(), sealed(sources));
+		EXPECT_NE(r.error().find("sources are 80 bytes, not the 72 of its 9 rows"), std::string::npos);
+	}
+	{ // targets of another count than the sources (a file too long, then one too short)
+		for (size_t n : {size_t(88), size_t(72)}) {
+			Raw r(s.socket);
+			r.send(FrameType::build, encode(request_for(rows)));
+			r.send_shared_file(sources.size(), sealed(sources));
+			std::vector<uint8_t> other(n, 1);
+			r.send_shared_file(other.size(), sealed(other));
+			EXPECT_NE(r.error().find("targets are " + std::to_string(n) + " bytes, not the 80 of its 10 rows"),
+			          std::string::npos);
+		}
+	}
+	{ // the sources alone: the targets' frame missing, or another frame in its place
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send_shared_file(sources.size(), sealed(sources));
+		r.send(FrameType::end, {});
+		EXPECT_NE(r.error().find("targets are not in a shared frame"), std::string::npos);
 	}
 	{ // a file of another size than its frame announces
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_shared_file(ten.size() + 8, sealed(ten));
-		EXPECT_NE(r.error().find("not the 168 it announced"), std::string::npos);
+		r.send_shared_file(sources.size() + 8, sealed(sources));
+		EXPECT_NE(r.error().find("not the 88 it announced"), std::string::npos);
 	}
-	{ // a file its sender could still write or shrink
-		Raw r(s.socket);
-		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_shared_file(ten.size(), unsealed(ten));
-		EXPECT_NE(r.error().find("not sealed"), std::string::npos);
+	{ // a file its sender could still write or shrink: the sources, or the targets
+		for (int unsealed_one = 0; unsealed_one < 2; unsealed_one++) {
+			Raw r(s.socket);
+			r.send(FrameType::build, encode(request_for(rows)));
+			r.send_shared_file(sources.size(), unsealed_one == 0 ? unsealed(sources) : sealed(sources));
+			if (unsealed_one == 1)
+				r.send_shared_file(targets.size(), unsealed(targets));
+			EXPECT_NE(r.error().find("not sealed"), std::string::npos);
+		}
 	}
 	{ // a shared frame without its file
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
 		std::vector<uint8_t> count(8);
-		uint64_t n = ten.size();
+		uint64_t n = sources.size();
 		std::memcpy(count.data(), &n, 8);
 		r.send(FrameType::shared, count);
 		EXPECT_NE(r.error().find("without its memory file"), std::string::npos);
@@ -457,15 +618,25 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
 		std::vector<uint8_t> count(8);
-		uint64_t n = ten.size();
+		uint64_t n = sources.size();
 		std::memcpy(count.data(), &n, 8);
-		r.send_passing(FrameType::shared, count, {sealed(ten), sealed(ten)});
+		r.send_passing(FrameType::shared, count, {sealed(sources), sealed(sources)});
+		EXPECT_NE(r.error().find("more descriptors than one"), std::string::npos);
+	}
+	{ // two files on the targets' frame
+		Raw r(s.socket);
+		r.send(FrameType::build, encode(request_for(rows)));
+		r.send_shared_file(sources.size(), sealed(sources));
+		std::vector<uint8_t> count(8);
+		uint64_t n = targets.size();
+		std::memcpy(count.data(), &n, 8);
+		r.send_passing(FrameType::shared, count, {sealed(targets), sealed(targets)});
 		EXPECT_NE(r.error().find("more descriptors than one"), std::string::npos);
 	}
 	{ // a file on a frame that shares nothing
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_passing(FrameType::chunk, std::vector<uint8_t>(16, 1), {sealed(ten)});
+		r.send_passing(FrameType::chunk, std::vector<uint8_t>(16, 1), {sealed(sources)});
 		EXPECT_NE(r.error().find("shares no bytes came with a descriptor"), std::string::npos);
 	}
 	{ // the rows as chunk frames, or another frame, in place of the shared frame
@@ -479,7 +650,7 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 	{ // a shared frame whose payload is not a count
 		Raw r(s.socket);
 		r.send(FrameType::build, encode(request_for(rows)));
-		r.send_passing(FrameType::shared, std::vector<uint8_t>(7, 0), {sealed(ten)});
+		r.send_passing(FrameType::shared, std::vector<uint8_t>(7, 0), {sealed(sources)});
 		EXPECT_NE(r.error().find("not its byte count"), std::string::npos);
 	}
 	{ // 2^31 rows and more: refused before any is read

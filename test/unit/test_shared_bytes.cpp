@@ -2,15 +2,19 @@
 // that carry them (protocol.hpp): what a reader maps is what was sealed, byte for byte, and a file
 // that could still change under the reader, or is not the size announced, is refused.
 #include "gpu_service/protocol.hpp"
+#include "gpu_service/rows_file.hpp"
 #include "gpu_service/shared_bytes.hpp"
 #include "rng.hpp"
 #include <gtest/gtest.h>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <dirent.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -110,6 +114,126 @@ TEST(SharedBytes, SharedFramesCrossASocketBetweenChunks) {
 	again.join();
 	close(pair[0]);
 	close(pair[1]);
+}
+
+// Rows appended into a rows file: sealed, each file holds exactly its column (rows * 8 bytes, no
+// room past them), is sealed against writes and resizing (so the service's map takes it), and
+// reads back as appended; whatever room an estimate gave (none, too little: the files grow while
+// written; too much: cut at the seal).
+TEST(RowsFile, SealedFilesHoldExactlyTheRows) {
+	for (size_t rows : {size_t(0), size_t(1), size_t(65535), size_t(65536), size_t(65537), size_t(300001)}) {
+		for (size_t room : {size_t(0), size_t(10), rows, 2 * rows + 100}) {
+			RowsFile file;
+			if (room > 0) {
+				EXPECT_TRUE(file.reserve(room));
+			}
+			Rng rng(rows * 31 + room);
+			std::vector<int64_t> source(rows), target(rows);
+			for (size_t i = 0; i < rows; i++) {
+				source[i] = int64_t(rng.next());
+				target[i] = i % 7 == 0 ? INT64_MIN : int64_t(i);
+				ASSERT_TRUE(file.append(source[i], target[i]));
+			}
+			ASSERT_EQ(file.size(), rows);
+			EXPECT_FALSE(file.sealed());
+			file.seal();
+			EXPECT_TRUE(file.sealed());
+			file.seal(); // again: nothing
+			EXPECT_FALSE(file.append(1, 2)) << "a sealed rows file took a row";
+			EXPECT_EQ(file.size(), rows);
+			for (int fd : {file.source_fd(), file.target_fd()}) {
+				int seals = fcntl(fd, F_GET_SEALS);
+				EXPECT_EQ(seals & (F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW),
+				          F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW);
+				EXPECT_EQ(lseek(fd, 0, SEEK_END), off_t(rows * 8));
+				uint8_t one = 1;
+				EXPECT_EQ(pwrite(fd, &one, 1, 0), -1);
+				EXPECT_EQ(mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), MAP_FAILED);
+				// Announced one row more or less: refused.
+				EXPECT_THROW(SharedBytes::map(dup(fd), rows * 8 + 8), ProtocolError);
+				if (rows > 0) {
+					EXPECT_THROW(SharedBytes::map(dup(fd), rows * 8 - 8), ProtocolError);
+				}
+			}
+			SharedBytes got_source = SharedBytes::map(dup(file.source_fd()), rows * 8);
+			SharedBytes got_target = SharedBytes::map(dup(file.target_fd()), rows * 8);
+			if (rows > 0) {
+				EXPECT_EQ(std::memcmp(got_source.data(), source.data(), rows * 8), 0) << rows << " " << room;
+				EXPECT_EQ(std::memcmp(got_target.data(), target.data(), rows * 8), 0) << rows << " " << room;
+			}
+			// The host's steps take them back as they were.
+			EdgeList edges;
+			file.move_to(edges);
+			EXPECT_EQ(edges.source, source);
+			EXPECT_EQ(edges.target, target);
+			EXPECT_EQ(file.size(), 0u);
+			EXPECT_EQ(file.source_fd(), -1);
+		}
+	}
+}
+
+// Moving before sealing seals first; a moved-from file holds nothing.
+TEST(RowsFile, MovesAndMovesToTheHost) {
+	RowsFile file;
+	for (int64_t i = 0; i < 100000; i++)
+		ASSERT_TRUE(file.append(i, -i));
+	RowsFile moved = std::move(file);
+	EXPECT_EQ(file.size(), 0u);
+	EXPECT_EQ(file.source_fd(), -1);
+	ASSERT_EQ(moved.size(), 100000u);
+	EdgeList edges;
+	moved.move_to(edges);
+	ASSERT_EQ(edges.size(), 100000u);
+	EXPECT_EQ(edges.source[99999], 99999);
+	EXPECT_EQ(edges.target[99999], -99999);
+}
+
+size_t
+open_descriptors() {
+	size_t n = 0;
+	DIR *d = opendir("/proc/self/fd");
+	while (d && readdir(d) != nullptr)
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+size_t
+mappings() {
+	std::ifstream maps("/proc/self/maps");
+	size_t n = 0;
+	for (std::string line; std::getline(maps, line);)
+		n++;
+	return n;
+}
+
+// A read cancelled at any point (the rows file destroyed while written, grown, sealed, or moved to
+// the host) leaves no descriptor and no mapping behind.
+TEST(RowsFile, CancelledReadsLeaveNothingBehind) {
+	size_t fds = open_descriptors(), maps = mappings();
+	for (int stage = 0; stage < 5; stage++) {
+		{
+			RowsFile file;
+			if (stage == 1) {
+				ASSERT_TRUE(file.reserve(1000000));
+			}
+			for (int64_t i = 0; i < 200000; i++)
+				ASSERT_TRUE(file.append(i, i + 1));
+			if (stage == 2)
+				file.seal();
+			if (stage == 3) {
+				file.seal();
+				SharedBytes mapped = SharedBytes::map(dup(file.source_fd()), file.size() * 8);
+			}
+			if (stage == 4) {
+				EdgeList edges;
+				file.move_to(edges);
+			}
+		}
+		EXPECT_EQ(open_descriptors(), fds) << "stage " << stage;
+		EXPECT_EQ(mappings(), maps) << "stage " << stage;
+	}
 }
 
 } // namespace

@@ -13,6 +13,8 @@
 #include <optional>
 #include <string>
 
+#include "gpu_service/protocol.hpp"
+
 #include "service/build_index.hpp"
 #include "service/gpu_client.hpp"
 #include "store/activity.hpp"
@@ -88,6 +90,26 @@ labels_shown(const grail::Csr &dag, Make &&make) {
 }
 
 /*
+ * Rows the read wrote for the service moved into the edge list, for the host's steps (the policy or
+ * the service declined them). Index::build counted none (its edge list was empty): the host's limit
+ * on holding them is checked here, as it checks it.
+ */
+static void
+rows_to_host(grail::service::RowsFile &file, grail::EdgeList &rows, uint64_t memory_limit) {
+	uint64_t reading = grail::estimate_build_bytes(file.size(), 0, 0);
+	if (memory_limit != 0 && reading > memory_limit)
+		throw grail::Error(grail::ErrorKind::limit_exceeded,
+		                   "building this index on the CPU needs about " + std::to_string(reading >> 20) +
+		                       " MB for its " + std::to_string(file.size()) + " rows, more than the limit of " +
+		                       std::to_string(memory_limit >> 20) + " MB");
+	try {
+		file.move_to(rows);
+	} catch (const grail::service::ProtocolError &e) {
+		throw grail::Error(grail::ErrorKind::internal, std::string("cannot read a build's rows back: ") + e.what());
+	}
+}
+
+/*
  * What the service made of a build beyond the graph: its labels, taken by the label builder.
  */
 struct ServiceLabels {
@@ -102,14 +124,21 @@ struct ServiceLabels {
  * the labels from the same reply; what the backend computes itself runs on its CPU.
  */
 static void
-service_hooks(grail::BuildOptions &options, const grail::DevicePolicy &policy, ServiceLabels &made_labels) {
-	options.graph_builder = [&options, policy, &made_labels](grail::EdgeList &rows, grail::BuiltGraph &built) {
-		if (!policy.use_gpu(rows.size() / 2, rows.size(), service_gpu_probe))
-			return false;
+service_hooks(grail::BuildOptions &options, const grail::DevicePolicy &policy, ServiceLabels &made_labels,
+              grail::service::RowsFile *rows_file) {
+	options.graph_builder = [&options, policy, &made_labels, rows_file](grail::EdgeList &rows,
+	                                                                    grail::BuiltGraph &built) {
+		size_t count = rows_file ? rows_file->size() : rows.size();
 		double start = grail::now_ms();
-		std::optional<ServiceBuild> made = service_build(rows, options.labels, options.seed);
-		if (!made)
+		std::optional<ServiceBuild> made;
+		if (policy.use_gpu(count / 2, count, service_gpu_probe))
+			made = rows_file ? service_build(*rows_file, options.labels, options.seed)
+			                 : service_build(rows, options.labels, options.seed);
+		if (!made) {
+			if (rows_file)
+				rows_to_host(*rows_file, rows, options.memory_limit_bytes);
 			return false;
+		}
 		built = std::move(made->graph);
 		// The graph's phase is what the service's components and labels leave of the call: the ids
 		// and CSR, and the rows' way there and the parts' way back.
@@ -197,7 +226,8 @@ within_build_limit(const char *name, Step &&step) {
 }
 
 GraphRows
-read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats) {
+read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stored_stats,
+                bool rows_on_host) {
 	GraphRows read;
 	read.start_ms = grail::now_ms();
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
@@ -223,15 +253,20 @@ read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, Stored
 				return false;
 			}
 		};
+	// Integer keys bound for the service are written where it reads them: no copy on their way.
+	if (kind == grail::KeyKind::integer && route == BuildRoute::service && !rows_on_host)
+		read.rows_file = std::make_unique<grail::service::RowsFile>();
 	grail::EdgeList &edges = read.edges;
-	EdgeScan scan = read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, keys.get(),
-	                           snapshot, rows_on_device, row.filter.empty() ? nullptr : row.filter.c_str(), row.owner);
+	EdgeScan scan =
+	    read_edges(row.relid, row.source_attnum, row.target_attnum, kind, memory_limit, &edges, read.rows_file.get(),
+	               keys.get(), snapshot, rows_on_device, row.filter.empty() ? nullptr : row.filter.c_str(), row.owner);
+	size_t rows_read = read.rows_file ? read.rows_file->size() : edges.size();
 	StoredBuild &stored = *stored_stats;
 	stored = StoredBuild{};
 	stored.read_ms = grail::ms_since(read.start_ms);
 	// The rows of the graph: those its filter passes.
 	stored.input_rows = int64_t(scan.rows - scan.filtered);
-	stored.null_rows = int64_t(scan.rows - scan.filtered - edges.size());
+	stored.null_rows = int64_t(scan.rows - scan.filtered - rows_read);
 	progress_phase(BuildPhase::building_graph, int64_t(scan.rows));
 	if (stored.null_rows > 0 && !row.skip_nulls)
 		raise(ERRCODE_NOT_NULL_VIOLATION,
@@ -274,7 +309,7 @@ build_graph_rows(const char *name, const GraphRow &row, GraphRows read, StoredBu
 	ServiceLabels service_labels; // the service's, for its route's label builder
 	switch (BuildRoute(read.route)) {
 	case BuildRoute::service:
-		service_hooks(options, policy, service_labels);
+		service_hooks(options, policy, service_labels, read.rows_file.get());
 		break;
 	case BuildRoute::backend_gpu:
 		backend_gpu_hooks(options, policy);

@@ -6,6 +6,10 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include "gpu_service/rows_file.hpp"
+
+#include <memory>
+
 #include "store/catalog.hpp"
 
 namespace grail::pg {
@@ -15,6 +19,9 @@ namespace grail::pg {
 // where that change is large.
 struct GraphRows {
 	grail::EdgeList edges;
+	// Integer keys read for a build through the GPU service: the rows, written where the service
+	// reads them (edges stays empty; the host's steps, where they take the rows, move them there).
+	std::unique_ptr<grail::service::RowsFile> rows_file;
 	// Text and uuid keys: their dictionary, whose vertex numbers edges hold; empty for integer keys.
 	grail::KeyDictionary keys;
 	double start_ms = 0; // when the read began: the build's time counts from there
@@ -24,8 +31,10 @@ struct GraphRows {
 };
 
 // The first half of build_index: reads the rows (raising what build_index raises of them) and fills
-// stats' read_ms, input_rows and null_rows.
-GraphRows read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats);
+// stats' read_ms, input_rows and null_rows. rows_on_host: the caller reads the rows' edges itself (a
+// merge diffs them), so they never go into a rows file.
+GraphRows read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats,
+                          bool rows_on_host = false);
 // The second half: builds the index of rows, filling the rest of stats.
 grail::Index build_graph_rows(const char *name, const GraphRow &row, GraphRows rows, StoredBuild *stats);
 // stats' sizes and times from a build's (after read_graph_rows), as build_graph_rows fills them.

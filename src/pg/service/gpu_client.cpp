@@ -569,8 +569,16 @@ service_gpu_probe() {
 	return service_probe();
 }
 
-std::optional<ServiceBuild>
-service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
+/*
+ * How a build's rows go to the service (svc::call_build from the edge list's arrays, or from a rows
+ * file), and how they are let go once its answer is in.
+ */
+using SendBuild = std::function<void(const svc::BuildRequest &, const svc::WaitFn &, const std::function<void()> &,
+                                     const svc::ChunkSink &, const svc::SharedSink &)>;
+
+static std::optional<ServiceBuild>
+build_through_service(uint64_t rows, unsigned labels, uint64_t seed, const char *rows_way, const SendBuild &send,
+                      const std::function<void()> &release_rows) {
 	const char *what = "the graph build";
 	grail::DevicePolicy policy = device_policy();
 	svc::BuildRequest q;
@@ -578,7 +586,7 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 	q.min_edges = policy.min_edges;
 	q.labels = labels;
 	q.seed = seed;
-	q.rows = rows.size();
+	q.rows = rows;
 	std::unique_ptr<svc::BuiltReceiver> receiver;
 	// Where the time of a build through the service goes (the DEBUG1 line below): the rows' way
 	// there, the service's work and its packing of the parts, the parts' checks here.
@@ -594,8 +602,8 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 			    // until the server has the rows and begins: a build takes as long as it takes after that
 			    // (a cancel still ends it).
 			    receiver = std::make_unique<svc::BuiltReceiver>();
-			    svc::call_build(
-			        kGpuServiceSocket, q, rows.source.data(), rows.target.data(), deadline.waiter(),
+			    send(
+			        q, deadline.waiter(),
 			        [&] {
 				        deadline.disarm();
 				        started = grail::now_ms();
@@ -625,22 +633,46 @@ service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
 		return std::nullopt;
 	}
 	// The rows are no longer needed: released before the parts are checked.
-	rows = grail::EdgeList{};
+	release_rows();
 	try {
 		svc::BuiltParts parts = receiver->finish();
 		const grail::BuiltGraph &g = parts.graph;
 		guard([&] {
 			elog(DEBUG1,
-			     "grail.create_graph: %zu rows built by the GPU service: the rows there %.1f ms, the service %.1f ms "
-			     "(its graph %.1f, components %.1f, labels %.1f), the parts checked here %.1f ms",
-			     size_t(q.rows), started - asked, answered - started, g.graph_seconds * 1e3, g.scc_seconds * 1e3,
-			     parts.label_seconds * 1e3, grail::now_ms() - answered);
+			     "grail.create_graph: %zu rows built by the GPU service: the rows there %.1f ms (%s), the service "
+			     "%.1f ms (its graph %.1f, components %.1f, labels %.1f), the parts checked here %.1f ms",
+			     size_t(q.rows), started - asked, rows_way, answered - started, g.graph_seconds * 1e3,
+			     g.scc_seconds * 1e3, parts.label_seconds * 1e3, grail::now_ms() - answered);
 		});
 		return ServiceBuild{std::move(parts.graph), std::move(parts.labels), parts.label_seconds};
 	} catch (const svc::ProtocolError &e) {
 		throw grail::Error(grail::ErrorKind::internal,
 		                   std::string("the GPU service's build is malformed: ") + e.what());
 	}
+}
+
+std::optional<ServiceBuild>
+service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed) {
+	return build_through_service(
+	    rows.size(), labels, seed, "copied into its files",
+	    [&](const svc::BuildRequest &q, const svc::WaitFn &wait, const std::function<void()> &started,
+	        const svc::ChunkSink &sink, const svc::SharedSink &whole) {
+		    svc::call_build(kGpuServiceSocket, q, rows.source.data(), rows.target.data(), wait, started, sink, whole);
+	    },
+	    [&] { rows = grail::EdgeList{}; });
+}
+
+std::optional<ServiceBuild>
+service_build(grail::service::RowsFile &rows, unsigned labels, uint64_t seed) {
+	return build_through_service(
+	    rows.size(), labels, seed, "sealed where the read wrote them",
+	    [&](const svc::BuildRequest &q, const svc::WaitFn &wait, const std::function<void()> &started,
+	        const svc::ChunkSink &sink, const svc::SharedSink &whole) {
+		    // Sealed here, on the rows' way (a second try finds it sealed): the service maps it as is.
+		    rows.seal();
+		    svc::call_build(kGpuServiceSocket, q, rows, wait, started, sink, whole);
+	    },
+	    [&] { rows = grail::service::RowsFile{}; });
 }
 
 std::optional<ServiceReport>

@@ -14,6 +14,8 @@
 #include "graph.hpp"
 #include "index.hpp"
 
+#include "gpu_service/rows_file.hpp"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,6 +111,10 @@ struct ServiceBuild {
 // transfer or the wait and cancels the build in the service. Waits at most grail.gpu_service_wait
 // (under auto) for the service to take the rows and begin.
 std::optional<ServiceBuild> service_build(grail::EdgeList &rows, unsigned labels, uint64_t seed);
+// The same from rows the read wrote into a rows file (integer keys): sealed and passed as they lie,
+// no copy; released once the answer is in, left sealed for the host's steps (RowsFile::move_to)
+// where none comes under auto.
+std::optional<ServiceBuild> service_build(grail::service::RowsFile &rows, unsigned labels, uint64_t seed);
 
 // The service's resident images (its info request), or none when it does not run or fails.
 struct ServiceImage {

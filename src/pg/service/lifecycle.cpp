@@ -256,7 +256,7 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	})
 	                             : nullptr;
 	StoredBuild stored;
-	GraphRows rows = read_graph_rows(name, row, snapshot, &stored);
+	GraphRows rows = read_graph_rows(name, row, snapshot, &stored, merge != MergeKind::none);
 	std::optional<DeltaBuild> delta;
 	if (merge != MergeKind::none)
 		delta = make_delta_build(graph_name, row, rows, &stored);

@@ -299,9 +299,9 @@ add_key_row(KeyBatch *batch, grail::KeyDictionaryBuilder *keys, EdgeList *edges,
 class EdgeSink {
 public:
 	EdgeSink(grail::KeyKind kind, uint64_t memory_limit, const std::function<bool()> &rows_on_device, EdgeScan *counts,
-	         EdgeList *edges, grail::KeyDictionaryBuilder *keys)
+	         EdgeList *edges, grail::service::RowsFile *rows_file, grail::KeyDictionaryBuilder *keys)
 	    : kind_(kind), memory_limit_(memory_limit), rows_on_device_(rows_on_device), counts_(counts), edges_(edges),
-	      keys_(keys) {
+	      rows_file_(rows_file), keys_(keys) {
 		max_rows_ = memory_limit / grail::estimate_build_bytes(1, 0, 0);
 		batch_ = keys ? static_cast<KeyBatch *>(palloc(sizeof(KeyBatch))) : nullptr;
 		if (batch_)
@@ -347,7 +347,8 @@ public:
 		}
 		bool appended;
 		if (kind_ == grail::KeyKind::integer) {
-			appended = edges_->append(columns.integer(0, source), columns.integer(1, target));
+			int64_t s = columns.integer(0, source), t = columns.integer(1, target);
+			appended = rows_file_ ? rows_file_->append(s, t) : edges_->append(s, t);
 		} else {
 			// The row's keys counted before they are copied (a key stored compressed or out of line
 			// may be far larger than the table), as if both were new: the memory the dictionary
@@ -396,6 +397,7 @@ private:
 	const std::function<bool()> &rows_on_device_;
 	EdgeScan *counts_;
 	EdgeList *edges_;
+	grail::service::RowsFile *rows_file_; // integer keys: the rows go here instead, where given
 	grail::KeyDictionaryBuilder *keys_;
 	KeyBatch *batch_;
 	uint64_t max_rows_;
@@ -409,7 +411,8 @@ private:
 static void
 scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
               uint64_t memory_limit, const std::function<bool()> &rows_on_device, EdgeScan *counts, EdgeList *edges,
-              grail::KeyDictionaryBuilder *keys, const char *filter, Oid filter_owner) {
+              grail::service::RowsFile *rows_file, grail::KeyDictionaryBuilder *keys, const char *filter,
+              Oid filter_owner) {
 	// The family can have changed since a build checked it (a foreign table created or attached as
 	// a partition): only a table with a table access method keeps its rows here to scan.
 	if ((rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
@@ -443,7 +446,7 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 	if (filter != nullptr)
 		rows.open(rel, filter, nullptr, filter_owner);
 	const char *relname = RelationGetRelationName(rel);
-	EdgeSink sink(kind, memory_limit, rows_on_device, counts, edges, keys);
+	EdgeSink sink(kind, memory_limit, rows_on_device, counts, edges, rows_file, keys);
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = columns.last();
@@ -477,7 +480,8 @@ constexpr long kViewFetchRows = 8192;
  */
 static void
 read_view(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, Snapshot snapshot,
-          uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::KeyDictionaryBuilder *keys) {
+          uint64_t memory_limit, EdgeScan *counts, EdgeList *edges, grail::service::RowsFile *rows_file,
+          grail::KeyDictionaryBuilder *keys) {
 	const char *relname = get_rel_name(relid);
 	StringInfoData query;
 	initStringInfo(&query);
@@ -495,7 +499,7 @@ read_view(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, 
 	// Read-only: the query runs in the active snapshot (the one given), without a new command.
 	Portal portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
 	std::function<bool()> no_device;
-	EdgeSink sink(kind, memory_limit, no_device, counts, edges, keys);
+	EdgeSink sink(kind, memory_limit, no_device, counts, edges, rows_file, keys);
 	EdgeColumns columns;
 	bool opened = false;
 	for (;;) {
@@ -539,8 +543,8 @@ statement_source(Oid relid) {
 
 EdgeScan
 read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit, EdgeList *edges,
-           grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot, const std::function<bool()> &rows_on_device,
-           const char *filter, Oid filter_owner) {
+           grail::service::RowsFile *rows_file, grail::KeyDictionaryBuilder *keys, Snapshot in_snapshot,
+           const std::function<bool()> &rows_on_device, const char *filter, Oid filter_owner) {
 	EdgeScan counts;
 	// A view: its query, run as the current role in the snapshot (the statement's without one).
 	if (view_source(relid)) {
@@ -548,7 +552,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 		check_edge_columns(relid, source, target);
 		guard([&] {
 			read_view(relid, source, target, kind, in_snapshot ? in_snapshot : GetActiveSnapshot(), memory_limit,
-			          &counts, edges, keys);
+			          &counts, edges, rows_file, keys);
 		});
 		return counts;
 	}
@@ -583,7 +587,10 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 			if (memory_limit != 0 && room > memory_limit / 16)
 				room = memory_limit / 16;
 			try {
-				edges->reserve(room);
+				if (rows_file != nullptr)
+					(void)rows_file->reserve(room); // refused: the rows grow as they come
+				else
+					edges->reserve(room);
 			} catch (...) {
 				// no room at once: the rows grow as they come
 			}
@@ -598,7 +605,7 @@ read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind,
 			if (child_source == InvalidAttrNumber || child_target == InvalidAttrNumber)
 				elog(ERROR, "inheritance child \"%s\" lacks an edge column", RelationGetRelationName(rel));
 			scan_relation(rel, child_source, child_target, kind, snapshot, memory_limit, rows_on_device, &counts, edges,
-			              keys, filter, filter_owner);
+			              rows_file, keys, filter, filter_owner);
 			table_close(rel, NoLock);
 		}
 		UnregisterSnapshot(snapshot);

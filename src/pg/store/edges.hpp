@@ -5,6 +5,8 @@
 #include "graph.hpp"
 #include "keys.hpp"
 
+#include "gpu_service/rows_file.hpp"
+
 #include "boundary/guard.hpp"
 
 extern "C" {
@@ -115,6 +117,8 @@ struct EdgeScan {
 // (check_edge_columns, and each table's own columns) and must hold keys of that kind.
 // keys: for text or uuid edge columns, collects the keys, and edges receives its provisional ids;
 // nullptr for integer columns, whose values are the ids.
+// rows_file: for integer columns only, where given, receives the rows instead of edges (a build
+// through the GPU service: written once where the service reads them); nullptr otherwise.
 // rows_on_device: for integer keys, asked (once per table, must not throw) when the rows pass what
 // the host's steps may take under the limit: true if the GPU will make the graph from the rows,
 // which then hold only the rows here (grail::estimate_build_bytes's rows_on_device), so that the
@@ -123,8 +127,8 @@ struct EdgeScan {
 // passes are read (a row it leaves out is counted in rows and filtered, and its NULLs are not);
 // its functions run as filter_owner, the graph's owner.
 EdgeScan read_edges(Oid relid, AttrNumber source, AttrNumber target, grail::KeyKind kind, uint64_t memory_limit,
-                    EdgeList *edges, grail::KeyDictionaryBuilder *keys, Snapshot snapshot = nullptr,
-                    const std::function<bool()> &rows_on_device = {}, const char *filter = nullptr,
-                    Oid filter_owner = InvalidOid);
+                    EdgeList *edges, grail::service::RowsFile *rows_file, grail::KeyDictionaryBuilder *keys,
+                    Snapshot snapshot = nullptr, const std::function<bool()> &rows_on_device = {},
+                    const char *filter = nullptr, Oid filter_owner = InvalidOid);
 
 } // namespace grail::pg
