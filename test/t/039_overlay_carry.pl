@@ -131,6 +131,20 @@ $sql->('INSERT INTO e VALUES ' . forward_edge());
 check($reader, 'a merge that did not take in a row the reader saw', 1);
 is($sql->(q{SELECT count(*) FROM grail.pending_change}), '2', 'that row is still in the log, beside the last one');
 
+# A merge whose transaction had an id before its snapshot (a merge locks the graph's row first;
+# here txid_current()) while a younger transaction commits: the merge's own id is below its
+# snapshot's xmax and not among its snapshot's transactions in progress, and a reader's statement
+# while the merge runs counts it as in progress. Carried: the build deleted none of its rows.
+$sql->('INSERT INTO e VALUES ' . forward_edge());
+check($reader, 'before a merge with an older id');
+$merger->query_safe('BEGIN; SELECT txid_current()');
+$sql->('INSERT INTO e VALUES ' . forward_edge());
+$merger->query_safe(q{SELECT count(*) FROM (SELECT grail.merge_graph('g')) m});
+check($reader, 'a merge with an older id, not committed yet');
+$merger->query_safe('COMMIT');
+$sql->('INSERT INTO e VALUES ' . forward_edge());
+check($reader, 'a merge whose own id was below its snapshot\'s xmax', 1);
+
 # The filter changed (by a superuser's UPDATE: a filter no row fails, so that the rows stay the
 # edges) and a refresh in the same transaction, whose snapshot the reader's covers: the build reads
 # the rows otherwise than the log did. Not carried.

@@ -403,7 +403,9 @@ build_horizon(int64_t graph_id, Snapshot snapshot, uint64_t *xmax, std::vector<u
 		// A build's snapshot is never a standby's (builds write); its xip holds top-level ids.
 		if (snapshot->takenDuringRecovery || !full_xid(snapshot->xmax, xmax))
 			return false;
-		// (A merge has an id by now: it locked the graph's row.)
+		// A merge has an id by now (it locked the graph's row before it took the snapshot), which may
+		// be below xmax and is not in xip: it counts as in progress, as it does for readers while the
+		// build runs, where the build deletes none of its rows (none that the snapshot sees).
 		FullTransactionId own = GetTopFullTransactionIdIfAny();
 		if (FullTransactionIdIsValid(own)) {
 			bool logged = false;
@@ -414,8 +416,9 @@ build_horizon(int64_t graph_id, Snapshot snapshot, uint64_t *xmax, std::vector<u
 			PopActiveSnapshot();
 			if (logged)
 				return false;
+			running.push_back(U64FromFullTransactionId(own));
 		}
-		running.reserve(size_t(snapshot->xcnt));
+		running.reserve(running.size() + size_t(snapshot->xcnt));
 		for (uint32 i = 0; i < snapshot->xcnt; i++) {
 			uint64_t full;
 			if (!full_xid(snapshot->xip[i], &full))
