@@ -162,6 +162,18 @@ $sql->(q{BEGIN; UPDATE grail.graph SET filter = NULL, filter_columns = '{}' WHER
 $sql->('INSERT INTO e VALUES ' . forward_edge());
 check($reader, 'the filter taken away again', 0);
 
+# An overlay that holds more than a quarter of what an overlay takes (65,536 + a quarter of the
+# build's ~100,000 edges) is not carried: the new build's overlay is made afresh, small, and
+# carried across the next build again.
+$sql->('INSERT INTO e SELECT 500000 + 2 * i, 500001 + 2 * i FROM generate_series(1, 23000) i');
+check($reader, 'an overlay of 23,000 inserted edges');
+$sql->(q{SELECT count(*) FROM (SELECT grail.merge_graph('g')) m});
+$sql->('INSERT INTO e VALUES ' . forward_edge());
+check($reader, 'a large overlay at a merge', 0);
+$sql->(q{SELECT count(*) FROM (SELECT grail.merge_graph('g')) m});
+$sql->('INSERT INTO e VALUES ' . forward_edge());
+check($reader, 'the small overlay made then, at the next merge', 1);
+
 # A background merge under a steady writer, a checker beside it: carried overlays among its
 # statements, no wrong answer.
 $sql->(q{ALTER SYSTEM SET grail.merge_threshold = 20; SELECT pg_reload_conf()});
