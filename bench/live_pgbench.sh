@@ -11,23 +11,29 @@
 # client_min_messages=error -c log_min_messages=debug1" for the overlay's line per statement).
 # --reader floor runs a reader that asks no graph (SELECT :a = :b, one random pair a statement)
 # under the same writer and merges: what any statement's latency does beside this writer on this
-# machine (its CPUs shared with the writer, its client and the merge worker).
+# machine (its CPUs shared with the writer, its client and the merge worker). --causes 1 logs the
+# reader's overlay line per statement (log_min_messages = debug1) and sums up its statements beside
+# the writer by how each came by its overlay (kept, extended, carried across a build, made again):
+# how many, their log rows, time and CPU time, and how many took over 1.5 ms; counts of slow
+# statements by cause move less with the machine's load than the percentiles do.
 # Runs on the project's throwaway cluster (scripts/cluster.sh).
 #   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]
-#                         [--reader reachable|floor]
+#                         [--reader reachable|floor] [--causes 1]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-vertices=200000 edges=1000000 seconds=60 merge_threshold= keep= reader=reachable
+vertices=200000 edges=1000000 seconds=60 merge_threshold= keep= reader=reachable causes=
 # shellcheck source=bench/common.sh
 source bench/common.sh
-parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR] [--reader reachable|floor]" \
-	vertices edges seconds merge_threshold keep reader -- "$@"
+parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR] [--reader reachable|floor] [--causes 1]" \
+	vertices edges seconds merge_threshold keep reader causes -- "$@"
 case $reader in
 reachable) question="SELECT grail.reachable('g', :a, :b);" ;;
 floor) question="SELECT :a = :b;" ;;
 *) echo "--reader: reachable or floor, not $reader" >&2 && exit 2 ;;
 esac
 eval "$(scripts/cluster.sh start)"
+server_log=${GRAIL_PG_ROOT:-/tmp/pg_grail_cluster}/server.log
+[ -z "$causes" ] || READER_PGOPTIONS="${READER_PGOPTIONS:-} -c client_min_messages=error -c log_min_messages=debug1"
 db=grail_live_pgbench
 work=$(mktemp -d)
 cleanup() {
@@ -86,6 +92,7 @@ run_reader alone
 merges_before=$(P -c "SELECT merge_count + background_merge_count FROM grail.graphs WHERE name = 'g'")
 (cd "$work" && pgbench -n -c 1 -T "$seconds" -f "$work/writer.sql" "$db" >"$work/writer.out" 2>&1) &
 writer=$!
+log_from=$(($(stat -c %s "$server_log" 2>/dev/null || echo 0) + 1))
 run_reader beside
 wait "$writer"
 merges=$(( $(P -c "SELECT merge_count + background_merge_count FROM grail.graphs WHERE name = 'g'") - merges_before ))
@@ -105,3 +112,12 @@ printf '| %-44s | %9s | %9s | %7s |\n' "99th percentile" "${p99[alone]}" "${p99[
 printf '| %-44s | %9s | %9s | %7s |\n' "reader backend on a CPU, s" "$(sched alone 1)" "$(sched beside 1)" ""
 printf '| %-44s | %9s | %9s | %7s |\n' "reader backend waiting for a CPU, s" "$(sched alone 2)" "$(sched beside 2)" ""
 printf '| %-44s | %9s | %9s | %7s |\n' "statements" "$(cat "$work"/alone/reader_log.* | wc -l)" "$(cat "$work"/beside/reader_log.* | wc -l)" ""
+if [ -n "$causes" ]; then
+	echo
+	printf '| %-44s | %9s | %9s | %9s | %9s | %9s |\n' "reader's statements beside, by overlay" "count" "log rows" "ms" "CPU ms" "> 1.5 ms"
+	printf '|%s|%s|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "-----------" "-----------" "-----------"
+	tail -c "+$log_from" "$server_log" | grep 'pg_grail overlay of graph' |
+		sed -E 's/.*overlay of graph [0-9]+: (.*), ([0-9]+) log rows read, ([0-9.]+) ms, ([0-9.]+) ms on the CPU.*/\1|\2|\3|\4/; s/across build [0-9]+/across a build/' |
+		awk -F'|' '{ n[$1]++; r[$1] += $2; w[$1] += $3; c[$1] += $4; if ($3 > 1.5) s[$1]++ }
+			END { for (k in n) printf "| %-44s | %9d | %9.1f | %9.3f | %9.3f | %9d |\n", k, n[k], r[k] / n[k], w[k] / n[k], c[k] / n[k], s[k] }' | sort
+fi

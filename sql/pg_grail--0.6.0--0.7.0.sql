@@ -1552,6 +1552,12 @@ ALTER TABLE grail.graph
 	ADD COLUMN base_index_bytes bigint,
 	ADD COLUMN delta_changes bigint,
 	ADD COLUMN delta_bytes bigint;
+-- What a build's snapshot counted as ended: its xmax and the transactions it counted as in
+-- progress, so that a reader's overlay of an older build that saw every change this build took in
+-- is kept across it (src/pg/store/pending_changes.hpp, build_carries). NULL: not recorded.
+ALTER TABLE grail.graph
+	ADD COLUMN build_xmax xid8,
+	ADD COLUMN build_running xid8[];
 -- Build speed: an index chunk row (src/pg/store/catalog.cpp, kChunkBytes) fills one heap page and
 -- stays there rather than going to TOAST in 2 kB pieces (each another heap tuple, index entry and
 -- WAL record); rows are lz4-compressed by the library where that makes them smaller. Chunks of

@@ -474,6 +474,63 @@ TEST(Overlay, ExtendedLargeDagMatchesBfs) {
 	EXPECT_EQ(extended, 119u);
 }
 
+// How large a batch an extension takes: up to about what the overlay holds (a build would take
+// the held changes again besides the batch; beside a writer, the rows written while it ran are
+// the next batch), and past that, where the batch is also large against the DAG, the caller
+// builds. Random pairs answer as a BFS of the rows after the batch it takes.
+TEST(Overlay, ExtensionTakesBatchesUpToWhatItHolds) {
+	const int64_t n = 1000;
+	Rng rng(57);
+	auto forward_rows = [&](Rows &rows, size_t count) {
+		while (count > 0) {
+			int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+			if (a == b)
+				continue;
+			rows.emplace_back(std::min(a, b), std::max(a, b));
+			count--;
+		}
+	};
+	Rows before;
+	forward_rows(before, 3 * n);
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	Rows after = before;
+	forward_rows(after, 1000);
+	std::vector<EdgeChange> all = logged(before, after);
+	std::unique_ptr<Reach> reach = fresh_reach(index, all);
+	ASSERT_TRUE(reach);
+	// 700 rows over about 900 held: more than a quarter of them, and 700 x 1,600 past 64 x the
+	// DAG's ~2,800 edges.
+	Rows next = after;
+	forward_rows(next, 700);
+	std::vector<EdgeChange> batch = logged(after, next);
+	after = std::move(next);
+	ASSERT_TRUE(reach->extend(batch)) << "a batch smaller than what the overlay holds is taken";
+	std::map<int64_t, std::vector<int64_t>> out;
+	for (const auto &[s, t2] : after)
+		out[s].push_back(t2);
+	std::vector<int64_t> ids = grail_test::ids_of(after);
+	for (int q = 0; q < 3000; q++) {
+		int64_t a = ids[rng.below(ids.size())], b = ids[rng.below(ids.size())];
+		std::set<int64_t> seen{a};
+		std::vector<int64_t> stack{a};
+		bool expected = a == b;
+		while (!stack.empty() && !expected) {
+			int64_t u = stack.back();
+			stack.pop_back();
+			for (int64_t w : out[u])
+				if (seen.insert(w).second) {
+					expected |= w == b;
+					stack.push_back(w);
+				}
+		}
+		ASSERT_EQ(reach->reachable(a, b), expected) << a << " -> " << b;
+	}
+	// 4,000 rows over about 1,500 held: the caller builds.
+	next = after;
+	forward_rows(next, 4000);
+	EXPECT_FALSE(reach->extend(logged(after, next))) << "a batch far larger than what the overlay holds is refused";
+}
+
 // What an extension refuses, leaving the caller to make the overlay again: an edge that closes a
 // cycle between components, a deleted edge written again; and what it takes since it takes
 // deletions: a deleted edge, an inserted edge deleted again.

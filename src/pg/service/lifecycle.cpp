@@ -257,6 +257,12 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	                             : nullptr;
 	StoredBuild stored;
 	GraphRows rows = read_graph_rows(name, row, snapshot, &stored, merge != MergeKind::none);
+	// Recorded with the build: a reader's overlay of the last build that saw every change this one
+	// takes in is kept across it (open_graph.cpp).
+	if (snapshot != nullptr && !build_horizon(row.id, snapshot, &stored.snapshot_xmax, stored.snapshot_running)) {
+		stored.snapshot_xmax = 0;
+		stored.snapshot_running.clear();
+	}
 	std::optional<DeltaBuild> delta;
 	if (merge != MergeKind::none)
 		delta = make_delta_build(graph_name, row, rows, &stored);

@@ -45,6 +45,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
+#include "utils/xid8.h"
 #include "utils/syscache.h"
 }
 
@@ -342,6 +343,24 @@ decode_graph_row(HeapTuple tuple, TupleDesc desc, void *(*alloc)(Size), DecodedG
 	row.delta_changes = null ? 0 : DatumGetInt64(delta_changes);
 	Datum delta_bytes = column("delta_bytes", &null);
 	row.delta_bytes = null ? 0 : DatumGetInt64(delta_bytes);
+	Datum build_xmax = column("build_xmax", &null);
+	row.build_xmax = null ? 0 : U64FromFullTransactionId(DatumGetFullTransactionId(build_xmax));
+	row.build_running.clear();
+	Datum build_running = column("build_running", &null);
+	if (row.build_xmax != 0 && !null) {
+		ArrayType *array = DatumGetArrayTypeP(build_running);
+		Datum *xids;
+		bool *xid_nulls;
+		int count;
+		deconstruct_array(array, XID8OID, sizeof(FullTransactionId), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &xids,
+		                  &xid_nulls, &count);
+		for (int i = 0; i < count; i++)
+			if (!xid_nulls[i])
+				row.build_running.push_back(U64FromFullTransactionId(DatumGetFullTransactionId(xids[i])));
+		std::sort(row.build_running.begin(), row.build_running.end());
+	} else {
+		row.build_xmax = 0; // a snapshot's in-progress list missing: none recorded
+	}
 	Datum filter = column("filter", &null);
 	row.filter = null ? "" : TextDatumGetCString(filter);
 	struct varlena *watched = PG_DETOAST_DATUM(column("watched_tables", &null));
@@ -977,7 +996,13 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		stats->persist_ms += grail::ms_since(start);
 		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,
 		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID,
-		               INT8OID, TEXTOID,   INT8OID,   INT8OID,   INT8OID};
+		               INT8OID, TEXTOID,   INT8OID,   INT8OID,   INT8OID,   TEXTOID,   TEXTOID};
+		// The build's snapshot as xid8 text ('' where none is recorded: NULL).
+		std::string running = "{";
+		for (uint64_t xid : stats->snapshot_running)
+			running += (running.size() > 1 ? "," : "") + std::to_string(xid);
+		running += "}";
+		std::string xmax = stats->snapshot_xmax != 0 ? std::to_string(stats->snapshot_xmax) : "";
 		Datum values[] = {
 		    Int64GetDatum(id),
 		    Int64GetDatum(stats->input_rows),
@@ -997,7 +1022,9 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		    guard([&] { return CStringGetTextDatum(delta != nullptr ? delta->base_build_uuid.c_str() : ""); }),
 		    Int64GetDatum(delta != nullptr ? delta->base_index_bytes : 0),
 		    Int64GetDatum(delta != nullptr ? delta->changes : 0),
-		    Int64GetDatum(delta != nullptr ? int64_t(bytes.size()) : 0)};
+		    Int64GetDatum(delta != nullptr ? int64_t(bytes.size()) : 0),
+		    guard([&] { return CStringGetTextDatum(xmax.c_str()); }),
+		    guard([&] { return CStringGetTextDatum(running.c_str()); })};
 		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
 		        "build_uuid = pg_catalog.gen_random_uuid(), stale = false, built_at = pg_catalog.now(), "
 		        "input_rows = $2, null_rows = $3, vertices = $4, edges = $5, components = $6, dag_edges = $7, "
@@ -1007,6 +1034,9 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		        "''::pg_catalog.text)::pg_catalog.uuid, "
 		        "base_index_bytes = NULLIF($17, 0::pg_catalog.int8), delta_changes = NULLIF($18, 0::pg_catalog.int8), "
 		        "delta_bytes = NULLIF($19, 0::pg_catalog.int8), "
+		        "build_xmax = NULLIF($20, ''::pg_catalog.text)::pg_catalog.xid8, "
+		        "build_running = CASE WHEN $20 OPERATOR(pg_catalog.=) ''::pg_catalog.text THEN NULL ELSE "
+		        "$21::pg_catalog.xid8[] END, "
 		        // A merge's time is when it wrote its build (as pg_stat_all_tables.last_autovacuum is
 		        // when the vacuum ended), not its transaction's start.
 		        "last_merge = CASE WHEN $14 OPERATOR(pg_catalog.=) 1 THEN pg_catalog.clock_timestamp() ELSE "
@@ -1018,7 +1048,7 @@ store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, M
 		        "background_merge_count = background_merge_count OPERATOR(pg_catalog.+) (($14 "
 		        "OPERATOR(pg_catalog.=) 2)::pg_catalog.int4)::pg_catalog.int8 "
 		        "WHERE id OPERATOR(pg_catalog.=) $1 RETURNING build, build_uuid::pg_catalog.text",
-		        19, types, values, SPI_OK_UPDATE_RETURNING);
+		        21, types, values, SPI_OK_UPDATE_RETURNING);
 		int64_t build = get_int64(1);
 		stats->build_uuid = guard([&] {
 			bool null;

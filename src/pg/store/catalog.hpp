@@ -59,6 +59,10 @@ struct GraphRow {
 	int64_t base_index_bytes = 0;
 	int64_t delta_changes = 0;
 	int64_t delta_bytes = 0;
+	// What the build's snapshot counted as ended (build_horizon, pending_changes.hpp): its xmax and
+	// the transactions it counted as in progress, full ids, sorted; build_xmax 0: not recorded.
+	uint64_t build_xmax = 0;
+	std::vector<uint64_t> build_running;
 	bool
 	is_delta() const noexcept {
 		return base_build > 0 && !base_build_uuid.empty();
@@ -133,6 +137,9 @@ struct StoredBuild {
 	double build_ms;        // read to labels, wall clock
 	std::string build_uuid; // the new build's, set by store_index
 	int64_t written_bytes;  // to grail.index_chunk: the image's, or a delta build's delta's
+	// What the build's snapshot counted as ended (GraphRow::build_xmax); 0: none recorded.
+	uint64_t snapshot_xmax = 0;
+	std::vector<uint64_t> snapshot_running;
 };
 // Whether a build is a merge, and which: store_index counts merges in the graph's row
 // (grail.graphs: last_merge, merge_count, last_background_merge, background_merge_count), in the

@@ -396,6 +396,50 @@ read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<Pending
 	return true;
 }
 
+bool
+build_horizon(int64_t graph_id, Snapshot snapshot, uint64_t *xmax, std::vector<uint64_t> &running) {
+	running.clear();
+	return guard([&] {
+		// A build's snapshot is never a standby's (builds write); its xip holds top-level ids.
+		if (snapshot->takenDuringRecovery || !full_xid(snapshot->xmax, xmax))
+			return false;
+		// A merge has an id by now (it locked the graph's row before it took the snapshot), which may
+		// be below xmax and is not in xip: it counts as in progress, as it does for readers while the
+		// build runs, where the build deletes none of its rows (none that the snapshot sees).
+		FullTransactionId own = GetTopFullTransactionIdIfAny();
+		if (FullTransactionIdIsValid(own)) {
+			bool logged = false;
+			std::vector<XidKey> keys{XidKey{U64FromFullTransactionId(own), true}};
+			PushActiveSnapshot(snapshot);
+			scan_visible_pending(
+			    graph_id, [&](HeapTuple, TupleDesc) { logged = true; }, &keys);
+			PopActiveSnapshot();
+			if (logged)
+				return false;
+			running.push_back(U64FromFullTransactionId(own));
+		}
+		running.reserve(running.size() + size_t(snapshot->xcnt));
+		for (uint32 i = 0; i < snapshot->xcnt; i++) {
+			uint64_t full;
+			if (!full_xid(snapshot->xip[i], &full))
+				return false;
+			running.push_back(full);
+		}
+		std::sort(running.begin(), running.end());
+		return true;
+	});
+}
+
+bool
+build_carries(const PendingLog &last, uint64_t build_xmax, const std::vector<uint64_t> &build_running) {
+	if (!last.bounded || build_xmax > last.xmax)
+		return false;
+	for (uint64_t xid : last.running)
+		if (xid < build_xmax && !std::binary_search(build_running.begin(), build_running.end(), xid))
+			return false;
+	return true;
+}
+
 void
 delete_pending_changes(int64_t graph_id, Snapshot snapshot) {
 	with_spi([&] {

@@ -95,6 +95,20 @@ void read_pending_log(int64_t graph_id, std::vector<PendingRow> &edges, PendingL
 // rolled back); then read_pending_log. next: what to read from after this snapshot.
 bool read_pending_since(int64_t graph_id, const PendingLog &last, std::vector<PendingRow> &edges, PendingLog &next);
 
+// What a build's snapshot counted as ended, recorded with the build (grail.graph.build_xmax,
+// build_running) so that a reader's overlay of an older build can be carried across it
+// (build_carries): its xmax and the transactions it counted as in progress, as full ids, sorted.
+// false where none may be recorded: the build's own transaction logged rows of the graph that the
+// snapshot sees, which the build deletes and no other snapshot saw (or an id is not a normal one).
+bool build_horizon(int64_t graph_id, Snapshot snapshot, uint64_t *xmax, std::vector<uint64_t> &running);
+
+// Whether every log row a build deleted was seen by the snapshot last was read in: every
+// transaction the build's snapshot counted as ended (below build_xmax, not in build_running),
+// last counted as ended too. Then the edge table now is what last's snapshot saw and the rows of
+// the transactions it did not count as ended, none of which the build deleted: read_pending_since
+// reads them from last as if no build had run.
+bool build_carries(const PendingLog &last, uint64_t build_xmax, const std::vector<uint64_t> &build_running);
+
 // Deletes the graph's rows that snapshot sees: the changes a build that read the edge table in
 // that snapshot has taken in (all of them without a snapshot).
 void delete_pending_changes(int64_t graph_id, Snapshot snapshot);
