@@ -113,9 +113,26 @@ bool
 ReachabilityOverlay::ComponentEdges::add(uint32_t from, uint32_t to) {
 	if (!edges_.insert(key(from, to)).second)
 		return false;
-	out_[from].push_back(to);
-	in_[to].push_back(from);
+	list_for(out_index_, from).push_back(to);
+	list_for(in_index_, to).push_back(from);
 	return true;
+}
+
+ReachabilityOverlay::ComponentEdges::List &
+ReachabilityOverlay::ComponentEdges::list_for(std::vector<uint32_t> &index, uint32_t c) {
+	if (c >= index.size())
+		index.resize(std::max(size_t(c) + 1, index.size() * 2), kNoList);
+	if (index[c] == kNoList) {
+		index[c] = uint32_t(lists_.size());
+		lists_.emplace_back();
+	}
+	return lists_[index[c]];
+}
+
+const ReachabilityOverlay::ComponentEdges::List *
+ReachabilityOverlay::ComponentEdges::list_of(const std::vector<uint32_t> &index, const std::vector<List> &lists,
+                                             uint32_t c) {
+	return c < index.size() && index[c] != kNoList ? &lists[index[c]] : nullptr;
 }
 
 namespace {
@@ -136,21 +153,19 @@ bool
 ReachabilityOverlay::ComponentEdges::remove(uint32_t from, uint32_t to) {
 	if (edges_.erase(key(from, to)) == 0)
 		return false;
-	unlist(out_[from], to);
-	unlist(in_[to], from);
+	unlist(list_for(out_index_, from), to);
+	unlist(list_for(in_index_, to), from);
 	return true;
 }
 
 const ReachabilityOverlay::ComponentEdges::List *
 ReachabilityOverlay::ComponentEdges::heads(uint32_t from) const {
-	auto found = out_.find(from);
-	return found == out_.end() ? nullptr : &found->second;
+	return list_of(out_index_, lists_, from);
 }
 
 const ReachabilityOverlay::ComponentEdges::List *
 ReachabilityOverlay::ComponentEdges::tails(uint32_t to) const {
-	auto found = in_.find(to);
-	return found == in_.end() ? nullptr : &found->second;
+	return list_of(in_index_, lists_, to);
 }
 
 void

@@ -144,8 +144,15 @@ private:
 		key(uint32_t from, uint32_t to) noexcept {
 			return uint64_t(from) << 32 | to;
 		}
+		static constexpr uint32_t kNoList = UINT32_MAX;
+		// The list of component c in lists_ (kNoList: none yet), indexed by c: a component's
+		// lists are found with one read, where a hash map took a bucket and a node before them
+		// (heads() and tails() run for every component a widening or a search reaches).
+		static const List *list_of(const std::vector<uint32_t> &index, const std::vector<List> &lists, uint32_t c);
+		List &list_for(std::vector<uint32_t> &index, uint32_t c);
 		std::unordered_set<uint64_t> edges_;
-		std::unordered_map<uint32_t, List> out_, in_;
+		std::vector<uint32_t> out_index_, in_index_;
+		std::vector<List> lists_;
 	};
 	uint32_t
 	component(vid_t v) const noexcept {
