@@ -105,6 +105,12 @@ CREATE TABLE grail.graph (
 	base_index_bytes bigint,
 	delta_changes bigint,
 	delta_bytes   bigint,
+	-- What the build's snapshot counted as ended: its xmax and the transactions it counted as in
+	-- progress. A reader whose overlay of an older build saw every change this build took in keeps
+	-- that overlay across it (src/pg/store/pending_changes.hpp, build_carries). NULL: not recorded
+	-- (a graph that is not live, or a build in a transaction that had written before it).
+	build_xmax    xid8,
+	build_running xid8[],
 	UNIQUE (namespace, name)
 );
 
