@@ -67,9 +67,15 @@ check($reader, 'first read');
 
 # A merge by hand after the reader's statement, with no commit between: the build took in only rows
 # the reader saw. A row written after it is read since, as if no build had run.
+my $before = $sql->(q{SELECT build || ' ' || build_uuid FROM grail.graph WHERE name = 'g'});
 $sql->(q{SELECT count(*) FROM (SELECT grail.merge_graph('g')) m});
 $sql->('INSERT INTO e VALUES ' . forward_edge());
 check($reader, 'merge_graph between statements', 1);
+# explain_graph names the build that answers: the one the carried overlay is over, its number with
+# its uuid (not the catalog's newer number beside the older uuid).
+is($reader->query(q{SELECT build || ' ' || build_uuid FROM grail.explain_graph('g') WHERE function = 'reachable(graph, a, b)'}),
+	$before, 'explain_graph names the build the carried overlay is over');
+$reader->{stderr} = '';
 $sql->('INSERT INTO e VALUES ' . forward_edge());
 check($reader, 'the carried overlay extended again');
 $sql->('DELETE FROM e WHERE ctid = (SELECT min(ctid) FROM e)');

@@ -53,6 +53,9 @@ template <typename T> struct PendingKeyed {
 struct LiveOverlay {
 	std::shared_ptr<LoadedGraph> base;
 	std::unique_ptr<grail::Reach> reach;
+	// The graph's row when the overlay was made: the number, time, base and delta of base's build,
+	// for explain_graph (an overlay carried across later builds answers from this one).
+	GraphRow made_under;
 };
 
 // A live graph's overlay for reachable(), for the log rows one snapshot saw (log), which the next
@@ -644,6 +647,7 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 			overlay_trace.how = same_build ? "made again" : "made for a new build";
 		overlay_trace.rows = rows.size();
 		live = make_overlay(load_build(name, row, keys), rows, reversed_dag);
+		live->made_under = row;
 		if (!live->reach)
 			overlay_trace.how = "declined: the snapshot's rows are read";
 		if (live->reach && live->reach->reversed_dag())
@@ -909,13 +913,16 @@ explain_open(const char *name, bool reachability) {
 	GraphRow row;
 	Opened opened = open_checked(name, std::nullopt, reachability ? PendingUse::overlay : PendingUse::rows, &row);
 	OpenedFor result;
+	// An overlay carried across later builds answers from the build it was made over.
+	bool carried = opened.overlay && opened.overlay->base && opened.overlay->base->build_uuid != row.build_uuid;
+	const GraphRow &answered = carried ? opened.overlay->made_under : row;
 	result.graph = std::move(opened.graph);
 	result.source = opened.source;
-	result.build = row.build;
-	result.built_at = row.built_at;
+	result.build = answered.build;
+	result.built_at = answered.built_at;
 	result.live = row.live;
-	result.base_build = row.base_build;
-	result.delta_changes = row.delta_changes;
+	result.base_build = answered.base_build;
+	result.delta_changes = answered.delta_changes;
 	if (row.live)
 		result.pending = guard([&] { return count_pending_edges(row.id, GetActiveSnapshot()); });
 	if (opened.overlay) {
