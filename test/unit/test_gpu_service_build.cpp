@@ -8,6 +8,7 @@
 #include "index.hpp"
 #include "oracle.hpp"
 #include "reach.hpp"
+#include "process_resources.hpp"
 #include "rng.hpp"
 #include "scc.hpp"
 #include "service_fixture.hpp"
@@ -23,7 +24,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -277,21 +277,7 @@ TEST(GpuServiceBuild, ResultFilesHoldTheEncodedParts) {
 		EXPECT_EQ(sealed_bytes(file, std::move(placed)), want) << "placed, seed " << seed;
 	}
 	// Files let go whether sealed, refused or dropped mid-build: no descriptor or mapping stays.
-	auto descriptors = [] {
-		size_t n = 0;
-		for (int fd = 0; fd < 4096; fd++)
-			n += fcntl(fd, F_GETFD) != -1;
-		return n;
-	};
-	// Mappings of pg_grail's memory files (a sanitizer's allocator maps memory of its own meanwhile).
-	auto mappings = [] {
-		std::ifstream maps("/proc/self/maps");
-		size_t n = 0;
-		for (std::string line; std::getline(maps, line);)
-			n += line.find("memfd:pg_grail") != std::string::npos;
-		return n;
-	};
-	size_t fds_before = descriptors(), maps_before = mappings();
+	size_t fds_before = grail_test::open_descriptors(), maps_before = grail_test::memfd_mappings();
 	{
 		BuiltFile dropped(1 << 20, 16); // a build that failed after its first download
 		std::memset(dropped.place(4096), 1, 4096);
@@ -311,8 +297,8 @@ TEST(GpuServiceBuild, ResultFilesHoldTheEncodedParts) {
 		BuiltFile sealed(100, 5);
 		(void)sealed.seal(host_parts(grail_test::random_graph(6, 80).edges, 5));
 	}
-	EXPECT_EQ(descriptors(), fds_before);
-	EXPECT_EQ(mappings(), maps_before);
+	EXPECT_EQ(grail_test::open_descriptors(), fds_before);
+	EXPECT_EQ(grail_test::memfd_mappings(), maps_before);
 }
 
 TEST(GpuServiceBuild, GpuExecutorBuildsAnswerAsTheHost) {

@@ -4,17 +4,16 @@
 #include "gpu_service/protocol.hpp"
 #include "gpu_service/rows_file.hpp"
 #include "gpu_service/shared_bytes.hpp"
+#include "process_resources.hpp"
 #include "rng.hpp"
 #include <gtest/gtest.h>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <dirent.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -188,32 +187,10 @@ TEST(RowsFile, MovesAndMovesToTheHost) {
 	EXPECT_EQ(edges.target[99999], -99999);
 }
 
-size_t
-open_descriptors() {
-	size_t n = 0;
-	DIR *d = opendir("/proc/self/fd");
-	while (d && readdir(d) != nullptr)
-		n++;
-	if (d)
-		closedir(d);
-	return n;
-}
-
-// Mappings of pg_grail's memory files (a sanitizer's allocator maps and unmaps memory of its own
-// meanwhile: every mapping would not count only the files').
-size_t
-mappings() {
-	std::ifstream maps("/proc/self/maps");
-	size_t n = 0;
-	for (std::string line; std::getline(maps, line);)
-		n += line.find("memfd:pg_grail") != std::string::npos;
-	return n;
-}
-
 // A read cancelled at any point (the rows file destroyed while written, grown, sealed, or moved to
 // the host) leaves no descriptor and no mapping behind.
 TEST(RowsFile, CancelledReadsLeaveNothingBehind) {
-	size_t fds = open_descriptors(), maps = mappings();
+	size_t fds = grail_test::open_descriptors(), maps = grail_test::memfd_mappings();
 	for (int stage = 0; stage < 5; stage++) {
 		{
 			RowsFile file;
@@ -233,8 +210,8 @@ TEST(RowsFile, CancelledReadsLeaveNothingBehind) {
 				file.move_to(edges);
 			}
 		}
-		EXPECT_EQ(open_descriptors(), fds) << "stage " << stage;
-		EXPECT_EQ(mappings(), maps) << "stage " << stage;
+		EXPECT_EQ(grail_test::open_descriptors(), fds) << "stage " << stage;
+		EXPECT_EQ(grail_test::memfd_mappings(), maps) << "stage " << stage;
 	}
 }
 

@@ -64,9 +64,8 @@ struct KeptOverlay {
 	// The graph's build it answers for: its base's, or a later one it was carried across.
 	std::string build_uuid;
 	bool carried = false;
-	// The graph as it was made under (its edge table, columns, filter, owner; key_type: the SQL
-	// type of its keys): a build of a graph defined otherwise never carries it.
-	GraphRow made_under;
+	// The SQL type of its keys: with value->made_under (its edge table, columns, filter, owner), a
+	// build of a graph defined otherwise never carries it.
 	Oid key_type = InvalidOid;
 	PendingLog log;
 	// Null where the snapshot saw no pending change.
@@ -574,9 +573,9 @@ live_overlay(const GraphName &name, const GraphRow &row, Oid key_type, std::opti
  */
 static bool
 carries_across(const KeptOverlay &last, const GraphRow &row, Oid key_type) {
-	const GraphRow &was = last.made_under;
 	if (row.build_xmax == 0 || !last.value || !last.value->reach || !last.value->base || last.build_uuid.empty())
 		return false;
+	const GraphRow &was = last.value->made_under;
 	const grail::OverlayChanges *held = last.value->reach->changes();
 	return held != nullptr &&
 	       grail::OverlayChanges::takes(4 * (held->inserted().size() + held->deleted().size()),
@@ -655,7 +654,6 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 	}
 	KeptOverlay &kept = backend_cache()[row.id].overlay;
 	kept.build_uuid = row.build_uuid;
-	kept.made_under = row;
 	kept.key_type = key_type;
 	kept.log = std::move(log);
 	kept.value = live;
