@@ -920,7 +920,7 @@ close_chunk_table(ChunkTable &table) {
  * ids, CSR, labels and hash table compress to about half, its Bloom records not at all), else
  * kChunkBytes. Half the bytes to write to the heap and the WAL cost about what compressing them
  * does, and readers decompress as they detoast. The image is made into rows a stretch at a time:
- * with helper threads (grail.build_threads), the next stretches are compressed while this thread
+ * with helper threads (build_helper_threads), the next stretches are compressed while this thread
  * inserts the last ones. counting_down: a delta's chunks, numbered -1, -2, ... (a full image's
  * from 0).
  */
@@ -928,7 +928,7 @@ static void
 insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down) {
 	ChunkTable table = guard([] { return open_chunk_table(); });
 	bool compress = table.plan == NULL && lz4_datums_supported();
-	unsigned helpers = unsigned(std::clamp(settings.build_threads, 0, 16));
+	unsigned helpers = build_helper_threads();
 	size_t stretches = (bytes.size() + kStretchBytes - 1) / kStretchBytes;
 	// Stretches made at once: one per thread that makes them, at most 8 (two batches' rows, about
 	// 70 MB, are held at once).
