@@ -708,6 +708,32 @@ hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner) {
 	});
 }
 
+std::vector<OwnedGraph>
+graphs_new_owner_cannot_create(Oid relid, Oid old_owner, Oid new_owner) {
+	return with_spi([&] {
+		Oid types[] = {OIDOID, OIDOID, OIDOID};
+		Datum values[] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(old_owner), ObjectIdGetDatum(new_owner)};
+		int n =
+		    execute("SELECT g.id, (g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+		            "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
+		            "WHERE g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+		            "AND g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) $2 "
+		            "AND NOT pg_catalog.has_schema_privilege($3, g.namespace::pg_catalog.oid, 'CREATE') "
+		            "ORDER BY g.id",
+		            3, types, values, SPI_OK_SELECT);
+		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++) {
+			HeapTuple tuple = SPI_tuptable->vals[i];
+			graphs[i].id = DatumGetInt64(guard([&] {
+				bool null;
+				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
+			}));
+			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
+		}
+		return graphs;
+	});
+}
+
 void
 watch_graph(int64_t id) {
 	with_spi([&] {
