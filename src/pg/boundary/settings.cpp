@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <climits>
 
 #include "boundary/settings.hpp"
@@ -55,6 +56,15 @@ define_settings() {
 	                        "They make the GRAIL labels' traversals and the id hash table at once, the same index "
 	                        "byte for byte; 0 (the default) builds on the backend's thread alone.",
 	                        &settings.build_threads, 0, 0, 16, PGC_USERSET, 0, NULL, NULL, NULL);
+	// Threads are not a pool the server hands out (as parallel workers are): without a cap any role
+	// could have each of its sessions' builds run 17 threads. SUSET, as max_parallel_workers is
+	// SIGHUP-or-superuser: postgresql.conf sets it for everyone, a superuser may raise it for a role
+	// (ALTER ROLE ... SET). 4: what one build may take beside its backend without a setting, as
+	// max_parallel_workers_per_gather (2) plus max_parallel_maintenance_workers (2) lets a session.
+	DefineCustomIntVariable("grail.max_build_threads", "The most helper threads any graph build runs.",
+	                        "A build runs min(grail.build_threads, grail.max_build_threads) helpers; only a "
+	                        "superuser may raise it.",
+	                        &settings.max_build_threads, 4, 0, 16, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable(
 	    "grail.shared_cache_size", "Disk and page-cache space for the index image files that all backends share.",
 	    "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",
@@ -109,6 +119,11 @@ define_settings() {
 		define_gpu_service_settings();
 	}
 	MarkGUCPrefixReserved("grail");
+}
+
+unsigned
+build_helper_threads() {
+	return unsigned(std::clamp(std::min(settings.build_threads, settings.max_build_threads), 0, 16));
 }
 
 static void

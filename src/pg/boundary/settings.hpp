@@ -25,6 +25,8 @@ struct Settings {
 	int log_merge_min_duration_ms = 600000;
 	// Helper threads a build may run beside its backend's (the GRAIL traversals, the id hash); 0: none.
 	int build_threads = 0;
+	// The most helper threads any build takes, whatever build_threads asks (superuser, postgresql.conf).
+	int max_build_threads = 4;
 	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
 	int merge_worker_nice = 0;
 };
@@ -32,5 +34,8 @@ struct Settings {
 extern Settings settings;
 
 void define_settings();
+
+// The helper threads a build runs: grail.build_threads, capped by grail.max_build_threads.
+unsigned build_helper_threads();
 
 } // namespace grail::pg

@@ -27,6 +27,7 @@
 
 extern "C" {
 #include "catalog/namespace.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
 #include "utils/acl.h"
@@ -95,6 +96,31 @@ owner_change(Node *stmt) {
 	return OidIsValid(relid) ? OwnerChange{relid, relation_owner(relid)} : OwnerChange{};
 }
 
+/*
+ * As ALTER TABLE ... OWNER TO refuses a new owner without CREATE on the table's schema (unless a
+ * superuser runs it), so for the schema of each graph it hands over: without it, the new owner
+ * could neither refresh, merge nor drop the graph (its name is looked up in that schema), nor could
+ * its old owner, and only a superuser could.
+ */
+static void
+refuse_owner_without_create(Oid relid, Oid old_owner, Oid new_owner) {
+	if (guard([] { return superuser(); }))
+		return;
+	std::vector<OwnedGraph> graphs = graphs_new_owner_cannot_create(relid, old_owner, new_owner);
+	if (graphs.empty())
+		return;
+	std::string names;
+	for (const OwnedGraph &g : graphs)
+		names += (names.empty() ? "" : ", ") + g.name;
+	raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
+	      format("the new owner has no CREATE on the schema of pg_grail graph %s, which the owner change hands "
+	             "over with the table",
+	             names.c_str()),
+	      "Grant the new owner CREATE on that schema, or drop the graph first (grail.drop_graph()).",
+	      "ALTER ... OWNER TO gives the table's graphs of its old owner to the new owner, as it needs CREATE "
+	      "on the table's own schema.");
+}
+
 static void
 process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
                 ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
@@ -132,8 +158,10 @@ process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, Proc
 		    [](void *c) {
 			    auto *change = static_cast<OwnerChange *>(c);
 			    Oid new_owner = relation_owner(change->relid);
-			    if (OidIsValid(new_owner) && new_owner != change->old_owner && extension_in_step())
+			    if (OidIsValid(new_owner) && new_owner != change->old_owner && extension_in_step()) {
+				    refuse_owner_without_create(change->relid, change->old_owner, new_owner);
 				    hand_over_relation_graphs(change->relid, change->old_owner, new_owner);
+			    }
 		    },
 		    &owner_changed);
 	} else if (IsA(stmt, ReassignOwnedStmt)) {

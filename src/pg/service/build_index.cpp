@@ -20,6 +20,7 @@
 #include "store/activity.hpp"
 #include "store/edges.hpp"
 #include "boundary/gpu_choice.hpp"
+#include "boundary/guard.hpp"
 #include "boundary/key_datums.hpp"
 #include "boundary/pg_calls.hpp"
 #include "boundary/settings.hpp"
@@ -303,9 +304,15 @@ build_graph_rows(const char *name, const GraphRow &row, GraphRows read, StoredBu
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
 	options.id_hash_seed = unpredictable_seed();
-	// Helper threads for the steps of the build that split (grail.build_threads; 0: none). They
-	// compute only: no PostgreSQL call.
-	options.threads = unsigned(std::clamp(settings.build_threads, 0, 16));
+	// Helper threads for the steps of the build that split (grail.build_threads up to
+	// grail.max_build_threads; 0: none). They compute only: no PostgreSQL call.
+	options.threads = build_helper_threads();
+	// The cap is silent (as max_parallel_workers_per_gather's): DEBUG1 says what a build ran on.
+	guard([&] {
+		ereport(DEBUG1, (errmsg_internal("pg_grail build of graph %s: %u helper threads (grail.build_threads = %d, "
+		                                 "grail.max_build_threads = %d)",
+		                                 name, options.threads, settings.build_threads, settings.max_build_threads)));
+	});
 	ServiceLabels service_labels; // the service's, for its route's label builder
 	switch (BuildRoute(read.route)) {
 	case BuildRoute::service:

@@ -257,9 +257,13 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 	                             : nullptr;
 	StoredBuild stored;
 	GraphRows rows = read_graph_rows(name, row, snapshot, &stored, merge != MergeKind::none);
-	// Recorded with the build: a reader's overlay of the last build that saw every change this one
-	// takes in is kept across it (open_graph.cpp).
-	if (snapshot != nullptr && !build_horizon(row.id, snapshot, &stored.snapshot_xmax, stored.snapshot_running)) {
+	// Recorded with a merge's build: a reader's overlay of the last build that saw every change this
+	// one takes in is kept across it (open_graph.cpp). Not with a refresh's: a refresh is what makes
+	// a build read the rows again where they now make other edges than the build and the log say
+	// (CREATE OR REPLACE of a function its filter calls, README, Filters); an overlay carried across
+	// it would go on answering from the older build's edges.
+	if (snapshot != nullptr && merge != MergeKind::none &&
+	    !build_horizon(row.id, snapshot, &stored.snapshot_xmax, stored.snapshot_running)) {
 		stored.snapshot_xmax = 0;
 		stored.snapshot_running.clear();
 	}

@@ -708,6 +708,32 @@ hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner) {
 	});
 }
 
+std::vector<OwnedGraph>
+graphs_new_owner_cannot_create(Oid relid, Oid old_owner, Oid new_owner) {
+	return with_spi([&] {
+		Oid types[] = {OIDOID, OIDOID, OIDOID};
+		Datum values[] = {ObjectIdGetDatum(relid), ObjectIdGetDatum(old_owner), ObjectIdGetDatum(new_owner)};
+		int n =
+		    execute("SELECT g.id, (g.namespace::pg_catalog.text OPERATOR(pg_catalog.||) '.' OPERATOR(pg_catalog.||) "
+		            "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
+		            "WHERE g.relid::pg_catalog.oid OPERATOR(pg_catalog.=) $1 "
+		            "AND g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) $2 "
+		            "AND NOT pg_catalog.has_schema_privilege($3, g.namespace::pg_catalog.oid, 'CREATE') "
+		            "ORDER BY g.id",
+		            3, types, values, SPI_OK_SELECT);
+		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++) {
+			HeapTuple tuple = SPI_tuptable->vals[i];
+			graphs[i].id = DatumGetInt64(guard([&] {
+				bool null;
+				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
+			}));
+			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
+		}
+		return graphs;
+	});
+}
+
 void
 watch_graph(int64_t id) {
 	with_spi([&] {
@@ -920,7 +946,7 @@ close_chunk_table(ChunkTable &table) {
  * ids, CSR, labels and hash table compress to about half, its Bloom records not at all), else
  * kChunkBytes. Half the bytes to write to the heap and the WAL cost about what compressing them
  * does, and readers decompress as they detoast. The image is made into rows a stretch at a time:
- * with helper threads (grail.build_threads), the next stretches are compressed while this thread
+ * with helper threads (build_helper_threads), the next stretches are compressed while this thread
  * inserts the last ones. counting_down: a delta's chunks, numbered -1, -2, ... (a full image's
  * from 0).
  */
@@ -928,7 +954,7 @@ static void
 insert_chunks(int64_t id, const std::vector<uint8_t> &bytes, bool counting_down) {
 	ChunkTable table = guard([] { return open_chunk_table(); });
 	bool compress = table.plan == NULL && lz4_datums_supported();
-	unsigned helpers = unsigned(std::clamp(settings.build_threads, 0, 16));
+	unsigned helpers = build_helper_threads();
 	size_t stretches = (bytes.size() + kStretchBytes - 1) / kStretchBytes;
 	// Stretches made at once: one per thread that makes them, at most 8 (two batches' rows, about
 	// 70 MB, are held at once).

@@ -205,5 +205,8 @@ void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
 // Makes new_owner the owner of the graphs over relation relid that old_owner owns (ALTER TABLE
 // ... OWNER TO, which hands a table's indexes over as well).
 void hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner);
+// The graphs that hand_over_relation_graphs would give new_owner in a schema where new_owner has no
+// CREATE (name schema-qualified and quoted).
+std::vector<OwnedGraph> graphs_new_owner_cannot_create(Oid relid, Oid old_owner, Oid new_owner);
 
 } // namespace grail::pg

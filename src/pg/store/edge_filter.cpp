@@ -4,6 +4,8 @@
 extern "C" {
 #include "access/table.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_operator.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
@@ -23,6 +25,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "utils/syscache.h"
 }
 
 namespace grail::pg {
@@ -119,6 +122,104 @@ follow_rename(ParseState *pstate, ColumnRef *ref, Node *var) {
 	return reinterpret_cast<Node *>(makeVar(1, attnum, type, typmod, collation, 0));
 }
 
+// The schema of a type, an operator or a collation (InvalidOid for none, or one since dropped).
+Oid
+object_namespace(int cache, Oid object) {
+	if (!OidIsValid(object))
+		return InvalidOid;
+	HeapTuple tuple = SearchSysCache1(cache, ObjectIdGetDatum(object));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	Oid nsp = InvalidOid;
+	switch (cache) {
+	case TYPEOID:
+		nsp = reinterpret_cast<Form_pg_type>(GETSTRUCT(tuple))->typnamespace;
+		break;
+	case OPEROID:
+		nsp = reinterpret_cast<Form_pg_operator>(GETSTRUCT(tuple))->oprnamespace;
+		break;
+	case COLLOID:
+		nsp = reinterpret_cast<Form_pg_collation>(GETSTRUCT(tuple))->collnamespace;
+		break;
+	}
+	ReleaseSysCache(tuple);
+	return nsp;
+}
+
+bool
+temporary(Oid nsp) {
+	return OidIsValid(nsp) && isAnyTempNamespace(nsp);
+}
+
+bool
+temporary_operator(Oid opno) {
+	return temporary(object_namespace(OPEROID, opno)) || temporary(get_func_namespace(get_opcode(opno)));
+}
+
+// Finds a node of the checked expression that uses a temporary function, operator, type or
+// collation: its type, its collations, and the function or operators it calls.
+bool
+find_temporary_object(Node *node, void *context) {
+	if (node == nullptr)
+		return false;
+	bool found = false;
+	switch (nodeTag(node)) {
+	case T_FuncExpr:
+		found = temporary(get_func_namespace(castNode(FuncExpr, node)->funcid));
+		break;
+	case T_OpExpr:
+	case T_DistinctExpr:
+	case T_NullIfExpr:
+		found = temporary_operator(reinterpret_cast<OpExpr *>(node)->opno);
+		break;
+	case T_ScalarArrayOpExpr:
+		found = temporary_operator(castNode(ScalarArrayOpExpr, node)->opno);
+		break;
+	case T_RowCompareExpr: {
+		ListCell *cell;
+		foreach (cell, castNode(RowCompareExpr, node)->opnos)
+			found = found || temporary_operator(lfirst_oid(cell));
+		break;
+	}
+	default:
+		break;
+	}
+	switch (nodeTag(node)) {
+	case T_Const:
+	case T_Var:
+	case T_FuncExpr:
+	case T_OpExpr:
+	case T_DistinctExpr:
+	case T_NullIfExpr:
+	case T_ScalarArrayOpExpr:
+	case T_RelabelType:
+	case T_CoerceViaIO:
+	case T_ArrayCoerceExpr:
+	case T_ConvertRowtypeExpr:
+	case T_CollateExpr:
+	case T_CaseExpr:
+	case T_ArrayExpr:
+	case T_RowExpr:
+	case T_CoalesceExpr:
+	case T_MinMaxExpr:
+	case T_FieldSelect:
+	case T_FieldStore:
+	case T_CoerceToDomain:
+	case T_SubscriptingRef:
+		found = found || temporary(object_namespace(TYPEOID, exprType(node))) ||
+		        temporary(object_namespace(COLLOID, exprCollation(node))) ||
+		        temporary(object_namespace(COLLOID, exprInputCollation(node)));
+		break;
+	default:
+		break;
+	}
+	if (found) {
+		*static_cast<Node **>(context) = node;
+		return true;
+	}
+	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(find_temporary_object), context);
+}
+
 void
 filter_error_context(void *arg) {
 	errcontext("pg_grail filter: %s", static_cast<const char *>(arg));
@@ -152,6 +253,16 @@ transform_filter(Relation rel, Node *raw, const char *text, Rename *rename = nul
 		                errmsg("functions in a pg_grail filter must be marked IMMUTABLE"),
 		                errdetail("The filter decides which rows are edges at every build and every write; a "
 		                          "function whose result can change would make the graph disagree with its rows."),
+		                errhint("%s", filter_error_hint())));
+	// A temporary object is stored as pg_temp.name, which names the temporary schema of whichever
+	// session reads it back: every other session's write would fail, or call a function of that
+	// session's own making, as the graph's owner.
+	Node *temporary = nullptr;
+	if (find_temporary_object(expr, &temporary))
+		ereport(ERROR, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+		                errmsg("a pg_grail filter cannot use temporary functions, operators, types or collations"),
+		                errdetail("The filter is read again by every session that writes, merges or queries the "
+		                          "graph, where pg_temp is that session's own schema."),
 		                errhint("%s", filter_error_hint())));
 	List *vars = pull_var_clause(expr, 0);
 	ListCell *cell;
