@@ -569,11 +569,14 @@ live_overlay(const GraphName &name, const GraphRow &row, Oid key_type, std::opti
  * engine's reachable() p99 249 -> 615 us with 30,000 -> 150,000 changes held,
  * bench/overlay_stream_bench.cpp; a reader carried across every merge: median 1.33x, p99 14.4x
  * against 1.03x and 11.0x remade after each): past a quarter of what an overlay takes, the new
- * build's overlay is made afresh, of the rows written since that build's snapshot.
+ * build's overlay is made afresh, of the rows written since that build's snapshot. Never for a
+ * graph with a filter: a merge reads the rows through the filter's functions as they are now, and
+ * one replaced since (CREATE OR REPLACE, which nothing here sees) makes other edges of the same rows
+ * than the overlay's build took.
  */
 static bool
 carries_across(const KeptOverlay &last, const GraphRow &row, Oid key_type) {
-	if (row.build_xmax == 0 || !last.value || !last.value->reach || !last.value->base || last.build_uuid.empty())
+	if (row.build_xmax == 0 || !row.filter.empty() || !last.value || !last.value->reach || !last.value->base || last.build_uuid.empty())
 		return false;
 	const GraphRow &was = last.value->made_under;
 	const grail::OverlayChanges *held = last.value->reach->changes();
