@@ -27,6 +27,8 @@ struct Settings {
 	int build_threads = 0;
 	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
 	int merge_worker_nice = 0;
+	// bfs(), descendants() and ancestors() in FROM run as a Grail Traversal Scan (traversal_scan.cpp).
+	bool traversal_scan = true;
 };
 
 extern Settings settings;
