@@ -423,21 +423,20 @@ next_traversal_row(TraversalRows *rows, Datum *values, bool *nulls) {
 	}
 	if (kind != grail::KeyKind::integer && index.keys().size() > 0) {
 		// A text or uuid key is three dependent reads (the vertex's id, its offset in the
-		// dictionary, its bytes), each asked for a few rows before the row needs it.
+		// dictionary, its bytes), each asked for some rows before the row needs it.
 		const uint64_t *offsets = index.keys().offsets().data();
 		const uint8_t *bytes = index.keys().bytes().data();
-		constexpr size_t id_ahead = 24, offset_ahead = 16, bytes_ahead = 8;
-		auto ask = [&](const grail::vid_t *of) {
+		constexpr size_t id_ahead = 96, offset_ahead = 64, bytes_ahead = 32;
+		for (const grail::vid_t *of : {vertex, parent}) {
+			if (of == nullptr)
+				continue;
 			if (i + id_ahead < count && of[i + id_ahead] != grail::kNoVertex)
 				__builtin_prefetch(ids + of[i + id_ahead]);
 			if (i + offset_ahead < count && of[i + offset_ahead] != grail::kNoVertex)
 				__builtin_prefetch(offsets + ids[of[i + offset_ahead]]);
 			if (i + bytes_ahead < count && of[i + bytes_ahead] != grail::kNoVertex)
 				__builtin_prefetch(bytes + offsets[ids[of[i + bytes_ahead]]]);
-		};
-		ask(vertex);
-		if (parent != nullptr)
-			ask(parent);
+		}
 	}
 	MemoryContext row_memory = MemoryContextSwitchTo(rows->memory);
 	values[0] = rows->vertex_key.key(index, ids[vertex[i]]);
