@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(42);
+SELECT plan(44);
 
 -- Whether the query's plan runs a Grail Traversal Scan.
 CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -150,8 +150,9 @@ SELECT is(pg_temp.disagreeing(ARRAY[
 	$$SELECT k.n, b.* FROM key_of k LEFT JOIN LATERAL grail.bfs('g_bigint', k.key::bigint) b ON b.depth = 1 WHERE k.kind = 'bigint'$$,
 	$$SELECT k.n, b.* FROM key_of k LEFT JOIN LATERAL grail.bfs('g_int', k.key::int + 1000000) b ON true WHERE k.kind = 'int'$$,
 	$$SELECT k.n, d.* FROM key_of k, LATERAL grail.descendants(CASE WHEN k.n % 2 = 0 THEN 'g_text' END, k.key) d WHERE k.kind = 'text'$$,
-	$$SELECT k.n, d.* FROM key_of k, LATERAL grail.descendants('g_int', k.key::int, k.n % 3) d WHERE k.kind = 'int' AND d.depth <= 1$$
-]), '{}', 'LATERAL joins (inner, outer, NULL graph on some rows, a pushed bound): FunctionScan''s rows in its order');
+	$$SELECT k.n, d.* FROM key_of k, LATERAL grail.descendants('g_int', k.key::int, k.n % 3) d WHERE k.kind = 'int' AND d.depth <= 1$$,
+	$$SELECT k.n, x.* FROM key_of k LEFT JOIN LATERAL (SELECT d.vertex, 1 AS one FROM grail.descendants('g_text', k.key, 1) d) x ON x.vertex > 'k2' WHERE k.kind = 'text'$$
+]), '{}', 'LATERAL joins (inner, outer, NULL graph on some rows, a pushed bound, a placeholder column): FunctionScan''s rows in its order');
 SELECT is((SELECT count(*) FROM key_of k, LATERAL grail.descendants('g_text', k.key) d WHERE k.kind = 'text'),
           (SELECT sum(cardinality(pg_temp.oracle('e_text', key, 'text', true, 70))) FROM key_of WHERE kind = 'text')::bigint,
           'LATERAL: each outer row''s descendants, as many as the oracle''s');
@@ -183,6 +184,23 @@ SELECT is(pg_temp.disagreeing(ARRAY[
 	$$SELECT vertex || '!' AS v FROM grail.ancestors('g_text', 'k5')$$,
 	$$SELECT count(*), max(depth) FROM grail.bfs('g_int', (-26)::int)$$
 ]), '{}', 'conditions and projections over the scan');
+
+-- The keys are formed only where something reads them: a count or the depths alone leave them out,
+-- a condition, a join, an outer query, a projection or an aggregate of a key column reads them.
+SELECT is(pg_temp.disagreeing(ARRAY[
+	$$SELECT count(*) FROM grail.descendants('g_text', 'k4')$$,
+	$$SELECT depth FROM grail.bfs('g_uuid', md5('4')::uuid)$$,
+	$$SELECT depth FROM grail.bfs('g_text', 'k4') WHERE vertex > 'k3'$$,
+	$$SELECT depth FROM grail.bfs('g_text', 'k4') WHERE parent IS NULL$$,
+	$$SELECT parent FROM grail.bfs('g_bigint', -8999999997)$$,
+	$$SELECT count(vertex), count(*) FILTER (WHERE vertex IS NULL) FROM grail.ancestors('g_text', 'k5')$$,
+	$$SELECT count(*) FROM (SELECT vertex, depth FROM grail.descendants('g_text', 'k4')) x WHERE x.vertex LIKE 'k1%'$$,
+	$$SELECT count(*) FROM grail.descendants('g_text', 'k4') d JOIN e_text e ON e.source = d.vertex$$,
+	$$SELECT k.n, (SELECT count(*) FROM grail.descendants('g_text', k.key) d) FROM key_of k WHERE k.kind = 'text'$$,
+	$$SELECT k.n, d.depth FROM key_of k, LATERAL grail.ancestors('g_uuid', k.key::uuid) d WHERE k.kind = 'uuid'$$
+]), '{}', 'counts, depths alone, and key columns read by conditions, joins, outer queries and aggregates');
+SELECT is((SELECT count(*) FROM grail.descendants('g_text', 'k4') WHERE vertex IS NULL), 0::bigint,
+          'a key read by a condition alone is formed');
 
 -- SCROLL cursors: forward, backward, absolute, over the scan (a Material node above it).
 DECLARE c SCROLL CURSOR FOR SELECT * FROM grail.descendants('g_text', 'k4');

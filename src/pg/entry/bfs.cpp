@@ -38,6 +38,7 @@ struct TraversalRows {
 	Oid key_type;
 	bool as_text, with_parent;
 	int16 key_length;
+	bool keys_read; // TraversalCall::keys_read
 	// The call's memory, which outlives the rows: the key buffers grow there, not in the plan's
 	// per-row memory.
 	MemoryContext memory;
@@ -354,9 +355,17 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		// The plan takes the rows one at a time (traversal_scan.cpp). The index stays loaded while
 		// the call site holds the graph, which it does until the caller's next call of it, after
 		// the caller has freed these rows.
-		call->rows =
-		    new TraversalRows{&index,         std::move(result), dense < 0,   source,           kind,
-		                      graph.key_type, as_text,           with_parent, call->key_length, CurrentMemoryContext};
+		call->rows = new TraversalRows{&index,
+		                               std::move(result),
+		                               dense < 0,
+		                               source,
+		                               kind,
+		                               graph.key_type,
+		                               as_text,
+		                               with_parent,
+		                               call->key_length,
+		                               call->keys_read,
+		                               CurrentMemoryContext};
 		return (Datum)0;
 	}
 	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, graph.key_type, as_text, with_parent);
@@ -390,6 +399,14 @@ next_traversal_row(TraversalRows *rows, Datum *values, bool *nulls) {
 	if (rows->with_parent) {
 		values[2] = (Datum)0;
 		nulls[2] = true;
+	}
+	if (!rows->keys_read) {
+		// Rows that are counted or whose depth alone is read: no key's scattered reads.
+		values[0] = (Datum)0;
+		nulls[0] = true;
+		if (!rows->missing)
+			values[1] = Int32GetDatum(int32(rows->result.depth[i]));
+		return true;
 	}
 	const grail::KeyKind kind = rows->kind;
 	if (rows->missing) {

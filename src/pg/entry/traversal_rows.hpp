@@ -23,6 +23,9 @@ struct TraversalCall {
 	// The key column's attlen in the rows (8, 4 or 2 for integer keys by value, -1 or 16 for text
 	// and uuid), set by the caller: an integer key's datum is formed as that width's.
 	int16 key_length;
+	// Whether the plan reads the vertex or parent column; when it reads neither (a count, the depths
+	// alone) their keys are not formed and the columns are NULL.
+	bool keys_read;
 	// Set by the call: null where it gave no rows (a NULL graph or source).
 	TraversalRows *rows;
 };

@@ -49,6 +49,9 @@ namespace {
 
 set_rel_pathlist_hook_type previous_hook = nullptr;
 
+// The key columns of bfs() (vertex, depth, parent), descendants() and ancestors() (vertex, depth).
+constexpr AttrNumber kVertexColumn = 1, kParentColumn = 3;
+
 Plan *plan_traversal_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist, List *clauses,
                           List *custom_plans);
 Node *create_traversal_scan_state(CustomScan *plan);
@@ -182,6 +185,16 @@ plan_traversal_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, L
 	scan->scan.plan.qual = extract_actual_clauses(clauses, false);
 	scan->scan.scanrelid = 0;
 	scan->flags = best_path->flags;
+	// Whether anything above the scan reads a key column (vertex, or bfs's parent): what the
+	// relation provides (its target, which any projection put on the scan later draws from too), the
+	// scan's own output and its conditions.
+	Bitmapset *read = nullptr;
+	pull_varattnos(reinterpret_cast<Node *>(best_path->path.pathtarget->exprs), rel->relid, &read);
+	pull_varattnos(reinterpret_cast<Node *>(tlist), rel->relid, &read);
+	pull_varattnos(reinterpret_cast<Node *>(scan->scan.plan.qual), rel->relid, &read);
+	bool keys_read = bms_is_member(kVertexColumn - FirstLowInvalidHeapAttributeNumber, read) ||
+	                 bms_is_member(kParentColumn - FirstLowInvalidHeapAttributeNumber, read);
+	scan->custom_private = list_make1_int(keys_read);
 	scan->custom_exprs = list_make1(call);
 	scan->custom_scan_tlist = scan_tlist;
 	scan->custom_relids = bms_copy(rel->relids);
@@ -224,6 +237,7 @@ make_call(TraversalScanState *state) {
 	call->node.type = T_ExtensibleNode;
 	call->node.extnodename = grail::pg::kTraversalCallName;
 	call->key_length = TupleDescAttr(columns, 0)->attlen;
+	call->keys_read = linitial_int(reinterpret_cast<CustomScan *>(state->css.ss.ps.plan)->custom_private) != 0;
 	state->free_rows.func = free_call_rows;
 	state->free_rows.arg = call;
 	MemoryContextRegisterResetCallback(state->call_memory, &state->free_rows);
