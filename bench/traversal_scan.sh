@@ -1,20 +1,22 @@
 #!/usr/bin/env bash
-# descendants() and ancestors() in FROM, each library in turn over the same graphs (old beside new
-# in one run: each copied over the installed pg_grail.so, the cluster restarted), against
-# SELECT count(*) over a table holding the same rows (the target: <= 2x). Graphs of VERTICES
-# vertices as bench/questions.sh makes them: dag (random DAG), local (deep local DAG), text (the
-# random DAG with text keys). Statements: SOURCES random sources (a count over a LATERAL join),
-# unbounded and with max_depth 1 (few rows per call: the per-call fixed cost). Each timing: the
-# median of RUNS runs in one session after a warm-up run.
-#   bench/traversal_scan.sh --libs "OLD.so NEW.so" [--vertices N] [--sources S] [--runs R] [--graphs LIST]
+# descendants() and ancestors() in FROM against SELECT count(*) over a table holding the same rows
+# (the target: <= 2x), on graphs of VERTICES vertices as bench/questions.sh makes them: dag (random
+# DAG), local (deep local DAG), text (the random DAG with text keys). Statements: SOURCES random
+# sources (a count over a LATERAL join), unbounded and with max_depth 1 (few rows per call: the
+# per-call fixed cost).
+# Without --libs: in one session, RUNS rounds of (Grail Traversal Scan, the same statement through
+# FunctionScan under grail.traversal_scan = off, the table), each after a warm-up run; medians.
+# Interleaved, so that a shared machine's load falls on all three alike.
+# With --libs: each library in turn (copied over the installed pg_grail.so, the cluster
+# restarted), the function and the table, the median of RUNS runs after a warm-up run.
+#   bench/traversal_scan.sh [--libs "OLD.so NEW.so"] [--vertices N] [--sources S] [--runs R] [--graphs LIST]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
 vertices=1000000 degree=2 dag_degree=5 span=64 sources=100 runs=3 graphs="dag local text" libs=""
-parse_args "$0 --libs LIST [--vertices N] [--sources S] [--runs R] [--graphs LIST]" \
+parse_args "$0 [--libs LIST] [--vertices N] [--sources S] [--runs R] [--graphs LIST]" \
 	vertices sources runs graphs libs -- "$@"
-[ -n "$libs" ] || { echo "--libs \"OLD.so NEW.so\" is required" >&2; exit 2; }
 installed="$(pg_config --pkglibdir)/pg_grail.so"
 saved=$(mktemp)
 cp "$installed" "$saved"
@@ -54,19 +56,46 @@ for g in $graphs; do
 	  -c "CREATE TABLE d1_$g AS SELECT * FROM d_$g WHERE depth <= 1" \
 	  -c "VACUUM ANALYZE s_$g, d_$g, a_$g, d1_$g" >/dev/null
 done
+statements() { # graph -> "name:table:call" lines
+	echo "descendants:d_$1:grail.descendants('$1', s.v)"
+	echo "ancestors:a_$1:grail.ancestors('$1', s.v)"
+	echo "descendants depth 1:d1_$1:grail.descendants('$1', s.v, 1)"
+}
+if [ -z "$libs" ]; then
+	printf '%-6s %-20s %10s %9s %9s %9s %7s %7s\n' graph statement rows "scan ms" "fscan ms" "table ms" "scan/t" "fscan/t"
+	for g in $graphs; do
+		while IFS=: read -r name table call; do
+			fn="SELECT count(*) FROM s_$g s, $call d"
+			rows=$(P -c "$fn")
+			[ "$rows" = "$(P -c "SELECT count(*) FROM $table")" ] || { echo "$g $name: rows differ from $table" >&2; exit 1; }
+			file=$workdir/statement.sql
+			{ echo "$session"; echo "$fn;"; echo "SET grail.traversal_scan = off;"; echo "$fn;"; echo "SELECT count(*) FROM $table;"
+			  echo '\timing on'
+			  for _ in $(seq "$runs"); do
+				echo "SET grail.traversal_scan = on;"; echo "$fn;"; echo "SET grail.traversal_scan = off;"; echo "$fn;"
+				echo "SELECT count(*) FROM $table;"
+			  done; } >"$file"
+			# Five timed statements a round (two SETs): the scan's, FunctionScan's, the table's.
+			times=$(P -f "$file" | awk '/^Time:/ { print $2 }' | awk 'NR % 5 == 2 || NR % 5 == 4 || NR % 5 == 0')
+			on=$(awk 'NR % 3 == 1' <<<"$times" | median)
+			off=$(awk 'NR % 3 == 2' <<<"$times" | median)
+			t=$(awk 'NR % 3 == 0' <<<"$times" | median)
+			printf '%-6s %-20s %10s %9.1f %9.1f %9.2f %7s %7s\n' "$g" "$name" "$rows" "$on" "$off" "$t" "$(ratio "$t" "$on")" "$(ratio "$t" "$off")"
+		done < <(statements "$g")
+	done
+	exit 0
+fi
 printf '%-6s %-22s %10s %10s %10s %7s %s\n' graph statement rows "fn ms" "table ms" ratio library
 for lib in $libs; do
 	use_lib "$lib"
 	for g in $graphs; do
-		for q in "descendants:d_$g:grail.descendants('$g', s.v)" "ancestors:a_$g:grail.ancestors('$g', s.v)" \
-			"descendants depth 1:d1_$g:grail.descendants('$g', s.v, 1)"; do
-			IFS=: read -r name table call <<<"$q"
+		while IFS=: read -r name table call; do
 			fn="SELECT count(*) FROM s_$g s, $call d"
 			rows=$(P -c "$fn")
 			[ "$rows" = "$(P -c "SELECT count(*) FROM $table")" ] || { echo "$g $name: rows differ from $table" >&2; exit 1; }
 			f=$(warm "$fn")
 			t=$(warm "SELECT count(*) FROM $table")
 			printf '%-6s %-22s %10s %10.1f %10.1f %7s %s\n' "$g" "$name" "$rows" "$f" "$t" "$(ratio "$t" "$f")" "$(basename "$lib")"
-		done
+		done < <(statements "$g")
 	done
 done
