@@ -52,6 +52,11 @@ define_settings() {
 	                        NULL);
 	// 0 by default: on the loaded 2-core machine where it was measured, two traversals at once took
 	// longer than one after the other (bench/build_vs_btree.sh); on idle cores they split the labels.
+	DefineCustomBoolVariable("grail.traversal_scan",
+	                         "Runs bfs(), descendants() and ancestors() in FROM as a Grail Traversal Scan.",
+	                         "The scan hands the search's rows to the plan one at a time; off leaves the calls to "
+	                         "FunctionScan, which copies them into a tuplestore first.",
+	                         &settings.traversal_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("grail.build_threads", "Helper threads a graph build may run beside its backend.",
 	                        "They make the GRAIL labels' traversals and the id hash table at once, the same index "
 	                        "byte for byte; 0 (the default) builds on the backend's thread alone.",

@@ -29,6 +29,8 @@ struct Settings {
 	int max_build_threads = 4;
 	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
 	int merge_worker_nice = 0;
+	// bfs(), descendants() and ancestors() in FROM run as a Grail Traversal Scan (traversal_scan.cpp).
+	bool traversal_scan = true;
 };
 
 extern Settings settings;

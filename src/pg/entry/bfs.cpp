@@ -9,6 +9,7 @@
 #include "boundary/pg_calls.hpp"
 #include "boundary/row_output.hpp"
 #include "entry/key_checks.hpp"
+#include "entry/traversal_rows.hpp"
 #include "service/gpu_client.hpp"
 #include "service/open_graph.hpp"
 
@@ -25,7 +26,44 @@ extern "C" {
 
 using namespace grail::pg;
 
+namespace grail::pg {
+
+// The search's result and what its rows are formed with: the arguments put_rows() takes.
+struct TraversalRows {
+	const grail::Index *index;
+	grail::BfsResult result;
+	bool missing;      // the source key is not in the graph: one row, the source itself
+	Datum missing_key; // that key, in the call's memory
+	grail::KeyKind kind;
+	Oid key_type;
+	bool as_text, with_parent;
+	int16 key_length;
+	bool keys_read; // TraversalCall::keys_read
+	// The call's memory, which outlives the rows: the key buffers grow there, not in the plan's
+	// per-row memory.
+	MemoryContext memory;
+	size_t next = 0;
+	KeyScratch vertex_key{}, parent_key{};
+};
+
+} // namespace grail::pg
+
 namespace {
+
+// A key of an integer graph as a datum of the rows' key column, as a tuple's column of that width
+// gives it back (fetch_att: a 4- or 2-byte value sign-extended), so that the plan's rows compare
+// equal, datum for datum, to those a tuplestore gives.
+Datum
+column_width_datum(int64_t id, int16 length) {
+	switch (length) {
+	case 4:
+		return Int32GetDatum(int32(id));
+	case 2:
+		return Int16GetDatum(int16(id));
+	default:
+		return Int64GetDatum(id);
+	}
+}
 
 // Which edges a search follows from a vertex: its out-edges (along edge direction), its in-edges
 // (against it: the vertices that reach the source) or both (ignoring direction).
@@ -313,11 +351,137 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		}
 	}
 
+	if (TraversalCall *call = traversal_call(fcinfo)) {
+		// The plan takes the rows one at a time (traversal_scan.cpp). The index stays loaded while
+		// the call site holds the graph, which it does until the caller's next call of it, after
+		// the caller has freed these rows.
+		call->rows = new TraversalRows{&index,
+		                               std::move(result),
+		                               dense < 0,
+		                               source,
+		                               kind,
+		                               graph.key_type,
+		                               as_text,
+		                               with_parent,
+		                               call->key_length,
+		                               call->keys_read,
+		                               CurrentMemoryContext};
+		return (Datum)0;
+	}
 	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, graph.key_type, as_text, with_parent);
 	return (Datum)0;
 }
 
 } // namespace
+
+namespace grail::pg {
+
+const char *const kTraversalCallName = "grail traversal call";
+
+TraversalCall *
+traversal_call(FunctionCallInfo fcinfo) {
+	Node *context = fcinfo->context;
+	if (context == nullptr || !IsA(context, ExtensibleNode))
+		return nullptr;
+	auto *call = reinterpret_cast<TraversalCall *>(context);
+	return call->node.extnodename == kTraversalCallName ? call : nullptr;
+}
+
+bool
+next_traversal_row(TraversalRows *rows, Datum *values, bool *nulls) {
+	const grail::BfsResult &result = rows->result;
+	size_t count = rows->missing ? 1 : result.vertex.size();
+	if (rows->next >= count)
+		return false;
+	size_t i = rows->next++;
+	values[1] = Int32GetDatum(0);
+	nulls[0] = nulls[1] = false;
+	if (rows->with_parent) {
+		values[2] = (Datum)0;
+		nulls[2] = true;
+	}
+	if (!rows->keys_read) {
+		// Rows that are counted or whose depth alone is read: no key's scattered reads.
+		values[0] = (Datum)0;
+		nulls[0] = true;
+		if (!rows->missing)
+			values[1] = Int32GetDatum(int32(rows->result.depth[i]));
+		return true;
+	}
+	const grail::KeyKind kind = rows->kind;
+	if (rows->missing) {
+		// A key that is not in the graph reaches only itself, and only itself reaches it.
+		Datum key = rows->missing_key;
+		values[0] = rows->as_text                     ? key_as_text(kind, key, rows->key_type)
+		            : kind == grail::KeyKind::integer ? column_width_datum(DatumGetInt64(key), rows->key_length)
+		                                              : key;
+		return true;
+	}
+	const grail::Index &index = *rows->index;
+	const int64_t *ids = index.graph().ids.data();
+	const grail::vid_t *vertex = result.vertex.data();
+	const grail::vid_t *parent = rows->with_parent && !result.parent.empty() ? result.parent.data() : nullptr;
+	values[1] = Int32GetDatum(int32(result.depth[i]));
+	if (kind == grail::KeyKind::integer && !rows->as_text) {
+		// The vertex's id and its parent's, read ahead (a level's vertices are scattered over the
+		// graph, their parents over the level before).
+		constexpr size_t ahead = 16;
+		if (i + ahead < count) {
+			__builtin_prefetch(ids + vertex[i + ahead]);
+			if (parent != nullptr && parent[i + ahead] != grail::kNoVertex)
+				__builtin_prefetch(ids + parent[i + ahead]);
+		}
+		values[0] = column_width_datum(ids[vertex[i]], rows->key_length);
+		if (parent != nullptr && parent[i] != grail::kNoVertex) {
+			values[2] = column_width_datum(ids[parent[i]], rows->key_length);
+			nulls[2] = false;
+		}
+		return true;
+	}
+	if (kind != grail::KeyKind::integer && index.keys().size() > 0) {
+		// A text or uuid key is three dependent reads (the vertex's id, its offset in the
+		// dictionary, its bytes), each asked for some rows before the row needs it.
+		const uint64_t *offsets = index.keys().offsets().data();
+		const uint8_t *bytes = index.keys().bytes().data();
+		constexpr size_t id_ahead = 96, offset_ahead = 64, bytes_ahead = 32;
+		for (const grail::vid_t *of : {vertex, parent}) {
+			if (of == nullptr)
+				continue;
+			if (i + id_ahead < count && of[i + id_ahead] != grail::kNoVertex)
+				__builtin_prefetch(ids + of[i + id_ahead]);
+			if (i + offset_ahead < count && of[i + offset_ahead] != grail::kNoVertex)
+				__builtin_prefetch(offsets + ids[of[i + offset_ahead]]);
+			if (i + bytes_ahead < count && of[i + bytes_ahead] != grail::kNoVertex)
+				__builtin_prefetch(bytes + offsets[ids[of[i + bytes_ahead]]]);
+		}
+	}
+	MemoryContext row_memory = MemoryContextSwitchTo(rows->memory);
+	values[0] = rows->vertex_key.key(index, ids[vertex[i]]);
+	bool with_parent_key = parent != nullptr && parent[i] != grail::kNoVertex;
+	if (with_parent_key)
+		values[2] = rows->parent_key.key(index, ids[parent[i]]);
+	MemoryContextSwitchTo(row_memory);
+	if (rows->as_text) {
+		values[0] = key_as_text(kind, values[0], rows->key_type);
+		if (with_parent_key)
+			values[2] = key_as_text(kind, values[2], rows->key_type);
+	}
+	if (rows->with_parent)
+		nulls[2] = !with_parent_key;
+	return true;
+}
+
+void
+rewind_traversal_rows(TraversalRows *rows) {
+	rows->next = 0;
+}
+
+void
+free_traversal_rows(TraversalRows *rows) {
+	delete rows;
+}
+
+} // namespace grail::pg
 
 // CALLED ON NULL INPUT for the optional max_depth; a NULL graph or source gives no rows.
 GRAIL_FUNCTION_NULLABLE(grail_bfs, 0, 1) {

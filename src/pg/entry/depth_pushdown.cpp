@@ -38,23 +38,6 @@ set_rel_pathlist_hook_type previous_hook = nullptr;
 constexpr AttrNumber kDepthColumn = 2;
 constexpr int kMaxDepthArgument = 2;
 
-// Whether function is one of pg_grail's searches that take max_depth as their third argument: by
-// name in schema grail, and a member of the extension (a database where pg_grail is preloaded but
-// not installed may have a schema of that name holding anyone's functions).
-bool
-is_depth_bounded_search(Oid function) {
-	char *name = get_func_name(function);
-	if (name == nullptr ||
-	    (strcmp(name, "bfs") != 0 && strcmp(name, "descendants") != 0 && strcmp(name, "ancestors") != 0))
-		return false;
-	Oid schema = get_func_namespace(function);
-	char *schema_name = OidIsValid(schema) ? get_namespace_name(schema) : nullptr;
-	if (schema_name == nullptr || strcmp(schema_name, "grail") != 0)
-		return false;
-	Oid extension = get_extension_oid("pg_grail", true);
-	return OidIsValid(extension) && getExtensionOfObject(ProcedureRelationId, function) == extension;
-}
-
 // The largest depth that `clause` lets through when it bounds the depth column of relation rti
 // from above with a constant (depth <= k, depth < k, depth = k, or the same written the other way
 // round), in *bound; false for any other clause.
@@ -137,7 +120,7 @@ push_depth_bounds(RelOptInfo *rel, Index rti, RangeTblEntry *rte) {
 	if (!IsA(function->funcexpr, FuncExpr))
 		return;
 	FuncExpr *call = reinterpret_cast<FuncExpr *>(function->funcexpr);
-	if (list_length(call->args) <= kMaxDepthArgument || !is_depth_bounded_search(call->funcid))
+	if (list_length(call->args) <= kMaxDepthArgument || !grail::pg::is_depth_bounded_search(call->funcid))
 		return;
 	Node *max_depth = static_cast<Node *>(list_nth(call->args, kMaxDepthArgument));
 	if (!IsA(max_depth, Const) || reinterpret_cast<Const *>(max_depth)->consttype != INT4OID)
@@ -180,6 +163,20 @@ set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *r
 } // namespace
 
 namespace grail::pg {
+
+bool
+is_depth_bounded_search(Oid function) {
+	char *name = get_func_name(function);
+	if (name == nullptr ||
+	    (strcmp(name, "bfs") != 0 && strcmp(name, "descendants") != 0 && strcmp(name, "ancestors") != 0))
+		return false;
+	Oid schema = get_func_namespace(function);
+	char *schema_name = OidIsValid(schema) ? get_namespace_name(schema) : nullptr;
+	if (schema_name == nullptr || strcmp(schema_name, "grail") != 0)
+		return false;
+	Oid extension = get_extension_oid("pg_grail", true);
+	return OidIsValid(extension) && getExtensionOfObject(ProcedureRelationId, function) == extension;
+}
 
 void
 install_depth_pushdown() {
