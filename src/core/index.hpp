@@ -214,6 +214,10 @@ public:
 
 	// a reaches a; an id that is not a vertex reaches only itself.
 	bool reachable(int64_t source, int64_t target);
+	// reachable(source, target) where the ids and labels decide it: 1 or 0; -1 where reachable()
+	// would search. Allocates nothing and throws nothing, so that a per-row caller can ask it
+	// before it sets up what a search needs (an exception boundary).
+	int decided(int64_t source, int64_t target) noexcept;
 
 	// The pairs of a batch that the labels leave to a search: the pair[k]-th, whose components are
 	// from[k] < to[k].

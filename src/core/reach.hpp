@@ -78,6 +78,12 @@ public:
 
 	// Whether id a reaches id b.
 	bool reachable(int64_t a, int64_t b);
+	// reachable(a, b) where the build's ids and labels decide it: 1 or 0; -1 where it takes a
+	// search, and always with changes (the overlay's answers may search). Throws nothing.
+	int
+	decided(int64_t a, int64_t b) noexcept {
+		return overlay_ ? -1 : query_.decided(a, b);
+	}
 
 	// answers[i] = reachable(a[i], b[i]), the pairs the labels leave undecided searched on the
 	// device the policy picks (on the CPU with changes); fallback is told where the GPU fails and

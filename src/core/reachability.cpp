@@ -98,6 +98,13 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
 }
 
+int
+ReachabilityQuery::decided(int64_t source, int64_t target) noexcept {
+	vid_t ca = 0, cb = 0;
+	Verdict verdict = decide(source, target, ca, cb);
+	return verdict == Verdict::search ? -1 : verdict == Verdict::yes;
+}
+
 void
 ReachabilityQuery::decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
                                Undecided &undecided) {

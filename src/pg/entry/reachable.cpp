@@ -21,7 +21,21 @@ extern "C" {
 
 using namespace grail::pg;
 
-GRAIL_FUNCTION(grail_reachable) {
+// The per-row forms of integer keys ask quick_reachable() first, outside the boundary's frames:
+// most rows of a statement end there. The first call of a statement, a pair that takes a search,
+// a graph of oid keys, with an overlay or keys of another kind take the checked path (body).
+#define GRAIL_ROW_FUNCTION(name, key)                                                                                  \
+	static Datum name##_body(FunctionCallInfo fcinfo);                                                                 \
+	extern "C" {                                                                                                       \
+	PGDLLEXPORT PG_FUNCTION_INFO_V1(name);                                                                             \
+	}                                                                                                                  \
+	Datum name(PG_FUNCTION_ARGS) {                                                                                     \
+		int answer = quick_reachable(fcinfo, int64_t(key(1)), int64_t(key(2)));                                        \
+		return answer >= 0 ? BoolGetDatum(answer != 0) : call(fcinfo, name##_body);                                    \
+	}                                                                                                                  \
+	static Datum name##_body(FunctionCallInfo fcinfo)
+
+GRAIL_ROW_FUNCTION(grail_reachable, PG_GETARG_INT64) {
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
 	check_bigint_oid_keys(fcinfo, view.graph.key_type, 1, 2);
@@ -54,11 +68,11 @@ reachable_narrow(FunctionCallInfo fcinfo, int width) {
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
-GRAIL_FUNCTION(grail_reachable_int4) {
+GRAIL_ROW_FUNCTION(grail_reachable_int4, PG_GETARG_INT32) {
 	return reachable_narrow(fcinfo, 4);
 }
 
-GRAIL_FUNCTION(grail_reachable_int2) {
+GRAIL_ROW_FUNCTION(grail_reachable_int2, PG_GETARG_INT16) {
 	return reachable_narrow(fcinfo, 2);
 }
 

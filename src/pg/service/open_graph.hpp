@@ -68,6 +68,14 @@ struct ReachabilityView {
 };
 ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys);
 
+// reachable(graph, a, b) of integer ids on the per-row path, without the checks' calls: when the
+// call site (fn_extra) holds the graph argument 0 names, opened by open_reachability() and checked
+// for this very snapshot, role and settings, keyed by plain integers (no oid type, no key check to
+// make) and without an overlay, and the build's ids and labels decide the pair: 1 or 0. Else -1,
+// and the caller takes open_reachability()'s path (the first call of a statement, a search).
+// Raises nothing and allocates nothing, so that it can run before the boundary's frames.
+int quick_reachable(FunctionCallInfo fcinfo, int64_t a, int64_t b) noexcept;
+
 // Where the call site (fn_extra, beside the graph open_reachability() keeps there) keeps the type
 // of a polymorphic function's key arguments, InvalidOid until the caller sets it: the call's
 // expression fixes it, so a site looks it up once rather than per row. Not for a function that
