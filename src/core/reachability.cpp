@@ -100,8 +100,18 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 
 int
 ReachabilityQuery::decided(int64_t source, int64_t target) noexcept {
+	// One pair has no other pairs' misses to overlap, only its own: both ids' hash slots are
+	// asked for at once, then both components' lookup and GRAIL records, rather than each of
+	// them when a test first reads it.
+	index_.prefetch_resolve(source);
+	index_.prefetch_resolve(target);
 	vid_t ca = 0, cb = 0;
-	Verdict verdict = decide(source, target, ca, cb);
+	Verdict verdict = decide_ids(source, target, ca, cb);
+	if (verdict == Verdict::search) {
+		prefetch_labels(ca);
+		prefetch_labels(cb);
+		verdict = decide_labels(ca, cb);
+	}
 	return verdict == Verdict::search ? -1 : verdict == Verdict::yes;
 }
 
