@@ -218,6 +218,9 @@ public:
 	// would search. Allocates nothing and throws nothing, so that a per-row caller can ask it
 	// before it sets up what a search needs (an exception boundary).
 	int decided(int64_t source, int64_t target) noexcept;
+	// decided() that leaves, where it answers -1, the components the search would start from and
+	// end at (from < to), for reachable_components().
+	int decided(int64_t source, int64_t target, vid_t *from, vid_t *to) noexcept;
 
 	// The pairs of a batch that the labels leave to a search: the pair[k]-th, whose components are
 	// from[k] < to[k].

@@ -84,6 +84,18 @@ public:
 	decided(int64_t a, int64_t b) noexcept {
 		return overlay_ ? -1 : query_.decided(a, b);
 	}
+	// decided() that leaves the components of the search a -1 of the build's takes (from < to; 0
+	// and 0 with changes), for reachable_components(): the answer then, without a second lookup.
+	int
+	decided(int64_t a, int64_t b, vid_t *from, vid_t *to) noexcept {
+		if (overlay_) {
+			*from = *to = 0;
+			return -1;
+		}
+		return query_.decided(a, b, from, to);
+	}
+	// Whether component from reaches component to of the build (no changes: Error(internal)).
+	bool reachable_components(vid_t from, vid_t to);
 
 	// answers[i] = reachable(a[i], b[i]), the pairs the labels leave undecided searched on the
 	// device the policy picks (on the CPU with changes); fallback is told where the GPU fails and

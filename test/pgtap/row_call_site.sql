@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(25);
+SELECT plan(29);
 SET client_min_messages = warning;
 
 CREATE SCHEMA rcs;
@@ -165,6 +165,19 @@ INSERT INTO rcs.oid_edges VALUES (1, 2);
 SELECT grail.create_graph('rcs.oids', 'rcs.oid_edges');
 SELECT throws_ok($$SELECT grail.reachable('rcs.oids', x, 2::bigint) FROM unnest(ARRAY[1, 1, -1]::bigint[]) x$$,
                  '22003', NULL, 'a bigint that is no oid, on a later row');
+-- Its own keys at one site of the polymorphic form, over many rows; and an oid the cast of a
+-- negative integer gives (4294967295), which is no vertex here.
+SELECT is((SELECT count(*) FROM generate_series(1, 3000) i WHERE grail.reachable('rcs.oids', (i % 3)::oid, 2::oid)),
+          2000::bigint, 'oid keys over many rows');
+SELECT is((SELECT count(*) FROM generate_series(1, 30) i WHERE grail.reachable('rcs.oids', (-1)::int::oid, 2::oid)),
+          0::bigint, 'an oid that is no vertex');
+-- The same site across the graph made again keyed by bigint: refused at its first row.
+CREATE FUNCTION rcs.reach_oids(a oid, b oid) RETURNS boolean LANGUAGE plpgsql
+	AS $$ BEGIN RETURN grail.reachable('rcs.oids', a, b); END $$;
+SELECT is(rcs.reach_oids(1, 2), true, 'the oid site answers');
+SELECT grail.drop_graph('rcs.oids');
+SELECT grail.create_graph('rcs.oids', 'rcs.forward');
+SELECT throws_ok($$SELECT rcs.reach_oids(1, 2)$$, '42804', NULL, 'and refuses the graph made again with bigint keys');
 
 -- Made again with text keys under the same name: the integer site refuses it.
 CREATE TABLE rcs.text_edges (source text, target text);

@@ -246,9 +246,9 @@ TEST(Reach, BatchMatchesOracle) {
 }
 
 // decided(), which the per-row SQL call asks before anything else: where it answers, it answers as
-// the closure of the rows (ids that are no vertex included); it answers every pair the ids and
-// labels decide, so that most pairs never take the checked path; and with changes it leaves every
-// pair to reachable().
+// the closure of the rows (ids that are no vertex included), and where it leaves a search, the
+// search of the components it gives answers; it answers most pairs; and with changes it leaves
+// every pair to reachable() (the build's components are no answer then).
 TEST(Reach, DecidedMatchesOracle) {
 	size_t decided = 0, pairs = 0;
 	for (uint64_t seed = 0; seed < 300; seed++) {
@@ -264,6 +264,14 @@ TEST(Reach, DecidedMatchesOracle) {
 			int answer = reach.decided(p.a[i], p.b[i]);
 			ASSERT_TRUE(answer == -1 || answer == int(p.expected[i]))
 			    << "seed " << seed << " " << p.a[i] << " -> " << p.b[i] << ": " << answer;
+			// The components it leaves to a search answer the pair.
+			vid_t from = 0, to = 0;
+			ASSERT_EQ(reach.decided(p.a[i], p.b[i], &from, &to), answer);
+			if (answer == -1) {
+				ASSERT_LT(from, to) << "seed " << seed;
+				ASSERT_EQ(reach.reachable_components(from, to), p.expected[i])
+				    << "seed " << seed << " " << p.a[i] << " -> " << p.b[i];
+			}
 			ASSERT_NE(p.a[i] == p.b[i] ? answer : 0, -1) << "seed " << seed << ": a key against itself";
 			decided += answer != -1;
 			pairs++;
@@ -277,6 +285,9 @@ TEST(Reach, DecidedMatchesOracle) {
 	ASSERT_TRUE(reach);
 	EXPECT_EQ(reach->decided(10, 20), -1);
 	EXPECT_EQ(reach->decided(10, 10), -1);
+	vid_t from = 1, to = 1;
+	EXPECT_EQ(reach->decided(10, 40, &from, &to), -1);
+	EXPECT_THROW(reach->reachable_components(from, to), Error);
 	EXPECT_TRUE(reach->reachable(10, 40));
 }
 

@@ -263,8 +263,11 @@ struct CallSite {
 	std::shared_ptr<LoadedGraph> *graph;
 	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
 	// The build's reachability where quick_reachable() may answer from it: the graph opened for
-	// reachable() without an overlay, keyed by plain integers (no key check applies); else null.
+	// reachable() without an overlay, keyed by integers that need no check at a call (quick_keys);
+	// else null.
 	grail::Reach *quick;
+	// The components of the search that quick_reachable() left to quick_search().
+	grail::vid_t search_from, search_to;
 	Oid key_type; // site_key_type(): fixed by the call's expression
 	MemoryContextCallback release;
 };
@@ -889,6 +892,20 @@ site_key_type(FunctionCallInfo fcinfo) {
  * The call site's graph (and overlay), opened again only when the name or the snapshot changed.
  */
 /*
+ * Whether a reachable() call site's integer keys need no check at a call on a graph whose keys are
+ * of SQL type graph: the site's keys (site_key_type(): the polymorphic form's, else InvalidOid for
+ * the bigint, integer and smallint forms) are plain integers and so are the graph's (no oid range
+ * to check), or both are oid types that check_oid_key_type() lets meet (the same type, or one of
+ * them plain oid: an oid key's id is its value).
+ */
+static bool
+quick_keys(Oid graph, Oid site) {
+	if (!oid_key_type(graph))
+		return !oid_key_type(site);
+	return oid_key_type(site) && (site == graph || site == OIDOID || graph == OIDOID);
+}
+
+/*
  * Whether the site's graph holds for this call: opened and checked in this snapshot, for this role
  * and these settings, under the name that argument arg passes. Raises nothing and allocates
  * nothing: false for a name that only a detoasted copy could tell (the caller compares that one).
@@ -949,7 +966,7 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 	    guard([&] { return constant_argument(fcinfo, arg); }) ? DatumGetPointer(fcinfo->args[arg].value) : nullptr;
 	LoadedGraph &graph = **site->graph;
 	if (with_overlay && !*site->overlay && graph.index.keys().kind() == grail::KeyKind::integer &&
-	    !oid_key_type(graph.key_type))
+	    quick_keys(graph.key_type, site->key_type))
 		site->quick = &graph.reach;
 	return *site;
 }
@@ -968,10 +985,26 @@ open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind
 
 int
 quick_reachable(FunctionCallInfo fcinfo, int64_t a, int64_t b) noexcept {
-	auto *site = static_cast<const CallSite *>(fcinfo->flinfo->fn_extra);
+	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
 	if (site == nullptr || site->quick == nullptr || !site_current(site, fcinfo, 0))
 		return -1;
-	return site->quick->decided(a, b);
+	int answer = site->quick->decided(a, b, &site->search_from, &site->search_to);
+	return answer >= 0 ? answer : kQuickSearch;
+}
+
+bool
+quick_search(FunctionCallInfo fcinfo) {
+	auto *site = static_cast<const CallSite *>(fcinfo->flinfo->fn_extra);
+	return site->quick->reachable_components(site->search_from, site->search_to);
+}
+
+int
+quick_reachable_keys(FunctionCallInfo fcinfo) noexcept {
+	auto *site = static_cast<const CallSite *>(fcinfo->flinfo->fn_extra);
+	if (site == nullptr || !OidIsValid(site->key_type))
+		return -1;
+	return quick_reachable(fcinfo, integer_key(site->key_type, PG_GETARG_DATUM(1)),
+	                       integer_key(site->key_type, PG_GETARG_DATUM(2)));
 }
 
 std::shared_ptr<LoadedGraph>
