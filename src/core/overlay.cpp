@@ -620,6 +620,26 @@ ReachabilityOverlay::contribution(uint32_t c) noexcept {
 	return Record{intervals(slot_[c]), bloom_out(slot_[c])};
 }
 
+/*
+ * A widened Bloom "out" filter with kFullBloomFrom bits or more set is filled. Each bit a filter
+ * takes goes on to every G'-ancestor whose filter lacks it, and a component's filter takes its
+ * heads' descendants' bits a few at a time, one inserted edge after another: on a random 1M-edge
+ * DAG with 30,000 inserts, 86% of the records that grew in a widening grew in their filter
+ * (bench/overlay_stream_bench.cpp), most of them filters already half full, which a target's bits
+ * pass about as often as a full one (each bit with even odds or better). A full filter takes
+ * nothing more, and its ancestors' fill once. Filling is monotone, extensive and idempotent, so
+ * the widening still ends at one fixpoint whatever the order it takes the edges in (build() and
+ * extend() agree), and a filter that holds more than what its component reaches stays sound.
+ */
+void
+ReachabilityOverlay::fill_if_dense(uint64_t *bits) noexcept {
+	unsigned set = 0;
+	for (unsigned k = 0; k < kBloomWords; k++)
+		set += unsigned(__builtin_popcountll(bits[k]));
+	if (set >= kFullBloomFrom)
+		std::fill(bits, bits + kBloomWords, ~uint64_t(0));
+}
+
 void
 ReachabilityOverlay::widen_into(uint32_t slot, Record from) noexcept {
 	const uint32_t *iv = from.intervals;
@@ -632,6 +652,7 @@ ReachabilityOverlay::widen_into(uint32_t slot, Record from) noexcept {
 	}
 	for (unsigned k = 0; k < kBloomWords; k++)
 		bits[k] |= bloom[k];
+	fill_if_dense(bits);
 }
 
 bool
@@ -651,12 +672,15 @@ ReachabilityOverlay::widen_changed(uint32_t slot, Record from) noexcept {
 			grew = true;
 		}
 	}
+	bool bloom_grew = false;
 	for (unsigned k = 0; k < kBloomWords; k++) {
 		uint64_t more = bits[k] | bloom[k];
-		grew |= more != bits[k];
+		bloom_grew |= more != bits[k];
 		bits[k] = more;
 	}
-	return grew;
+	if (bloom_grew)
+		fill_if_dense(bits);
+	return grew || bloom_grew;
 }
 
 // Whether record `mine` (intervals and Bloom words) covers `from`.
@@ -756,6 +780,16 @@ ReachabilityOverlay::widen() {
 size_t
 ReachabilityOverlay::widened_components() const noexcept {
 	return size_t(std::count_if(flags_.begin(), flags_.end(), [](uint8_t f) { return f & kReachesInsertion; }));
+}
+
+size_t
+ReachabilityOverlay::full_blooms() const noexcept {
+	size_t full = 0;
+	for (uint32_t slot = 0; slot < slots_; slot++) {
+		const uint64_t *bits = bloom_out_.data() + size_t(slot) * kBloomWords;
+		full += std::all_of(bits, bits + kBloomWords, [](uint64_t word) { return word == ~uint64_t(0); });
+	}
+	return full;
 }
 
 size_t
