@@ -783,13 +783,16 @@ ReachabilityOverlay::widened_components() const noexcept {
 }
 
 size_t
-ReachabilityOverlay::full_blooms() const noexcept {
-	size_t full = 0;
+ReachabilityOverlay::widened_blooms(unsigned from, unsigned to) const noexcept {
+	size_t count = 0;
 	for (uint32_t slot = 0; slot < slots_; slot++) {
 		const uint64_t *bits = bloom_out_.data() + size_t(slot) * kBloomWords;
-		full += std::all_of(bits, bits + kBloomWords, [](uint64_t word) { return word == ~uint64_t(0); });
+		unsigned set = 0;
+		for (unsigned k = 0; k < kBloomWords; k++)
+			set += unsigned(__builtin_popcountll(bits[k]));
+		count += set >= from && set <= to;
 	}
-	return full;
+	return count;
 }
 
 size_t

@@ -97,8 +97,9 @@ public:
 	// Components in A_I and in A_D (see above), for tests and statistics.
 	size_t widened_components() const noexcept;
 	size_t ancestors_of_deletions() const noexcept;
-	// Widened records whose Bloom "out" filter was filled (fill_if_dense()), for tests and statistics.
-	size_t full_blooms() const noexcept;
+	// Widened records whose Bloom "out" filter has from..to bits set (of kBloomBits), for tests and
+	// statistics: none has from half to one short of full (fill_if_dense()).
+	size_t widened_blooms(unsigned from, unsigned to) const noexcept;
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
