@@ -625,13 +625,15 @@ ReachabilityOverlay::contribution(uint32_t c) noexcept {
  * takes goes on to every G'-ancestor whose filter lacks it, and a component's filter takes its
  * heads' descendants' bits a few at a time, one inserted edge after another: on a random 1M-edge
  * DAG with 30,000 inserts, 86% of the records that grew in a widening grew in their filter
- * (bench/overlay_stream_bench.cpp). A filter half full passes each bit of a target with even odds
- * or better, and a full one takes nothing more: its ancestors fill once. There, filling at half
- * cut the predecessors a batch of 8 inserts visits from 828 to 295 on average (p99 12,190 to
- * 5,073); a search loses the filter's "no" where it is filled (the query's p99 about 1.5x).
- * Filling is monotone, extensive and idempotent, so the widening still ends at one fixpoint
- * whatever the order it takes the edges in (build() and extend() agree), and a filter that holds
- * more than what its component reaches stays sound.
+ * (bench/overlay_stream_bench.cpp). A filter 3/4 full passes each bit of a target with odds of
+ * 3 in 4 or better, and a full one takes nothing more: its ancestors fill once. A search loses the
+ * filter's "no" where it is filled: there, filling at half cut the predecessors a batch of 8
+ * inserts visits from 828 to 295 on average (p99 12,190 to 5,073) but made the query's mean 2-3x
+ * with 60,000 changes held, and slowed a SQL reader's median statement beside a writer
+ * (bench/live_pgbench.sh); at 3/4 the extension's mean and p99 are about 0.7x, the query's mean
+ * about 1.3x. Filling is monotone, extensive and idempotent, so the widening still ends at one
+ * fixpoint whatever the order it takes the edges in (build() and extend() agree), and a filter
+ * that holds more than what its component reaches stays sound.
  */
 void
 ReachabilityOverlay::fill_if_dense(uint64_t *bits) noexcept {

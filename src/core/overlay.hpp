@@ -7,7 +7,7 @@
 //  - A_I, the components that reach (in G') the tail of an inserted edge, may reach more in G' than
 //    in G: the base "no" rules (topological order, level, labels, Bloom filter) are unsound for
 //    them. They get widened labels instead, a fixpoint over G' (each interval the hull of its
-//    successors', each Bloom "out" set the union, filled where half full), which bound what they
+//    successors', each Bloom "out" set the union, filled where 3/4 full), which bound what they
 //    reach in G' as the base labels bound G (the labels in the manner of DAGGER, Yildirim et al.'s
 //    dynamic GRAIL), and a topological order of G' replaces the base's where inserted edges go
 //    against it.
@@ -98,8 +98,10 @@ public:
 	size_t widened_components() const noexcept;
 	size_t ancestors_of_deletions() const noexcept;
 	// Widened records whose Bloom "out" filter has from..to bits set (of kBloomBits), for tests and
-	// statistics: none has from half to one short of full (fill_if_dense()).
+	// statistics: none has from kFullBloomFrom to one short of full (fill_if_dense()).
 	size_t widened_blooms(unsigned from, unsigned to) const noexcept;
+	// A widened Bloom filter this dense (bits set of kBloomBits) is filled.
+	static constexpr unsigned kFullBloomFrom = kBloomBits * 3 / 4;
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
@@ -206,8 +208,6 @@ private:
 	Record own_record(uint32_t c) const noexcept;
 	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
 	Record contribution(uint32_t c) noexcept;
-	// A widened Bloom filter this dense (bits set of kBloomBits) is filled.
-	static constexpr unsigned kFullBloomFrom = kBloomBits / 2;
 	static void fill_if_dense(uint64_t *bits) noexcept;
 	void widen_into(uint32_t slot, Record from) noexcept;
 	// widen_into, telling whether the record grew.

@@ -474,10 +474,10 @@ TEST(Overlay, ExtendedLargeDagMatchesBfs) {
 	EXPECT_EQ(extended, 119u);
 }
 
-// Widened Bloom filters half full or more are filled (ReachabilityOverlay::fill_if_dense): on a
+// Widened Bloom filters 3/4 full or more are filled (ReachabilityOverlay::fill_if_dense): on a
 // DAG made as bench/live_pgbench.sh makes it (each edge from s to a later id), whose low ids reach
 // most of the graph and so have dense filters, single inserted edges one at a time. Filters do get
-// filled, none is left between half full and full, sparse ones stay as they are; the extended
+// filled, none is left between 3/4 full and full, sparse ones stay as they are; the extended
 // overlay fills the same records as a fresh one of the same edges (filling keeps the widening's
 // fixpoint one, whatever the order the edges come in); and random pairs answer as a BFS of the
 // changed graph in both.
@@ -538,7 +538,7 @@ TEST(Overlay, DenseWidenedBloomFiltersFilledAndExact) {
 		EXPECT_EQ(overlay->widened_components(), fresh->widened_components()) << "step " << step;
 		EXPECT_EQ(overlay->widened_blooms(kBloomBits, kBloomBits), fresh->widened_blooms(kBloomBits, kBloomBits))
 		    << "step " << step;
-		EXPECT_EQ(overlay->widened_blooms(kBloomBits / 2, kBloomBits - 1), 0u) << "step " << step;
+		EXPECT_EQ(overlay->widened_blooms(ReachabilityOverlay::kFullBloomFrom, kBloomBits - 1), 0u) << "step " << step;
 		for (int q = 0; q < 2000; q++) {
 			vid_t a = vid_t(rng.below(vertices)), b = vid_t(rng.below(vertices));
 			bool expected = bfs(a, b);
@@ -547,7 +547,7 @@ TEST(Overlay, DenseWidenedBloomFiltersFilledAndExact) {
 		}
 	}
 	EXPECT_GT(overlay->widened_blooms(kBloomBits, kBloomBits), 0u);
-	EXPECT_GT(overlay->widened_blooms(1, kBloomBits / 2 - 1), 0u);
+	EXPECT_GT(overlay->widened_blooms(1, ReachabilityOverlay::kFullBloomFrom - 1), 0u);
 }
 
 // How large a batch an extension takes: up to about what the overlay holds (a build would take
