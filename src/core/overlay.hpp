@@ -7,9 +7,10 @@
 //  - A_I, the components that reach (in G') the tail of an inserted edge, may reach more in G' than
 //    in G: the base "no" rules (topological order, level, labels, Bloom filter) are unsound for
 //    them. They get widened labels instead, a fixpoint over G' (each interval the hull of its
-//    successors', each Bloom "out" set the union), which bound what they reach in G' as the base
-//    labels bound G (the labels in the manner of DAGGER, Yildirim et al.'s dynamic GRAIL), and
-//    a topological order of G' replaces the base's where inserted edges go against it.
+//    successors', each Bloom "out" set the union, filled where 3/4 full), which bound what they
+//    reach in G' as the base labels bound G (the labels in the manner of DAGGER, Yildirim et al.'s
+//    dynamic GRAIL), and a topological order of G' replaces the base's where inserted edges go
+//    against it.
 //  - A_D, the components that reach (in G) the tail of a vanished DAG edge, may reach less: the
 //    "yes" of the DFS-tree interval is unsound for them (the tree path may use the edge); every
 //    "no" stays sound.
@@ -96,6 +97,11 @@ public:
 	// Components in A_I and in A_D (see above), for tests and statistics.
 	size_t widened_components() const noexcept;
 	size_t ancestors_of_deletions() const noexcept;
+	// Widened records whose Bloom "out" filter has from..to bits set (of kBloomBits), for tests and
+	// statistics: none has from kFullBloomFrom to one short of full (fill_if_dense()).
+	size_t widened_blooms(unsigned from, unsigned to) const noexcept;
+	// A widened Bloom filter this dense (bits set of kBloomBits) is filled.
+	static constexpr unsigned kFullBloomFrom = kBloomBits * 3 / 4;
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
@@ -202,6 +208,7 @@ private:
 	Record own_record(uint32_t c) const noexcept;
 	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
 	Record contribution(uint32_t c) noexcept;
+	static void fill_if_dense(uint64_t *bits) noexcept;
 	void widen_into(uint32_t slot, Record from) noexcept;
 	// widen_into, telling whether the record grew.
 	bool widen_changed(uint32_t slot, Record from) noexcept;

@@ -474,6 +474,82 @@ TEST(Overlay, ExtendedLargeDagMatchesBfs) {
 	EXPECT_EQ(extended, 119u);
 }
 
+// Widened Bloom filters 3/4 full or more are filled (ReachabilityOverlay::fill_if_dense): on a
+// DAG made as bench/live_pgbench.sh makes it (each edge from s to a later id), whose low ids reach
+// most of the graph and so have dense filters, single inserted edges one at a time. Filters do get
+// filled, none is left between 3/4 full and full, sparse ones stay as they are; the extended
+// overlay fills the same records as a fresh one of the same edges (filling keeps the widening's
+// fixpoint one, whatever the order the edges come in); and random pairs answer as a BFS of the
+// changed graph in both.
+TEST(Overlay, DenseWidenedBloomFiltersFilledAndExact) {
+	const uint32_t n = 3000;
+	Rng rng(41);
+	std::set<std::pair<vid_t, vid_t>> rows;
+	for (uint32_t e = 0; e < 5 * n; e++) {
+		vid_t s = vid_t(rng.below(n - 1));
+		rows.emplace(s, vid_t(s + 1 + rng.below(n - 1 - s)));
+	}
+	Rows before;
+	for (const auto &[s, t] : rows)
+		before.emplace_back(int64_t(s), int64_t(t));
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	ASSERT_EQ(index.graph().vertex_count(), index.components().count()) << "a DAG: each vertex its own component";
+	auto vertex = [&](vid_t id) { return vid_t(index.find(int64_t(id))); };
+	std::vector<std::vector<vid_t>> out(n); // by vertex of the index
+	for (const auto &[s, t] : rows)
+		if (index.find(int64_t(s)) >= 0)
+			out[vertex(s)].push_back(vertex(t));
+	ReachabilityOverlay::Edges inserted, none;
+	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, inserted, none);
+	ASSERT_TRUE(overlay);
+	std::vector<uint32_t> seen(n, 0);
+	uint32_t search = 0;
+	auto bfs = [&](vid_t a, vid_t b) {
+		std::vector<vid_t> stack{a};
+		seen[a] = ++search;
+		bool found = a == b;
+		while (!stack.empty() && !found) {
+			vid_t u = stack.back();
+			stack.pop_back();
+			for (vid_t w : out[u])
+				if (seen[w] != search) {
+					seen[w] = search;
+					found |= w == b;
+					stack.push_back(w);
+				}
+		}
+		return found;
+	};
+	size_t vertices = index.graph().vertex_count();
+	for (int step = 0; step < 400; step++) {
+		vid_t s = vid_t(rng.below(n - 1));
+		vid_t t = vid_t(s + 1 + rng.below(n - 1 - s));
+		if (!rows.emplace(s, t).second || index.find(int64_t(s)) < 0 || index.find(int64_t(t)) < 0)
+			continue;
+		ReachabilityOverlay::Edges batch{{vertex(s), vertex(t)}};
+		out[vertex(s)].push_back(vertex(t));
+		inserted.insert(std::upper_bound(inserted.begin(), inserted.end(), batch[0]), batch[0]);
+		ASSERT_TRUE(overlay->extend(0, ReachabilityOverlay::Extension{batch, none, none, inserted, none}))
+		    << "step " << step << ": an edge to a later id closes no cycle";
+		if (step % 50 != 49)
+			continue;
+		std::unique_ptr<ReachabilityOverlay> fresh = ReachabilityOverlay::build(index, 0, inserted, none);
+		ASSERT_TRUE(fresh);
+		EXPECT_EQ(overlay->widened_components(), fresh->widened_components()) << "step " << step;
+		EXPECT_EQ(overlay->widened_blooms(kBloomBits, kBloomBits), fresh->widened_blooms(kBloomBits, kBloomBits))
+		    << "step " << step;
+		EXPECT_EQ(overlay->widened_blooms(ReachabilityOverlay::kFullBloomFrom, kBloomBits - 1), 0u) << "step " << step;
+		for (int q = 0; q < 2000; q++) {
+			vid_t a = vid_t(rng.below(vertices)), b = vid_t(rng.below(vertices));
+			bool expected = bfs(a, b);
+			ASSERT_EQ(overlay->reachable(a, b), expected) << "step " << step << ": " << a << " -> " << b;
+			ASSERT_EQ(fresh->reachable(a, b), expected) << "step " << step << ": " << a << " -> " << b;
+		}
+	}
+	EXPECT_GT(overlay->widened_blooms(kBloomBits, kBloomBits), 0u);
+	EXPECT_GT(overlay->widened_blooms(1, ReachabilityOverlay::kFullBloomFrom - 1), 0u);
+}
+
 // How large a batch an extension takes: up to about what the overlay holds (a build would take
 // the held changes again besides the batch; beside a writer, the rows written while it ran are
 // the next batch), and past that, where the batch is also large against the DAG, the caller
