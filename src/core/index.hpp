@@ -214,13 +214,6 @@ public:
 
 	// a reaches a; an id that is not a vertex reaches only itself.
 	bool reachable(int64_t source, int64_t target);
-	// reachable(source, target) where the ids and labels decide it: 1 or 0; -1 where reachable()
-	// would search. Allocates nothing and throws nothing, so that a per-row caller can ask it
-	// before it sets up what a search needs (an exception boundary).
-	int decided(int64_t source, int64_t target) noexcept;
-	// decided() that leaves, where it answers -1, the components the search would start from and
-	// end at (from < to), for reachable_components().
-	int decided(int64_t source, int64_t target, vid_t *from, vid_t *to) noexcept;
 
 	// The pairs of a batch that the labels leave to a search: the pair[k]-th, whose components are
 	// from[k] < to[k].

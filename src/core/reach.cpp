@@ -56,13 +56,6 @@ Reach::reachable(int64_t a, int64_t b) {
 	return va >= 0 && vb >= 0 && overlay_->reachable(vid_t(va), vid_t(vb));
 }
 
-bool
-Reach::reachable_components(vid_t from, vid_t to) {
-	if (overlay_)
-		throw Error(ErrorKind::internal, "components of the build searched where changes are pending");
-	return query_.reachable_components(from, to);
-}
-
 size_t
 Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
                       const DeviceFallback &fallback) {

@@ -78,24 +78,6 @@ public:
 
 	// Whether id a reaches id b.
 	bool reachable(int64_t a, int64_t b);
-	// reachable(a, b) where the build's ids and labels decide it: 1 or 0; -1 where it takes a
-	// search, and always with changes (the overlay's answers may search). Throws nothing.
-	int
-	decided(int64_t a, int64_t b) noexcept {
-		return overlay_ ? -1 : query_.decided(a, b);
-	}
-	// decided() that leaves the components of the search a -1 of the build's takes (from < to; 0
-	// and 0 with changes), for reachable_components(): the answer then, without a second lookup.
-	int
-	decided(int64_t a, int64_t b, vid_t *from, vid_t *to) noexcept {
-		if (overlay_) {
-			*from = *to = 0;
-			return -1;
-		}
-		return query_.decided(a, b, from, to);
-	}
-	// Whether component from reaches component to of the build (no changes: Error(internal)).
-	bool reachable_components(vid_t from, vid_t to);
 
 	// answers[i] = reachable(a[i], b[i]), the pairs the labels leave undecided searched on the
 	// device the policy picks (on the CPU with changes); fallback is told where the GPU fails and

@@ -98,21 +98,6 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
 }
 
-int
-ReachabilityQuery::decided(int64_t source, int64_t target) noexcept {
-	vid_t ca = 0, cb = 0;
-	return decided(source, target, &ca, &cb);
-}
-
-int
-ReachabilityQuery::decided(int64_t source, int64_t target, vid_t *from, vid_t *to) noexcept {
-	// Without prefetches: asking for both ids' slots first measured no faster per row (the core
-	// overlaps the two lookups by itself) and costs every pair a second hash of each id.
-	*from = *to = 0;
-	Verdict verdict = decide(source, target, *from, *to);
-	return verdict == Verdict::search ? -1 : verdict == Verdict::yes;
-}
-
 void
 ReachabilityQuery::decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
                                Undecided &undecided) {

@@ -1,5 +1,4 @@
--- The per-row reachable() of integer keys answers most rows from what its call site (fn_extra)
--- holds, before the boundary's frames and without the checks' calls (quick_reachable in
+-- The per-row reachable() answers each row from what its call site (fn_extra) keeps (open_site in
 -- src/pg/service/open_graph.cpp): only while the site's graph was opened for this very snapshot,
 -- role, settings and name. What could make that answer wrong, each at one call site: a name that
 -- changes between rows (a column, a plpgsql variable whose new value may take the old one's

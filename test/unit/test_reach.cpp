@@ -245,52 +245,6 @@ TEST(Reach, BatchMatchesOracle) {
 	}
 }
 
-// decided(), which the per-row SQL call asks before anything else: where it answers, it answers as
-// the closure of the rows (ids that are no vertex included), and where it leaves a search, the
-// search of the components it gives answers; it answers most pairs; and with changes it leaves
-// every pair to reachable() (the build's components are no answer then).
-TEST(Reach, DecidedMatchesOracle) {
-	size_t decided = 0, pairs = 0;
-	for (uint64_t seed = 0; seed < 300; seed++) {
-		grail_test::TestGraph t = grail_test::random_graph(seed);
-		grail_test::Oracle oracle(t.edges);
-		BuildOptions options;
-		options.labels = 1 + unsigned(seed % 4);
-		options.seed = seed;
-		Index index = Index::build(t.edges, options);
-		Reach reach(index);
-		Pairs p = all_pairs(t.query_ids, oracle);
-		for (size_t i = 0; i < p.a.size(); i++) {
-			int answer = reach.decided(p.a[i], p.b[i]);
-			ASSERT_TRUE(answer == -1 || answer == int(p.expected[i]))
-			    << "seed " << seed << " " << p.a[i] << " -> " << p.b[i] << ": " << answer;
-			// The components it leaves to a search answer the pair.
-			vid_t from = 0, to = 0;
-			ASSERT_EQ(reach.decided(p.a[i], p.b[i], &from, &to), answer);
-			if (answer == -1) {
-				ASSERT_LT(from, to) << "seed " << seed;
-				ASSERT_EQ(reach.reachable_components(from, to), p.expected[i])
-				    << "seed " << seed << " " << p.a[i] << " -> " << p.b[i];
-			}
-			ASSERT_NE(p.a[i] == p.b[i] ? answer : 0, -1) << "seed " << seed << ": a key against itself";
-			decided += answer != -1;
-			pairs++;
-		}
-	}
-	EXPECT_GT(decided, pairs / 2);
-	Index index = small_index();
-	std::optional<OverlayChanges> changes = OverlayChanges::of(index, {change(30, 40, 1)});
-	ASSERT_TRUE(changes);
-	std::unique_ptr<Reach> reach = Reach::with_changes(index, std::move(*changes));
-	ASSERT_TRUE(reach);
-	EXPECT_EQ(reach->decided(10, 20), -1);
-	EXPECT_EQ(reach->decided(10, 10), -1);
-	vid_t from = 1, to = 1;
-	EXPECT_EQ(reach->decided(10, 40, &from, &to), -1);
-	EXPECT_THROW(reach->reachable_components(from, to), Error);
-	EXPECT_TRUE(reach->reachable(10, 40));
-}
-
 // Under gpu a batch whose labels leave searches goes to the GPU: an error without one, the same
 // answers with one.
 TEST(Reach, BatchUnderGpuPolicy) {

@@ -21,35 +21,7 @@ extern "C" {
 
 using namespace grail::pg;
 
-// The search quick_reachable() left for this call, inside the boundary.
-static Datum
-quick_search_body(FunctionCallInfo fcinfo) {
-	return BoolGetDatum(quick_search(fcinfo));
-}
-
-// What the per-row forms answer with quick_reachable()'s answer: it, the search it left, or the
-// checked path (body).
-static inline Datum
-row_answer(FunctionCallInfo fcinfo, int answer, Datum (*body)(FunctionCallInfo)) {
-	if (answer >= 0)
-		return BoolGetDatum(answer != 0);
-	return call(fcinfo, answer == kQuickSearch ? quick_search_body : body);
-}
-
-// The per-row forms of integer keys ask quick_reachable() first, outside the boundary's frames:
-// most rows of a statement end there. The first call of a statement, a graph of oid keys, with an
-// overlay or keys of another kind take the checked path (body).
-#define GRAIL_ROW_FUNCTION(name, key)                                                                                  \
-	static Datum name##_body(FunctionCallInfo fcinfo);                                                                 \
-	extern "C" {                                                                                                       \
-	PGDLLEXPORT PG_FUNCTION_INFO_V1(name);                                                                             \
-	}                                                                                                                  \
-	Datum name(PG_FUNCTION_ARGS) {                                                                                     \
-		return row_answer(fcinfo, quick_reachable(fcinfo, int64_t(key(1)), int64_t(key(2))), name##_body);             \
-	}                                                                                                                  \
-	static Datum name##_body(FunctionCallInfo fcinfo)
-
-GRAIL_ROW_FUNCTION(grail_reachable, PG_GETARG_INT64) {
+GRAIL_FUNCTION(grail_reachable) {
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
 	check_bigint_oid_keys(fcinfo, view.graph.key_type, 1, 2);
@@ -58,19 +30,8 @@ GRAIL_ROW_FUNCTION(grail_reachable, PG_GETARG_INT64) {
 
 // reachable(graph, a, b) of integer, smallint, oid or reg* keys (anycompatible): as bigint keys,
 // on a graph of an oid type only with keys of its type or oid. The keys' type is looked up once
-// per call site (site_key_type), not per row; from the site's second call on, quick_reachable_keys()
-// reads them as that type.
-static Datum grail_reachable_any_body(FunctionCallInfo fcinfo);
-extern "C" {
-PGDLLEXPORT PG_FUNCTION_INFO_V1(grail_reachable_any);
-}
-Datum
-grail_reachable_any(PG_FUNCTION_ARGS) {
-	return row_answer(fcinfo, quick_reachable_keys(fcinfo), grail_reachable_any_body);
-}
-
-static Datum
-grail_reachable_any_body(FunctionCallInfo fcinfo) {
+// per call site (site_key_type), not per row.
+GRAIL_FUNCTION(grail_reachable_any) {
 	Oid type = integer_key_arguments(fcinfo, 1, 2, "grail.reachable", &site_key_type(fcinfo));
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	check_key_kind(fcinfo, view.graph.index, grail::KeyKind::integer, "grail.reachable", 2);
@@ -93,11 +54,11 @@ reachable_narrow(FunctionCallInfo fcinfo, int width) {
 	return BoolGetDatum(view.reach.reachable(PG_GETARG_INT64(1), PG_GETARG_INT64(2)));
 }
 
-GRAIL_ROW_FUNCTION(grail_reachable_int4, PG_GETARG_INT32) {
+GRAIL_FUNCTION(grail_reachable_int4) {
 	return reachable_narrow(fcinfo, 4);
 }
 
-GRAIL_ROW_FUNCTION(grail_reachable_int2, PG_GETARG_INT16) {
+GRAIL_FUNCTION(grail_reachable_int2) {
 	return reachable_narrow(fcinfo, 2);
 }
 

@@ -144,35 +144,21 @@ current_search_path() {
  * Whether the active snapshot is the one checked, for the same role in the same security context
  * and settings (always false without an active snapshot).
  */
-static inline bool
+static bool
 same_snapshot(const CheckedSnapshot &checked) {
-	// Every call of a per-row function runs this: the backend's variables first, then what takes a
-	// call into PostgreSQL, each compared inline (the transactions in progress are few).
-	if (checked.transaction == InvalidLocalTransactionId || checked.transaction != MyProc->lxid ||
-	    checked.invalidations != SharedInvalidMessageCounter || checked.row_security != row_security ||
-	    !ActiveSnapshotSet())
+	if (!ActiveSnapshotSet() || checked.transaction == InvalidLocalTransactionId)
 		return false;
-	Snapshot now = GetActiveSnapshot();
-	if (checked.command != now->curcid || checked.xmin != now->xmin || checked.xmax != now->xmax ||
-	    checked.xcnt != now->xcnt)
-		return false;
-	for (uint32 i = 0; i < now->xcnt; i++)
-		if (checked.xip[i] != now->xip[i])
-			return false;
 	Oid user;
 	int security_context;
 	GetUserIdAndSecContext(&user, &security_context);
-	if (checked.user != user || checked.security_context != security_context ||
-	    checked.subtransaction != GetCurrentSubTransactionId())
-		return false;
-	// The search_path byte by byte inline: it is short, and strcmp's setup costs more than that.
-	const char *path = current_search_path();
-	for (size_t i = 0;; i++) {
-		if (checked.search_path[i] != path[i])
-			return false;
-		if (path[i] == '\0')
-			return true;
-	}
+	Snapshot now = GetActiveSnapshot();
+	return checked.transaction == MyProc->lxid && checked.command == now->curcid &&
+	       checked.subtransaction == GetCurrentSubTransactionId() && checked.xmin == now->xmin &&
+	       checked.xmax == now->xmax && checked.xcnt == now->xcnt &&
+	       (now->xcnt == 0 || memcmp(checked.xip, now->xip, sizeof(TransactionId) * now->xcnt) == 0) &&
+	       checked.user == user && checked.security_context == security_context &&
+	       checked.row_security == row_security && checked.invalidations == SharedInvalidMessageCounter &&
+	       strcmp(checked.search_path, current_search_path()) == 0;
 }
 
 /*
@@ -253,21 +239,11 @@ release_statement_reads(XactEvent event, void *) {
 // loaded build alive while the statement runs, even if a newer build replaces it in the cache.
 struct CallSite {
 	text *name; // palloc'd in fn_mcxt
-	// The name argument's datum when the call's expression gives it as a constant: the same
-	// pointer to the same bytes at every call of the site, so that pointer is the name's cheapest
-	// exact test (null otherwise: an argument that varies may reuse an address for other bytes).
-	Pointer constant_name;
 	// The snapshot the checks were made in.
 	CheckedSnapshot snapshot;
 	std::shared_ptr<LoadedGraph> *graph;
 	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
-	// The build's reachability where quick_reachable() may answer from it: the graph opened for
-	// reachable() without an overlay, keyed by integers that need no check at a call (quick_keys);
-	// else null.
-	grail::Reach *quick;
-	// The components of the search that quick_reachable() left to quick_search().
-	grail::vid_t search_from, search_to;
-	Oid key_type; // site_key_type(): fixed by the call's expression
+	Oid key_type;                          // site_key_type(): fixed by the call's expression
 	MemoryContextCallback release;
 };
 
@@ -295,19 +271,6 @@ static bool
 same_name(const text *a, const text *b) {
 	size_t n = VARSIZE_ANY_EXHDR(a);
 	return n == VARSIZE_ANY_EXHDR(b) && memcmp(VARDATA_ANY(a), VARDATA_ANY(b), n) == 0;
-}
-
-/*
- * Whether the call's expression gives argument arg as a constant (a Const node of the plan, whose
- * datum the executor passes as it is at every call).
- */
-static bool
-constant_argument(FunctionCallInfo fcinfo, int arg) {
-	Node *expr = fcinfo->flinfo->fn_expr;
-	if (expr == nullptr || !IsA(expr, FuncExpr))
-		return false;
-	List *args = castNode(FuncExpr, expr)->args;
-	return arg < list_length(args) && IsA(list_nth(args, arg), Const);
 }
 
 /*
@@ -892,50 +855,13 @@ site_key_type(FunctionCallInfo fcinfo) {
 /*
  * The call site's graph (and overlay), opened again only when the name or the snapshot changed.
  */
-/*
- * Whether a reachable() call site's integer keys need no check at a call on a graph whose keys are
- * of SQL type graph: the site's keys (site_key_type(): the polymorphic form's, else InvalidOid for
- * the bigint, integer and smallint forms) are plain integers and so are the graph's (no oid range
- * to check), or both are oid types that check_oid_key_type() lets meet (the same type, or one of
- * them plain oid: an oid key's id is its value).
- */
-static bool
-quick_keys(Oid graph, Oid site) {
-	if (!oid_key_type(graph))
-		return !oid_key_type(site);
-	return oid_key_type(site) && (site == graph || site == OIDOID || graph == OIDOID);
-}
-
-/*
- * Whether the site's graph holds for this call: opened and checked in this snapshot, for this role
- * and these settings, under the name that argument arg passes. Raises nothing and allocates
- * nothing: false for a name that only a detoasted copy could tell (the caller compares that one).
- */
-static inline bool
-site_current(const CallSite *site, FunctionCallInfo fcinfo, int arg) {
-	if (site == nullptr || site->graph == nullptr || !same_snapshot(site->snapshot))
-		return false;
-	Pointer name = DatumGetPointer(fcinfo->args[arg].value);
-	if (name == site->constant_name)
-		return true;
-	return (!VARATT_IS_EXTENDED(name) || VARATT_IS_SHORT(name)) &&
-	       same_name(site->name, reinterpret_cast<text *>(name));
-}
-
 static CallSite &
 open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, bool with_overlay) {
-	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
-	if (site_current(site, fcinfo, arg))
-		return *site;
 	text *name = text_arg(fcinfo, arg);
+	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
 	if (site != nullptr && site->graph != nullptr && same_snapshot(site->snapshot) && same_name(site->name, name))
 		return *site;
 
-	// Until the site holds the graph it opens now, and its snapshot, nothing answers from it.
-	if (site != nullptr) {
-		site->quick = nullptr;
-		site->constant_name = nullptr;
-	}
 	// The site's overlay let go first, so that the backend's kept one, where no other site holds
 	// it, may be extended in place; the site is checked again at its next call.
 	if (site != nullptr && site->overlay != nullptr && *site->overlay) {
@@ -963,12 +889,6 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 		site->overlay = new std::shared_ptr<LiveOverlay>(std::move(opened.overlay));
 	else
 		*site->overlay = std::move(opened.overlay);
-	site->constant_name =
-	    guard([&] { return constant_argument(fcinfo, arg); }) ? DatumGetPointer(fcinfo->args[arg].value) : nullptr;
-	LoadedGraph &graph = **site->graph;
-	if (with_overlay && !*site->overlay && graph.index.keys().kind() == grail::KeyKind::integer &&
-	    quick_keys(graph.key_type, site->key_type))
-		site->quick = &graph.reach;
 	return *site;
 }
 
@@ -982,30 +902,6 @@ open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind
 	CallSite &site = open_site(fcinfo, arg, keys, true);
 	LoadedGraph &graph = **site.graph;
 	return ReachabilityView{graph, *site.overlay ? *(*site.overlay)->reach : graph.reach};
-}
-
-int
-quick_reachable(FunctionCallInfo fcinfo, int64_t a, int64_t b) noexcept {
-	auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
-	if (site == nullptr || site->quick == nullptr || !site_current(site, fcinfo, 0))
-		return -1;
-	int answer = site->quick->decided(a, b, &site->search_from, &site->search_to);
-	return answer >= 0 ? answer : kQuickSearch;
-}
-
-bool
-quick_search(FunctionCallInfo fcinfo) {
-	auto *site = static_cast<const CallSite *>(fcinfo->flinfo->fn_extra);
-	return site->quick->reachable_components(site->search_from, site->search_to);
-}
-
-int
-quick_reachable_keys(FunctionCallInfo fcinfo) noexcept {
-	auto *site = static_cast<const CallSite *>(fcinfo->flinfo->fn_extra);
-	if (site == nullptr || !OidIsValid(site->key_type))
-		return -1;
-	return quick_reachable(fcinfo, integer_key(site->key_type, PG_GETARG_DATUM(1)),
-	                       integer_key(site->key_type, PG_GETARG_DATUM(2)));
 }
 
 std::shared_ptr<LoadedGraph>

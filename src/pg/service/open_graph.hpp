@@ -68,27 +68,6 @@ struct ReachabilityView {
 };
 ReachabilityView open_reachability(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys);
 
-// reachable(graph, a, b) of integer ids on the per-row path, without the checks' calls: when the
-// call site (fn_extra) holds the graph argument 0 names, opened by open_reachability() and checked
-// for this very snapshot, role and settings, keyed by plain integers (no oid type: no key check to
-// make; see quick_reachable_keys) and without an overlay: 1 or 0 where the build's ids and labels
-// decide the pair, kQuickSearch where it takes a search (quick_search() answers it). Else -1, and
-// the caller takes open_reachability()'s path (the first call of a statement, an overlay).
-// Raises nothing and allocates nothing, so that it can run before the boundary's frames.
-int quick_reachable(FunctionCallInfo fcinfo, int64_t a, int64_t b) noexcept;
-constexpr int kQuickSearch = -2;
-
-// The search of the pair quick_reachable() answered kQuickSearch for, in the same call, from the
-// components it found (no second lookup or check): inside the boundary (call()), as a search may
-// raise (a cancel).
-bool quick_search(FunctionCallInfo fcinfo);
-
-// quick_reachable() for the polymorphic form (integer, smallint, oid and reg* keys): its key
-// arguments 1 and 2 read as keys of the type the site found for them (site_key_type(); -1 before
-// that), answered only where that type and the graph's keys need no check at a call (both plain
-// integers, or oid types of which check_oid_key_type() lets one query the other).
-int quick_reachable_keys(FunctionCallInfo fcinfo) noexcept;
-
 // Where the call site (fn_extra, beside the graph open_reachability() keeps there) keeps the type
 // of a polymorphic function's key arguments, InvalidOid until the caller sets it: the call's
 // expression fixes it, so a site looks it up once rather than per row. Not for a function that
