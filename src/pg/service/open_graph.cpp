@@ -576,7 +576,8 @@ live_overlay(const GraphName &name, const GraphRow &row, Oid key_type, std::opti
  */
 static bool
 carries_across(const KeptOverlay &last, const GraphRow &row, Oid key_type) {
-	if (row.build_xmax == 0 || !row.filter.empty() || !last.value || !last.value->reach || !last.value->base || last.build_uuid.empty())
+	if (row.build_xmax == 0 || !row.filter.empty() || !last.value || !last.value->reach || !last.value->base ||
+	    last.build_uuid.empty())
 		return false;
 	const GraphRow &was = last.value->made_under;
 	const grail::OverlayChanges *held = last.value->reach->changes();

@@ -662,6 +662,23 @@ lock_graph_name(Oid schema, const char *name) {
 	});
 }
 
+/*
+ * The n rows (id, qualified name) of the last SPI query as OwnedGraphs.
+ */
+static std::vector<OwnedGraph>
+owned_graph_rows(int n) {
+	std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
+	for (int i = 0; i < n; i++) {
+		HeapTuple tuple = SPI_tuptable->vals[i];
+		graphs[i].id = DatumGetInt64(guard([&] {
+			bool null;
+			return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
+		}));
+		graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
+	}
+	return graphs;
+}
+
 std::vector<OwnedGraph>
 graphs_owned_by(const std::vector<Oid> &roles) {
 	return with_spi([&] {
@@ -672,16 +689,7 @@ graphs_owned_by(const std::vector<Oid> &roles) {
 		            "pg_catalog.quote_ident(g.name)) FROM grail.graph g "
 		            "WHERE g.owner::pg_catalog.oid OPERATOR(pg_catalog.=) ANY ($1) ORDER BY g.id FOR UPDATE OF g",
 		            1, types, values, SPI_OK_SELECT);
-		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
-		for (int i = 0; i < n; i++) {
-			HeapTuple tuple = SPI_tuptable->vals[i];
-			graphs[i].id = DatumGetInt64(guard([&] {
-				bool null;
-				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
-			}));
-			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
-		}
-		return graphs;
+		return owned_graph_rows(n);
 	});
 }
 
@@ -721,16 +729,7 @@ graphs_new_owner_cannot_create(Oid relid, Oid old_owner, Oid new_owner) {
 		            "AND NOT pg_catalog.has_schema_privilege($3, g.namespace::pg_catalog.oid, 'CREATE') "
 		            "ORDER BY g.id",
 		            3, types, values, SPI_OK_SELECT);
-		std::vector<OwnedGraph> graphs(static_cast<size_t>(n));
-		for (int i = 0; i < n; i++) {
-			HeapTuple tuple = SPI_tuptable->vals[i];
-			graphs[i].id = DatumGetInt64(guard([&] {
-				bool null;
-				return SPI_getbinval(tuple, SPI_tuptable->tupdesc, 1, &null);
-			}));
-			graphs[i].name = guard([&] { return SPI_getvalue(tuple, SPI_tuptable->tupdesc, 2); });
-		}
-		return graphs;
+		return owned_graph_rows(n);
 	});
 }
 
