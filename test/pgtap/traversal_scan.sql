@@ -201,7 +201,7 @@ SELECT is(pg_temp.disagreeing(ARRAY[
 SELECT is((SELECT count(*) FROM grail.descendants('g_text', 'k4') WHERE vertex IS NULL), 0::bigint,
           'a key read by a condition alone is formed');
 
--- SCROLL cursors: forward, backward, absolute, over the scan (a Material node above it).
+-- SCROLL cursors: forward, backward, absolute, over the scan (which reads backward itself).
 DECLARE c SCROLL CURSOR FOR SELECT * FROM grail.descendants('g_text', 'k4');
 SELECT ok(pg_temp.scanned($$SELECT * FROM grail.descendants('g_text', 'k4')$$), 'the cursor''s query runs the scan');
 CREATE TEMP TABLE all_rows AS SELECT row_number() OVER () AS n, d::text AS r FROM grail.descendants('g_text', 'k4') d;

@@ -471,9 +471,14 @@ next_traversal_row(TraversalRows *rows, Datum *values, bool *nulls) {
 	return true;
 }
 
+size_t
+traversal_row_position(const TraversalRows *rows) {
+	return rows->next;
+}
+
 void
-rewind_traversal_rows(TraversalRows *rows) {
-	rows->next = 0;
+set_traversal_row_position(TraversalRows *rows, size_t position) {
+	rows->next = position;
 }
 
 void

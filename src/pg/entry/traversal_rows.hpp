@@ -40,8 +40,11 @@ TraversalCall *traversal_call(FunctionCallInfo fcinfo);
 // CurrentMemoryContext (keys answered as text) or once for the scan's key buffers.
 bool next_traversal_row(TraversalRows *rows, Datum *values, bool *nulls);
 
-// Back to the first row (a rescan whose arguments did not change).
-void rewind_traversal_rows(TraversalRows *rows);
+// The number of rows handed out before the next one (0: none yet), and a move to such a position
+// (no more than the rows): a rescan whose arguments did not change goes back to 0, a backward step
+// to a row before.
+size_t traversal_row_position(const TraversalRows *rows);
+void set_traversal_row_position(TraversalRows *rows, size_t position);
 
 // Frees the result; null is fine.
 void free_traversal_rows(TraversalRows *rows);

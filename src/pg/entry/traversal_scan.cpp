@@ -11,9 +11,11 @@
 // a TraversalCall as its context (traversal_rows.hpp): the search keeps its result there instead
 // of writing rows. The call is made at the first row asked for, and again at a rescan whose
 // parameters changed (a LATERAL reference); a rescan without changed parameters reads the same
-// rows again. Forward only: without backward scan or mark/restore the planner puts a Material
-// node where one is needed (a SCROLL cursor, a merge join's inner side). grail.traversal_scan =
-// off leaves every call to FunctionScan.
+// rows again. It reads backward as FunctionScan's tuplestore does, so that a cursor declared
+// without SCROLL moves backward over it as over a FunctionScan, and a SCROLL cursor needs no
+// Material node that would copy the rows after all. No mark and restore: a merge join sorts the
+// scan's rows first (the plan knows no order of them). grail.traversal_scan = off leaves every
+// call to FunctionScan.
 //
 // Plain C-style PostgreSQL code: no C++ object lives across a call that may raise an error; the
 // search's result (a C++ object) is freed by a reset callback of the scan's memory, which every
@@ -86,6 +88,9 @@ struct TraversalScanState {
 	grail::pg::TraversalCall *call; // the current call's, in call_memory; null before the first row
 	ReturnSetInfo result_info;
 	MemoryContextCallback free_rows;
+	// Whether the last row asked for forward was past the last row: a backward step then gives the
+	// last row, as a tuplestore's does, not the one before it.
+	bool past_end;
 };
 
 // Whether the expression holds what the scan does not evaluate as FunctionScan does: a
@@ -148,7 +153,7 @@ add_traversal_path(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry 
 	path->path.rows = function_path->rows;
 	path->path.startup_cost = function_path->startup_cost;
 	path->path.total_cost = function_path->total_cost;
-	path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->methods = &path_methods;
 	rel->pathlist = NIL;
 	add_path(rel, &path->path);
@@ -242,6 +247,7 @@ make_call(TraversalScanState *state) {
 	state->free_rows.arg = call;
 	MemoryContextRegisterResetCallback(state->call_memory, &state->free_rows);
 	state->call = call;
+	state->past_end = false;
 
 	SetExprState *call_expr = state->call_expr;
 	FunctionCallInfo fcinfo = call_expr->fcinfo;
@@ -284,14 +290,28 @@ next_row(ScanState *node) {
 		make_call(state);
 	TupleTableSlot *slot = node->ss_ScanTupleSlot;
 	ExecClearTuple(slot);
-	if (state->call->rows == nullptr)
+	grail::pg::TraversalRows *rows = state->call->rows;
+	if (rows == nullptr)
 		return slot;
+	if (ScanDirectionIsBackward(node->ps.state->es_direction)) {
+		// The row before the last one given (the last row once past the end): back two, then one
+		// forward. Before the first row there is none, and the next row forward is the first.
+		size_t after_last = grail::pg::traversal_row_position(rows) + (state->past_end ? 1 : 0);
+		state->past_end = false;
+		if (after_last < 2) {
+			grail::pg::set_traversal_row_position(rows, 0);
+			return slot;
+		}
+		grail::pg::set_traversal_row_position(rows, after_last - 2);
+	}
 	// Keys answered as text are made in the row's memory, which ExecScan resets for each row.
 	MemoryContext previous = MemoryContextSwitchTo(node->ps.ps_ExprContext->ecxt_per_tuple_memory);
-	bool more = grail::pg::next_traversal_row(state->call->rows, slot->tts_values, slot->tts_isnull);
+	bool more = grail::pg::next_traversal_row(rows, slot->tts_values, slot->tts_isnull);
 	MemoryContextSwitchTo(previous);
 	if (more)
 		ExecStoreVirtualTuple(slot);
+	else
+		state->past_end = true;
 	return slot;
 }
 
@@ -318,7 +338,8 @@ rescan_traversal_scan(CustomScanState *node) {
 	if (state->call != nullptr && node->ss.ps.chgParam == nullptr) {
 		// The same arguments: the same rows again, without a second search.
 		if (state->call->rows != nullptr)
-			grail::pg::rewind_traversal_rows(state->call->rows);
+			grail::pg::set_traversal_row_position(state->call->rows, 0);
+		state->past_end = false;
 	} else {
 		MemoryContextReset(state->call_memory);
 		state->call = nullptr;
