@@ -315,9 +315,15 @@ next_row(ScanState *node) {
 	return slot;
 }
 
+// Where a row of an UPDATE or a SELECT FOR UPDATE is rechecked (EvalPlanQual) and a subquery
+// over the scan runs again, PostgreSQL before 15.15 asks every scan without a relation of its own
+// (scanrelid 0) for its recheck instead of its next row: the scan, which has no relation's row to
+// recheck, gives its next row here (in slot, its scan tuple), else the subquery would find no rows.
+// Later releases read the next row there, and ask for a recheck only below the rechecked rows'
+// join, where the scan never is (such a query reads the function's whole row: a FunctionScan).
 bool
 recheck_row(ScanState *node, TupleTableSlot *slot) {
-	return true;
+	return !TupIsNull(next_row(node));
 }
 
 TupleTableSlot *
