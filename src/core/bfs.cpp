@@ -22,6 +22,11 @@ struct Lists {
 	}
 };
 
+// A vertex's list in one CSR, as read from its offsets.
+struct Span {
+	const vid_t *begin, *end;
+};
+
 bool
 test(const std::vector<uint64_t> &bits, vid_t v) noexcept {
 	return (bits[v / 64] >> (v % 64)) & 1;
@@ -49,8 +54,10 @@ set(std::vector<uint64_t> &bits, vid_t v) noexcept {
 // Memory: the marks, the level bitmap and the discoverers are the scratch's (BfsScratch), kept by
 // a caller between searches, so that a search that reaches few vertices costs about what it
 // reaches (no allocation or clearing in proportion to the graph). Without parents (with_parents
-// false) no discoverer is written. A top-down level reads ahead: the offsets of the frontier's
-// vertices a few places on, and their lists nearer (the reads that miss the cache on a large graph).
+// false) no discoverer is written. The reads that miss the cache on a large graph are a vertex's
+// offsets and its list: the offsets are read once a vertex, in level order and ahead, by the pass
+// that sums a new level's edges, which keeps each vertex's list bounds for the next level's
+// expansion; that expansion reads the lists themselves ahead.
 BfsResult
 search(const Lists &forward, const std::function<Lists()> &backward, vid_t source, uint32_t max_depth,
        const BfsTuning &tuning, BfsScratch &scratch, bool with_parents) {
@@ -73,12 +80,22 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 	size_t unexplored = 0;
 	for (size_t l = 0; l < forward.count; l++)
 		unexplored += forward.csr[l]->edge_count();
-	size_t frontier_edges = forward.degree(source);
+	// The level's lists (each vertex's begin and end in each CSR, in level order), read from the
+	// offsets once, by the pass that sums the level's edges, and by the next level from there.
+	const size_t per_vertex = 2 * forward.count;
+	std::vector<const vid_t *> &lists = scratch.lists, &next_lists = scratch.next_lists;
+	lists.resize(per_vertex);
+	size_t frontier_edges = 0;
+	for (size_t l = 0; l < forward.count; l++) {
+		lists[2 * l] = forward.csr[l]->begin(source);
+		lists[2 * l + 1] = forward.csr[l]->end(source);
+		frontier_edges += size_t(lists[2 * l + 1] - lists[2 * l]);
+	}
 	unexplored -= frontier_edges;
 	size_t level_begin = 0, steps = 0;
 	bool bottom_up = false;
 	Lists back;
-	std::vector<vid_t> next;
+	std::vector<vid_t> &next = scratch.next;
 	for (uint32_t depth = 0; depth < max_depth; depth++) {
 		size_t level_end = result.vertex.size();
 		if (level_begin == level_end)
@@ -127,20 +144,17 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 			next.clear();
 			vid_t low = kNoVertex, high = 0;
 			// The frontier is in ascending order, so the first discoverer of a vertex is its
-			// smallest parent (whichever of the lists holds the edge).
-			constexpr size_t kOffsetsAhead = 16, kListsAhead = 8;
+			// smallest parent (whichever of the lists holds the edge). Its lists are read ahead.
+			constexpr size_t kListsAhead = 8;
 			const vid_t *frontier_vertex = result.vertex.data();
-			for (size_t k = level_begin; k < level_end; k++) {
-				vid_t u = frontier_vertex[k];
-				for (size_t l = 0; l < forward.count; l++) {
-					const Csr &csr = *forward.csr[l];
-					if (k + kOffsetsAhead < level_end)
-						__builtin_prefetch(csr.offsets.data() + frontier_vertex[k + kOffsetsAhead]);
-					if (k + kListsAhead < level_end)
-						__builtin_prefetch(csr.begin(frontier_vertex[k + kListsAhead]));
-				}
+			const vid_t *const *list = lists.data();
+			for (size_t i = 0; i < frontier; i++, list += per_vertex) {
+				if (i + kListsAhead < frontier)
+					for (size_t l = 0; l < forward.count; l++)
+						__builtin_prefetch(list[kListsAhead * per_vertex + 2 * l]);
+				vid_t u = frontier_vertex[level_begin + i];
 				for (size_t l = 0; l < forward.count; l++)
-					for (const vid_t *w = forward.csr[l]->begin(u), *end = forward.csr[l]->end(u); w != end; w++) {
+					for (const vid_t *w = list[2 * l], *end = list[2 * l + 1]; w != end; w++) {
 						if ((++steps & 0xFFFF) == 0)
 							poll_cancel();
 						vid_t v = *w;
@@ -150,9 +164,6 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 						seen[v / 64] |= bit;
 						if (with_parents)
 							parent_of[v] = u;
-						// Its offsets, read by the frontier's edge count below and by the next level.
-						for (size_t m = 0; m < forward.count; m++)
-							__builtin_prefetch(forward.csr[m]->offsets.data() + v);
 						next.push_back(v);
 						low = std::min(low, v);
 						high = std::max(high, v);
@@ -188,9 +199,27 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 					parents[i] = parent_of[out[i]];
 			}
 		}
+		if (depth + 1 == max_depth)
+			break; // the last level is not expanded
+		// The new level's lists and edge count, its offsets read ahead (a level's vertices are
+		// scattered over the graph).
+		constexpr size_t kOffsetsAhead = 16;
+		const size_t count = result.vertex.size() - base;
+		const vid_t *level_vertex = result.vertex.data() + base;
+		next_lists.resize(count * per_vertex);
 		frontier_edges = 0;
-		for (size_t k = base; k < result.vertex.size(); k++)
-			frontier_edges += forward.degree(result.vertex[k]);
+		for (size_t i = 0; i < count; i++) {
+			for (size_t l = 0; l < forward.count; l++) {
+				const Csr &csr = *forward.csr[l];
+				if (i + kOffsetsAhead < count)
+					__builtin_prefetch(csr.offsets.data() + level_vertex[i + kOffsetsAhead]);
+				const vid_t *begin = csr.begin(level_vertex[i]), *end = csr.end(level_vertex[i]);
+				next_lists[i * per_vertex + 2 * l] = begin;
+				next_lists[i * per_vertex + 2 * l + 1] = end;
+				frontier_edges += size_t(end - begin);
+			}
+		}
+		lists.swap(next_lists);
 		unexplored -= std::min(unexplored, frontier_edges);
 		level_begin = level_end;
 	}

@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(45);
+SELECT plan(46);
 
 -- Whether the query's plan runs a Grail Traversal Scan.
 CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -200,6 +200,16 @@ SELECT is(pg_temp.disagreeing(ARRAY[
 ]), '{}', 'counts, depths alone, and key columns read by conditions, joins, outer queries and aggregates');
 SELECT is((SELECT count(*) FROM grail.descendants('g_text', 'k4') WHERE vertex IS NULL), 0::bigint,
           'a key read by a condition alone is formed');
+
+-- Inside a join the scan returns all its columns (no projection a row) and forms the keys only where
+-- a node above reads them: a grouping, a sort, a second join, an aggregate of depths alone.
+SELECT is(pg_temp.disagreeing(ARRAY[
+	$$SELECT k.n, sum(d.depth) FROM key_of k, LATERAL grail.descendants('g_text', k.key) d WHERE k.kind = 'text' GROUP BY k.n$$,
+	$$SELECT d.vertex, count(*) FROM key_of k, LATERAL grail.descendants('g_text', k.key) d WHERE k.kind = 'text' GROUP BY d.vertex$$,
+	$$SELECT d.vertex, k.n FROM key_of k, LATERAL grail.ancestors('g_text', k.key) d WHERE k.kind = 'text' ORDER BY d.vertex, k.n$$,
+	$$SELECT count(*), sum(e.n) FROM key_of k JOIN LATERAL grail.bfs('g_text', k.key) d ON true JOIN (SELECT target, count(*) AS n FROM e_text GROUP BY target) e ON e.target = d.parent WHERE k.kind = 'text'$$,
+	$$SELECT d.depth, d.vertex FROM key_of k, LATERAL grail.descendants('g_uuid', k.key::uuid) d WHERE k.kind = 'uuid' AND d.depth > 0$$
+]), '{}', 'joined scans: every column returned, the keys read above formed');
 
 -- SCROLL cursors: forward, backward, absolute, over the scan (which reads backward itself).
 DECLARE c SCROLL CURSOR FOR SELECT * FROM grail.descendants('g_text', 'k4');

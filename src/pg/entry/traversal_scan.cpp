@@ -38,10 +38,12 @@ extern "C" {
 #include "nodes/makefuncs.h"
 #include "parser/parsetree.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
 #include "pgstat.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -123,6 +125,29 @@ restrictions_use_whole_row(List *restrictions, Index rti) {
 	return false;
 }
 
+// The relation's target where it holds Vars alone: all the function's columns in order instead, so
+// that the scan's tuple is its output and ExecScan projects nothing a row (as a relation scan's
+// physical tlist, which createplan makes for no custom path); the nodes above read the columns
+// they need. Otherwise (a placeholder) the relation's own.
+PathTarget *
+every_column_target(PlannerInfo *root, RelOptInfo *rel, Node *call) {
+	ListCell *cell;
+	foreach (cell, rel->reltarget->exprs) {
+		if (!IsA(lfirst(cell), Var))
+			return rel->reltarget;
+	}
+	TupleDesc columns = get_expr_result_tupdesc(call, false);
+	PathTarget *target = create_empty_pathtarget();
+	for (int i = 0; i < columns->natts; i++) {
+		Form_pg_attribute column = TupleDescAttr(columns, i);
+		add_column_to_pathtarget(target,
+		                         reinterpret_cast<Expr *>(makeVar(rel->relid, AttrNumber(i + 1), column->atttypid,
+		                                                          column->atttypmod, column->attcollation, 0)),
+		                         0);
+	}
+	return set_pathtarget_cost_width(root, target);
+}
+
 void
 add_traversal_path(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry *rte) {
 	if (!grail::pg::settings.traversal_scan || rte->rtekind != RTE_FUNCTION || rte->funcordinality ||
@@ -146,7 +171,7 @@ add_traversal_path(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry 
 	CustomPath *path = makeNode(CustomPath);
 	path->path.pathtype = T_CustomScan;
 	path->path.parent = rel;
-	path->path.pathtarget = rel->reltarget;
+	path->path.pathtarget = every_column_target(root, rel, function->funcexpr);
 	path->path.param_info = function_path->param_info;
 	// Never below a Gather: a worker would need the call's state that the leader keeps.
 	path->path.parallel_safe = false;
@@ -191,11 +216,17 @@ plan_traversal_scan(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, L
 	scan->scan.scanrelid = 0;
 	scan->flags = best_path->flags;
 	// Whether anything above the scan reads a key column (vertex, or bfs's parent): what the
-	// relation provides (its target, which any projection put on the scan later draws from too), the
-	// scan's own output and its conditions.
+	// relation provides (its target: every Var of it that a node above or a projection put on the
+	// scan later reads), the expressions of the scan's own output and its conditions. Not the plain
+	// columns of its output, which may be all of them (every_column_target) where none is read.
 	Bitmapset *read = nullptr;
-	pull_varattnos(reinterpret_cast<Node *>(best_path->path.pathtarget->exprs), rel->relid, &read);
-	pull_varattnos(reinterpret_cast<Node *>(tlist), rel->relid, &read);
+	pull_varattnos(reinterpret_cast<Node *>(rel->reltarget->exprs), rel->relid, &read);
+	ListCell *cell;
+	foreach (cell, tlist) {
+		Node *expr = reinterpret_cast<Node *>(lfirst_node(TargetEntry, cell)->expr);
+		if (!IsA(expr, Var))
+			pull_varattnos(expr, rel->relid, &read);
+	}
 	pull_varattnos(reinterpret_cast<Node *>(scan->scan.plan.qual), rel->relid, &read);
 	bool keys_read = bms_is_member(kVertexColumn - FirstLowInvalidHeapAttributeNumber, read) ||
 	                 bms_is_member(kParentColumn - FirstLowInvalidHeapAttributeNumber, read);
@@ -328,6 +359,15 @@ recheck_row(ScanState *node, TupleTableSlot *slot) {
 
 TupleTableSlot *
 exec_traversal_scan(CustomScanState *node) {
+	// Without a condition, a projection or an EvalPlanQual recheck, ExecScan's work a row is the
+	// reset of the row's memory, which only a key answered as text used: the row as formed.
+	PlanState &plan = node->ss.ps;
+	if (plan.qual == nullptr && plan.ps_ProjInfo == nullptr && plan.state->es_epq_active == nullptr) {
+		MemoryContext row_memory = plan.ps_ExprContext->ecxt_per_tuple_memory;
+		if (!row_memory->isReset || row_memory->firstchild != nullptr)
+			MemoryContextReset(row_memory);
+		return next_row(&node->ss);
+	}
 	return ExecScan(&node->ss, next_row, recheck_row);
 }
 
