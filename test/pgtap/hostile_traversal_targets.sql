@@ -1,10 +1,10 @@
 -- A query whose only relation is the Grail Traversal Scan outputs the columns it names, groups and
 -- sorts by them: the rows, columns included, are FunctionScan's (grail.traversal_scan = off). When
--- the scan returned every column of the function wherever the query's target held columns alone,
--- `SELECT vertex, depth` returned parent too (RETURN QUERY into two columns failed), and the
--- GROUP BY / ORDER BY of such a query fell on the column at the same position of the function's
--- (`GROUP BY depth` grouped by vertex). Inside a join the scan may return every column: those
--- queries are checked here too.
+-- the scan returned every column of the function wherever the query's target held columns alone
+-- (302ba07, until 3d8a6f3), `SELECT vertex, depth` returned parent too (RETURN QUERY into two
+-- columns failed), and the GROUP BY / ORDER BY of such a query fell on the column at the same
+-- position of the function's (`GROUP BY depth` grouped by vertex). Inside a join the scan may
+-- return every column: those queries are checked here too.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;

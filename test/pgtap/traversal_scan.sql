@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(46);
+SELECT plan(48);
 
 -- Whether the query's plan runs a Grail Traversal Scan.
 CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -210,6 +210,14 @@ SELECT is(pg_temp.disagreeing(ARRAY[
 	$$SELECT count(*), sum(e.n) FROM key_of k JOIN LATERAL grail.bfs('g_text', k.key) d ON true JOIN (SELECT target, count(*) AS n FROM e_text GROUP BY target) e ON e.target = d.parent WHERE k.kind = 'text'$$,
 	$$SELECT d.depth, d.vertex FROM key_of k, LATERAL grail.descendants('g_uuid', k.key::uuid) d WHERE k.kind = 'uuid' AND d.depth > 0$$
 ]), '{}', 'joined scans: every column returned, the keys read above formed');
+-- Alone in its query the scan gives the query's columns, no more.
+SELECT results_eq($$SELECT vertex, depth FROM grail.bfs('g_text', 'k4') WHERE depth = 0$$,
+                  $$VALUES ('k4'::text, 0)$$, 'a query of the scan alone: its own columns');
+SELECT is(pg_temp.disagreeing(ARRAY[
+	$$SELECT vertex FROM grail.bfs('g_text', 'k4')$$,
+	$$SELECT depth, vertex FROM grail.descendants('g_uuid', md5('4')::uuid) ORDER BY vertex DESC$$,
+	$$SELECT x.vertex FROM (SELECT vertex, depth FROM grail.ancestors('g_text', 'k5') ORDER BY depth LIMIT 3) x$$
+]), '{}', 'the scan alone in its query or subquery');
 
 -- SCROLL cursors: forward, backward, absolute, over the scan (which reads backward itself).
 DECLARE c SCROLL CURSOR FOR SELECT * FROM grail.descendants('g_text', 'k4');

@@ -125,14 +125,12 @@ restrictions_use_whole_row(List *restrictions, Index rti) {
 	return false;
 }
 
-// The relation's target where it holds Vars alone: all the function's columns in order instead, so
-// that the scan's tuple is its output and ExecScan projects nothing a row (as a relation scan's
-// physical tlist, which createplan makes for no custom path); the nodes above read the columns
-// they need. Otherwise (a placeholder) the relation's own, and so where the relation is the
-// query's only one: its paths are then the query's, whose target the planner takes to be the
-// relation's where the output is its columns (apply_scanjoin_target_to_paths adds no projection
-// and puts the GROUP BY / ORDER BY references on the path's columns by position), so every
-// column would be the query's output, and `SELECT depth ... GROUP BY depth` would group by vertex.
+// The relation's target where it holds Vars alone and a join above projects: all the function's
+// columns in order instead, so that the scan's tuple is its output and ExecScan projects nothing a
+// row (as a relation scan's physical tlist, which createplan makes for no custom path); the join
+// reads the columns it needs. Otherwise the relation's own: the query's only relation gives its
+// rows as they are where its target is the query's (apply_scanjoin_target_to_paths keeps the
+// path's), and a placeholder is no column.
 PathTarget *
 every_column_target(PlannerInfo *root, RelOptInfo *rel, Node *call) {
 	if (bms_equal(rel->relids, root->all_baserels))
