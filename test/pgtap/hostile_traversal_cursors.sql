@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(11);
+SELECT plan(13);
 SET client_min_messages = warning;
 
 CREATE TABLE hc_int (source bigint, target bigint);
@@ -123,6 +123,19 @@ DECLARE hc_no_scroll NO SCROLL CURSOR FOR SELECT * FROM grail.bfs('hc_int', 1);
 MOVE 2 IN hc_no_scroll;
 SELECT throws_ok('FETCH BACKWARD 1 FROM hc_no_scroll', '55000', 'cursor can only scan forward',
                  'a NO SCROLL cursor refuses to move backward');
+
+-- An oid graph's keys answered as text are names read from the catalogs: those at the call, as a
+-- FunctionScan's tuplestore holds them, so that a rename between two fetches changes no row.
+CREATE TABLE hc_reg (s regclass, t regclass);
+CREATE TABLE hc_zz1 ();
+CREATE TABLE hc_zz2 ();
+INSERT INTO hc_reg VALUES ('hc_zz1', 'hc_zz2'), ('hc_zz2', 'pg_class');
+SELECT ok(grail.create_graph('hc_reg', 'hc_reg', 's', 't') IS NOT NULL, 'a regclass graph');
+DECLARE hc_names CURSOR FOR SELECT vertex, depth, parent FROM grail.bfs('hc_reg', 'hc_zz1'::text);
+MOVE 1 IN hc_names;
+ALTER TABLE hc_zz2 RENAME TO hc_zz3;
+SELECT results_eq('FETCH ALL FROM hc_names', $$VALUES ('hc_zz2'::text, 1, 'hc_zz1'::text), ('pg_class', 2, 'hc_zz2')$$,
+                  'names read at the call, not at each fetch');
 
 SELECT * FROM finish();
 ROLLBACK;

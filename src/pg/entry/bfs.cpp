@@ -44,6 +44,8 @@ struct TraversalRows {
 	MemoryContext memory;
 	size_t next = 0;
 	KeyScratch vertex_key{}, parent_key{};
+	// Keys of an oid graph answered as text (name_rows()), by row; empty otherwise.
+	std::vector<Datum> vertex_names, parent_names;
 };
 
 } // namespace grail::pg
@@ -68,6 +70,27 @@ column_width_datum(int64_t id, int16 length) {
 // Which edges a search follows from a vertex: its out-edges (along edge direction), its in-edges
 // (against it: the vertices that reach the source) or both (ignoring direction).
 enum class Direction { out, in, both };
+
+// The keys of an oid graph answered as text are names read from the catalogs (a table's, a type's,
+// as regclass and its kin print them): all of them formed at the call, in the call's memory, as
+// FunctionScan's tuplestore holds them, so that a rename between two fetches of a cursor changes
+// none of the rows.
+void
+name_rows(TraversalRows &rows) {
+	const grail::BfsResult &result = rows.result;
+	const int64_t *ids = rows.index->graph().ids.data();
+	auto name = [&](grail::vid_t v) {
+		return v == grail::kNoVertex ? (Datum)0 : key_as_text(rows.kind, Int64GetDatum(ids[v]), rows.key_type);
+	};
+	rows.vertex_names.reserve(result.vertex.size());
+	for (grail::vid_t v : result.vertex)
+		rows.vertex_names.push_back(name(v));
+	if (rows.with_parent) {
+		rows.parent_names.reserve(result.parent.size());
+		for (grail::vid_t v : result.parent)
+			rows.parent_names.push_back(name(v));
+	}
+}
 
 Direction
 direction_arg(FunctionCallInfo fcinfo, int arg) {
@@ -366,6 +389,8 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 		                               call->key_length,
 		                               call->keys_read,
 		                               CurrentMemoryContext};
+		if (call->keys_read && as_text && kind == grail::KeyKind::integer && oid_key_type(graph.key_type) && dense >= 0)
+			name_rows(*call->rows);
 		return (Datum)0;
 	}
 	put_rows(fcinfo, index, result, dense < 0 ? &source : nullptr, kind, graph.key_type, as_text, with_parent);
@@ -422,6 +447,14 @@ next_traversal_row(TraversalRows *rows, Datum *values, bool *nulls) {
 	const grail::vid_t *vertex = result.vertex.data();
 	const grail::vid_t *parent = rows->with_parent && !result.parent.empty() ? result.parent.data() : nullptr;
 	values[1] = Int32GetDatum(int32(result.depth[i]));
+	if (!rows->vertex_names.empty()) {
+		values[0] = rows->vertex_names[i];
+		if (parent != nullptr && parent[i] != grail::kNoVertex) {
+			values[2] = rows->parent_names[i];
+			nulls[2] = false;
+		}
+		return true;
+	}
 	if (kind == grail::KeyKind::integer && !rows->as_text) {
 		// The vertex's id and its parent's, read ahead (a level's vertices are scattered over the
 		// graph, their parents over the level before).
