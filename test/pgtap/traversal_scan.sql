@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(48);
+SELECT plan(49);
 
 -- Whether the query's plan runs a Grail Traversal Scan.
 CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -352,6 +352,20 @@ RESET grail.traversal_scan;
 -- EXPLAIN (VERBOSE) names the call: the graph, the source and the bound pushed into it.
 SELECT ok((SELECT string_agg(l, E'\n') FROM (SELECT * FROM pg_temp.explain_lines($$SELECT * FROM grail.ancestors('g_text', 'k1') WHERE depth <= 2$$)) x(l))
           LIKE '%Grail Traversal Scan%Function Call: grail.ancestors(''g_text''::text, ''k1''::text, 2)%', 'EXPLAIN VERBOSE shows the call');
+-- Without VERBOSE it names the function and, where it is another name, the alias, as a
+-- FunctionScan's "on descendants d" does: two scans of one plan told apart.
+CREATE FUNCTION pg_temp.plain_explain(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; plan text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		plan := plan || line || E'\n';
+	END LOOP;
+	RETURN plan;
+END $$;
+SELECT ok(pg_temp.plain_explain($$SELECT count(*) FROM key_of k, grail.descendants('g_text', k.key) d,
+                                   grail.ancestors('g_text', k.key) WHERE k.kind = 'text'$$)
+          ~ '(?s)Traversal Scan\)\n *Function: descendants d\n.*Traversal Scan\)\n *Function: ancestors\n|Traversal Scan\)\n *Function: ancestors\n.*Traversal Scan\)\n *Function: descendants d\n',
+          'EXPLAIN names each scan''s function and alias');
 
 SELECT * FROM finish();
 ROLLBACK;

@@ -45,6 +45,8 @@ extern "C" {
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 #include "pgstat.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
 }
@@ -399,13 +401,34 @@ rescan_traversal_scan(CustomScanState *node) {
 
 void
 explain_traversal_scan(CustomScanState *node, List *ancestors, ExplainState *es) {
+	Plan *plan = node->ss.ps.plan;
+	auto *scan = reinterpret_cast<CustomScan *>(plan);
+	Node *call = static_cast<Node *>(linitial(scan->custom_exprs));
+	// What a FunctionScan says in its "on descendants d", which a custom scan's title cannot: the
+	// function (schema-qualified in VERBOSE) and the alias where it is another name, so that two
+	// scans of one plan are told apart.
+	const char *function = IsA(call, FuncExpr) ? get_func_name(reinterpret_cast<FuncExpr *>(call)->funcid) : nullptr;
+	int rti = bms_singleton_member(scan->custom_relids);
+	const char *alias = rti > 0 && rti <= list_length(es->rtable_names)
+	                        ? static_cast<const char *>(list_nth(es->rtable_names, rti - 1))
+	                        : nullptr;
+	if (function != nullptr) {
+		StringInfoData target;
+		initStringInfo(&target);
+		char *schema = es->verbose ? get_namespace_name(get_func_namespace(reinterpret_cast<FuncExpr *>(call)->funcid))
+		                           : nullptr;
+		if (schema != nullptr)
+			appendStringInfo(&target, "%s.", quote_identifier(schema));
+		appendStringInfoString(&target, quote_identifier(function));
+		if (alias != nullptr && strcmp(alias, function) != 0)
+			appendStringInfo(&target, " %s", quote_identifier(alias));
+		ExplainPropertyText("Function", target.data, es);
+	}
 	if (!es->verbose)
 		return;
 	// The call as it runs: the graph, the source and the depth bound (a pushed-down condition's
 	// included).
-	Plan *plan = node->ss.ps.plan;
 	List *context = set_deparse_context_plan(es->deparse_cxt, plan, ancestors);
-	Node *call = static_cast<Node *>(linitial(reinterpret_cast<CustomScan *>(plan)->custom_exprs));
 	ExplainPropertyText("Function Call", deparse_expression(call, context, true, false), es);
 }
 
