@@ -415,8 +415,8 @@ explain_traversal_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (function != nullptr) {
 		StringInfoData target;
 		initStringInfo(&target);
-		char *schema = es->verbose ? get_namespace_name(get_func_namespace(reinterpret_cast<FuncExpr *>(call)->funcid))
-		                           : nullptr;
+		char *schema =
+		    es->verbose ? get_namespace_name(get_func_namespace(reinterpret_cast<FuncExpr *>(call)->funcid)) : nullptr;
 		if (schema != nullptr)
 			appendStringInfo(&target, "%s.", quote_identifier(schema));
 		appendStringInfoString(&target, quote_identifier(function));
