@@ -46,14 +46,14 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 	};
 	// One thread's working arrays, kept from one of its traversals to the next.
 	struct Scratch {
-		std::vector<uint32_t> lo_of;
-		// v's post rank in the current traversal. The ranks go to the records in one sequential
-		// pass after each traversal: written there as the traversal finishes each vertex, they
-		// would land at random in records of n * w words (a cache miss each), here in n words.
-		std::vector<uint32_t> post_of;
 		std::vector<Frame> stack;
 		std::vector<vid_t> children;
 	};
+	// Each traversal's lo and post rank of v. The ranks go to the records in one sequential pass
+	// after all traversals: written there as a traversal finishes each vertex, they would land at
+	// random in records of n * w words (a cache miss each), here in n words; and a pass per
+	// traversal, two words of each record at a time, would read and write all n * w words d times.
+	std::vector<std::vector<uint32_t>> lo_of_all(d), post_of_all(d);
 	// Each traversal's random numbers and root order, made in traversal order as one thread made
 	// them (each shuffles the previous order), so that the traversals, in any order and on any
 	// thread, make the labels bit for bit.
@@ -75,7 +75,7 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 	auto traverse = [&](unsigned i, Scratch &s) {
 		Rng rng = rngs[i];
 		const std::vector<vid_t> &order = root_orders[i];
-		std::vector<uint32_t> &lo_of = s.lo_of, &post_of = s.post_of;
+		std::vector<uint32_t> &lo_of = lo_of_all[i], &post_of = post_of_all[i];
 		std::vector<Frame> &stack = s.stack;
 		std::vector<vid_t> &children = s.children;
 		lo_of.assign(n, kUnseen);
@@ -139,32 +139,31 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 		}
 		if (rank != n)
 			throw Error(ErrorKind::internal, "GRAIL labelling: the graph is not a DAG or has unreachable vertices");
-		// Each traversal writes its own words of the records: threads never write the same word.
-		for (size_t v = 0; v < n; v++) {
-			uint32_t *rec = data + v * w;
-			rec[3 + 2 * i] = lo_of[v];
-			rec[4 + 2 * i] = post_of[v];
-			if (i == 0) {
-				rec[0] = post_of[v];
-				rec[1] = first_of[v];
-			}
-		}
 	};
 	run_tasks(d, helpers, [&](size_t i, unsigned worker) { traverse(unsigned(i), scratch[worker]); });
 	scratch.clear();
 
 	// Reverse post-order is a topological order: levels settle in one pass over it (in a compact
 	// array, as the ranks).
-	std::vector<uint32_t> &level_of = first_of;
-	std::fill(level_of.begin(), level_of.end(), 0);
+	std::vector<uint32_t> level_of(n, 0);
 	for (size_t k = post_sequence.size(); k-- > 0;) {
 		vid_t v = post_sequence[k];
 		uint32_t next_level = level_of[v] + 1;
 		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
 			level_of[*c] = std::max(level_of[*c], next_level);
 	}
-	for (size_t v = 0; v < n; v++)
-		data[v * w + 2] = level_of[v];
+	for (size_t v = 0; v < n; v++) {
+		if (v % 65536 == 0)
+			poll_cancel();
+		uint32_t *rec = data + v * w;
+		rec[0] = post_of_all[0][v];
+		rec[1] = first_of[v];
+		rec[2] = level_of[v];
+		for (unsigned i = 0; i < d; i++) {
+			rec[3 + 2 * i] = lo_of_all[i][v];
+			rec[4 + 2 * i] = post_of_all[i][v];
+		}
+	}
 	labels.built_here_ = true;
 	return labels;
 }
