@@ -46,14 +46,14 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 	};
 	// One thread's working arrays, kept from one of its traversals to the next.
 	struct Scratch {
-		std::vector<uint32_t> lo_of;
-		// v's post rank in the current traversal. The ranks go to the records in one sequential
-		// pass after each traversal: written there as the traversal finishes each vertex, they
-		// would land at random in records of n * w words (a cache miss each), here in n words.
-		std::vector<uint32_t> post_of;
 		std::vector<Frame> stack;
 		std::vector<vid_t> children;
 	};
+	// Each traversal's lo and post rank of v. The ranks go to the records in one sequential pass
+	// after all traversals: written there as a traversal finishes each vertex, they would land at
+	// random in records of n * w words (a cache miss each), here in n words; and a pass per
+	// traversal, two words of each record at a time, would read and write all n * w words d times.
+	std::vector<std::vector<uint32_t>> lo_of_all(d), post_of_all(d);
 	// Each traversal's random numbers and root order, made in traversal order as one thread made
 	// them (each shuffles the previous order), so that the traversals, in any order and on any
 	// thread, make the labels bit for bit.
@@ -75,7 +75,7 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 	auto traverse = [&](unsigned i, Scratch &s) {
 		Rng rng = rngs[i];
 		const std::vector<vid_t> &order = root_orders[i];
-		std::vector<uint32_t> &lo_of = s.lo_of, &post_of = s.post_of;
+		std::vector<uint32_t> &lo_of = lo_of_all[i], &post_of = post_of_all[i];
 		std::vector<Frame> &stack = s.stack;
 		std::vector<vid_t> &children = s.children;
 		lo_of.assign(n, kUnseen);
@@ -139,32 +139,31 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 		}
 		if (rank != n)
 			throw Error(ErrorKind::internal, "GRAIL labelling: the graph is not a DAG or has unreachable vertices");
-		// Each traversal writes its own words of the records: threads never write the same word.
-		for (size_t v = 0; v < n; v++) {
-			uint32_t *rec = data + v * w;
-			rec[3 + 2 * i] = lo_of[v];
-			rec[4 + 2 * i] = post_of[v];
-			if (i == 0) {
-				rec[0] = post_of[v];
-				rec[1] = first_of[v];
-			}
-		}
 	};
 	run_tasks(d, helpers, [&](size_t i, unsigned worker) { traverse(unsigned(i), scratch[worker]); });
 	scratch.clear();
 
 	// Reverse post-order is a topological order: levels settle in one pass over it (in a compact
 	// array, as the ranks).
-	std::vector<uint32_t> &level_of = first_of;
-	std::fill(level_of.begin(), level_of.end(), 0);
+	std::vector<uint32_t> level_of(n, 0);
 	for (size_t k = post_sequence.size(); k-- > 0;) {
 		vid_t v = post_sequence[k];
 		uint32_t next_level = level_of[v] + 1;
 		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
 			level_of[*c] = std::max(level_of[*c], next_level);
 	}
-	for (size_t v = 0; v < n; v++)
-		data[v * w + 2] = level_of[v];
+	for (size_t v = 0; v < n; v++) {
+		if (v % 65536 == 0)
+			poll_cancel();
+		uint32_t *rec = data + v * w;
+		rec[0] = post_of_all[0][v];
+		rec[1] = first_of[v];
+		rec[2] = level_of[v];
+		for (unsigned i = 0; i < d; i++) {
+			rec[3 + 2 * i] = lo_of_all[i][v];
+			rec[4 + 2 * i] = post_of_all[i][v];
+		}
+	}
 	labels.built_here_ = true;
 	return labels;
 }
@@ -186,20 +185,31 @@ BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
 		data[v].in[bit / 64] |= uint64_t(1) << (bit % 64);
 	}
 	// Components are numbered topologically (every edge goes to a larger id): one upward pass
-	// settles in(), one downward pass out().
+	// settles in(), one downward pass out(). Each edge's head is a record at random (64 bytes of
+	// n): its cache miss is asked for kAhead edges before it is needed, as in sweep() below.
+	constexpr size_t kAhead = 16;
+	const vid_t *t = dag.targets.data();
+	const eid_t *o = dag.offsets.data();
+	size_t m = dag.edge_count();
 	for (vid_t v = 0; v < n; v++) {
 		if (v % 4096 == 0)
 			poll_cancel();
-		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+		for (eid_t e = o[v]; e < o[v + 1]; e++) {
+			if (e + kAhead < m)
+				__builtin_prefetch(&data[t[e + kAhead]].in, 1);
 			for (unsigned k = 0; k < kBloomWords; k++)
-				data[*c].in[k] |= data[v].in[k];
+				data[t[e]].in[k] |= data[v].in[k];
+		}
 	}
 	for (vid_t v = vid_t(n); v-- > 0;) {
 		if (v % 4096 == 0)
 			poll_cancel();
-		for (const vid_t *c = dag.begin(v); c != dag.end(v); c++)
+		for (eid_t e = o[v]; e < o[v + 1]; e++) {
+			if (e >= kAhead)
+				__builtin_prefetch(&data[t[e - kAhead]].out);
 			for (unsigned k = 0; k < kBloomWords; k++)
-				data[v].out[k] |= data[*c].out[k];
+				data[v].out[k] |= data[t[e]].out[k];
+		}
 	}
 	return labels;
 }
@@ -556,31 +566,46 @@ LookupLabels::order(const Csr &dag, LookupRecord *records) {
 	struct Frame {
 		vid_t v;
 		uint32_t lo;
-		eid_t next;
+		eid_t next, end;
 	};
 	std::vector<Frame> stack;
+	const eid_t *offsets = up.offsets.data();
+	const vid_t *preds = up.targets.data();
+	// As in strongly_connected_components: on a DAG numbered in no order of its edges every
+	// predecessor is a cache miss, asked for as its vertex is entered (the first few) or a few
+	// edges ahead (the rest), with where its own predecessors lie.
+	constexpr eid_t kAhead = 8;
+	auto enter = [&](vid_t v, uint32_t rank) {
+		lo_of[v] = kUnseen - 1; // entered
+		first_of[v] = rank;
+		eid_t begin = offsets[v], end = offsets[v + 1];
+		for (eid_t e = begin; e < end && e < begin + kAhead; e++) {
+			__builtin_prefetch(&lo_of[preds[e]]);
+			__builtin_prefetch(&offsets[preds[e]]);
+		}
+		stack.push_back({v, kUnseen, begin, end});
+	};
 	uint32_t rank = 0;
 	size_t steps = 0;
 	for (size_t root = 0; root < n; root++) {
 		if (dag.begin(vid_t(root)) != dag.end(vid_t(root)) || lo_of[root] != kUnseen)
 			continue;
-		lo_of[root] = kUnseen - 1; // entered
-		first_of[root] = rank;
-		stack.push_back({vid_t(root), kUnseen, up.offsets[root]});
+		enter(vid_t(root), rank);
 		while (!stack.empty()) {
 			if ((++steps & 0xFFFF) == 0)
 				poll_cancel();
 			Frame &f = stack.back();
-			if (f.next < up.offsets[f.v + 1]) {
-				vid_t c = up.targets[f.next++];
-				uint32_t lo = lo_of[c];
-				if (lo == kUnseen) {
-					lo_of[c] = kUnseen - 1;
-					first_of[c] = rank;
-					stack.push_back({c, kUnseen, up.offsets[c]});
-				} else { // in a DAG a seen predecessor is finished: its lo is final
-					f.lo = std::min(f.lo, lo);
+			if (f.next < f.end) {
+				if (f.next + kAhead < f.end) {
+					__builtin_prefetch(&lo_of[preds[f.next + kAhead]]);
+					__builtin_prefetch(&offsets[preds[f.next + kAhead]]);
 				}
+				vid_t c = preds[f.next++];
+				uint32_t lo = lo_of[c];
+				if (lo == kUnseen)
+					enter(c, rank);
+				else // in a DAG a seen predecessor is finished: its lo is final
+					f.lo = std::min(f.lo, lo);
 				continue;
 			}
 			uint32_t r = rank++, lo = std::min(f.lo, r);

@@ -20,6 +20,7 @@ extern "C" {
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -311,6 +312,25 @@ public:
 	EdgeSink &operator=(const EdgeSink &) = delete;
 
 	/*
+	 * Room for about `rows` more edges, asked for at once: grown a quarter at a time, the list would
+	 * be copied (and its new pages faulted in) a dozen times on its way to millions of rows. Room
+	 * the rows do not fill is never touched; an estimate past the rows the memory limit allows is
+	 * cut to them.
+	 */
+	void
+	expect(uint64_t rows) noexcept {
+		if (rows_file_ != nullptr || edges_ == nullptr)
+			return;
+		if (memory_limit_ != 0)
+			rows = std::min(rows, memory_limit_ / grail::estimate_build_bytes(1, 0, 0));
+		try {
+			edges_->reserve(edges_->size() + rows);
+		} catch (...) {
+			// Without the room, the list grows as the rows come.
+		}
+	}
+
+	/*
 	 * One more row read (before the filter): progress, interrupts and the row limit.
 	 */
 	void
@@ -447,6 +467,12 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		rows.open(rel, filter, nullptr, filter_owner);
 	const char *relname = RelationGetRelationName(rel);
 	EdgeSink sink(kind, memory_limit, rows_on_device, counts, edges, rows_file, keys);
+	// The rows to expect, as the planner estimates a table's: its density when last counted (VACUUM,
+	// ANALYZE) times its pages now, and a little more; none for a table never counted.
+	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0) {
+		double density = double(rel->rd_rel->reltuples) / double(rel->rd_rel->relpages);
+		sink.expect(uint64_t(density * double(RelationGetNumberOfBlocks(rel)) * 1.01) + 1024);
+	}
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = columns.last();
