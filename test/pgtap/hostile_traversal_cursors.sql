@@ -9,6 +9,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SELECT plan(13);
 SET client_min_messages = warning;
+\ir traversal_scan_checks.psql
 
 CREATE TABLE hc_int (source bigint, target bigint);
 INSERT INTO hc_int SELECT g, g * 3 % 40 + 1 FROM generate_series(1, 40) g;
@@ -70,18 +71,6 @@ BEGIN
 	END;
 	EXECUTE 'CLOSE hc_cursor';
 	RETURN met;
-END $$;
-
--- Whether the query's plan runs the scan.
-CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-		IF line LIKE '%Grail Traversal Scan%' THEN
-			RETURN true;
-		END IF;
-	END LOOP;
-	RETURN false;
 END $$;
 
 CREATE FUNCTION pg_temp.same_walk(query text) RETURNS text LANGUAGE plpgsql AS $$

@@ -10,6 +10,7 @@ CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SELECT plan(6);
 SET client_min_messages = warning;
+\ir traversal_scan_checks.psql
 
 CREATE TABLE ht_int (source bigint, target bigint);
 INSERT INTO ht_int SELECT g, g * 3 % 40 + 1 FROM generate_series(1, 40) g;
@@ -20,43 +21,6 @@ INSERT INTO ht_text SELECT 'k' || source, 'k' || target FROM ht_int;
 SELECT ok(grail.create_graph('ht_int', 'ht_int', 'source', 'target') IS NOT NULL
           AND grail.create_graph('ht_text', 'ht_text', 'source', 'target') IS NOT NULL, 'two graphs');
 CREATE TABLE ht_n AS SELECT g AS n FROM generate_series(0, 6) g;
-
--- The query's rows as it returns them (every column it outputs, none added), in its order, its plan
--- made with the scan on or off.
-CREATE FUNCTION pg_temp.rows_as_returned(query text, scan boolean) RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE r record; met text[] := '{}';
-BEGIN
-	PERFORM set_config('grail.traversal_scan', scan::text, true);
-	FOR r IN EXECUTE query LOOP
-		met := met || r::text;
-	END LOOP;
-	PERFORM set_config('grail.traversal_scan', 'on', true);
-	RETURN met;
-END $$;
-
--- Whether the query's plan runs the scan.
-CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-		IF line LIKE '%Grail Traversal Scan%' THEN
-			RETURN true;
-		END IF;
-	END LOOP;
-	RETURN false;
-END $$;
-
--- The queries whose rows differ between the scan and FunctionScan, or that do not run the scan.
-CREATE FUNCTION pg_temp.disagreeing(queries text[]) RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE q text; bad text[] := '{}';
-BEGIN
-	FOREACH q IN ARRAY queries LOOP
-		IF NOT pg_temp.scanned(q) OR pg_temp.rows_as_returned(q, true) IS DISTINCT FROM pg_temp.rows_as_returned(q, false) THEN
-			bad := bad || left(q, 200);
-		END IF;
-	END LOOP;
-	RETURN bad;
-END $$;
 
 SELECT is(pg_temp.disagreeing(ARRAY[
 	$$SELECT vertex, depth FROM grail.bfs('ht_text', 'k1')$$,

@@ -9,18 +9,7 @@ BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SELECT plan(49);
-
--- Whether the query's plan runs a Grail Traversal Scan.
-CREATE FUNCTION pg_temp.scanned(query text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-		IF line LIKE '%Custom Scan (Grail Traversal Scan)%' THEN
-			RETURN true;
-		END IF;
-	END LOOP;
-	RETURN false;
-END $$;
+\ir traversal_scan_checks.psql
 
 -- The lines of the query's verbose plan.
 CREATE FUNCTION pg_temp.explain_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -37,19 +26,6 @@ BEGIN
 	        || query || ') q) r(r, n)' INTO result;
 	PERFORM set_config('grail.traversal_scan', 'on', true);
 	RETURN result;
-END $$;
-
--- The queries of `queries` whose rows with the scan differ from those through FunctionScan, or
--- whose plan does not run the scan (their first 200 characters); empty when all agree.
-CREATE FUNCTION pg_temp.disagreeing(queries text[]) RETURNS text[] LANGUAGE plpgsql AS $$
-DECLARE q text; bad text[] := '{}';
-BEGIN
-	FOREACH q IN ARRAY queries LOOP
-		IF NOT pg_temp.scanned(q) OR pg_temp.rows_of(q, true) IS DISTINCT FROM pg_temp.rows_of(q, false) THEN
-			bad := bad || left(q, 200);
-		END IF;
-	END LOOP;
-	RETURN bad;
 END $$;
 
 -- The vertices (as text) within `bound` steps of `source` along `forward` or against the edges of
