@@ -12,19 +12,6 @@ namespace {
 struct Lists {
 	const Csr *csr[2] = {nullptr, nullptr};
 	size_t count = 0;
-
-	size_t
-	degree(vid_t v) const noexcept {
-		size_t d = 0;
-		for (size_t l = 0; l < count; l++)
-			d += size_t(csr[l]->end(v) - csr[l]->begin(v));
-		return d;
-	}
-};
-
-// A vertex's list in one CSR, as read from its offsets.
-struct Span {
-	const vid_t *begin, *end;
 };
 
 bool
