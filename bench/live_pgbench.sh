@@ -11,25 +11,28 @@
 # client_min_messages=error -c log_min_messages=debug1" for the overlay's line per statement).
 # --reader floor runs a reader that asks no graph (SELECT :a = :b, one random pair a statement)
 # under the same writer and merges: what any statement's latency does beside this writer on this
-# machine (its CPUs shared with the writer, its client and the merge worker). --causes 1 logs the
+# machine (its CPUs shared with the writer, its client and the merge worker). --reader static asks
+# reachable() of a second graph over a copy of the rows that nobody writes: the same statement
+# with no pending changes, so what the writer's graph costs a reader beyond sharing the CPUs. --causes 1 logs the
 # reader's overlay line per statement (log_min_messages = debug1) and sums up its statements beside
 # the writer by how each came by its overlay (kept, extended, carried across a build, made again):
 # how many, their log rows, time and CPU time, and how many took over 1.5 ms; counts of slow
 # statements by cause move less with the machine's load than the percentiles do.
 # Runs on the project's throwaway cluster (scripts/cluster.sh).
 #   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]
-#                         [--reader reachable|floor] [--causes 1]
+#                         [--reader reachable|floor|static] [--causes 1]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 vertices=200000 edges=1000000 seconds=60 merge_threshold= keep= reader=reachable causes=
 # shellcheck source=bench/common.sh
 source bench/common.sh
-parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR] [--reader reachable|floor] [--causes 1]" \
+parse_args "bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR] [--reader reachable|floor|static] [--causes 1]" \
 	vertices edges seconds merge_threshold keep reader causes -- "$@"
 case $reader in
 reachable) question="SELECT grail.reachable('g', :a, :b);" ;;
 floor) question="SELECT :a = :b;" ;;
-*) echo "--reader: reachable or floor, not $reader" >&2 && exit 2 ;;
+static) question="SELECT grail.reachable('unwritten', :a, :b);" ;;
+*) echo "--reader: reachable, floor or static, not $reader" >&2 && exit 2 ;;
 esac
 eval "$(scripts/cluster.sh start)"
 server_log=${GRAIL_PG_ROOT:-/tmp/pg_grail_cluster}/server.log
@@ -53,6 +56,8 @@ P -c "CREATE EXTENSION pg_grail" -c "SELECT setseed(0.31)" \
   -c "CREATE TABLE edges AS SELECT s AS source, s + 1 + (random() * ($vertices - s - 1))::bigint AS target
       FROM (SELECT 1 + (random() * ($vertices - 2))::bigint AS s FROM generate_series(1, $edges)) x" \
   -c "VACUUM ANALYZE edges" -c "SELECT grail.create_graph('g', 'edges')" >/dev/null
+[ "$reader" != static ] || P -c "CREATE TABLE unwritten_edges AS TABLE edges" -c "VACUUM ANALYZE unwritten_edges" \
+	-c "SELECT grail.create_graph('unwritten', 'unwritten_edges')" >/dev/null
 cat >"$work/reader.sql" <<EOF
 \\set a random(1, $vertices)
 \\set b random(1, $vertices)
@@ -88,6 +93,7 @@ run_reader() {
 # The reader backend's seconds on a CPU and waiting for one.
 sched() { [ -f "$work/$1/schedstat" ] && awk -v f="$2" '{ printf "%.1f", $f / 1e9 }' "$work/$1/schedstat" || echo -; }
 P -c "SELECT grail.reachable('g', 1, 2)" >/dev/null # the image into the shared cache
+[ "$reader" != static ] || P -c "SELECT grail.reachable('unwritten', 1, 2)" >/dev/null
 run_reader alone
 merges_before=$(P -c "SELECT merge_count + background_merge_count FROM grail.graphs WHERE name = 'g'")
 (cd "$work" && pgbench -n -c 1 -T "$seconds" -f "$work/writer.sql" "$db" >"$work/writer.out" 2>&1) &
