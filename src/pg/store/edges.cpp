@@ -20,7 +20,7 @@ extern "C" {
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
-#include "storage/bufmgr.h"
+#include "optimizer/plancat.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -467,12 +467,13 @@ scan_relation(Relation rel, AttrNumber source, AttrNumber target, grail::KeyKind
 		rows.open(rel, filter, nullptr, filter_owner);
 	const char *relname = RelationGetRelationName(rel);
 	EdgeSink sink(kind, memory_limit, rows_on_device, counts, edges, rows_file, keys);
-	// The rows to expect, as the planner estimates a table's: its density when last counted (VACUUM,
-	// ANALYZE) times its pages now, and a little more; none for a table never counted.
-	if (rel->rd_rel->relpages > 0 && rel->rd_rel->reltuples > 0) {
-		double density = double(rel->rd_rel->reltuples) / double(rel->rd_rel->relpages);
-		sink.expect(uint64_t(density * double(RelationGetNumberOfBlocks(rel)) * 1.01) + 1024);
-	}
+	// The rows to expect, as the planner estimates them (its density when last counted times its
+	// pages now, or from its rows' width where never counted), and a little more.
+	BlockNumber pages;
+	double tuples, all_visible;
+	estimate_rel_size(rel, nullptr, &pages, &tuples, &all_visible);
+	if (tuples > 0)
+		sink.expect(uint64_t(tuples * 1.01) + 1024);
 	TableScanDesc scan = table_beginscan(rel, snapshot, 0, NULL);
 	TupleTableSlot *slot = table_slot_create(rel, NULL);
 	AttrNumber last = columns.last();
