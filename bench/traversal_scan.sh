@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # descendants() and ancestors() in FROM against SELECT count(*) over a table holding the same rows
 # (the target: <= 2x), on graphs of VERTICES vertices as bench/questions.sh makes them: dag (random
-# DAG), local (deep local DAG), text (the random DAG with text keys). Statements: SOURCES random
+# DAG), local (deep local DAG), rmat (R-MAT, edge factor 2: cycles, a giant component; needs
+# build/grail_cli or GRAIL_CLI), text (the random DAG with text keys). Statements: SOURCES random
 # sources (a count over a LATERAL join), unbounded and with max_depth 1 (few rows per call: the
 # per-call fixed cost).
 # Without --libs: in one session, RUNS rounds of (Grail Traversal Scan, the same statement through
@@ -14,7 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
-vertices=1000000 degree=2 dag_degree=5 span=64 sources=100 runs=3 graphs="dag local text" libs=""
+vertices=1000000 degree=2 dag_degree=5 span=64 sources=100 runs=3 graphs="dag local rmat text" libs=""
+cli=${GRAIL_CLI:-build/grail_cli}
 parse_args "$0 [--libs LIST] [--vertices N] [--sources S] [--runs R] [--graphs LIST]" \
 	vertices sources runs graphs libs -- "$@"
 installed="$(pg_config --pkglibdir)/pg_grail.so"
@@ -47,6 +49,14 @@ for g in $graphs; do
 	local)
 		P -c "SELECT setseed(0.12)" -c "CREATE TABLE e_$g AS SELECT i AS source, i + 1 + (random() * ($span - 1))::bigint AS target
 		        FROM generate_series(1, $vertices) i, generate_series(1, $degree) k WHERE i + $span <= $vertices" >/dev/null ;;
+	rmat)
+		[ -x "$cli" ] || { echo "grail_cli not found at $cli (cmake --build build --target grail_cli)" >&2; exit 2; }
+		scale=$(awk -v n="$vertices" 'BEGIN { s = 0; while (2 ^ s < n) s++; print s }')
+		"$cli" generate rmat "$scale" "$degree" 13 >"$workdir/edges.txt"
+		P -c "CREATE TABLE e_$g (source bigint, target bigint)" \
+		  -c "\\copy e_$g FROM '$workdir/edges.txt' WITH (FORMAT text, DELIMITER ' ')" >/dev/null
+		rm -f "$workdir/edges.txt" ;;
+	*) echo "unknown graph $g (dag, local, rmat, text)" >&2; exit 2 ;;
 	esac
 	[ "$g" = text ] && P -c "ALTER TABLE e_text ALTER source TYPE text USING 'v' || source, ALTER target TYPE text USING 'v' || target" >/dev/null
 	P -c "SELECT grail.create_graph('$g', 'e_$g')" -c "SELECT setseed(0.5)" \

@@ -24,13 +24,47 @@ set(std::vector<uint64_t> &bits, vid_t v) noexcept {
 	bits[v / 64] |= uint64_t(1) << (v % 64);
 }
 
+// A top-down level is put in vertex order from a bitmap of the level where its vertices lie at
+// least one in kWordsPerVertex words of their range (reading the words back costs about what
+// setting the bits did), else by a radix sort where they are at least kRadixMin, else by sorting.
+constexpr size_t kWordsPerVertex = 2;
+constexpr size_t kRadixMin = 256;
+
+// vertices (each in low..high) in ascending order into out, by a least-significant-digit radix
+// sort of 11 bits or fewer a pass over their offsets from low; vertices is left in any order and
+// spare holds what it needs.
+void
+radix_sort(std::vector<vid_t> &vertices, std::vector<vid_t> &spare, vid_t low, vid_t high, vid_t *out) {
+	const size_t count = vertices.size();
+	const unsigned bits = 32 - unsigned(__builtin_clz((high - low) | 1));
+	const unsigned passes = (bits + 10) / 11, digit = (bits + passes - 1) / passes;
+	const uint32_t mask = (uint32_t(1) << digit) - 1;
+	spare.resize(count);
+	const vid_t *from = vertices.data();
+	for (unsigned pass = 0; pass < passes; pass++) {
+		vid_t *to = pass + 1 == passes ? out : pass % 2 == 0 ? spare.data() : vertices.data();
+		const unsigned shift = pass * digit;
+		uint32_t place[uint32_t(1) << 11] = {};
+		for (size_t i = 0; i < count; i++)
+			place[((from[i] - low) >> shift) & mask]++;
+		uint32_t sum = 0;
+		for (uint32_t d = 0; d <= mask; d++) {
+			uint32_t n = place[d];
+			place[d] = sum;
+			sum += n;
+		}
+		for (size_t i = 0; i < count; i++)
+			to[place[((from[i] - low) >> shift) & mask]++] = from[i];
+		from = to;
+	}
+}
+
 // The one level-synchronous search over forward's lists.
 //
 // Host speed: the visited set is a bitmap (an eighth of a byte per vertex, so that a graph of a
 // few million vertices keeps it in the L2 cache, where every edge tests it); a vertex's parent is
-// written on discovery into parent_of, and each top-down level is put in vertex order either by
-// sorting its vertices (a small level) or, for a level that fills a good part of its range of
-// vertices, by reading them back from a bitmap of the level in word order.
+// written on discovery into parent_of, and each top-down level is put in vertex order (above:
+// a bitmap read back where the level is dense in its range, else a radix sort or a sort).
 //
 // Levels whose frontier has many edges run bottom-up (Beamer et al., as the GPU's BFS does): each
 // vertex not yet reached scans its lists of backward (forward reversed, lists ascending) for the
@@ -163,7 +197,7 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 			result.vertex.resize(base + count);
 			result.depth.resize(base + count, depth + 1);
 			vid_t *out = result.vertex.data() + base;
-			if (count * 16 >= last_word - first_word + 1) {
+			if (count * kWordsPerVertex >= last_word - first_word + 1) {
 				for (vid_t v : next)
 					set(level, v);
 				size_t i = 0;
@@ -175,6 +209,8 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 						bits &= bits - 1;
 					}
 				}
+			} else if (count >= kRadixMin) {
+				radix_sort(next, scratch.spare, low, high, out);
 			} else {
 				std::copy(next.begin(), next.end(), out);
 				std::sort(out, out + count);

@@ -45,9 +45,10 @@ public:
 	// The discoverers' room, made by the first search that records parents.
 	vid_t *parents();
 	std::vector<uint64_t> seen, level;
-	// The level's vertices' lists and the next level's, as search() reads them; a level's new vertices.
+	// The level's vertices' lists and the next level's, as search() reads them; a level's new
+	// vertices, and room to sort them.
 	std::vector<const vid_t *> lists, next_lists;
-	std::vector<vid_t> next;
+	std::vector<vid_t> next, spare;
 
 private:
 	size_t capacity_ = 0;

@@ -129,8 +129,8 @@ TEST(Bfs, LargeStar) {
 }
 
 // The search as first written (every level's (vertex, parent) pairs sorted), the reference for the
-// larger graphs below, whose levels take both of bfs()'s ways of ordering a level: sorting a small
-// one, reading a large one back from a bitmap.
+// larger graphs below, whose levels take each of bfs()'s ways of ordering a level: sorting a small
+// one, reading a dense one back from a bitmap, a radix sort of a wide one scattered over the ids.
 static BfsResult
 reference_bfs(const std::vector<const Csr *> &lists, vid_t source, uint32_t max_depth) {
 	BfsResult result;
@@ -203,6 +203,42 @@ TEST(Bfs, LargerGraphsMatchReference) {
 					ASSERT_EQ(r.depth, expected.depth);
 					ASSERT_EQ(r.parent, expected.parent);
 				}
+			}
+		}
+	}
+}
+
+// Levels of hundreds or thousands of vertices scattered over millions of ids, which bfs() puts in
+// order by a radix sort (over 2^22 ids: three passes; fewer: two): every row as the reference's.
+TEST(Bfs, SparseWideLevelsMatchReference) {
+	std::mt19937_64 random(11);
+	for (vid_t n : {vid_t(3'000'000), vid_t((1u << 23) + 5)}) {
+		std::vector<vid_t> s, t;
+		// The source's 1,500 successors, theirs two each, and so on for four levels, anywhere.
+		std::vector<vid_t> level = {0};
+		for (size_t fan : {1500, 2, 2, 2}) {
+			std::vector<vid_t> next;
+			for (vid_t a : level)
+				for (size_t k = 0; k < fan; k++) {
+					vid_t b = vid_t(random() % n);
+					s.push_back(a);
+					t.push_back(b);
+					next.push_back(b);
+				}
+			level = next;
+		}
+		Csr out = Csr::from_pairs(n, s, t, true);
+		Csr in = out.reversed();
+		BfsScratch scratch;
+		for (bool with_parents : {true, false}) {
+			BfsResult r = bfs(
+			    out, [&]() -> const Csr & { return in; }, 0, UINT32_MAX, scratch, with_parents);
+			BfsResult expected = reference_bfs({&out}, 0, UINT32_MAX);
+			ASSERT_GT(expected.vertex.size(), 20000u);
+			ASSERT_EQ(r.vertex, expected.vertex) << n;
+			ASSERT_EQ(r.depth, expected.depth);
+			if (with_parents) {
+				ASSERT_EQ(r.parent, expected.parent);
 			}
 		}
 	}
