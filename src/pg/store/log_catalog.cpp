@@ -31,11 +31,15 @@ struct LogCatalog {
 	           stale = 0;
 };
 LogCatalog log_catalog;
+// Invalidations of either table seen so far: a lookup that one interrupted is not kept.
+uint64_t log_catalog_invalidations = 0;
 
 void
 forget_log_catalog(Datum, Oid relid) {
-	if (relid == InvalidOid || relid == log_catalog.graph || relid == log_catalog.pending)
+	if (relid == InvalidOid || relid == log_catalog.graph || relid == log_catalog.pending) {
 		log_catalog.valid = false;
+		log_catalog_invalidations++;
+	}
 }
 
 // grail.graph, opened, with log_catalog valid for it (PostgreSQL calls: inside guard()). Taking the
@@ -59,19 +63,36 @@ open_graph_table() {
 		Relation rel = table_open(log_catalog.graph, AccessShareLock);
 		if (log_catalog.valid)
 			return rel;
-		log_catalog.valid = true; // until an invalidation that comes while the columns are read
+		// Between installing a new library and ALTER EXTENSION UPDATE, grail.graph has the old
+		// version's columns: every write to a graph's table says what to run, as queries do, rather
+		// than fail on a column the old catalog lacks.
+		if (!extension_in_step())
+			ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			                errmsg("pg_grail's SQL objects in this database are of another version than its installed "
+			                       "library %s: writes to the tables of its graphs cannot be logged",
+			                       GRAIL_EXTVERSION),
+			                errhint("Run ALTER EXTENSION pg_grail UPDATE; graphs built before keep their indexes.")));
+		// Looked up whole before any of it is kept: a lookup that fails (a column missing) leaves
+		// nothing half-known for the next write to use.
+		uint64_t invalidations = log_catalog_invalidations;
+		LogCatalog found = log_catalog;
 		TupleDesc desc = RelationGetDescr(rel);
-		log_catalog.id = graph_column(desc, "id");
-		log_catalog.name = graph_column(desc, "name");
-		log_catalog.relid = graph_column(desc, "relid");
-		log_catalog.live = graph_column(desc, "live");
-		log_catalog.source_column = graph_column(desc, "source_column");
-		log_catalog.target_column = graph_column(desc, "target_column");
-		log_catalog.filter = graph_column(desc, "filter");
-		log_catalog.owner = graph_column(desc, "owner");
-		log_catalog.stale = graph_column(desc, "stale");
-		log_catalog.graph_id_index = index_on(rel, {log_catalog.id}, "id");
+		found.id = graph_column(desc, "id");
+		found.name = graph_column(desc, "name");
+		found.relid = graph_column(desc, "relid");
+		found.live = graph_column(desc, "live");
+		found.source_column = graph_column(desc, "source_column");
+		found.target_column = graph_column(desc, "target_column");
+		found.filter = graph_column(desc, "filter");
+		found.owner = graph_column(desc, "owner");
+		found.stale = graph_column(desc, "stale");
+		found.graph_id_index = index_on(rel, {found.id}, "id");
 		table_close(rel, AccessShareLock);
+		// Kept unless an invalidation came while the columns were read; then read again.
+		if (invalidations == log_catalog_invalidations) {
+			found.valid = true;
+			log_catalog = found;
+		}
 	}
 }
 
