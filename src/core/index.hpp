@@ -99,6 +99,9 @@ public:
 	}
 	// Copies the image's bytes [offset, offset + n) to out; the range lies within size().
 	void copy(size_t offset, size_t n, uint8_t *out) const noexcept;
+	// The image's bytes [offset, offset + n) where they lie in one piece, else nullptr (then copy
+	// them): most stretches of a large image are read where they are.
+	const uint8_t *find(size_t offset, size_t n) const noexcept;
 
 private:
 	friend class Index;

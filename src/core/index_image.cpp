@@ -668,6 +668,16 @@ ImagePieces::copy(size_t offset, size_t n, uint8_t *out) const noexcept {
 	}
 }
 
+const uint8_t *
+ImagePieces::find(size_t offset, size_t n) const noexcept {
+	if (offset + n <= head_.size())
+		return head_.data() + offset;
+	for (const Piece &piece : pieces_)
+		if (offset >= piece.offset && offset + n <= piece.offset + piece.bytes)
+			return piece.data + (offset - piece.offset);
+	return nullptr;
+}
+
 std::vector<uint8_t>
 Index::serialize() const {
 	ImagePieces image = image_pieces();

@@ -707,6 +707,12 @@ TEST(Index, ImagePiecesCopyTheImage) {
 		ImagePieces made = index.image_pieces();
 		ImagePieces pieces = std::move(made);
 		ASSERT_EQ(pieces.size(), whole.size()) << what;
+		// A section's bytes are found where the index holds them.
+		uint64_t ids_at = 0; // the first entry of the section table: the ids' offset
+		std::memcpy(&ids_at, whole.data() + 64 + 8, 8);
+		if (!index.graph().ids.empty()) {
+			EXPECT_EQ(pieces.find(ids_at, 8), reinterpret_cast<const uint8_t *>(index.graph().ids.data())) << what;
+		}
 		std::vector<uint8_t> copied(whole.size(), 0xAB);
 		pieces.copy(0, whole.size(), copied.data());
 		EXPECT_EQ(copied, whole) << what;
@@ -721,6 +727,10 @@ TEST(Index, ImagePiecesCopyTheImage) {
 			EXPECT_EQ(part.back(), 0xCD) << what << ": wrote past " << n << " bytes at " << offset;
 			EXPECT_TRUE(std::equal(part.begin() + 1, part.end() - 1, whole.begin() + long(offset)))
 			    << what << ": " << n << " bytes at " << offset;
+			if (const uint8_t *found = pieces.find(offset, n)) {
+				EXPECT_TRUE(std::equal(found, found + n, whole.begin() + long(offset)))
+				    << what << ": " << n << " bytes found at " << offset;
+			}
 		}
 		Index loaded = Index::deserialize(whole.data(), whole.size());
 		EXPECT_EQ(loaded.serialize(), whole) << what;

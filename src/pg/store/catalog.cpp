@@ -970,7 +970,7 @@ insert_chunks(int64_t id, const ImageBytes &bytes, bool counting_down) {
 		size_t count = std::min(batch, stretches - first);
 		grail::run_tasks(count, threads, [&](size_t k, unsigned) {
 			size_t offset = (first + k) * kStretchBytes, n = std::min(kStretchBytes, bytes.size - offset);
-			const uint8_t *stretch = bytes.whole != nullptr ? bytes.whole + offset : nullptr;
+			const uint8_t *stretch = bytes.whole != nullptr ? bytes.whole + offset : bytes.pieces->find(offset, n);
 			if (stretch == nullptr) {
 				made[k].raw.resize(kStretchBytes);
 				bytes.pieces->copy(offset, n, made[k].raw.data());
