@@ -961,7 +961,7 @@ static void
 insert_chunks(int64_t id, const ImageBytes &bytes, bool counting_down) {
 	ChunkTable table = guard([] { return open_chunk_table(); });
 	bool compress = table.plan == NULL && lz4_datums_supported();
-	unsigned helpers = build_helper_threads();
+	unsigned helpers = store_helper_threads();
 	size_t stretches = (bytes.size + kStretchBytes - 1) / kStretchBytes;
 	// Stretches made at once: one per thread that makes them, at most 8 (two batches' rows, about
 	// 70 MB, are held at once).
