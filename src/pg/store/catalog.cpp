@@ -953,7 +953,7 @@ close_chunk_table(ChunkTable &table) {
  * ids, CSR, labels and hash table compress to about half, its Bloom records not at all), else
  * kChunkBytes. Half the bytes to write to the heap and the WAL cost about what compressing them
  * does, and readers decompress as they detoast. The image is made into rows a stretch at a time:
- * with helper threads (build_helper_threads), the next stretches are compressed while this thread
+ * with helper threads (store_helper_threads), the next stretches are compressed while this thread
  * inserts the last ones. counting_down: a delta's chunks, numbered -1, -2, ... (a full image's
  * from 0).
  */

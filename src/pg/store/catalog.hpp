@@ -137,7 +137,7 @@ void watch_graph(int64_t id);
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
 	double read_ms, graph_ms, scc_ms, label_ms;
-	double persist_ms;      // the image's serialisation (its caller's) and store_index's writing
+	double persist_ms;      // the image's serialisation or checksum (its caller's) and store_index's writing
 	double build_ms;        // read to labels, wall clock
 	std::string build_uuid; // the new build's, set by store_index
 	int64_t written_bytes;  // to grail.index_chunk: the image's, or a delta build's delta's
