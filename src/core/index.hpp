@@ -85,6 +85,39 @@ struct BuildStats {
 	double lookup_seconds = 0; // of which the lookup labels (choosing the supports, their sweeps), the id hash
 };
 
+// An index's image, serialize()'s bytes, as the pieces it is made of: the header and section
+// table (checksum included), then the index's own arrays. A writer copies the image a stretch at a
+// time (a few MB) instead of making it whole first: a 1M-vertex graph's image is hundreds of MB.
+// It points into the index, which must outlive it unchanged.
+class ImagePieces {
+public:
+	ImagePieces(ImagePieces &&) = default;
+	ImagePieces &operator=(ImagePieces &&) = default;
+	size_t
+	size() const noexcept {
+		return size_;
+	}
+	// Copies the image's bytes [offset, offset + n) to out; the range lies within size().
+	void copy(size_t offset, size_t n, uint8_t *out) const noexcept;
+	// The image's bytes [offset, offset + n) where they lie in one piece, else nullptr (then copy
+	// them): most stretches of a large image are read where they are.
+	const uint8_t *find(size_t offset, size_t n) const noexcept;
+
+private:
+	friend class Index;
+	ImagePieces() = default;
+	struct Piece {
+		const uint8_t *data;
+		uint64_t bytes;  // then zeros to its 64-byte boundary
+		uint64_t offset; // in the image
+	};
+	std::vector<uint8_t> head_;                // the header and section table, with their padding
+	std::vector<uint8_t> small_;               // the headers of sections (label, hash, key, lookup ...)
+	std::vector<LookupRecord> ordered_lookup_; // a version 6 image's lookup records, given their order
+	std::vector<Piece> pieces_;                // by offset
+	size_t size_ = 0;
+};
+
 class Index {
 public:
 	// Consumes the edge list (its memory is released as soon as the CSR exists). With text or uuid
@@ -103,6 +136,8 @@ public:
 	// the backward DFS order). A version 6 image (24-byte lookup records, no backward order) is read
 	// by copying its records, and answers without the backward order.
 	std::vector<uint8_t> serialize() const;
+	// The same image in pieces, for a writer that stores it a stretch at a time.
+	ImagePieces image_pieces() const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
 	// image that was checked in full before, e.g. by the process that wrote it), or nothing more.

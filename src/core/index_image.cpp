@@ -551,13 +551,14 @@ struct ImageReader {
 	}
 };
 
-std::vector<uint8_t>
-Index::serialize() const {
+ImagePieces
+Index::image_pieces() const {
 	struct Part {
 		uint32_t tag;
 		const void *data;
 		uint64_t bytes;
 	};
+	ImagePieces image;
 	uint32_t label_meta[2] = {labels_.label_count(), 0};
 	uint32_t bloom_meta[2] = {kBloomBits, 0};
 	HashMeta hash_meta = {hash_shift_, hash_seeded_ ? 1u : 0u, hash_seed_};
@@ -566,14 +567,13 @@ Index::serialize() const {
 	std::fill(lookup_meta, lookup_meta + kMaxSupports, kNoVertex);
 	std::copy(lookup_.supports().begin(), lookup_.supports().end(), lookup_meta);
 	// Records read from a version 6 image get their backward order here.
-	std::vector<LookupRecord> ordered;
 	const LookupRecord *lookup_records = lookup_.records().data();
 	if (!lookup_.empty() && !lookup_.has_order()) {
-		ordered.assign(lookup_.records().begin(), lookup_.records().end());
-		LookupLabels::order(dag_, ordered.data());
-		lookup_records = ordered.data();
+		image.ordered_lookup_.assign(lookup_.records().begin(), lookup_.records().end());
+		LookupLabels::order(dag_, image.ordered_lookup_.data());
+		lookup_records = image.ordered_lookup_.data();
 	}
-	const Part parts[kTagCount] = {
+	Part parts[kTagCount] = {
 	    {kIds, graph_.ids.data(), graph_.ids.size() * sizeof(int64_t)},
 	    {kOutOffsets, graph_.out.offsets.data(), graph_.out.offsets.size() * sizeof(eid_t)},
 	    {kOutTargets, graph_.out.targets.data(), graph_.out.targets.size() * sizeof(vid_t)},
@@ -596,29 +596,93 @@ Index::serialize() const {
 	    {kLookupMeta, lookup_meta, sizeof lookup_meta},
 	    {kLookup, lookup_records, lookup_.records().size() * sizeof(LookupRecord)},
 	};
-	size_t total = aligned(kHeaderV2 + kTableEntry * kTagCount);
+	// The section headers made here (on this stack) go with the pieces: copied into small_, once,
+	// before any pointer into it is taken.
+	auto local = [&](const void *p) {
+		return p == label_meta || p == bloom_meta || p == &hash_meta || p == &key_meta || p == lookup_meta;
+	};
+	size_t small_bytes = 0;
 	for (const Part &part : parts)
-		total += aligned(part.bytes);
-	std::vector<uint8_t> out(total, 0);
-	size_t pos = aligned(kHeaderV2 + kTableEntry * kTagCount);
+		if (local(part.data))
+			small_bytes += part.bytes;
+	image.small_.resize(small_bytes);
+	for (size_t k = 0, at = 0; k < kTagCount; k++)
+		if (local(parts[k].data)) {
+			std::memcpy(image.small_.data() + at, parts[k].data, parts[k].bytes);
+			parts[k].data = image.small_.data() + at;
+			at += parts[k].bytes;
+		}
+	size_t head = aligned(kHeaderV2 + kTableEntry * kTagCount);
+	image.head_.assign(head, 0);
+	size_t pos = head;
 	for (uint32_t k = 0; k < kTagCount; k++) {
-		uint8_t *entry = out.data() + kHeaderV2 + kTableEntry * k;
+		uint8_t *entry = image.head_.data() + kHeaderV2 + kTableEntry * k;
 		uint64_t offset = pos;
 		std::memcpy(entry, &parts[k].tag, 4);
 		std::memcpy(entry + 8, &offset, 8);
 		std::memcpy(entry + 16, &parts[k].bytes, 8);
 		if (parts[k].bytes)
-			std::memcpy(out.data() + pos, parts[k].data, parts[k].bytes);
+			image.pieces_.push_back({static_cast<const uint8_t *>(parts[k].data), parts[k].bytes, offset});
 		pos += aligned(parts[k].bytes);
 	}
+	image.size_ = pos;
+	// The payload's checksum over the pieces as they lie, with the zeros between them.
+	static const uint8_t zeros[kAlign] = {};
+	Xxh64Stream sum(0);
+	sum.update(image.head_.data() + kHeaderV2, head - kHeaderV2);
+	for (const ImagePieces::Piece &piece : image.pieces_) {
+		sum.update(piece.data, piece.bytes);
+		sum.update(zeros, aligned(piece.bytes) - piece.bytes);
+	}
 	uint32_t version = kFormatVersion, sections = kTagCount;
-	uint64_t payload = total - kHeaderV2;
-	uint64_t sum = checksum(out.data() + kHeaderV2, payload);
-	std::memcpy(out.data(), kMagic, 8);
-	std::memcpy(out.data() + 8, &version, 4);
-	std::memcpy(out.data() + 12, &sections, 4);
-	std::memcpy(out.data() + 16, &payload, 8);
-	std::memcpy(out.data() + 24, &sum, 8);
+	uint64_t payload = pos - kHeaderV2, checksum = sum.digest();
+	std::memcpy(image.head_.data(), kMagic, 8);
+	std::memcpy(image.head_.data() + 8, &version, 4);
+	std::memcpy(image.head_.data() + 12, &sections, 4);
+	std::memcpy(image.head_.data() + 16, &payload, 8);
+	std::memcpy(image.head_.data() + 24, &checksum, 8);
+	return image;
+}
+
+void
+ImagePieces::copy(size_t offset, size_t n, uint8_t *out) const noexcept {
+	size_t end = offset + n;
+	auto part = [&](size_t begin, size_t bytes, size_t padded, const uint8_t *data) {
+		// This piece's [begin, begin + padded) against [offset, end): data, then zeros.
+		size_t from = std::max(offset, begin), to = std::min(end, begin + padded);
+		if (from >= to)
+			return;
+		size_t data_to = std::min(to, begin + bytes);
+		if (from < data_to)
+			std::memcpy(out + (from - offset), data + (from - begin), data_to - from);
+		size_t zeros_from = std::max(from, begin + bytes);
+		if (zeros_from < to)
+			std::memset(out + (zeros_from - offset), 0, to - zeros_from);
+	};
+	part(0, head_.size(), head_.size(), head_.data());
+	// (A section of no bytes has no piece, and takes no room: nothing lies between pieces.)
+	for (const Piece &piece : pieces_) {
+		if (piece.offset >= end)
+			break;
+		part(piece.offset, piece.bytes, aligned(piece.bytes), piece.data);
+	}
+}
+
+const uint8_t *
+ImagePieces::find(size_t offset, size_t n) const noexcept {
+	if (offset + n <= head_.size())
+		return head_.data() + offset;
+	for (const Piece &piece : pieces_)
+		if (offset >= piece.offset && offset + n <= piece.offset + piece.bytes)
+			return piece.data + (offset - piece.offset);
+	return nullptr;
+}
+
+std::vector<uint8_t>
+Index::serialize() const {
+	ImagePieces image = image_pieces();
+	std::vector<uint8_t> out(image.size());
+	image.copy(0, image.size(), out.data());
 	return out;
 }
 

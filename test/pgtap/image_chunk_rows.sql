@@ -2,13 +2,14 @@
 -- row holds as many image bytes as compress into one page, lz4-compressed in the layout
 -- toast_compress_datum makes (the server decompresses it) or plain where the bytes do not
 -- compress (random ids, a CSR's targets); stretches of the image are made into rows on helper
--- threads with grail.build_threads. A row stored wrongly (bytes out of place, a wrong raw size in
+-- threads with grail.build_threads (and on one by default, none with grail.max_build_threads = 0).
+-- A row stored wrongly (bytes out of place, a wrong raw size in
 -- its header) fails the image's checksum when it is loaded, or the row's decompression: every
 -- graph here is answered from its rows, in the transaction that built it (no cache has it).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(39);
+SELECT plan(42);
 
 SELECT setseed(0.2718);
 -- 200,000 vertices with random ids over all of bigint, 600,000 edges between random ones: an
@@ -117,6 +118,13 @@ ELSE skip('the server has no lz4') END;
 SELECT is(icr_wrong_reach('icr_local0'), '{}'::bigint[], 'bfs() from its rows agrees with the table (no helpers)');
 SELECT is(icr_wrong_reach('icr_local1'), '{}'::bigint[], 'bfs() from its rows agrees with the table (1 helper)');
 SELECT is(icr_wrong_reach('icr_local16'), '{}'::bigint[], 'bfs() from its rows agrees with the table (16 helpers)');
+-- With no helper allowed at all, the store compresses and writes on the backend's thread.
+SET grail.build_threads = 0;
+SET grail.max_build_threads = 0;
+SELECT lives_ok($$SELECT grail.create_graph('icr_local_alone', 'icr_local')$$, 'built with no helper at all');
+RESET grail.max_build_threads;
+SELECT is(icr_broken('icr_local_alone'), '{}'::text[], 'its rows keep the rules (no helper at all)');
+SELECT is(icr_wrong_reach('icr_local_alone'), '{}'::bigint[], 'bfs() from its rows agrees with the table (no helper at all)');
 
 -- 3. Text keys: the key dictionary's bytes among the rows.
 SET grail.build_threads = 2;

@@ -335,6 +335,12 @@ TEST(BackOrder, Version6ImagesAnswerWithoutIt) {
 				ASSERT_EQ(a.reachable(s, d), oracle.reachable(s, d));
 			}
 		EXPECT_EQ(old.serialize(), v7) << "written again, a format 6 image gets the order";
+		// Stored in pieces, the ordered records go with them (here after a move).
+		ImagePieces made = old.image_pieces();
+		ImagePieces pieces = std::move(made);
+		std::vector<uint8_t> copied(pieces.size());
+		pieces.copy(0, copied.size(), copied.data());
+		EXPECT_EQ(copied, v7);
 		// Attached with the header check only (an image checked before): the same.
 		std::shared_ptr<uint8_t> image = Index::image_buffer(v6.size());
 		std::memcpy(image.get(), v6.data(), v6.size());

@@ -676,3 +676,80 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 		}
 	}
 }
+
+// XXH64 over pieces is XXH64 of their concatenation, whatever the cuts (the image's checksum is
+// summed over its sections where they lie); both against the reference values of xxHash.
+TEST(Index, StreamedChecksumIsTheWholeOne) {
+	EXPECT_EQ(xxh64("", 0, 0), 0xEF46DB3751D8E999ull);
+	EXPECT_EQ(xxh64("abc", 3, 0), 0x44BC2CF5AD770999ull);
+	std::vector<uint8_t> bytes(300);
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (uint8_t &b : bytes) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b = uint8_t(x);
+	}
+	for (size_t len : {0, 1, 3, 31, 32, 33, 63, 64, 65, 100, 300})
+		for (size_t cut = 0; cut <= len; cut += 1 + cut / 4)
+			for (size_t cut2 = cut; cut2 <= len; cut2 += 7) {
+				Xxh64Stream sum(len * 31);
+				sum.update(bytes.data(), cut);
+				sum.update(bytes.data() + cut, cut2 - cut);
+				sum.update(bytes.data() + cut2, len - cut2);
+				EXPECT_EQ(sum.digest(), xxh64(bytes.data(), len, len * 31)) << len << " cut at " << cut << ", " << cut2;
+			}
+}
+
+// What a writer copies of an image in pieces, any stretch of it (across sections and the zeros
+// between them), is the image's bytes there, also after the pieces moved.
+TEST(Index, ImagePiecesCopyTheImage) {
+	auto check = [](const Index &index, const char *what) {
+		std::vector<uint8_t> whole = index.serialize();
+		ImagePieces made = index.image_pieces();
+		ImagePieces pieces = std::move(made);
+		ASSERT_EQ(pieces.size(), whole.size()) << what;
+		// A section's bytes are found where the index holds them.
+		uint64_t ids_at = 0; // the first entry of the section table: the ids' offset
+		std::memcpy(&ids_at, whole.data() + 64 + 8, 8);
+		if (!index.graph().ids.empty()) {
+			EXPECT_EQ(pieces.find(ids_at, 8), reinterpret_cast<const uint8_t *>(index.graph().ids.data())) << what;
+		}
+		std::vector<uint8_t> copied(whole.size(), 0xAB);
+		pieces.copy(0, whole.size(), copied.data());
+		EXPECT_EQ(copied, whole) << what;
+		uint64_t x = whole.size();
+		for (int k = 0; k < 500; k++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			size_t offset = size_t(x >> 33) % (whole.size() + 1);
+			size_t n = size_t(x >> 13) % (std::min<size_t>(whole.size() - offset, 4096) + 1);
+			std::vector<uint8_t> part(n + 2, 0xCD);
+			pieces.copy(offset, n, part.data() + 1);
+			EXPECT_EQ(part.front(), 0xCD) << what;
+			EXPECT_EQ(part.back(), 0xCD) << what << ": wrote past " << n << " bytes at " << offset;
+			EXPECT_TRUE(std::equal(part.begin() + 1, part.end() - 1, whole.begin() + long(offset)))
+			    << what << ": " << n << " bytes at " << offset;
+			if (const uint8_t *found = pieces.find(offset, n)) {
+				EXPECT_TRUE(std::equal(found, found + n, whole.begin() + long(offset)))
+				    << what << ": " << n << " bytes found at " << offset;
+			}
+		}
+		Index loaded = Index::deserialize(whole.data(), whole.size());
+		EXPECT_EQ(loaded.serialize(), whole) << what;
+	};
+	check(Index::build(EdgeList{}, BuildOptions{}), "empty graph");
+	check(small_index(), "small graph");
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed, 200);
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 5);
+		check(Index::build(copy(t.edges), options), "random graph");
+	}
+	// Text keys: the dictionary's sections too.
+	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
+	EdgeList ids;
+	for (int k = 0; k < 300; k++) {
+		std::string a = "vertex " + std::to_string(k * 7 % 101), b = "vertex " + std::to_string(k * 13 % 97);
+		ids.append(builder.add(a.data(), a.size()), builder.add(b.data(), b.size()));
+	}
+	KeyDictionary keys = builder.finish(ids);
+	check(Index::build(std::move(ids), BuildOptions{}, nullptr, std::move(keys)), "text keys");
+}

@@ -59,7 +59,8 @@ define_settings() {
 	                         &settings.traversal_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("grail.build_threads", "Helper threads a graph build may run beside its backend.",
 	                        "They make the GRAIL labels' traversals and the id hash table at once, the same index "
-	                        "byte for byte; 0 (the default) builds on the backend's thread alone.",
+	                        "byte for byte; 0 (the default) computes on the backend's thread alone (the store "
+	                        "compresses on one helper unless grail.max_build_threads is 0).",
 	                        &settings.build_threads, 0, 0, 16, PGC_USERSET, 0, NULL, NULL, NULL);
 	// Threads are not a pool the server hands out (as parallel workers are): without a cap any role
 	// could have each of its sessions' builds run 17 threads. SUSET, as max_parallel_workers is
@@ -129,6 +130,11 @@ define_settings() {
 unsigned
 build_helper_threads() {
 	return unsigned(std::clamp(std::min(settings.build_threads, settings.max_build_threads), 0, 16));
+}
+
+unsigned
+store_helper_threads() {
+	return std::max(build_helper_threads(), unsigned(std::clamp(settings.max_build_threads, 0, 1)));
 }
 
 static void

@@ -286,15 +286,22 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 		store_delta_build(row, *delta, &stored, merge, &built);
 	} else {
 		double serializing = grail::now_ms();
-		std::vector<uint8_t> bytes = index.serialize();
-		stored.persist_ms = grail::ms_since(serializing);
-		built.build = store_index(row.id, bytes, &stored, merge);
-		built.build_uuid = stored.build_uuid;
-		built.index_bytes = int64_t(bytes.size());
-		built.base_build = 0;
-		built.base_build_uuid.clear();
 		// A merge (often the background worker's, beside readers of a busy table) leaves its image in
 		// the cache: the first reader after it maps the file instead of reading and checking the chunks.
+		// Otherwise the image is never made whole: its pieces are stored a stretch at a time.
+		std::vector<uint8_t> bytes;
+		std::optional<grail::ImagePieces> pieces;
+		if (merge != MergeKind::none)
+			bytes = index.serialize();
+		else
+			pieces.emplace(index.image_pieces());
+		stored.persist_ms = grail::ms_since(serializing);
+		built.build =
+		    pieces ? store_index(row.id, *pieces, &stored, merge) : store_index(row.id, bytes, &stored, merge);
+		built.build_uuid = stored.build_uuid;
+		built.index_bytes = int64_t(pieces ? pieces->size() : bytes.size());
+		built.base_build = 0;
+		built.base_build_uuid.clear();
 		if (merge != MergeKind::none)
 			cache_new_image(built, bytes);
 	}

@@ -23,6 +23,10 @@ extern "C" {
 #include "utils/snapshot.h"
 }
 
+namespace grail {
+class ImagePieces;
+}
+
 namespace grail::pg {
 
 struct GraphRow {
@@ -133,7 +137,7 @@ void watch_graph(int64_t id);
 struct StoredBuild {
 	int64_t input_rows, null_rows, vertices, edges, components, dag_edges, index_bytes;
 	double read_ms, graph_ms, scc_ms, label_ms;
-	double persist_ms;      // the image's serialisation (its caller's) and store_index's writing
+	double persist_ms;      // the image's serialisation or checksum (its caller's) and store_index's writing
 	double build_ms;        // read to labels, wall clock
 	std::string build_uuid; // the new build's, set by store_index
 	int64_t written_bytes;  // to grail.index_chunk: the image's, or a delta build's delta's
@@ -159,6 +163,9 @@ struct StoredDelta {
 // the base's stay.
 int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats,
                     MergeKind merge = MergeKind::none, const StoredDelta *delta = nullptr);
+// The same for a full image in pieces (Index::image_pieces()), copied a stretch at a time as it is
+// compressed and written: no buffer of the whole image.
+int64_t store_index(int64_t id, const grail::ImagePieces &image, StoredBuild *stats, MergeKind merge = MergeKind::none);
 // A delta build's delta bytes, read from its chunks (row.delta_bytes of them).
 std::vector<uint8_t> load_delta(const GraphRow &row);
 // A clear error if the recorded size of the graph's index is impossible (it decides allocations).
