@@ -801,10 +801,31 @@ ReachabilityOverlay::propagate() {
 		// record already (its intervals held c's when c last pushed them, or since the base labels
 		// or the inserted edge's widening): its record is not read. In a widening's long runs most
 		// records grow in their filter alone (bench/overlay_stream_bench.cpp).
+		// The predecessors' slots, then their records, asked for before any is read: their cache
+		// misses overlap where one grow() after another waited for each in turn.
+		std::vector<uint32_t> &growing = growing_;
+		growing.clear();
 		for_each_predecessor(c, [&](uint32_t p) {
-			if (intervals_grew || !(flags_[p] & kFullBloom))
-				grow(p, copy);
+			if (intervals_grew || !(flags_[p] & kFullBloom)) {
+				__builtin_prefetch(&slot_[p]);
+				growing.push_back(p);
+			}
 		});
+		for (uint32_t p : growing)
+			prefetch_contribution(p);
+		for (uint32_t p : growing)
+			grow(p, copy);
+	}
+}
+
+void
+ReachabilityOverlay::prefetch_contribution(uint32_t c) const noexcept {
+	if (slot_[c] != kNoSlot) {
+		__builtin_prefetch(intervals_.data() + size_t(slot_[c]) * 2 * labels_);
+		__builtin_prefetch(bloom_out_.data() + size_t(slot_[c]) * kBloomWords);
+	} else if (c < components_) {
+		__builtin_prefetch(base_.labels().record(c) + 3);
+		__builtin_prefetch(base_.bloom().record(c).out);
 	}
 }
 

@@ -221,6 +221,8 @@ private:
 	Record own_record(uint32_t c) const noexcept;
 	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
 	Record contribution(uint32_t c) noexcept;
+	// Asks the cache for the lines of contribution(c) (its slot read).
+	void prefetch_contribution(uint32_t c) const noexcept;
 	static void fill_if_dense(uint64_t *bits) noexcept;
 	void widen_into(uint32_t slot, Record from) noexcept;
 	// widen_into, telling what grew (kIntervalsGrew, kBloomGrew; 0: nothing).
@@ -291,6 +293,7 @@ private:
 	// whether each is on it; an inserted edge's head's record copied.
 	std::priority_queue<std::pair<uint64_t, uint32_t>> queue_;
 	std::vector<uint8_t> queued_;
+	std::vector<uint32_t> growing_; // the predecessors a component taken off the queue grows
 	std::vector<uint32_t> head_intervals_;
 	std::vector<uint64_t> head_bloom_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
