@@ -879,8 +879,13 @@ ReachabilityOverlay::step(uint32_t c, uint32_t target) noexcept {
 		Record widened = contribution(c);
 		pruning::Step rule =
 		    pruning::widened_step(widened.intervals, widened.bloom, target_.intervals, target_.bloom, labels_);
-		if (rule == pruning::Step::expand && tree_sound && pruning::tree_holds(labels.record(c), labels.record(target)))
-			return pruning::Step::reached;
+		// The base labels' "yes"es (the DFS tree's, the interval end's) name a path of G, which G'
+		// keeps outside A_D.
+		if (rule == pruning::Step::expand && tree_sound) {
+			const uint32_t *rc = labels.record(c), *rt = labels.record(target);
+			if (pruning::tree_holds(rc, rt) || pruning::end_holds(rc, rt, labels_))
+				return pruning::Step::reached;
+		}
 		return rule;
 	}
 	// Outside A_I, c reaches in G' at most what it reaches in G, which holds no added vertex.

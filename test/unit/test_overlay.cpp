@@ -287,7 +287,9 @@ TEST(Overlay, RowsOfCountsRowsThroughTheImage) {
 
 // The interval end test's "yes" rests on the built graph: a -> b -> c, where c holds the smallest
 // post rank a reaches (so lo(a) == post(c)), with b -> c deleted. The overlay must not take it
-// (a is an ancestor of a deletion): a no longer reaches c. Vertices as the build numbers them.
+// (a is an ancestor of a deletion): a no longer reaches c; nor where a also reaches an inserted
+// edge (a -> d inserted: a's widened labels and the base's "yes"es together). Vertices as the
+// build numbers them.
 TEST(Overlay, IntervalEndYesIsNotTakenAboveADeletion) {
 	for (unsigned d = 1; d <= 5; d++) {
 		EdgeList e;
@@ -305,6 +307,12 @@ TEST(Overlay, IntervalEndYesIsNotTakenAboveADeletion) {
 		EXPECT_FALSE(overlay->reachable(0, 2)) << d;
 		EXPECT_TRUE(overlay->reachable(0, 1)) << d;
 		EXPECT_FALSE(overlay->reachable(1, 2)) << d;
+		std::unique_ptr<ReachabilityOverlay> widened = ReachabilityOverlay::build(index, 0, {{0, 4}}, {{1, 2}});
+		ASSERT_TRUE(widened);
+		ASSERT_GT(widened->widened_components(), 0u);
+		EXPECT_FALSE(widened->reachable(0, 2)) << d;
+		EXPECT_TRUE(widened->reachable(0, 4)) << d;
+		EXPECT_FALSE(widened->reachable(1, 2)) << d;
 	}
 }
 
