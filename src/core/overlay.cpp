@@ -800,9 +800,9 @@ ReachabilityOverlay::propagate() {
 		// Where only c's Bloom filter grew, a predecessor whose filter is full holds all of c's
 		// record already (its intervals held c's when c last pushed them, or since the base labels
 		// or the inserted edge's widening): its record is not read. In a widening's long runs most
-		// records grow in their filter alone (bench/overlay_stream_bench.cpp).
-		// The predecessors' slots, then their records, asked for before any is read: their cache
-		// misses overlap where one grow() after another waited for each in turn.
+		// records grow in their filter alone (bench/overlay_stream_bench.cpp). The others' slots,
+		// then their records, are asked for before any is read: their cache misses overlap where
+		// one grow() after another waited for each in turn.
 		std::vector<uint32_t> &growing = growing_;
 		growing.clear();
 		for_each_predecessor(c, [&](uint32_t p) {
