@@ -195,8 +195,10 @@ private:
 	void mark_ancestors();
 	template <typename Predecessors>
 	void flag_ancestors(const Edges &tails, Flag flag, Predecessors &&for_each_predecessor_of);
-	bool acyclic();
-	void widen();
+	// Whether G' has no cycle between components; where the base's numbering does not order it, its
+	// topological order (components, first to last) into order.
+	bool acyclic(std::vector<uint32_t> &order);
+	void widen(const std::vector<uint32_t> &order);
 	bool vanished(uint32_t from, uint32_t to) const noexcept;
 	// Whether an inserted edge from component from to component to (different) is new to G': the
 	// base DAG does not hold it, or holds it only as a vanished edge.
