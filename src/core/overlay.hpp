@@ -57,8 +57,8 @@ public:
 	//  - inserted: edges that G' lacks (u != v), each added to G'. Only the components the new edges
 	//    change are touched: the tail's and its G'-ancestors' widened labels grow until nothing
 	//    changes (the same fixpoint build() computes, since a label only grows when edges are added),
-	//    and the topological order of G' moves only the components between a new edge's ends
-	//    (Pearce and Kelly's dynamic topological order).
+	//    and the topological order of G' moves only the components that reach a new edge's tail
+	//    and came after its head (one side of Pearce and Kelly's dynamic topological order).
 	//  - retracted: edges inserted before that G' no longer has. Labels, flags and the order stay
 	//    as they are: a widened record that bounds more than its component reaches, a component
 	//    flagged in A_I that reaches no insertion any more and an order with an edge fewer to respect
@@ -100,6 +100,11 @@ public:
 	// Widened records whose Bloom "out" filter has from..to bits set (of kBloomBits), for tests and
 	// statistics: none has from kFullBloomFrom to one short of full (fill_if_dense()).
 	size_t widened_blooms(unsigned from, unsigned to) const noexcept;
+	// Times the topological order's keys were numbered again, for tests.
+	size_t
+	order_renumbered() const noexcept {
+		return renumbered_;
+	}
 	// A widened Bloom filter this dense (bits set of kBloomBits) is filled.
 	static constexpr unsigned kFullBloomFrom = kBloomBits * 3 / 4;
 
@@ -112,7 +117,14 @@ private:
 		kVanishedOut = 8,      // tail of a vanished DAG edge
 		kLostInside = 16,      // a deleted edge lies inside it
 		kInsertedIn = 32,      // head of an inserted DAG edge
+		// The widening's (propagate()): the record it contributes has a full Bloom filter (it only
+		// grows: set for good); its intervals grew since it last pushed its record to its
+		// predecessors.
+		kFullBloom = 64,
+		kIntervalsGrew = 128,
 	};
+	// What widen_changed() grew: kIntervalsGrew, kBloomGrew.
+	static constexpr uint8_t kBloomGrew = 1;
 	// DAG edges between components that G' has and G has not: a set, and each component's heads and
 	// tails (unordered). Adding or taking out an edge costs O(1) and O(degree), whatever the count
 	// held: a stream of single edges pays for its own.
@@ -178,12 +190,15 @@ private:
 	void count_between(const Edges &edges, int sign);
 	void add_vertices(size_t added);
 	bool order_edge(uint32_t from, uint32_t to);
+	void renumber();
 	void insert(const Edges &inserted);
 	void mark_ancestors();
 	template <typename Predecessors>
 	void flag_ancestors(const Edges &tails, Flag flag, Predecessors &&for_each_predecessor_of);
-	bool acyclic();
-	void widen();
+	// Whether G' has no cycle between components; where the base's numbering does not order it, its
+	// topological order (components, first to last) into order.
+	bool acyclic(std::vector<uint32_t> &order);
+	void widen(const std::vector<uint32_t> &order);
 	bool vanished(uint32_t from, uint32_t to) const noexcept;
 	// Whether an inserted edge from component from to component to (different) is new to G': the
 	// base DAG does not hold it, or holds it only as a vanished edge.
@@ -208,18 +223,27 @@ private:
 	Record own_record(uint32_t c) const noexcept;
 	// What it contributes to its G'-ancestors' widened records: its widened record, else its own.
 	Record contribution(uint32_t c) noexcept;
+	// Asks the cache for the lines of contribution(c) (its slot read).
+	void prefetch_contribution(uint32_t c) const noexcept;
 	static void fill_if_dense(uint64_t *bits) noexcept;
 	void widen_into(uint32_t slot, Record from) noexcept;
-	// widen_into, telling whether the record grew.
-	bool widen_changed(uint32_t slot, Record from) noexcept;
+	// widen_into, telling what grew (kIntervalsGrew, kBloomGrew; 0: nothing).
+	uint8_t widen_changed(uint32_t slot, Record from) noexcept;
 	void widen_edge(uint32_t cu, uint32_t cv);
 	void grow(uint32_t c, Record from);
 	void propagate();
 	bool covers(const uint32_t *intervals, const uint64_t *bloom, Record from) const noexcept;
-	// A component's place in the topological order of G'.
-	uint32_t
+	// A component's key in the topological order of G' (ties go by component number: after()).
+	uint64_t
 	place(uint32_t c) const noexcept {
 		return order_kept_ ? c : order_[c];
+	}
+	// Whether component a comes after component b in the topological order of G'.
+	bool
+	after(uint32_t a, uint32_t b) const noexcept {
+		if (order_kept_)
+			return a > b;
+		return order_[a] != order_[b] ? order_[a] > order_[b] : a > b;
 	}
 	// The rule at component c about the search's target (pruning.hpp): the base's where the base
 	// labels hold, the widened labels' in A_I, no DFS-tree "yes" in A_D.
@@ -232,10 +256,15 @@ private:
 	uint64_t max_rank_ = 0;                 // the largest rank of the base labels: added vertices rank past it
 	std::vector<uint32_t> added_intervals_; // added vertex k's own record
 	std::vector<uint64_t> added_bloom_;
-	bool order_kept_ = true;      // every inserted DAG edge goes from a lower number to a higher
-	std::vector<uint32_t> order_; // else a topological order of G' (Kahn's), by component
-	std::vector<uint8_t> flags_;  // per component, base then added
-	ComponentEdges inserted_;     // DAG edges G' has and G has not
+	bool order_kept_ = true; // every inserted DAG edge goes from a lower number to a higher
+	// Else a topological order of G' by component: a key each, ties ordered by component number
+	// (after()); made kOrderRoom bits apart from 1 << kOrderRoom on (Kahn's order), so that order_edge() finds free
+	// keys between two components where it moves some.
+	std::vector<uint64_t> order_;
+	static constexpr unsigned kOrderRoom = 32;
+	size_t renumbered_ = 0;      // times the keys were numbered again (renumber())
+	std::vector<uint8_t> flags_; // per component, base then added
+	ComponentEdges inserted_;    // DAG edges G' has and G has not
 	// Inserted edges of the changes (base vertices or added) per pair of components (from << 32 | to,
 	// different): what inserted_between() asks without a walk over every inserted edge.
 	std::unordered_map<uint64_t, uint32_t> between_;
@@ -255,15 +284,18 @@ private:
 	std::vector<uint32_t> member_start_;
 	std::vector<vid_t> member_list_;
 	std::vector<uint32_t> local_;
-	// extend()'s scratch: marks of the order's searches (this epoch's), a record copied.
+	// extend()'s scratch: marks of the order's searches (this epoch's), the components it moves, a
+	// record copied.
 	std::vector<uint32_t> marks_;
+	std::vector<uint32_t> moved_;
 	uint32_t epoch_ = 0;
 	std::vector<uint32_t> copied_intervals_;
 	std::vector<uint64_t> copied_bloom_;
 	// The widening's queue (propagate()): components whose record grew, latest place first, and
 	// whether each is on it; an inserted edge's head's record copied.
-	std::priority_queue<std::pair<uint32_t, uint32_t>> queue_;
+	std::priority_queue<std::pair<uint64_t, uint32_t>> queue_;
 	std::vector<uint8_t> queued_;
+	std::vector<uint32_t> growing_; // the predecessors a component taken off the queue grows
 	std::vector<uint32_t> head_intervals_;
 	std::vector<uint64_t> head_bloom_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;

@@ -287,7 +287,9 @@ TEST(Overlay, RowsOfCountsRowsThroughTheImage) {
 
 // The interval end test's "yes" rests on the built graph: a -> b -> c, where c holds the smallest
 // post rank a reaches (so lo(a) == post(c)), with b -> c deleted. The overlay must not take it
-// (a is an ancestor of a deletion): a no longer reaches c. Vertices as the build numbers them.
+// (a is an ancestor of a deletion): a no longer reaches c; nor where a also reaches an inserted
+// edge (a -> d inserted: a's widened labels and the base's "yes"es together). Vertices as the
+// build numbers them.
 TEST(Overlay, IntervalEndYesIsNotTakenAboveADeletion) {
 	for (unsigned d = 1; d <= 5; d++) {
 		EdgeList e;
@@ -305,6 +307,12 @@ TEST(Overlay, IntervalEndYesIsNotTakenAboveADeletion) {
 		EXPECT_FALSE(overlay->reachable(0, 2)) << d;
 		EXPECT_TRUE(overlay->reachable(0, 1)) << d;
 		EXPECT_FALSE(overlay->reachable(1, 2)) << d;
+		std::unique_ptr<ReachabilityOverlay> widened = ReachabilityOverlay::build(index, 0, {{0, 4}}, {{1, 2}});
+		ASSERT_TRUE(widened);
+		ASSERT_GT(widened->widened_components(), 0u);
+		EXPECT_FALSE(widened->reachable(0, 2)) << d;
+		EXPECT_TRUE(widened->reachable(0, 4)) << d;
+		EXPECT_FALSE(widened->reachable(1, 2)) << d;
 	}
 }
 
@@ -890,4 +898,42 @@ TEST(Overlay, ExtensionTakesDeletions) {
 		EXPECT_FALSE(reach->extend(logged(lost, taken_back)));
 		EXPECT_FALSE(fresh_reach(index, logged(before, taken_back)));
 	}
+}
+
+// The topological order's keys between two components run out and are numbered again
+// (ReachabilityOverlay::renumber()): a chain y1 -> y2 -> ... and a vertex x before it in the
+// build's order; inserting y1 -> x, y2 -> x, ... one at a time moves each y between the y moved
+// before it (its predecessor) and x, into half the keys left there, until none are. Every pair
+// answers as a BFS of the changed graph after each edge: an order that numbered a component out of
+// place would prune a search that reaches.
+TEST(Overlay, OrderKeysNumberedAgainWhereTheyRunOut) {
+	const int64_t chain = 80;
+	Rows before;
+	for (int64_t i = 1; i < chain; i++)
+		before.emplace_back(i, i + 1);
+	for (int64_t k = 0; k < 8; k++) // candidates for x, numbered somewhere around the chain
+		before.emplace_back(1000 + k, 2000 + k);
+	Index index = Index::build(edge_list(before), BuildOptions{});
+	auto component = [&](int64_t id) { return index.components().of_vertex[size_t(index.find(id))]; };
+	int64_t x = -1;
+	for (int64_t id : grail_test::ids_of(before))
+		if (id >= 1000 && component(id) < component(1))
+			x = id;
+	ASSERT_GE(x, 0) << "no vertex outside the chain comes before it in the build's order";
+	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, {}, {});
+	ASSERT_TRUE(overlay);
+	Rows after = before;
+	const ReachabilityOverlay::Edges none;
+	std::vector<int64_t> ids = grail_test::ids_of(before);
+	for (int64_t i = 1; i <= chain; i++) {
+		ReachabilityOverlay::Edges edge{{vid_t(index.find(i)), vid_t(index.find(x))}};
+		ASSERT_TRUE(overlay->extend(0, ReachabilityOverlay::Extension{edge, none, none, none, none})) << "y" << i;
+		after.emplace_back(i, x);
+		grail_test::Oracle oracle(edge_list(after));
+		for (int64_t a : ids)
+			for (int64_t b : ids)
+				ASSERT_EQ(overlay->reachable(vid_t(index.find(a)), vid_t(index.find(b))), oracle.reachable(a, b))
+				    << "after y" << i << " -> x: " << a << " -> " << b;
+	}
+	EXPECT_GT(overlay->order_renumbered(), 0u);
 }
