@@ -41,7 +41,7 @@ void define_settings();
 unsigned build_helper_threads();
 // The helper threads that compress an image's chunks while the backend writes them: the build's,
 // and at least one where grail.max_build_threads allows it (as CREATE INDEX sorts on parallel
-// workers unless max_parallel_maintenance_workers is 0).
+// workers unless max_parallel_maintenance_workers is 0), except in a background merge.
 unsigned store_helper_threads();
 
 } // namespace grail::pg
