@@ -58,7 +58,7 @@ main(int argc, char **argv) {
 				rows = 0;
 				double t0 = now_ms();
 				for (vid_t s : from) {
-					BfsResult result = bfs(edges, back, s, UINT32_MAX, scratch, false);
+					BfsResult result = bfs(edges, back, s, UINT32_MAX, scratch, BfsOutput::ordered);
 					rows += result.vertex.size();
 					if (r == 0) {
 						BfsResult plain = bfs(edges, s);

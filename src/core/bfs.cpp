@@ -64,7 +64,8 @@ radix_sort(std::vector<vid_t> &vertices, std::vector<vid_t> &spare, vid_t low, v
 // Host speed: the visited set is a bitmap (an eighth of a byte per vertex, so that a graph of a
 // few million vertices keeps it in the L2 cache, where every edge tests it); a vertex's parent is
 // written on discovery into parent_of, and each top-down level is put in vertex order (above:
-// a bitmap read back where the level is dense in its range, else a radix sort or a sort).
+// a bitmap read back where the level is dense in its range, else a radix sort or a sort), unless
+// the caller reads the depths alone (BfsOutput::depths: a count or a histogram of depths).
 //
 // Levels whose frontier has many edges run bottom-up (Beamer et al., as the GPU's BFS does): each
 // vertex not yet reached scans its lists of backward (forward reversed, lists ascending) for the
@@ -74,14 +75,15 @@ radix_sort(std::vector<vid_t> &vertices, std::vector<vid_t> &spare, vid_t low, v
 //
 // Memory: the marks, the level bitmap and the discoverers are the scratch's (BfsScratch), kept by
 // a caller between searches, so that a search that reaches few vertices costs about what it
-// reaches (no allocation or clearing in proportion to the graph). Without parents (with_parents
-// false) no discoverer is written. The reads that miss the cache on a large graph are a vertex's
+// reaches (no allocation or clearing in proportion to the graph). Without parents (BfsOutput other
+// than parents) no discoverer is written. The reads that miss the cache on a large graph are a vertex's
 // offsets and its list: the offsets are read once a vertex, in level order and ahead, by the pass
 // that sums a new level's edges, which keeps each vertex's list bounds for the next level's
 // expansion; that expansion reads the lists themselves ahead.
 BfsResult
 search(const Lists &forward, const std::function<Lists()> &backward, vid_t source, uint32_t max_depth,
-       const BfsTuning &tuning, BfsScratch &scratch, bool with_parents) {
+       const BfsTuning &tuning, BfsScratch &scratch, BfsOutput output) {
+	const bool with_parents = output == BfsOutput::parents;
 	size_t n = forward.csr[0]->vertex_count();
 	for (size_t l = 0; l < forward.count; l++)
 		if (forward.csr[l]->vertex_count() != n)
@@ -197,7 +199,9 @@ search(const Lists &forward, const std::function<Lists()> &backward, vid_t sourc
 			result.vertex.resize(base + count);
 			result.depth.resize(base + count, depth + 1);
 			vid_t *out = result.vertex.data() + base;
-			if (count * kWordsPerVertex >= last_word - first_word + 1) {
+			if (output == BfsOutput::depths) {
+				std::copy(next.begin(), next.end(), out);
+			} else if (count * kWordsPerVertex >= last_word - first_word + 1) {
 				for (vid_t v : next)
 					set(level, v);
 				size_t i = 0;
@@ -297,19 +301,19 @@ bfs(const Csr &graph, vid_t source, uint32_t max_depth) {
 	BfsTuning top_down;
 	top_down.alpha = 0;
 	BfsScratch scratch;
-	return search(lists, nullptr, source, max_depth, top_down, scratch, true);
+	return search(lists, nullptr, source, max_depth, top_down, scratch, BfsOutput::parents);
 }
 
 BfsResult
 bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source, uint32_t max_depth,
     const BfsTuning &tuning) {
 	BfsScratch scratch;
-	return bfs(graph, reverse, source, max_depth, scratch, true, tuning);
+	return bfs(graph, reverse, source, max_depth, scratch, BfsOutput::parents, tuning);
 }
 
 BfsResult
 bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source, uint32_t max_depth,
-    BfsScratch &scratch, bool with_parents, const BfsTuning &tuning) {
+    BfsScratch &scratch, BfsOutput output, const BfsTuning &tuning) {
 	Lists lists;
 	lists.csr[0] = &graph;
 	lists.count = 1;
@@ -323,7 +327,7 @@ bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source,
 			    throw Error(ErrorKind::invalid_input, "BFS over CSRs of different vertex counts");
 		    return back;
 	    },
-	    source, max_depth, tuning, scratch, with_parents);
+	    source, max_depth, tuning, scratch, output);
 }
 
 BfsResult
@@ -341,7 +345,7 @@ bfs(const Csr &first, const Csr &second, vid_t source, uint32_t max_depth, BfsSc
 	lists.count = 2;
 	// Ignoring direction, a vertex's neighbours are its lists in both: their reverse is themselves.
 	return search(
-	    lists, [&] { return lists; }, source, max_depth, tuning, scratch, true);
+	    lists, [&] { return lists; }, source, max_depth, tuning, scratch, BfsOutput::parents);
 }
 
 } // namespace grail

@@ -68,10 +68,19 @@ BfsResult bfs(const Csr &graph, vid_t source, uint32_t max_depth = std::numeric_
 BfsResult bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source,
               uint32_t max_depth = std::numeric_limits<uint32_t>::max(), const BfsTuning &tuning = {});
 
-// The same search in scratch (kept by the caller between searches); with_parents false leaves
-// result.parent empty (descendants(), ancestors(): the vertices and depths alone, the same rows).
+// What a caller reads of a search's rows.
+enum class BfsOutput {
+	parents, // vertex, depth and parent, each level in vertex order
+	ordered, // vertex and depth, each level in vertex order; result.parent left empty
+	// The depths alone (a count, a histogram of depths): each level's vertices in the order the
+	// search found them, not put in vertex order, since no row shows which vertex it is.
+	depths,
+};
+
+// The same search in scratch (kept by the caller between searches), giving what `rows` asks for
+// (descendants() and ancestors(): ordered, or depths where the plan reads no key).
 BfsResult bfs(const Csr &graph, const std::function<const Csr &()> &reverse, vid_t source, uint32_t max_depth,
-              BfsScratch &scratch, bool with_parents, const BfsTuning &tuning = {});
+              BfsScratch &scratch, BfsOutput rows, const BfsTuning &tuning = {});
 
 // The same search where a vertex's neighbours are its lists in first and in second, both over the
 // same vertices: with a graph and its reversed() CSR, a search that ignores edge direction (parent

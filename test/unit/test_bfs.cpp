@@ -14,6 +14,27 @@ using namespace grail;
 // reverse together): the oracle's BFS over the edge rows, the rows swapped, and the rows in both
 // directions; every row's vertex, depth and parent, in order; along or against edge direction,
 // also with levels run bottom-up.
+namespace {
+// Whether r has the rows of expected in BfsOutput::depths' form: the same depths, each level the
+// same vertices in any order, no parents.
+::testing::AssertionResult
+same_levels(const BfsResult &r, const BfsResult &expected) {
+	if (r.depth != expected.depth)
+		return ::testing::AssertionFailure() << "depths differ";
+	if (!r.parent.empty())
+		return ::testing::AssertionFailure() << "parents given";
+	std::vector<vid_t> sorted = r.vertex;
+	for (size_t begin = 0, end = 0; begin < sorted.size(); begin = end) {
+		for (end = begin; end < sorted.size() && r.depth[end] == r.depth[begin];)
+			end++;
+		std::sort(sorted.begin() + ptrdiff_t(begin), sorted.begin() + ptrdiff_t(end));
+	}
+	if (sorted != expected.vertex)
+		return ::testing::AssertionFailure() << "levels differ";
+	return ::testing::AssertionSuccess();
+}
+} // namespace
+
 TEST(Bfs, RandomGraphsMatchOracleInEveryDirection) {
 	enum class Direction { out, in, both };
 	for (uint64_t seed = 0; seed < 500; seed++) {
@@ -230,14 +251,18 @@ TEST(Bfs, SparseWideLevelsMatchReference) {
 		Csr out = Csr::from_pairs(n, s, t, true);
 		Csr in = out.reversed();
 		BfsScratch scratch;
-		for (bool with_parents : {true, false}) {
+		for (BfsOutput rows : {BfsOutput::parents, BfsOutput::ordered, BfsOutput::depths}) {
 			BfsResult r = bfs(
-			    out, [&]() -> const Csr & { return in; }, 0, UINT32_MAX, scratch, with_parents);
+			    out, [&]() -> const Csr & { return in; }, 0, UINT32_MAX, scratch, rows);
 			BfsResult expected = reference_bfs({&out}, 0, UINT32_MAX);
 			ASSERT_GT(expected.vertex.size(), 20000u);
+			if (rows == BfsOutput::depths) {
+				ASSERT_TRUE(same_levels(r, expected)) << n;
+				continue;
+			}
 			ASSERT_EQ(r.vertex, expected.vertex) << n;
 			ASSERT_EQ(r.depth, expected.depth);
-			if (with_parents) {
+			if (rows == BfsOutput::parents) {
 				ASSERT_EQ(r.parent, expected.parent);
 			}
 		}
@@ -264,15 +289,20 @@ TEST(Bfs, KeptScratchGivesFreshRows) {
 			for (int k = 0; k < 4; k++) {
 				vid_t s = vid_t(random() % g.vertex_count());
 				uint32_t max_depth = k == 0 ? 1 : UINT32_MAX;
-				bool along = random() % 2 == 0, parents = random() % 2 == 0;
+				bool along = random() % 2 == 0;
+				const BfsOutput rows = BfsOutput(random() % 3);
 				const Csr &forward = along ? g.out : in, &backward = along ? in : g.out;
 				const BfsTuning tuning = random() % 2 == 0 ? BfsTuning{} : every_level_bottom_up;
 				auto reverse = [&]() -> const Csr & { return backward; };
 				BfsResult fresh = bfs(forward, reverse, s, max_depth, tuning);
-				BfsResult kept = bfs(forward, reverse, s, max_depth, scratch, parents, tuning);
-				ASSERT_EQ(kept.vertex, fresh.vertex) << t.shape << " source " << s;
-				ASSERT_EQ(kept.depth, fresh.depth);
-				if (parents)
+				BfsResult kept = bfs(forward, reverse, s, max_depth, scratch, rows, tuning);
+				if (rows == BfsOutput::depths) {
+					ASSERT_TRUE(same_levels(kept, fresh)) << t.shape << " source " << s;
+				} else {
+					ASSERT_EQ(kept.vertex, fresh.vertex) << t.shape << " source " << s;
+					ASSERT_EQ(kept.depth, fresh.depth);
+				}
+				if (rows == BfsOutput::parents)
 					ASSERT_EQ(kept.parent, fresh.parent);
 				else
 					ASSERT_TRUE(kept.parent.empty());
@@ -311,11 +341,11 @@ TEST(Bfs, KeptScratchAfterACancelledSearch) {
 	set_cancel_hook(cancel_countdown);
 	for (int round = 0; round < 4; round++) {
 		cancel_after = round;
-		EXPECT_THROW(bfs(out, reverse, 0, UINT32_MAX, scratch, round % 2 == 0), Error);
+		EXPECT_THROW(bfs(out, reverse, 0, UINT32_MAX, scratch, BfsOutput(round % 3)), Error);
 		cancel_after = -1;
 		for (vid_t source : {vid_t(0), vid_t(n / 2), vid_t(n - 1)}) {
 			BfsResult fresh = bfs(out, reverse, source, 5);
-			BfsResult kept = bfs(out, reverse, source, 5, scratch, true);
+			BfsResult kept = bfs(out, reverse, source, 5, scratch, BfsOutput::parents);
 			ASSERT_EQ(kept.vertex, fresh.vertex) << "round " << round << " source " << source;
 			ASSERT_EQ(kept.parent, fresh.parent);
 		}
@@ -323,7 +353,7 @@ TEST(Bfs, KeptScratchAfterACancelledSearch) {
 		Csr small = Csr::from_pairs(3, {0, 1}, {1, 2}, true);
 		Csr small_in = small.reversed();
 		BfsResult r = bfs(
-		    small, [&]() -> const Csr & { return small_in; }, 0, UINT32_MAX, scratch, false);
+		    small, [&]() -> const Csr & { return small_in; }, 0, UINT32_MAX, scratch, BfsOutput::ordered);
 		ASSERT_EQ(r.vertex, (std::vector<vid_t>{0, 1, 2}));
 	}
 	set_cancel_hook(nullptr);

@@ -360,6 +360,12 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 				return direction == Direction::out ? graph.in_edges() : g.out;
 			};
 			const char *what = with_parent ? "bfs()" : direction == Direction::out ? "descendants()" : "ancestors()";
+			// A plan that reads no key of the rows (a count, the depths alone) cannot tell a level's
+			// vertices apart: they are not put in order.
+			const TraversalCall *call = traversal_call(fcinfo);
+			const grail::BfsOutput output = with_parent                           ? grail::BfsOutput::parents
+			                                : call != nullptr && !call->keys_read ? grail::BfsOutput::depths
+			                                                                      : grail::BfsOutput::ordered;
 			// The GPU service where it runs and has the graph's image (gpu_client.hpp), else this
 			// backend's GPU.
 			result = on_chosen_device(
@@ -369,7 +375,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 					    return std::move(*rows);
 				    return grail::bfs_gpu(edges(), from, max_depth);
 			    },
-			    [&] { return grail::bfs(edges(), reverse, from, max_depth, graph.bfs_scratch(), with_parent); },
+			    [&] { return grail::bfs(edges(), reverse, from, max_depth, graph.bfs_scratch(), output); },
 			    gpu_probe_for(graph));
 		}
 	}
