@@ -1,5 +1,6 @@
 #include "graph.hpp"
 #include "error.hpp"
+#include "huge_pages.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -170,11 +171,17 @@ Csr
 Csr::reversed() const {
 	size_t n = vertex_count();
 	Csr r;
+	// A backend keeps the reverse for its searches against the edges (ancestors()), which read it
+	// at random: in huge pages where the kernel has them.
+	r.offsets.reserve(n + 1);
+	advise_huge_pages(r.offsets.data(), (n + 1) * sizeof(eid_t));
 	r.offsets.assign(n + 1, 0);
 	for (vid_t t : targets)
 		r.offsets[t + 1]++;
 	for (size_t v = 0; v < n; v++)
 		r.offsets[v + 1] += r.offsets[v];
+	r.targets.reserve(targets.size());
+	advise_huge_pages(r.targets.data(), targets.size() * sizeof(vid_t));
 	r.targets.resize(targets.size());
 	std::vector<eid_t> fill(r.offsets.begin(), r.offsets.end() - (n ? 1 : 0));
 	// Sources are visited in ascending order, so every reversed list comes out sorted.

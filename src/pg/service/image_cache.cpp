@@ -104,6 +104,39 @@ struct CachedFile {
 };
 
 /*
+ * fd's first size bytes mapped shared at a 2 MB boundary and advised for huge pages. Where the
+ * kernel keeps a file's pages in 2 MB folios (ext4 and xfs with large folios, Linux 6.x) such a
+ * mapping takes one TLB entry per 2 MB instead of 512: a search reads a vertex's offsets and list
+ * scattered over the whole image, and on a 1M-vertex graph most of those reads missed the TLB too.
+ * Elsewhere the advice does nothing and the mapping is as plain mmap's. MAP_FAILED if it fails.
+ */
+static void *
+map_shared(size_t size, int prot, int fd) {
+	constexpr size_t kHugePage = size_t(2) << 20;
+	if (size < kHugePage)
+		return mmap(nullptr, size, prot, MAP_SHARED, fd, 0);
+	// Room for the mapping and the distance to the next boundary, then the file over its part.
+	const size_t page = size_t(sysconf(_SC_PAGESIZE)), mapped = (size + page - 1) / page * page;
+	void *room = mmap(nullptr, mapped + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (room == MAP_FAILED)
+		return mmap(nullptr, size, prot, MAP_SHARED, fd, 0);
+	const uintptr_t begin = uintptr_t(room), start = (begin + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
+	void *bytes = mmap(reinterpret_cast<void *>(start), size, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	if (bytes == MAP_FAILED) {
+		munmap(room, mapped + kHugePage);
+		return MAP_FAILED;
+	}
+	if (start > begin)
+		munmap(room, start - begin);
+	if (begin + kHugePage > start)
+		munmap(reinterpret_cast<void *>(start + mapped), begin + kHugePage - start);
+#ifdef MADV_HUGEPAGE
+	madvise(bytes, size, MADV_HUGEPAGE);
+#endif
+	return bytes;
+}
+
+/*
  * The file at path mapped read-only, or nullptr if it is missing, not size bytes long, or being
  * removed. Pages are not populated: a query reads few of them, and the first ones it reads are
  * already in the page cache that the writer filled.
@@ -123,7 +156,7 @@ map_file(const std::string &path, size_t size) {
 	file->size = size;
 	struct stat st;
 	if (fstat(fd, &st) == 0 && uint64_t(st.st_size) == size && st.st_nlink > 0)
-		file->bytes = mmap(nullptr, size, PROT_READ, MAP_SHARED, fd, 0);
+		file->bytes = map_shared(size, PROT_READ, fd);
 	if (file->bytes == MAP_FAILED) {
 		close(fd);
 		return nullptr;
@@ -334,7 +367,7 @@ create_file(const std::string &temp, size_t size, uint64_t limit) {
 	file->path = temp;
 	file->size = size;
 	if (flock(fd, LOCK_SH | LOCK_NB) == 0 && posix_fallocate(fd, 0, off_t(size)) == 0)
-		file->bytes = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		file->bytes = map_shared(size, PROT_READ | PROT_WRITE, fd);
 	if (file->bytes == MAP_FAILED) {
 		close(fd);
 		return nullptr;
