@@ -1,14 +1,15 @@
 -- grail.backend_memory_limit: what a backend keeps of graphs between statements (here six live
--- graphs over one table, each answering from its own snapshot rebuild of about 3.4 MB, 3.9 MB with its reversed edges) stays
--- within the limit by dropping the least recently used graphs' rebuilds, which the next statement
--- that needs one makes again; answers are those without a limit; a cursor keeps its graph across
+-- graphs over one table, each answering from its own snapshot rebuild: about 3.9 MB with its
+-- reversed edges) stays within the limit by dropping the least recently used graphs' rebuilds,
+-- which the next statement that needs one makes again; answers are those without a limit; a cursor keeps its graph across
 -- the drops; what one statement holds at once past the limit is a clean 53200 naming the graph and
--- the setting. Also: a plain role cannot change the setting.
+-- the setting. Also: a plain role cannot change the setting, and pg_grail's schemas cannot be
+-- renamed (a clear error before the command runs).
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
 SET client_min_messages = warning;
-SELECT plan(12);
+SELECT plan(14);
 
 CREATE TABLE mb_e (source bigint, target bigint);
 SELECT setseed(0.25);
@@ -91,6 +92,13 @@ CREATE ROLE mb_plain;
 SET ROLE mb_plain;
 SELECT throws_ok($$SET grail.backend_memory_limit = 0$$, '42501', NULL, 'a plain role cannot lift the limit');
 RESET ROLE;
+
+-- The extension's schemas keep their names.
+SELECT throws_ok($$ALTER SCHEMA grail RENAME TO g2$$, '0A000',
+                 'cannot rename schema "grail": it belongs to extension pg_grail, whose functions, triggers and '
+                 'library name it',
+                 'ALTER SCHEMA grail RENAME is refused with the reason');
+SELECT throws_ok($$ALTER SCHEMA grail_internal RENAME TO g2$$, '0A000', NULL, 'as is grail_internal''s');
 
 SELECT * FROM finish();
 ROLLBACK;
