@@ -157,7 +157,7 @@ MemoryPhase::MemoryPhase(const char *phase, std::string graph, std::string limit
 
 MemoryPhase::~MemoryPhase() {
 	if (std::uncaught_exceptions() > unwinding_ && failed_phase[0] == '\0') {
-		snprintf(failed_phase, sizeof failed_phase, "%s graph \"%s\"", phase_, graph_.c_str());
+		snprintf(failed_phase, sizeof failed_phase, "%s of graph \"%s\"", phase_, graph_.c_str());
 		snprintf(failed_limit, sizeof failed_limit, "%s", limit_.c_str());
 	}
 }
@@ -195,7 +195,7 @@ call_and_raise(void (*body)(void *), void *arg) {
 	} catch (const std::bad_alloc &) {
 		sqlstate = ERRCODE_OUT_OF_MEMORY;
 		if (failed_phase[0] != '\0') {
-			snprintf(message, sizeof message, "out of memory in pg_grail %s", failed_phase);
+			snprintf(message, sizeof message, "out of memory in pg_grail while %s", failed_phase);
 			snprintf(oom_hint, sizeof oom_hint,
 			         "The server had less memory to give than %s allows: lower it to what a backend can have, "
 			         "or free memory.",

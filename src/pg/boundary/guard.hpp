@@ -102,7 +102,7 @@ guard(Fn &&fn) -> decltype(fn()) {
 }
 
 // What pg_grail is making while it lives, named in the error if memory runs out there (a
-// std::bad_alloc that reaches call_and_raise): the phase ("rebuilding ... of"), the graph, and
+// std::bad_alloc that reaches call_and_raise): the phase ("reversing the edges"), the graph, and
 // the setting that bounds it, which did not stop it because the server ran out first. Nested
 // phases name the innermost.
 class MemoryPhase {

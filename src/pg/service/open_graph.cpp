@@ -398,13 +398,14 @@ static std::shared_ptr<LoadedGraph>
 snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
 	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
 	StoredBuild stats;
-	MemoryPhase phase("rebuilding from the rows the snapshot sees", name.display, build_limit_text());
+	MemoryPhase phase("rebuilding the index from the rows the snapshot sees", name.display, build_limit_text());
 	HeapGrowth growth;
 	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
 	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
 	graph->name = name.display;
-	keep_within_budget(name.display, "index of the rows this snapshot sees", growth.bytes());
-	graph->kept.add(growth.bytes());
+	size_t made = growth.bytes(); // before any drop frees memory
+	keep_within_budget(name.display, "index of the rows this snapshot sees", made);
+	graph->kept.add(made);
 	check_keys(*graph, name, keys);
 	return graph;
 }
@@ -512,14 +513,15 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	build.reset(); // free the old build before loading the new one
 	std::shared_ptr<LoadedGraph> graph;
 	try {
-		MemoryPhase phase("loading the build of", name.display, backend_limit_text());
+		MemoryPhase phase("loading the build", name.display, backend_limit_text());
 		HeapGrowth growth;
 		OpenedIndex opened = open_index(row, name.display.c_str());
 		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.file));
 		graph->image_format = opened.format;
 		graph->name = name.display;
-		keep_within_budget(name.display, "build's index", growth.bytes());
-		graph->kept.add(growth.bytes());
+		size_t made = growth.bytes();
+		keep_within_budget(name.display, "build's index", made);
+		graph->kept.add(made);
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -580,7 +582,7 @@ static std::shared_ptr<LiveOverlay>
 make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows,
              std::shared_ptr<const grail::Csr> reversed_dag) {
 	auto live = std::make_shared<LiveOverlay>();
-	MemoryPhase phase("making the overlay of the pending changes of", base->name, backend_limit_text());
+	MemoryPhase phase("making the overlay of the pending changes", base->name, backend_limit_text());
 	HeapGrowth growth;
 	std::vector<grail::EdgeChange> changes;
 	if (!edge_changes(base->index, rows, changes))
@@ -590,8 +592,9 @@ make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &r
 		live->reach = grail::Reach::with_changes(base->index, std::move(*net), std::move(reversed_dag));
 	changes = {};
 	if (live->reach) {
-		keep_within_budget(base->name, "overlay of pending changes", growth.bytes());
-		live->kept.add(growth.bytes());
+		size_t made = growth.bytes();
+		keep_within_budget(base->name, "overlay of pending changes", made);
+		live->kept.add(made);
 		live->base = std::move(base);
 	}
 	return live;
@@ -717,8 +720,9 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 				HeapGrowth growth;
 				if (extend_overlay(*last.value, rows)) {
 					std::shared_ptr<LiveOverlay> held = last.value; // not dropped to make room for itself
-					keep_within_budget(name.display, "overlay of pending changes", growth.bytes());
-					held->kept.add(growth.bytes());
+					size_t made = growth.bytes();
+					keep_within_budget(name.display, "overlay of pending changes", made);
+					held->kept.add(made);
 					if (carry)
 						carried_trace += ", extended";
 					overlay_trace = OverlayTrace{carry ? carried_trace.c_str() : "extended", rows.size()};
@@ -910,7 +914,7 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 const Csr &
 LoadedGraph::in_edges() {
 	if (!in_edges_) {
-		MemoryPhase phase("reversing the edges of", name, backend_limit_text());
+		MemoryPhase phase("reversing the edges", name, backend_limit_text());
 		// Room first, from the size it will have (the reversed edges of every vertex, as out's).
 		const Csr &out = index.graph().out;
 		keep_within_budget(name, "reversed edges",
