@@ -308,8 +308,8 @@ struct MergeCall {
 };
 
 /*
- * Whether pg_grail is still in this database, of the library's version, with a lock on the
- * extension that DROP EXTENSION, which takes it first, waits for until this transaction ends.
+ * Whether pg_grail is still in this database, now with a share lock on the extension, which DROP
+ * EXTENSION takes before anything else and so waits for until this transaction ends.
  * Taken before the transaction's snapshot and any table of pg_grail: a DROP EXTENSION ... CASCADE
  * that began first makes the worker wait for it and then find the extension gone, one that comes
  * later waits for the merge, rather than each holding a lock that the other waits for (40P01).
