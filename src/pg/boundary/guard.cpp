@@ -146,6 +146,22 @@ palloc_copy(char *text) {
 	return copy;
 }
 
+// The phase a std::bad_alloc unwound through (MemoryPhase), innermost first; empty if none. Plain
+// buffers: filled while memory has run out.
+static char failed_phase[512];
+static char failed_limit[256];
+
+MemoryPhase::MemoryPhase(const char *phase, std::string graph, std::string limit)
+    : phase_(phase), graph_(std::move(graph)), limit_(std::move(limit)), unwinding_(std::uncaught_exceptions()) {
+}
+
+MemoryPhase::~MemoryPhase() {
+	if (std::uncaught_exceptions() > unwinding_ && failed_phase[0] == '\0') {
+		snprintf(failed_phase, sizeof failed_phase, "%s of graph \"%s\"", phase_, graph_.c_str());
+		snprintf(failed_limit, sizeof failed_limit, "%s", limit_.c_str());
+	}
+}
+
 /*
  * Run body(arg); raise what it threw as a PostgreSQL error once its frames are gone. The one
  * place where C++ exceptions become PostgreSQL errors, for SQL functions and hooks alike.
@@ -158,7 +174,9 @@ call_and_raise(void (*body)(void *), void *arg) {
 	char message[1024];
 	char *texts[3] = {nullptr, nullptr, nullptr}; // message, hint, detail of an SqlError or grail::Error
 	bool copied = false;                          // texts hold the message (message does otherwise)
+	char oom_hint[512] = "";
 
+	failed_phase[0] = '\0';
 	try {
 		body(arg);
 	} catch (const PgError &e) {
@@ -176,7 +194,15 @@ call_and_raise(void (*body)(void *), void *arg) {
 		texts[1] = copy_text(e.hint());
 	} catch (const std::bad_alloc &) {
 		sqlstate = ERRCODE_OUT_OF_MEMORY;
-		snprintf(message, sizeof message, "out of memory in pg_grail");
+		if (failed_phase[0] != '\0') {
+			snprintf(message, sizeof message, "out of memory in pg_grail while %s", failed_phase);
+			snprintf(oom_hint, sizeof oom_hint,
+			         "The server had less memory to give than %s allows: lower it to what a backend can have, "
+			         "or free memory.",
+			         failed_limit);
+		} else {
+			snprintf(message, sizeof message, "out of memory in pg_grail");
+		}
 	} catch (const std::exception &e) {
 		sqlstate = ERRCODE_INTERNAL_ERROR;
 		snprintf(message, sizeof message, "pg_grail internal error: %s", e.what());
@@ -190,7 +216,7 @@ call_and_raise(void (*body)(void *), void *arg) {
 	if (sqlstate == 0)
 		return;
 	const char *text = copied ? palloc_copy(texts[0]) : message;
-	const char *hint = palloc_copy(texts[1]);
+	const char *hint = oom_hint[0] != '\0' ? oom_hint : palloc_copy(texts[1]);
 	const char *detail = palloc_copy(texts[2]);
 	if (sqlstate == ERRCODE_QUERY_CANCELED)
 		CHECK_FOR_INTERRUPTS(); // raises the proper cancel or timeout error

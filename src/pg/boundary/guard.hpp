@@ -101,6 +101,23 @@ guard(Fn &&fn) -> decltype(fn()) {
 	}
 }
 
+// What pg_grail is making while it lives, named in the error if memory runs out there (a
+// std::bad_alloc that reaches call_and_raise): the phase ("reversing the edges"), the graph, and
+// the setting that bounds it, which did not stop it because the server ran out first. Nested
+// phases name the innermost.
+class MemoryPhase {
+public:
+	MemoryPhase(const char *phase, std::string graph, std::string limit);
+	~MemoryPhase();
+	MemoryPhase(const MemoryPhase &) = delete;
+	MemoryPhase &operator=(const MemoryPhase &) = delete;
+
+private:
+	const char *phase_;
+	std::string graph_, limit_;
+	int unwinding_; // exceptions in flight when it was made
+};
+
 // Runs body(arg) and turns any exception into a PostgreSQL error after it has unwound; for code
 // that PostgreSQL calls outside fmgr (hooks). body must not longjmp: PostgreSQL calls go in guard().
 void call_and_raise(void (*body)(void *), void *arg);

@@ -50,6 +50,14 @@ define_settings() {
 	                        "A build estimated to need more fails before it allocates; 0 means no limit.",
 	                        &settings.build_memory_limit_mb, 8192, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL,
 	                        NULL);
+	// As much as one build may take: any graph that builds can be kept alone (a live graph's
+	// snapshot rebuild is a build), and a backend keeps no more than that across its graphs.
+	DefineCustomIntVariable(
+	    "grail.backend_memory_limit", "Host memory a backend keeps of graphs between statements, all graphs together.",
+	    "Loaded private images, live graphs' snapshot rebuilds and overlays, reversed edges: "
+	    "past it, those of the graphs least recently used that no statement or cursor holds "
+	    "are dropped, to be made again when needed. 0 means no limit.",
+	    &settings.backend_memory_limit_mb, 8192, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	// 0 by default: on the loaded 2-core machine where it was measured, two traversals at once took
 	// longer than one after the other (bench/build_vs_btree.sh); on idle cores they split the labels.
 	DefineCustomBoolVariable("grail.traversal_scan",

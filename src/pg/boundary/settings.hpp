@@ -14,6 +14,8 @@ struct Settings {
 	int gpu_min_edges = 2000000;
 	int stale_policy = STALE_ERROR;
 	int build_memory_limit_mb = 8192;
+	// Host memory a backend keeps of graphs between statements (open_graph.cpp); 0: no limit.
+	int backend_memory_limit_mb = 8192;
 	int shared_cache_size_mb = 1024;
 	int merge_threshold = 10000;      // pending rows of a live graph that start a background merge; 0: never
 	int merge_naptime_s = 10;         // how often the merge launcher looks for databases with new changes

@@ -38,6 +38,9 @@ extern "C" {
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_database.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "storage/lmgr.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -298,10 +301,28 @@ namespace {
 
 struct MergeCall {
 	int64_t graph_id;
+	bool gone; // pg_grail was dropped from the database, or is of another version than the library
 	bool merged;
 	bool busy; // another transaction holds a lock the merge would wait for
 	char summary[512];
 };
+
+/*
+ * Whether pg_grail is still in this database, now with a share lock on the extension, which DROP
+ * EXTENSION takes before anything else and so waits for until this transaction ends.
+ * Taken before the transaction's snapshot and any table of pg_grail: a DROP EXTENSION ... CASCADE
+ * that began first makes the worker wait for it and then find the extension gone, one that comes
+ * later waits for the merge, rather than each holding a lock that the other waits for (40P01).
+ */
+bool
+lock_extension() {
+	Oid extension = get_extension_oid("pg_grail", true);
+	if (!OidIsValid(extension))
+		return false;
+	LockDatabaseObject(ExtensionRelationId, extension, 0, AccessShareLock);
+	// The lock took in what committed while it waited: a DROP (and a new CREATE EXTENSION).
+	return get_extension_oid("pg_grail", true) == extension;
+}
 
 void
 merge_context(void *arg) {
@@ -310,10 +331,12 @@ merge_context(void *arg) {
 
 // Merges one graph in its own transaction. An error (a failed or cancelled merge) is logged and
 // rolled back with the transaction, which leaves the previous build and every pending change.
-void
+// False where pg_grail is gone from the database (or of another version): nothing is left to merge.
+bool
 merge_one(int64_t graph_id) {
 	MemoryContext context = CurrentMemoryContext;
-	MergeCall call{graph_id, false, false, {0}};
+	MergeCall call{graph_id, false, false, false, {0}};
+	volatile bool gone = false; // read after PG_END_TRY: set between the setjmp and a longjmp
 	PG_TRY();
 	{
 		ErrorContextCallback callback;
@@ -322,11 +345,15 @@ merge_one(int64_t graph_id) {
 		callback.previous = error_context_stack;
 		error_context_stack = &callback;
 		StartTransactionCommand();
+		call.gone = !lock_extension();
 		PushActiveSnapshot(GetTransactionSnapshot());
 		pgstat_report_activity(STATE_RUNNING, "pg_grail background merge");
 		call_and_raise(
 		    [](void *arg) {
 			    auto *c = static_cast<MergeCall *>(arg);
+			    c->gone = c->gone || !extension_in_step();
+			    if (c->gone)
+				    return;
 			    std::string summary;
 			    c->merged = background_merge(c->graph_id, &summary, &c->busy);
 			    strlcpy(c->summary, summary.c_str(), sizeof c->summary);
@@ -336,6 +363,7 @@ merge_one(int64_t graph_id) {
 		CommitTransactionCommand();
 		error_context_stack = callback.previous;
 		pgstat_report_activity(STATE_IDLE, NULL);
+		gone = call.gone;
 		if (call.merged)
 			ereport(DEBUG1, (errmsg("pg_grail background merge: %s", call.summary)));
 		// The launcher starts a worker for this database again after a while, as after a failed
@@ -360,6 +388,7 @@ merge_one(int64_t graph_id) {
 		pgstat_report_activity(STATE_IDLE, NULL);
 	}
 	PG_END_TRY();
+	return !gone;
 }
 
 struct ListCall {
@@ -405,11 +434,13 @@ grail_merge_worker_main(Datum arg) {
 	if (list.threshold <= 0)
 		proc_exit(0);
 	StartTransactionCommand();
+	bool present = lock_extension();
 	PushActiveSnapshot(GetTransactionSnapshot());
+	list.in_step = present;
 	call_and_raise(
 	    [](void *arg) {
 		    auto *c = static_cast<ListCall *>(arg);
-		    c->in_step = extension_in_step();
+		    c->in_step = c->in_step && extension_in_step();
 		    if (!c->in_step)
 			    return;
 		    std::vector<int64_t> ids = graphs_to_merge(c->threshold);
@@ -436,7 +467,9 @@ grail_merge_worker_main(Datum arg) {
 			if (settings.merge_threshold <= 0)
 				break;
 		}
-		merge_one(*static_cast<int64_t *>(lfirst(cell)));
+		// The extension dropped meanwhile: the other graphs went with it.
+		if (!merge_one(*static_cast<int64_t *>(lfirst(cell))))
+			break;
 	}
 	proc_exit(0);
 }

@@ -26,7 +26,14 @@
 #include "entry/owner_hooks.hpp"
 
 extern "C" {
+#include "access/genam.h"
+#include "access/table.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_extension.h"
+#include "utils/fmgroids.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
@@ -121,6 +128,46 @@ refuse_owner_without_create(Oid relid, Oid old_owner, Oid new_owner) {
 	      "on the table's own schema.");
 }
 
+/*
+ * ALTER SCHEMA ... RENAME of a schema of pg_grail (grail, grail_internal) is refused before it runs:
+ * the extension's functions, triggers and its library name their objects by those schemas, so
+ * after a rename every graph function, every logged write and the event triggers would fail (the
+ * first of them, on this very command, with "relation grail.graph does not exist").
+ */
+static void
+refuse_renaming_extension_schema(RenameStmt *stmt) {
+	if (stmt->renameType != OBJECT_SCHEMA || stmt->subname == nullptr)
+		return;
+	bool ours = guard([&] {
+		Oid schema = get_namespace_oid(stmt->subname, true);
+		if (!OidIsValid(schema))
+			return false;
+		// The extension's own schema (the control file's, which CREATE EXTENSION makes) is not a
+		// member of it, as grail_internal is: pg_extension.extnamespace names it.
+		bool found = false;
+		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
+		ScanKeyData key;
+		ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ, CStringGetDatum("pg_grail"));
+		SysScanDesc scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+		HeapTuple tuple = systable_getnext(scan);
+		if (HeapTupleIsValid(tuple)) {
+			auto *extension = reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple));
+			found = extension->extnamespace == schema ||
+			        getExtensionOfObject(NamespaceRelationId, schema) == extension->oid;
+		}
+		systable_endscan(scan);
+		table_close(rel, AccessShareLock);
+		return found;
+	});
+	if (ours)
+		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
+		      format("cannot rename schema \"%s\": it belongs to extension pg_grail, whose functions, triggers and "
+		             "library name it",
+		             stmt->subname),
+		      "pg_grail's schemas keep their names; to have the graph functions under another name, make "
+		      "wrappers or views in a schema of your own.");
+}
+
 static void
 process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, ProcessUtilityContext context,
                 ParamListInfo params, QueryEnvironment *env, DestReceiver *dest, QueryCompletion *qc) {
@@ -141,6 +188,8 @@ process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, Proc
 	}
 	if (IsA(stmt, DropRoleStmt)) {
 		call_and_raise([](void *s) { refuse_dropping_owners(static_cast<DropRoleStmt *>(s)); }, stmt);
+	} else if (IsA(stmt, RenameStmt)) {
+		call_and_raise([](void *s) { refuse_renaming_extension_schema(static_cast<RenameStmt *>(s)); }, stmt);
 	} else if (transaction != nullptr && transaction->kind == TRANS_STMT_PREPARE) {
 		note_prepare_transaction(transaction->gid);
 	}

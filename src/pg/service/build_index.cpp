@@ -211,11 +211,14 @@ cpu_hooks(grail::BuildOptions &options) {
 }
 
 /*
- * A build's step run with the graph's name and the setting to raise in an error of its memory limit.
+ * A build's step run with the graph's name and the setting to raise in an error of its memory limit
+ * (and to name where the server's memory runs out first: MemoryPhase).
  */
 template <typename Step>
 static auto
 within_build_limit(const char *name, Step &&step) {
+	MemoryPhase phase("building the index", name,
+	                  format("grail.build_memory_limit (%d MB)", settings.build_memory_limit_mb));
 	try {
 		return step();
 	} catch (const grail::Error &e) {

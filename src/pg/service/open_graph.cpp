@@ -2,6 +2,7 @@
 #include "index.hpp"
 #include "keys.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -53,6 +54,8 @@ template <typename T> struct PendingKeyed {
 struct LiveOverlay {
 	std::shared_ptr<LoadedGraph> base;
 	std::unique_ptr<grail::Reach> reach;
+	// The overlay's own memory (its base's is the base's), within grail.backend_memory_limit.
+	KeptBytes kept;
 	// The graph's row when the overlay was made: the number, time, base and delta of base's build,
 	// for explain_graph (an overlay carried across later builds answers from this one).
 	GraphRow made_under;
@@ -88,6 +91,8 @@ struct CachedGraph {
 	PendingKeyed<LoadedGraph> rebuilt;
 	// A graph over a system catalog or a view as the current statement read it (statement_read).
 	std::shared_ptr<struct StatementRead> statement;
+	// When a statement last opened it (use_clock), for keep_within_budget.
+	uint64_t last_used = 0;
 };
 
 // Graph id -> what this backend keeps of it. Never destroyed: backends exit without running C++
@@ -314,13 +319,93 @@ kept_for(PendingKeyed<T> &kept, const GraphRow &row, const PendingChanges &pendi
 	return nullptr;
 }
 
+static uint64_t use_clock = 0; // counts the opens of graphs in this backend: CachedGraph::last_used
+
+static double
+megabytes(size_t bytes) {
+	return double(bytes) / double(1 << 20);
+}
+
+// The setting that bounds what a backend keeps, with its value, for messages.
+static std::string
+backend_limit_text() {
+	return format("grail.backend_memory_limit (%d MB)", settings.backend_memory_limit_mb);
+}
+
+// The setting that bounds a build, for the messages of a snapshot's rebuild (a build too).
+static std::string
+build_limit_text() {
+	return format("grail.build_memory_limit (%d MB)", settings.build_memory_limit_mb);
+}
+
+/*
+ * Drops what the backend keeps of one graph that nothing else holds: no call site of a statement
+ * or cursor still running, no scan. Each is a cache, made again by the next statement that needs
+ * it. The overlay goes first: it holds the build it is over.
+ */
+static void
+drop_unheld(CachedGraph &cached) {
+	if (cached.overlay.value.use_count() <= 1)
+		cached.overlay = KeptOverlay{};
+	if (cached.rebuilt.value.use_count() == 1)
+		cached.rebuilt = PendingKeyed<LoadedGraph>{};
+	if (cached.build.use_count() == 1)
+		cached.build.reset();
+	if (cached.statement != nullptr && cached.statement->graph.use_count() == 1) {
+		cached.statement->graph.reset();
+		cached.statement->snapshot.transaction = InvalidLocalTransactionId;
+	}
+}
+
+/*
+ * Makes room within grail.backend_memory_limit for `more` bytes that graph `graph`'s `what` (made,
+ * or about to be kept) adds to what this backend keeps: drops what is kept of the graphs least
+ * recently opened (drop_unheld), this one's last, until they fit. What statements and cursors
+ * hold stays: where that and `more` pass the limit, the statement fails (53200) rather than let
+ * the backend grow until the server's memory runs out (and the postmaster restarts every backend).
+ */
+static void
+keep_within_budget(const std::string &graph, const char *what, size_t more) {
+	uint64_t limit = uint64_t(settings.backend_memory_limit_mb) << 20;
+	if (limit == 0 || kept_bytes_total() + more <= limit)
+		return;
+	std::vector<std::pair<uint64_t, int64_t>> by_use;
+	for (const auto &entry : backend_cache())
+		by_use.emplace_back(entry.second.last_used, entry.first);
+	std::sort(by_use.begin(), by_use.end());
+	for (const auto &[used, id] : by_use) {
+		size_t before = kept_bytes_total();
+		drop_unheld(backend_cache()[id]);
+		if (before != kept_bytes_total())
+			guard([&] {
+				ereport(DEBUG1, (errmsg_internal("pg_grail dropped %.1f MB kept of graph %lld for %s",
+				                                 megabytes(before - kept_bytes_total()), (long long)id,
+				                                 backend_limit_text().c_str())));
+			});
+		if (kept_bytes_total() + more <= limit)
+			return;
+	}
+	raise(ERRCODE_OUT_OF_MEMORY,
+	      format("pg_grail graph \"%s\" needs %.1f MB for its %s, and what this backend's statements and "
+	             "cursors hold of graphs (%.1f MB) leaves no room within %s",
+	             graph.c_str(), megabytes(more), what, megabytes(kept_bytes_total()), backend_limit_text().c_str()),
+	      "Close the cursors and end the statements that hold other graphs, or a superuser can raise "
+	      "grail.backend_memory_limit (0 removes the limit).");
+}
+
 // The index of the rows the active snapshot sees.
 static std::shared_ptr<LoadedGraph>
 snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
 	Snapshot snapshot = guard([] { return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot(); });
 	StoredBuild stats;
+	MemoryPhase phase("rebuilding the index from the rows the snapshot sees", name.display, build_limit_text());
+	HeapGrowth growth;
 	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
 	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
+	graph->name = name.display;
+	size_t made = growth.bytes(); // before any drop frees memory
+	keep_within_budget(name.display, "index of the rows this snapshot sees", made);
+	graph->kept.add(made);
 	check_keys(*graph, name, keys);
 	return graph;
 }
@@ -428,9 +513,15 @@ load_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyK
 	build.reset(); // free the old build before loading the new one
 	std::shared_ptr<LoadedGraph> graph;
 	try {
+		MemoryPhase phase("loading the build", name.display, backend_limit_text());
+		HeapGrowth growth;
 		OpenedIndex opened = open_index(row, name.display.c_str());
 		graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(opened.index), std::move(opened.file));
 		graph->image_format = opened.format;
+		graph->name = name.display;
+		size_t made = growth.bytes();
+		keep_within_budget(name.display, "build's index", made);
+		graph->kept.add(made);
 	} catch (const Error &e) {
 		if (e.kind() != ErrorKind::corrupt_index)
 			throw;
@@ -491,14 +582,21 @@ static std::shared_ptr<LiveOverlay>
 make_overlay(std::shared_ptr<LoadedGraph> base, const std::vector<PendingRow> &rows,
              std::shared_ptr<const grail::Csr> reversed_dag) {
 	auto live = std::make_shared<LiveOverlay>();
+	MemoryPhase phase("making the overlay of the pending changes", base->name, backend_limit_text());
+	HeapGrowth growth;
 	std::vector<grail::EdgeChange> changes;
 	if (!edge_changes(base->index, rows, changes))
 		return live;
 	std::optional<grail::OverlayChanges> net = grail::OverlayChanges::of(base->index, changes);
 	if (net)
 		live->reach = grail::Reach::with_changes(base->index, std::move(*net), std::move(reversed_dag));
-	if (live->reach)
+	changes = {};
+	if (live->reach) {
+		size_t made = growth.bytes();
+		keep_within_budget(base->name, "overlay of pending changes", made);
+		live->kept.add(made);
 		live->base = std::move(base);
+	}
 	return live;
 }
 
@@ -619,7 +717,12 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 				// Unusable until the extension ends: an error (a cancel) may leave it part-way.
 				last.build_uuid.clear();
 				overlay_trace = OverlayTrace{"extension declined, made again", rows.size()};
+				HeapGrowth growth;
 				if (extend_overlay(*last.value, rows)) {
+					std::shared_ptr<LiveOverlay> held = last.value; // not dropped to make room for itself
+					size_t made = growth.bytes();
+					keep_within_budget(name.display, "overlay of pending changes", made);
+					held->kept.add(made);
 					if (carry)
 						carried_trace += ", extended";
 					overlay_trace = OverlayTrace{carry ? carried_trace.c_str() : "extended", rows.size()};
@@ -723,8 +826,10 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 	bool per_statement = statement_source(row.relid);
 	Oid key_type = guard(
 	    [&] { return column_key_type(row.relid, row.source_attnum, attribute_type(row.relid, row.source_attnum)); });
-	auto typed = [key_type](Opened opened) {
+	backend_cache()[row.id].last_used = ++use_clock;
+	auto typed = [key_type, &name](Opened opened) {
 		opened.graph->key_type = key_type;
+		opened.graph->name = name.display;
 		return opened;
 	};
 	if (per_statement) {
@@ -808,15 +913,26 @@ open_checked(const char *text, std::optional<grail::KeyKind> keys, PendingUse us
 
 const Csr &
 LoadedGraph::in_edges() {
-	if (!in_edges_)
-		in_edges_ = std::make_unique<const Csr>(index.graph().out.reversed());
+	if (!in_edges_) {
+		MemoryPhase phase("reversing the edges", name, backend_limit_text());
+		// Room first, from the size it will have (the reversed edges of every vertex, as out's).
+		const Csr &out = index.graph().out;
+		keep_within_budget(name, "reversed edges",
+		                   out.offsets.size() * sizeof(out.offsets[0]) + out.targets.size() * sizeof(out.targets[0]));
+		HeapGrowth growth;
+		in_edges_ = std::make_unique<const Csr>(out.reversed());
+		kept.add(growth.bytes());
+	}
 	return *in_edges_;
 }
 
 PathFinder &
 LoadedGraph::path_finder() {
-	if (!path_finder_)
+	if (!path_finder_) {
+		HeapGrowth growth;
 		path_finder_ = std::make_unique<PathFinder>(index, [this]() -> const Csr & { return in_edges(); });
+		kept.add(growth.bytes());
+	}
 	return *path_finder_;
 }
 
@@ -868,6 +984,13 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 	if (site != nullptr && site->overlay != nullptr && *site->overlay) {
 		site->snapshot.transaction = InvalidLocalTransactionId;
 		site->overlay->reset();
+	}
+	// So is its graph (its last call's rows are gone: a traversal scan frees them before it calls
+	// again), so that a site that goes from graph to graph holds one at a time within
+	// grail.backend_memory_limit, and a graph the backend no longer keeps is freed before the next.
+	if (site != nullptr && site->graph != nullptr && *site->graph) {
+		site->snapshot.transaction = InvalidLocalTransactionId;
+		site->graph->reset();
 	}
 	char *cname = guard([&] { return text_to_cstring(name); });
 	Opened opened = open_checked(cname, keys, with_overlay ? PendingUse::overlay : PendingUse::rows);

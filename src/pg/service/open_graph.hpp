@@ -13,6 +13,7 @@
 #include <string>
 
 #include "boundary/guard.hpp"
+#include "service/kept_memory.hpp"
 
 namespace grail::pg {
 
@@ -30,6 +31,11 @@ struct LoadedGraph {
 	// The shared image file the index is mapped from (image_cache.hpp), or null.
 	std::shared_ptr<const CachedFile> image_file;
 	Index index;
+	// The graph's name as the last open gave it, for the messages of what is made later (in_edges()).
+	std::string name;
+	// What this backend keeps of it (its private image, a rebuild's index, the reversed edges),
+	// within grail.backend_memory_limit.
+	KeptBytes kept;
 	// The SQL type the graph's keys are answered in (key_datums.hpp, column_key_type): INT8OID,
 	// TEXTOID, UUIDOID, or an oid type (OIDOID, REGROLEOID, ...). Set by every open, from the
 	// edge columns as they are.
@@ -40,7 +46,7 @@ struct LoadedGraph {
 
 	// The build's edges reversed (each vertex's in-neighbours, ascending), for searches against
 	// edge direction: made by the first call that needs it, then kept with this build (a live
-	// graph's snapshot rebuild keeps its own).
+	// graph's snapshot rebuild keeps its own), counted in kept.
 	const Csr &in_edges();
 
 	// The build's paths and cycles (path(), find_cycle()), with the scratch of their searches and
