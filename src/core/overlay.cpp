@@ -1000,9 +1000,19 @@ ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 	// of G' - U, or through a first edge of U again. The edges of U whose head reaches cb are
 	// found first (their heads' searches for cb, then for the tails of those found, until no more
 	// are found): a search for a tail of U is a search for a component with many ancestors, made
-	// only where its edge leads to cb.
+	// only where its edge leads to cb. None of it where ca's own rules rule out every tail of U.
 	if (search(ca, cb))
 		return true;
+	bool near = false;
+	for (const auto &edge : unwidened_) {
+		target_ = own_record(edge.first);
+		if (ca == edge.first || step(ca, edge.first) != pruning::Step::prune) {
+			near = true;
+			break;
+		}
+	}
+	if (!near)
+		return false;
 	size_t count = unwidened_.size();
 	leads_.assign(count, 0);
 	bool more = false;

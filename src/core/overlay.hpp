@@ -136,7 +136,7 @@ public:
 	static constexpr unsigned kFullBloomFrom = kBloomBits * 3 / 4;
 	// Records a widening looks at (grow()s) in one extend() or reachable() before it leaves the
 	// rest for the next (the header: U); kWholeWidening: no bound. For tests, which make it tiny.
-	static constexpr size_t kWideningBudget = 512;
+	static constexpr size_t kWideningBudget = 1024;
 	static constexpr size_t kWholeWidening = SIZE_MAX;
 	void
 	set_widening_budget(size_t records) noexcept {
