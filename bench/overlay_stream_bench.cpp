@@ -8,7 +8,10 @@
 // (made again from all the changes, as the glue does then). Also each round's time on the CPU
 // (the thread's CPU clock): on a busy machine a round that was preempted shows a time slice more in
 // its wall time, not in its CPU time, so old and new binaries compare there under load.
-// --budget: records a widening looks at a statement (ReachabilityOverlay::set_widening_budget).
+// Then what the slowest 1% and 2% of rounds (by CPU) spent on: a remade overlay, a widening that
+// grew 1,000 records or more (a cascade: a new edge whose tail has many G'-ancestors), the query
+// (longer than the extension), or none of these. --budget: records a widening looks at a call
+// (ReachabilityOverlay::set_widening_budget).
 //   overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] [--budget G]
 #include "overlay_changes.hpp"
 #include "reach.hpp"
@@ -18,9 +21,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <numeric>
-#include <cstring>
 #include <vector>
 
 using namespace grail;
