@@ -995,42 +995,58 @@ ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 	// Outside A_I no path reaches an inserted edge, of U or not.
 	if (unwidened_.empty() || !(flags_[ca] & kReachesInsertion))
 		return search(ca, cb);
-	// A path of G' from ca to cb is one of G' - U, which search() finds, or goes through a first
-	// edge of U, whose tail ca reaches by a path of G' - U and whose head reaches cb in G': by one
-	// of G' - U, or through a first edge of U again. The edges of U whose head reaches cb are
-	// found first (their heads' searches for cb, then for the tails of those found, until no more
-	// are found): a search for a tail of U is a search for a component with many ancestors, made
-	// only where its edge leads to cb. None of it where ca's own rules rule out every tail of U.
+	// A path of G' from ca to cb is one of G' - U, which search() finds, or goes through edges of
+	// U joined by paths of G' - U: ca reaches the first one's tail, each head the next one's tail
+	// and the last one's head cb by such a path, which the rules at their starts do not rule out.
+	// So only the edges of U that the rules leave within reach of ca (directly, or from the head
+	// of one so left) matter; of those, the ones whose head reaches cb are found (their heads'
+	// searches for cb, then for the tails of those found, until no more are found), then ca's
+	// searches for their tails: a search for a tail of U, a component with many ancestors, is made
+	// only where its edge leads to cb.
 	if (search(ca, cb))
 		return true;
-	bool near = false;
-	for (const auto &edge : unwidened_) {
-		target_ = own_record(edge.first);
-		if (ca == edge.first || step(ca, edge.first) != pruning::Step::prune) {
-			near = true;
-			break;
-		}
-	}
-	if (!near)
-		return false;
 	size_t count = unwidened_.size();
-	leads_.assign(count, 0);
-	bool more = false;
-	for (size_t i = 0; i < count; i++) {
-		leads_[i] = search(unwidened_[i].second, cb);
-		more = more || leads_[i];
+	auto within_reach = [&](uint32_t from, uint32_t tail) {
+		target_ = own_record(tail);
+		return from == tail || step(from, tail) != pruning::Step::prune;
+	};
+	// Per edge of U: kFirst (within ca's reach), kWithin (within reach of ca or of a head so), kLeads.
+	enum : uint8_t { kFirst = 1, kWithin = 2, kLeads = 4 };
+	std::vector<uint8_t> &edge = edge_marks_;
+	edge.assign(count, 0);
+	std::vector<uint32_t> &heads = closure_;
+	heads.clear();
+	for (size_t i = 0; i < count; i++)
+		if (within_reach(ca, unwidened_[i].first)) {
+			edge[i] = kFirst | kWithin;
+			heads.push_back(uint32_t(i));
+		}
+	while (!heads.empty()) {
+		uint32_t h = unwidened_[heads.back()].second;
+		heads.pop_back();
+		for (size_t i = 0; i < count; i++)
+			if (!(edge[i] & kWithin) && within_reach(h, unwidened_[i].first)) {
+				edge[i] |= kWithin;
+				heads.push_back(uint32_t(i));
+			}
 	}
+	bool more = false;
+	for (size_t i = 0; i < count; i++)
+		if ((edge[i] & kWithin) && search(unwidened_[i].second, cb)) {
+			edge[i] |= kLeads;
+			more = true;
+		}
 	while (more) {
 		more = false;
 		for (size_t i = 0; i < count; i++)
-			for (size_t j = 0; j < count && !leads_[i]; j++)
-				if (leads_[j] && search(unwidened_[i].second, unwidened_[j].first)) {
-					leads_[i] = 1;
+			for (size_t j = 0; j < count && (edge[i] & (kWithin | kLeads)) == kWithin; j++)
+				if ((edge[j] & kLeads) && search(unwidened_[i].second, unwidened_[j].first)) {
+					edge[i] |= kLeads;
 					more = true;
 				}
 	}
 	for (size_t i = 0; i < count; i++)
-		if (leads_[i] && search(ca, unwidened_[i].first))
+		if ((edge[i] & (kFirst | kLeads)) == (kFirst | kLeads) && search(ca, unwidened_[i].first))
 			return true;
 	return false;
 }

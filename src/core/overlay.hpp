@@ -347,7 +347,9 @@ private:
 	// kUnwidenedMost.
 	std::vector<std::pair<uint32_t, uint32_t>> unwidened_;
 	static constexpr size_t kUnwidenedMost = 16;
-	std::vector<uint8_t> leads_; // reachable()'s: whether each edge of U leads to the target
+	// reachable()'s: marks of the edges of U, the edges whose heads are to be looked from.
+	std::vector<uint8_t> edge_marks_;
+	std::vector<uint32_t> closure_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };
 
