@@ -8,7 +8,11 @@
 // (made again from all the changes, as the glue does then). Also each round's time on the CPU
 // (the thread's CPU clock): on a busy machine a round that was preempted shows a time slice more in
 // its wall time, not in its CPU time, so old and new binaries compare there under load.
-//   overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B]
+// Then what the slowest 1% and 2% of rounds (by CPU) spent on: a remade overlay, a widening that
+// grew 1,000 records or more (a cascade: a new edge whose tail has many G'-ancestors), the query
+// (longer than the extension), or none of these. --budget: records a widening looks at a call
+// (ReachabilityOverlay::set_widening_budget).
+//   overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] [--budget G]
 #include "overlay_changes.hpp"
 #include "reach.hpp"
 #include "rng.hpp"
@@ -17,8 +21,9 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <ctime>
 #include <cstring>
+#include <ctime>
+#include <numeric>
 #include <vector>
 
 using namespace grail;
@@ -45,7 +50,8 @@ cpu_ms() {
 
 int
 main(int argc, char **argv) {
-	uint64_t vertices = 200000, edges = 1000000, pending = 30000, rounds = 20000, batch = 1;
+	uint64_t vertices = 200000, edges = 1000000, pending = 30000, rounds = 20000, batch = 1,
+	         budget = ReachabilityOverlay::kWideningBudget;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		uint64_t value = bench::number_arg("overlay_stream_bench", argv[i + 1]);
 		if (std::strcmp(argv[i], "--vertices") == 0)
@@ -58,11 +64,14 @@ main(int argc, char **argv) {
 			rounds = value;
 		else if (std::strcmp(argv[i], "--batch") == 0)
 			batch = value;
+		else if (std::strcmp(argv[i], "--budget") == 0)
+			budget = value;
 		else
 			vertices = 0;
 	}
 	if (vertices < 3 || argc % 2 == 0) {
-		std::fputs("usage: overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B]\n",
+		std::fputs("usage: overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] "
+		           "[--budget G]\n",
 		           stderr);
 		return 2;
 	}
@@ -83,10 +92,14 @@ main(int argc, char **argv) {
 		all.push_back(forward_edge());
 	double t = now_ms();
 	std::unique_ptr<Reach> reach = Reach::with_changes(index, *OverlayChanges::of(index, all));
+	reach->overlay()->set_widening_budget(budget);
 	std::printf("graph: %zu vertices, %zu edges; overlay of %llu inserts made in %.1f ms\n",
 	            size_t(index.graph().vertex_count()), size_t(index.graph().out.edge_count()),
 	            (unsigned long long)pending, now_ms() - t);
 	std::vector<double> extend_us, query_us, round_us, round_cpu_us;
+	std::vector<size_t> grown;   // records the round's widening grew
+	std::vector<uint8_t> remade; // whether the round's overlay was made again
+	size_t unfinished = 0;       // rounds whose query found the widening unfinished
 	size_t declined = 0, yes = 0;
 	for (uint64_t r = 0; r < rounds; r++) {
 		std::vector<EdgeChange> more;
@@ -95,20 +108,28 @@ main(int argc, char **argv) {
 		all.insert(all.end(), more.begin(), more.end());
 		double cpu = cpu_ms();
 		t = now_ms();
+		size_t grown_before = reach->overlay()->records_grown();
+		remade.push_back(0);
 		if (!reach->extend(more)) {
 			declined++;
+			remade.back() = 1;
 			reach = Reach::with_changes(index, *OverlayChanges::of(index, all), reach->reversed_dag());
+			reach->overlay()->set_widening_budget(budget);
+			grown_before = reach->overlay()->records_grown();
 		}
 		extend_us.push_back((now_ms() - t) * 1000);
 		int64_t a = 1 + int64_t(rng.below(vertices)), b = 1 + int64_t(rng.below(vertices));
 		t = now_ms();
+		unfinished += reach->overlay()->unwidened() != 0;
 		yes += reach->reachable(a, b);
 		query_us.push_back((now_ms() - t) * 1000);
 		round_us.push_back(extend_us.back() + query_us.back());
 		round_cpu_us.push_back((cpu_ms() - cpu) * 1000);
+		grown.push_back(reach->overlay()->records_grown() - grown_before);
 	}
-	std::printf("%llu rounds of %llu insert(s) and one reachable() (%zu yes), %zu declined\n",
-	            (unsigned long long)rounds, (unsigned long long)batch, yes, declined);
+	std::printf("%llu rounds of %llu insert(s) and one reachable() (%zu yes), %zu declined, %zu queries with the "
+	            "widening unfinished\n",
+	            (unsigned long long)rounds, (unsigned long long)batch, yes, declined, unfinished);
 	std::printf("%-10s %10s %10s %10s %10s %10s\n", "us", "median", "p90", "p99", "max", "mean");
 	for (const auto &[name, v] : {std::make_pair("extend", &extend_us), std::make_pair("query", &query_us),
 	                              std::make_pair("round", &round_us), std::make_pair("round cpu", &round_cpu_us)}) {
@@ -117,6 +138,31 @@ main(int argc, char **argv) {
 			sum += x;
 		std::printf("%-10s %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, percentile(*v, 0.5), percentile(*v, 0.9),
 		            percentile(*v, 0.99), percentile(*v, 1.0), sum / double(v->size()));
+	}
+	// What the slowest rounds (by CPU) spent on: a remade overlay, a widening that grew many
+	// records (a cascade), the query, or none of these.
+	for (double share : {0.01, 0.02}) {
+		std::vector<size_t> by_cpu(rounds);
+		for (size_t r = 0; r < rounds; r++)
+			by_cpu[r] = r;
+		std::sort(by_cpu.begin(), by_cpu.end(), [&](size_t a, size_t b) { return round_cpu_us[a] > round_cpu_us[b]; });
+		size_t slow = std::max<size_t>(1, size_t(double(rounds) * share)), made = 0, cascade = 0, query = 0;
+		double grown_sum = 0;
+		for (size_t k = 0; k < slow; k++) {
+			size_t r = by_cpu[k];
+			grown_sum += double(grown[r]);
+			if (remade[r])
+				made++;
+			else if (grown[r] >= 1000)
+				cascade++;
+			else if (query_us[r] > extend_us[r])
+				query++;
+		}
+		std::printf("slowest %.0f%% (%zu rounds, cpu >= %.1f us): remade %zu, widening of >= 1000 records %zu, "
+		            "query %zu, other %zu; records grown a round %.0f (all rounds %.0f)\n",
+		            share * 100, slow, round_cpu_us[by_cpu[slow - 1]], made, cascade, query,
+		            slow - made - cascade - query, grown_sum / double(slow),
+		            double(std::accumulate(grown.begin(), grown.end(), size_t(0))) / double(rounds));
 	}
 	return 0;
 }

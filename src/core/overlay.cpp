@@ -231,8 +231,8 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 				return false;
 			continue;
 		}
-		if (!inserted_between(cu, cv))
-			inserted_.remove(cu, cv);
+		if (!inserted_between(cu, cv) && inserted_.remove(cu, cv))
+			unlist_unwidened(cu, cv);
 	}
 	// Edges of G deleted: a component they split refuses; DAG edges that vanish make their tails'
 	// G-ancestors join A_D. One that an inserted edge still holds would move into inserted_ and its
@@ -274,19 +274,32 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 			return false;
 		fresh.emplace_back(cu, cv);
 	}
-	if (fresh.empty())
+	if (fresh.empty()) {
+		propagate(widening_budget_);
 		return true;
+	}
 	// The widened labels: each new edge's tail joins A_I or takes its head's contribution in, and
 	// what grew pushes into its G'-predecessors (which join A_I where they were not in it), until
 	// nothing grows. Labels only grow as edges are added, so this ends at the fixpoint build()
-	// computes for the same changes.
+	// computes for the same changes. The flags of A_I are made whole first, whatever the widening
+	// leaves for later: a component outside A_I is answered by the base's rules. The new edges join
+	// U until the widening has finished (the header); past kUnwidenedMost of them it finishes now,
+	// where a query's closure over U would cost more than the widening left.
 	if (slot_.empty())
 		slot_.assign(components_ + added_, kNoSlot);
 	flag_ancestors(fresh, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
 	for (const auto &[cu, cv] : fresh)
 		widen_edge(cu, cv);
-	propagate();
+	unwidened_.insert(unwidened_.end(), fresh.begin(), fresh.end());
+	propagate(unwidened_.size() > kUnwidenedMost ? kWholeWidening : widening_budget_);
 	return true;
+}
+
+void
+ReachabilityOverlay::unlist_unwidened(uint32_t from, uint32_t to) {
+	auto at = std::find(unwidened_.begin(), unwidened_.end(), std::make_pair(from, to));
+	if (at != unwidened_.end())
+		unwidened_.erase(at);
 }
 
 /*
@@ -311,6 +324,7 @@ ReachabilityOverlay::order_edge(uint32_t from, uint32_t to) {
 		for (size_t c = 0; c < total; c++)
 			order_[c] = uint64_t(c + 1) << kOrderRoom;
 		order_kept_ = false;
+		queue_keys_stale_ = !queue_.empty();
 	}
 	if (!after(from, to))
 		return true;
@@ -358,6 +372,7 @@ ReachabilityOverlay::order_edge(uint32_t from, uint32_t to) {
 	uint64_t step = (order_[to] - first) / (moved.size() + 1), key = first;
 	for (uint32_t c : moved)
 		order_[c] = key += step;
+	queue_keys_stale_ = !queue_.empty();
 	return true;
 }
 
@@ -376,6 +391,7 @@ ReachabilityOverlay::renumber() {
 	for (size_t k = 0; k < by_key.size(); k++)
 		order_[by_key[k]] = uint64_t(k + 1) << kOrderRoom;
 	renumbered_++;
+	queue_keys_stale_ = !queue_.empty();
 }
 
 /*
@@ -753,6 +769,7 @@ ReachabilityOverlay::grow(uint32_t c, Record from) {
 	}
 	if (growth == 0)
 		return;
+	grown_++;
 	if (growth & kIntervalsGrew)
 		flags_[c] |= kIntervalsGrew;
 	if ((growth & kBloomGrew) && full(bloom_out(slot_[c])))
@@ -779,13 +796,31 @@ ReachabilityOverlay::widen_edge(uint32_t cu, uint32_t cv) {
  * over G' that hold each component's own and its successors' (a component's base record holds its
  * base successors' already), which bound what each reaches in G'. The queue takes the latest in
  * the topological order of G' first, so a component is taken once all that grew below it has.
+ * It stops once it has taken `budget` records' growth (grown or not), the rest left on the queue for the next call;
+ * U empties where the queue does. Keys that the order moved since they were queued are taken
+ * again first: taken out of order the widening still ends at its fixpoint (each record that grows
+ * is queued again), only later.
  */
 void
-ReachabilityOverlay::propagate() {
+ReachabilityOverlay::propagate(size_t budget) {
+	if (queue_.empty()) {
+		unwidened_.clear();
+		return;
+	}
+	if (queue_keys_stale_) {
+		std::vector<std::pair<uint64_t, uint32_t>> entries;
+		entries.reserve(queue_.size());
+		for (; !queue_.empty(); queue_.pop())
+			entries.emplace_back(place(queue_.top().second), queue_.top().second);
+		queue_ = decltype(queue_)(std::less<std::pair<uint64_t, uint32_t>>(), std::move(entries));
+		queue_keys_stale_ = false;
+	}
+	if (queued_.size() < components_ + added_)
+		queued_.resize(components_ + added_, 0);
 	copied_intervals_.resize(2 * labels_);
 	copied_bloom_.resize(kBloomWords);
-	size_t done = 0;
-	while (!queue_.empty()) {
+	size_t done = 0, looked = 0; // grow() calls: records read, whether they grow or not
+	while (!queue_.empty() && looked < budget) {
 		if ((++done & 0xFFFF) == 0)
 			poll_cancel();
 		uint32_t c = queue_.top().second;
@@ -815,7 +850,10 @@ ReachabilityOverlay::propagate() {
 			prefetch_contribution(p);
 		for (uint32_t p : growing)
 			grow(p, copy);
+		looked += growing.size();
 	}
+	if (queue_.empty())
+		unwidened_.clear();
 }
 
 void
@@ -952,6 +990,73 @@ ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 	if (a == b)
 		return true;
 	uint32_t ca = component(a), cb = component(b);
+	if (!queue_.empty())
+		propagate(widening_budget_);
+	// Outside A_I no path reaches an inserted edge, of U or not.
+	if (unwidened_.empty() || !(flags_[ca] & kReachesInsertion))
+		return search(ca, cb);
+	// A path of G' from ca to cb is one of G' - U, which search() finds, or goes through edges of
+	// U joined by paths of G' - U: ca reaches the first one's tail, each head the next one's tail
+	// and the last one's head cb by such a path, which the rules at their starts do not rule out.
+	// So only the edges of U that the rules leave within reach of ca (directly, or from the head
+	// of one so left) matter; of those, the ones whose head reaches cb are found (their heads'
+	// searches for cb, then for the tails of those found, until no more are found), then ca's
+	// searches for their tails: a search for a tail of U, a component with many ancestors, is made
+	// only where its edge leads to cb.
+	if (search(ca, cb))
+		return true;
+	size_t count = unwidened_.size();
+	auto within_reach = [&](uint32_t from, uint32_t tail) {
+		target_ = own_record(tail);
+		return from == tail || step(from, tail) != pruning::Step::prune;
+	};
+	// Per edge of U: kFirst (within ca's reach), kWithin (within reach of ca or of a head so), kLeads.
+	enum : uint8_t { kFirst = 1, kWithin = 2, kLeads = 4 };
+	std::vector<uint8_t> &edge = edge_marks_;
+	edge.assign(count, 0);
+	std::vector<uint32_t> &heads = closure_;
+	heads.clear();
+	for (size_t i = 0; i < count; i++)
+		if (within_reach(ca, unwidened_[i].first)) {
+			edge[i] = kFirst | kWithin;
+			heads.push_back(uint32_t(i));
+		}
+	while (!heads.empty()) {
+		uint32_t h = unwidened_[heads.back()].second;
+		heads.pop_back();
+		for (size_t i = 0; i < count; i++)
+			if (!(edge[i] & kWithin) && within_reach(h, unwidened_[i].first)) {
+				edge[i] |= kWithin;
+				heads.push_back(uint32_t(i));
+			}
+	}
+	bool more = false;
+	for (size_t i = 0; i < count; i++)
+		if ((edge[i] & kWithin) && search(unwidened_[i].second, cb)) {
+			edge[i] |= kLeads;
+			more = true;
+		}
+	while (more) {
+		more = false;
+		for (size_t i = 0; i < count; i++)
+			for (size_t j = 0; j < count && (edge[i] & (kWithin | kLeads)) == kWithin; j++)
+				if ((edge[j] & kLeads) && search(unwidened_[i].second, unwidened_[j].first)) {
+					edge[i] |= kLeads;
+					more = true;
+				}
+	}
+	for (size_t i = 0; i < count; i++)
+		if ((edge[i] & (kFirst | kLeads)) == (kFirst | kLeads) && search(ca, unwidened_[i].first))
+			return true;
+	return false;
+}
+
+/*
+ * Whether component ca reaches component cb: in G' wherever the widening has finished (U empty);
+ * else true only where it does, and true wherever a path of G' - U leads there (the header).
+ */
+bool
+ReachabilityOverlay::search(uint32_t ca, uint32_t cb) {
 	if (ca == cb)
 		return true;
 	if (!(flags_[ca] & (kReachesInsertion | kReachesDeletion)))

@@ -18,6 +18,28 @@
 //  - Where every inserted edge goes forward in the base's topological numbering, that numbering
 //    still orders G', and its rule prunes in A_I too.
 // A query is a search over G' with, at each component, the rules that hold for it.
+//
+// A widening left unfinished. A batch's widening (extend()) grows at most a budget of records; the
+// rest stays on its queue, and each later extend() or reachable() goes on by another budget. U, the
+// DAG edges inserted since the queue was last empty, holds the edges whose widening may not have
+// finished. Why the rules stay sound (G'' = G' - U):
+//  - When the queue was last empty the records were the fixpoint over the G' of then, which holds
+//    every edge of G'' (G'' has no edge inserted since, and deletions and edges taken back only
+//    take edges away; an edge taken back that is in U leaves U). A fixpoint only grows with the
+//    graph, and records only grow: every record is at least the fixpoint over G'', so its "no"
+//    holds for every path of G''.
+//  - The flags of A_I are complete for G' before any widening (extend() flags a new edge's tail's
+//    G'-ancestors at once): a component outside A_I reaches no inserted edge, of U or not, and its
+//    base rules hold. One that joined A_I while U was not empty reaches an inserted edge only
+//    through U in G'', and its own record is its fixpoint over G''.
+//  - The topological order is kept for all of G' at once (order_edge()), and the "yes"es name
+//    paths of G outside A_D: both hold in G' as they are.
+// So a search for v (reachable()) finds it wherever a path of G'' leads there, and says yes only
+// along edges of G'. A path of G' that is not of G'' goes through a first edge (a, b) of U, a
+// reached by a path of G''; b reaches v in G' in turn. reachable() finds the edges of U whose head
+// reaches v (searches from the heads, for v and then for the tails of those found, to a
+// fixpoint), then searches for their tails: at most 1 + |U|^2 searches, most of them decided by a
+// component's labels at once. Past kUnwidenedMost edges in U a batch finishes the widening.
 #pragma once
 #include "cpp_only.hpp"
 
@@ -105,8 +127,26 @@ public:
 	order_renumbered() const noexcept {
 		return renumbered_;
 	}
+	// Records the widening grew since the overlay was made (a slot taken or widened), for statistics.
+	size_t
+	records_grown() const noexcept {
+		return grown_;
+	}
 	// A widened Bloom filter this dense (bits set of kBloomBits) is filled.
 	static constexpr unsigned kFullBloomFrom = kBloomBits * 3 / 4;
+	// Records a widening looks at (grow()s) in one extend() or reachable() before it leaves the
+	// rest for the next (the header: U); kWholeWidening: no bound. For tests, which make it tiny.
+	static constexpr size_t kWideningBudget = 1024;
+	static constexpr size_t kWholeWidening = SIZE_MAX;
+	void
+	set_widening_budget(size_t records) noexcept {
+		widening_budget_ = records;
+	}
+	// Inserted edges between components whose widening has not finished (U), for tests.
+	size_t
+	unwidened() const noexcept {
+		return unwidened_.size();
+	}
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
@@ -231,7 +271,9 @@ private:
 	uint8_t widen_changed(uint32_t slot, Record from) noexcept;
 	void widen_edge(uint32_t cu, uint32_t cv);
 	void grow(uint32_t c, Record from);
-	void propagate();
+	void propagate(size_t budget);
+	void unlist_unwidened(uint32_t from, uint32_t to);
+	bool search(uint32_t ca, uint32_t cb);
 	bool covers(const uint32_t *intervals, const uint64_t *bloom, Record from) const noexcept;
 	// A component's key in the topological order of G' (ties go by component number: after()).
 	uint64_t
@@ -263,6 +305,7 @@ private:
 	std::vector<uint64_t> order_;
 	static constexpr unsigned kOrderRoom = 32;
 	size_t renumbered_ = 0;      // times the keys were numbered again (renumber())
+	size_t grown_ = 0;           // records_grown()
 	std::vector<uint8_t> flags_; // per component, base then added
 	ComponentEdges inserted_;    // DAG edges G' has and G has not
 	// Inserted edges of the changes (base vertices or added) per pair of components (from << 32 | to,
@@ -298,6 +341,15 @@ private:
 	std::vector<uint32_t> growing_; // the predecessors a component taken off the queue grows
 	std::vector<uint32_t> head_intervals_;
 	std::vector<uint64_t> head_bloom_;
+	bool queue_keys_stale_ = false; // the order moved components since they were queued
+	size_t widening_budget_ = kWideningBudget;
+	// U (the header): the DAG edges inserted since the widening's queue was last empty, at most
+	// kUnwidenedMost.
+	std::vector<std::pair<uint32_t, uint32_t>> unwidened_;
+	static constexpr size_t kUnwidenedMost = 16;
+	// reachable()'s: marks of the edges of U, the edges whose heads are to be looked from.
+	std::vector<uint8_t> edge_marks_;
+	std::vector<uint32_t> closure_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };
 

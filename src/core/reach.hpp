@@ -93,6 +93,12 @@ public:
 	                 ReachabilityQuery::Undecided &undecided);
 	void search_each(const ReachabilityQuery::Undecided &undecided, bool *answers);
 
+	// The overlay over the changes (null without), for statistics and tests.
+	ReachabilityOverlay *
+	overlay() noexcept {
+		return overlay_.get();
+	}
+
 	// Device memory of the GPU copy of the index, 0 until a batch made it.
 	size_t device_bytes() const noexcept;
 

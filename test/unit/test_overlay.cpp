@@ -937,3 +937,81 @@ TEST(Overlay, OrderKeysNumberedAgainWhereTheyRunOut) {
 	}
 	EXPECT_GT(overlay->order_renumbered(), 0u);
 }
+
+// The widening left unfinished (ReachabilityOverlay::set_widening_budget: none, so that it
+// finishes only where U grows past its bound; or one record a call, so that queries finish it
+// between them): on random DAGs whose ids do not follow the build's numbering (the order of G'
+// moves), statements of inserts forward in the ids (chains of three among them, so that paths
+// run through several edges of U), now and then a new id, and deletions beside them. After every
+// statement every pair of ids answers as the closure of the rows; many do with U not empty.
+TEST(Overlay, UnfinishedWideningAnswersExactly) {
+	size_t unfinished = 0, queries = 0, extended = 0;
+	for (uint64_t seed = 0; seed < 48; seed++) {
+		Rng rng(seed * 97 + 3);
+		const int64_t n = 30 + int64_t(seed % 4) * 25;
+		auto forward = [&](int64_t a, int64_t b) { return std::make_pair(std::min(a, b), std::max(a, b)); };
+		Rows before;
+		for (int64_t e = 0; e < 2 * n; e++) {
+			int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+			if (a != b)
+				before.push_back(forward(a, b));
+		}
+		if (seed % 3 == 0) // a few cycles: components of several vertices, which deletions may split
+			for (int k = 0; k < 3 && !before.empty(); k++) {
+				auto [a, b] = before[rng.below(before.size())];
+				before.emplace_back(b, a);
+			}
+		BuildOptions options;
+		options.labels = 1 + unsigned(seed % 2);
+		options.seed = seed;
+		Index index = Index::build(edge_list(before), options);
+		size_t budget = seed % 2;
+		Rows after = before;
+		std::vector<EdgeChange> all;
+		std::unique_ptr<Reach> reach;
+		for (int step = 0; step < 24; step++) {
+			Rows next = after;
+			int64_t a = int64_t(rng.below(uint64_t(n))), b = int64_t(rng.below(uint64_t(n)));
+			int64_t c = int64_t(rng.below(uint64_t(n))), d = int64_t(rng.below(uint64_t(n)));
+			if (step % 3 == 0) { // a chain a < b < c < d
+				std::vector<int64_t> chain{a, b, c, d};
+				std::sort(chain.begin(), chain.end());
+				for (size_t k = 0; k + 1 < chain.size(); k++)
+					if (chain[k] != chain[k + 1])
+						next.emplace_back(chain[k], chain[k + 1]);
+			} else {
+				if (a != b)
+					next.push_back(forward(a, b));
+				if (c != d)
+					next.push_back(forward(c, d));
+			}
+			if (step % 7 == 3)
+				next.emplace_back(n + step, a); // a new id, into the graph
+			if (rng.below(4) == 0 && !next.empty())
+				next.erase(next.begin() + long(rng.below(next.size())));
+			std::vector<EdgeChange> batch = logged(after, next);
+			after = std::move(next);
+			all.insert(all.end(), batch.begin(), batch.end());
+			if (reach && reach->extend(batch)) {
+				extended++;
+			} else {
+				reach = fresh_reach(index, all);
+				if (!reach)
+					continue;
+				reach->overlay()->set_widening_budget(budget);
+			}
+			grail_test::Oracle oracle(edge_list(after));
+			std::vector<int64_t> ids = grail_test::ids_of(after);
+			for (int64_t x : ids)
+				for (int64_t y : ids) {
+					unfinished += reach->overlay()->unwidened() != 0;
+					queries++;
+					ASSERT_EQ(reach->reachable(x, y), oracle.reachable(x, y))
+					    << "seed " << seed << " step " << step << ": " << x << " -> " << y << ", "
+					    << reach->overlay()->unwidened() << " edges unwidened";
+				}
+		}
+	}
+	EXPECT_GT(extended, 800u);
+	EXPECT_GT(unfinished, queries / 5) << "of " << queries;
+}
