@@ -11,7 +11,11 @@
 #include "keys.hpp"
 #include "pruned_search.hpp"
 #include "scc.hpp"
-#include "xxh64.hpp"
+
+// xxHash header-only (nothing linked at run time): the id hash below is inlined where a query
+// resolves an id.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <functional>
 #include <memory>
@@ -223,7 +227,7 @@ private:
 	// by an unseeded Fibonacci hash, which crafted ids can make collide, and are read as written.
 	size_t
 	hash_slot(int64_t id) const noexcept {
-		uint64_t h = hash_seeded_ ? xxh64(&id, sizeof id, hash_seed_) : uint64_t(id) * 0x9e3779b97f4a7c15ull;
+		uint64_t h = hash_seeded_ ? XXH64(&id, sizeof id, hash_seed_) : uint64_t(id) * 0x9e3779b97f4a7c15ull;
 		return size_t(h >> hash_shift_);
 	}
 
