@@ -92,11 +92,14 @@ struct BuildStats {
 // An index's image, serialize()'s bytes, as the pieces it is made of: the header and section
 // table (checksum included), then the index's own arrays. A writer copies the image a stretch at a
 // time (a few MB) instead of making it whole first: a 1M-vertex graph's image is hundreds of MB.
-// It points into the index, which must outlive it unchanged.
+// It points into the index, which must outlive it unchanged. Bytes already whole (a merge's image,
+// kept for the cache; a delta's bytes) are one piece (of()), so that a writer has one way to read.
 class ImagePieces {
 public:
 	ImagePieces(ImagePieces &&) = default;
 	ImagePieces &operator=(ImagePieces &&) = default;
+	// size bytes at bytes as one piece; they must outlive it unchanged.
+	static ImagePieces of(const uint8_t *bytes, size_t size);
 	size_t
 	size() const noexcept {
 		return size_;

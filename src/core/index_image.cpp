@@ -644,6 +644,15 @@ Index::image_pieces() const {
 	return image;
 }
 
+ImagePieces
+ImagePieces::of(const uint8_t *bytes, size_t size) {
+	ImagePieces whole;
+	if (size > 0)
+		whole.pieces_.push_back({bytes, size, 0});
+	whole.size_ = size;
+	return whole;
+}
+
 void
 ImagePieces::copy(size_t offset, size_t n, uint8_t *out) const noexcept {
 	size_t end = offset + n;

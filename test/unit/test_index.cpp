@@ -778,12 +778,15 @@ TEST(Index, HashesAndImagesAreTheOnesAlreadyStored) {
 }
 
 // What a writer copies of an image in pieces, any stretch of it (across sections and the zeros
-// between them), is the image's bytes there, also after the pieces moved.
+// between them), is the image's bytes there, also after the pieces moved; and of the whole image
+// as one piece (a merge's), found where it lies.
 TEST(Index, ImagePiecesCopyTheImage) {
 	auto check = [](const Index &index, const char *what) {
 		std::vector<uint8_t> whole = index.serialize();
 		ImagePieces made = index.image_pieces();
 		ImagePieces pieces = std::move(made);
+		ImagePieces one = ImagePieces::of(whole.data(), whole.size());
+		ASSERT_EQ(one.size(), whole.size()) << what;
 		ASSERT_EQ(pieces.size(), whole.size()) << what;
 		// A section's bytes are found where the index holds them.
 		uint64_t ids_at = 0; // the first entry of the section table: the ids' offset
@@ -809,6 +812,15 @@ TEST(Index, ImagePiecesCopyTheImage) {
 				EXPECT_TRUE(std::equal(found, found + n, whole.begin() + long(offset)))
 				    << what << ": " << n << " bytes found at " << offset;
 			}
+			if (n > 0) {
+				EXPECT_EQ(one.find(offset, n), whole.data() + offset) << what << ": " << n << " bytes at " << offset;
+			}
+			std::fill(part.begin(), part.end(), 0xCD);
+			one.copy(offset, n, part.data() + 1);
+			EXPECT_EQ(part.front(), 0xCD) << what;
+			EXPECT_EQ(part.back(), 0xCD) << what << ": one piece wrote past " << n << " bytes at " << offset;
+			EXPECT_TRUE(std::equal(part.begin() + 1, part.end() - 1, whole.begin() + long(offset)))
+			    << what << ": one piece, " << n << " bytes at " << offset;
 		}
 		Index loaded = Index::deserialize(whole.data(), whole.size());
 		EXPECT_EQ(loaded.serialize(), whole) << what;
