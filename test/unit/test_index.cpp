@@ -777,6 +777,43 @@ TEST(Index, HashesAndImagesAreTheOnesAlreadyStored) {
 	             0x45484ed30daebcd9ull, "text keys");
 }
 
+// A build's memory estimate counts its index's arrays at least as large as its image, in the
+// shapes that make the image largest: a component a vertex, the id hash table at four slots a
+// vertex (just past a power of two), the most labels, edges that several rows held; and the image
+// twice where it is made whole.
+TEST(Index, BuildEstimateCoversTheImage) {
+	for (unsigned labels : {1u, 5u, kMaxLabels})
+		for (size_t n : {size_t(1025), size_t(4097)}) {
+			EdgeList edges;
+			uint64_t x = n * 31 + labels;
+			for (size_t k = 0; k < 3 * n; k++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				int64_t a = int64_t((x >> 33) % n), b = int64_t((x >> 13) % n);
+				if (a != b)
+					edges.append(std::min(a, b), std::max(a, b)); // a DAG: every vertex its own component
+			}
+			for (size_t v = 0; v + 1 < n; v++) {
+				edges.append(int64_t(v), int64_t(v + 1)); // every vertex an id
+				if (v % 2 == 0)
+					edges.append(int64_t(v), int64_t(v + 1)); // edges that several rows held
+			}
+			BuildOptions options;
+			options.labels = labels;
+			BuildStats stats;
+			Index index = Index::build(copy(edges), options, &stats);
+			ASSERT_EQ(stats.components, n);
+			uint64_t image = index.image_pieces().size();
+			uint64_t streamed =
+			    estimate_build_bytes(stats.input_edges, stats.vertices, stats.edges, 0, 0, false, false, labels);
+			uint64_t whole =
+			    estimate_build_bytes(stats.input_edges, stats.vertices, stats.edges, 0, 0, false, true, labels);
+			EXPECT_GE(streamed, 2 * image) << labels << " labels, " << n << " vertices"; // its stretches: all of it
+			EXPECT_GE(whole, 2 * image) << labels << " labels, " << n << " vertices";
+			EXPECT_LE(streamed, 3 * image)
+			    << labels << " labels, " << n << " vertices: no longer conservative, wasteful";
+		}
+}
+
 // What a writer copies of an image in pieces, any stretch of it (across sections and the zeros
 // between them), is the image's bytes there, also after the pieces moved; and of the whole image
 // as one piece (a merge's), found where it lies.

@@ -273,7 +273,7 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 		delta = make_delta_build(graph_name, row, rows, &stored);
 	grail::Index index;
 	if (!delta)
-		index = build_graph_rows(name, row, std::move(rows), &stored);
+		index = build_graph_rows(name, row, std::move(rows), &stored, merge != MergeKind::none);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
 	int64_t folded = count_pending_edges(row.id, snapshot);
 	progress_phase(BuildPhase::deleting_changes, folded);
