@@ -19,7 +19,10 @@ REGRESS_OPTS = --inputdir=test --load-extension=$(EXTENSION)
 ENGINE_BUILD = build
 CMAKE ?= cmake
 CMAKE_FLAGS ?=
-PG_CPPFLAGS = -Isrc/core -Isrc/pg -Isrc -DGRAIL_EXTVERSION=\"$(EXTVERSION)\"
+# CMake writes the engine's link line and where xxhash.h lies (build/engine.mk); read before PGXS,
+# which expands PG_CPPFLAGS at once. make remakes the file first, then re-reads the Makefile.
+-include $(ENGINE_BUILD)/engine.mk
+PG_CPPFLAGS = -Isrc/core -Isrc/pg -Isrc $(GRAIL_ENGINE_CPPFLAGS) -DGRAIL_EXTVERSION=\"$(EXTVERSION)\"
 PG_CXXFLAGS = -std=c++17 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers -Wno-cast-function-type -Wno-register -fno-strict-aliasing
 SHLIB_LINK = $(GRAIL_ENGINE_LINK) -lstdc++
 
@@ -41,8 +44,6 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
-# CMake writes the engine's link line; make remakes this file first, then re-reads the Makefile.
--include $(ENGINE_BUILD)/engine.mk
 $(ENGINE_BUILD)/engine.mk: CMakeLists.txt
 	$(CMAKE) -S . -B $(ENGINE_BUILD) -DGRAIL_BUILD_TESTS=OFF $(CMAKE_FLAGS)
 

@@ -3,7 +3,8 @@
 # grail.device = gpu inside a PostgreSQL started from carried Debian packages, the engine's GPU
 # unit tests, and times bfs() from SQL on the CPU and the GPU to place grail.gpu_min_edges.
 # Needs, carried in .gpu/: debs/ (../shared/gpu-machine/download-debs.sh .gpu/debs, plus
-# `apt-get download libtap-parser-sourcehandler-pgtap-perl` there for pg_prove) and
+# `apt-get download libtap-parser-sourcehandler-pgtap-perl libxxhash-dev` there for pg_prove and
+# xxhash.h) and
 # start-postgres.sh (a copy of ../shared/gpu-machine/start-postgres.sh); .gtest/ (a copy of
 # /usr/src/googletest) for the unit tests. Logs go to $OUT (or /tmp/gpu-check). --no-timings skips
 # the bfs() timings.
@@ -16,6 +17,7 @@ status=0
 bash .gpu/start-postgres.sh .gpu/debs >"$out/postgres.log" 2>&1 || { cat "$out/postgres.log"; exit 1; }
 source /tmp/pgenv
 export PATH=/tmp/pgroot/usr/bin:$PATH PERL5LIB=/tmp/pgroot/usr/share/perl5  # pg_prove
+export CMAKE_PREFIX_PATH=/tmp/pgroot/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}  # xxhash.h
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 
 echo "== build"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU machine: the engine's GPU tests under compute-sanitizer, memcheck (out-of-bounds and
 # misaligned device accesses, leaks, failing CUDA calls) then racecheck (shared-memory hazards).
-# Builds grail_gpu_tests with line information in BUILD (default build/sanitize; needs .gtest/, see
-# scripts/gpu-check.sh), or runs the one given by --binary (built elsewhere with
+# Builds grail_gpu_tests with line information in BUILD (default build/sanitize; needs .gtest/ and
+# libxxhash-dev's .deb in .gpu/debs/, see scripts/gpu-check.sh), or runs the one given by --binary (built elsewhere with
 # -DCMAKE_CUDA_FLAGS=-lineinfo). Logs under $OUT (or /tmp/gpu-sanitize); one line per tool last.
 # Exit 1 when a tool reports an error or a test fails.
 #   scripts/gpu-sanitize.sh [--build DIR | --binary PATH] [--filter GTEST_FILTER] [--timeout SECONDS]
@@ -30,6 +30,11 @@ done
 mkdir -p "$out"
 if [ -z "$binary" ]; then
 	binary=$build/grail_gpu_tests
+	# xxhash.h: the machine has no network to install it; unpack the carried libxxhash-dev package.
+	if [ ! -f /usr/include/xxhash.h ]; then
+		for deb in .gpu/debs/libxxhash-dev_*.deb; do dpkg -x "$deb" /tmp/xxhash-root; done
+		export CMAKE_PREFIX_PATH=/tmp/xxhash-root/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}
+	fi
 	cmake -S . -B "$build" -DGTEST_SOURCE_DIR="$PWD/.gtest" -DCMAKE_CUDA_FLAGS=-lineinfo >"$out/build.log" 2>&1 &&
 		cmake --build "$build" -j16 --target grail_gpu_tests >>"$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
 fi

@@ -2,10 +2,10 @@
 # Installs what building and testing pg_grail needs on Debian 12, if it is missing:
 # the compiler and CMake, GoogleTest (engine unit tests), PostgreSQL 15 with its server headers
 # (PGXS), pgTAP and pg_prove (SQL tests), IPC::Run (TAP tests with PostgreSQL::Test::Cluster),
-# clang-format 14 (scripts/check-format.sh).
+# clang-format 14 (scripts/check-format.sh), xxHash's header (libxxhash-dev: the engine's hashes).
 set -euo pipefail
 
-packages=(build-essential cmake libgtest-dev postgresql-15 postgresql-server-dev-15
+packages=(build-essential cmake libgtest-dev libxxhash-dev postgresql-15 postgresql-server-dev-15
           postgresql-15-pgtap libtap-parser-sourcehandler-pgtap-perl libipc-run-perl clang-format-14)
 missing=()
 for p in "${packages[@]}"; do

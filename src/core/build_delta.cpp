@@ -452,6 +452,7 @@ apply_delta(const Index &base, BuildDelta &delta, uint64_t memory_limit_bytes, B
 	options.labels = delta.labels;
 	options.id_hash_seed = delta.id_hash_seed;
 	options.memory_limit_bytes = memory_limit_bytes;
+	options.whole_image = true;
 	KeyDictionary dictionary = keys ? keys->finish(edges) : KeyDictionary();
 	keys.reset();
 	Index index = Index::build(std::move(edges), options, stats, std::move(dictionary));

@@ -88,7 +88,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.edges = index.graph_.out.edge_count();
 	index.keys_ = std::move(keys);
 	uint64_t needed = estimate_build_bytes(st.input_edges, st.vertices, st.edges, index.keys_.size(),
-	                                       index.keys_.bytes().size(), on_device);
+	                                       index.keys_.bytes().size(), on_device, options.whole_image, options.labels);
 	if (options.memory_limit_bytes != 0 && needed > options.memory_limit_bytes)
 		throw Error(ErrorKind::limit_exceeded, "building this index needs about " + std::to_string(needed >> 20) +
 		                                           " MB (" + std::to_string(st.vertices) + " vertices, " +

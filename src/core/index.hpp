@@ -11,7 +11,11 @@
 #include "keys.hpp"
 #include "pruned_search.hpp"
 #include "scc.hpp"
-#include "xxh64.hpp"
+
+// xxHash header-only (nothing linked at run time): the id hash below is inlined where a query
+// resolves an id.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <functional>
 #include <memory>
@@ -40,6 +44,9 @@ struct BuildOptions {
 	uint64_t id_hash_seed = 0;
 	// Refuse, with Error(limit_exceeded), a build whose estimated peak memory is larger; 0: no limit.
 	uint64_t memory_limit_bytes = 0;
+	// The caller makes the image whole after the build (a merge, for the image cache): counted in
+	// the estimate (estimate_build_bytes).
+	bool whole_image = false;
 	// Helper threads beside the calling one for the steps that split (the GRAIL traversals; the id
 	// hash table beside the labels); 0: none. The index is the same byte for byte whatever the
 	// number (parallel.hpp: helpers only compute, and are joined before build returns or throws).
@@ -58,18 +65,30 @@ struct BuildOptions {
 };
 
 // Peak host memory of a build, a conservative estimate: reading and mapping the rows (the edge
-// list and the radix sort's buffers), or the graph, its components and the index being serialized;
-// with text or uuid keys, plus their dictionary (keys distinct keys of key_bytes bytes in all):
-// the builder's copy and the sorted one, with about 100 bytes per key of offsets, hash tables and
-// sort entries.
+// list and the radix sort's buffers), or the index's own arrays and what storing them holds beside
+// them: the whole image where the caller makes it (whole_image: a merge, which leaves it in the
+// image cache), else the chunk rows of the stretches being compressed (at most two batches, about
+// 70 MB, and never more than the image); with text or uuid keys, plus their dictionary (keys
+// distinct keys of key_bytes bytes in all): the builder's copy and the sorted one, with about 100
+// bytes per key of offsets, hash tables and sort entries. The arrays, as if every vertex were a
+// component: 8 bytes an edge (its CSR and DAG targets) and, a vertex, 204 bytes (id, offsets and
+// component; Bloom and lookup records; the hash table at its largest, 4 slots a vertex) and the
+// labels' records (12 + 8 a label); 16 bytes an edge that several rows held.
 // With rows_on_device (integer keys whose graph a device makes from the rows: graph_builder),
 // reading holds only the rows, 16 bytes each, and up to a quarter more of room to grow
 // (EdgeList::append grows by a quarter): the sort that maps ids to vertices runs on the device.
+// (Measured: create_graph of a random DAG of 1M vertices and 5M edges, 5 labels, peaked at 293 MiB
+// of anonymous memory in its backend; this says 354 MiB, and said 486 MiB when create_graph made
+// the image whole.)
 constexpr uint64_t
 estimate_build_bytes(uint64_t rows, uint64_t vertices, uint64_t edges, uint64_t keys = 0, uint64_t key_bytes = 0,
-                     bool rows_on_device = false) noexcept {
+                     bool rows_on_device = false, bool whole_image = false, unsigned labels = kMaxLabels) noexcept {
 	uint64_t reading = (rows_on_device ? 20 : 80) * rows;
-	uint64_t indexing = 16 * edges + 430 * vertices;
+	uint64_t repeated = rows > edges ? rows - edges : 0;
+	uint64_t arrays =
+	    8 * edges + (204 + 12 + 8 * uint64_t(labels)) * vertices + 16 * (repeated < edges ? repeated : edges);
+	uint64_t stored_rows = uint64_t(72) << 20;
+	uint64_t indexing = arrays + (whole_image || arrays < stored_rows ? arrays : stored_rows);
 	return (reading > indexing ? reading : indexing) + 2 * key_bytes + 100 * keys;
 }
 
@@ -88,11 +107,14 @@ struct BuildStats {
 // An index's image, serialize()'s bytes, as the pieces it is made of: the header and section
 // table (checksum included), then the index's own arrays. A writer copies the image a stretch at a
 // time (a few MB) instead of making it whole first: a 1M-vertex graph's image is hundreds of MB.
-// It points into the index, which must outlive it unchanged.
+// It points into the index, which must outlive it unchanged. Bytes already whole (a merge's image,
+// kept for the cache; a delta's bytes) are one piece (of()), so that a writer has one way to read.
 class ImagePieces {
 public:
 	ImagePieces(ImagePieces &&) = default;
 	ImagePieces &operator=(ImagePieces &&) = default;
+	// size bytes at bytes as one piece; they must outlive it unchanged.
+	static ImagePieces of(const uint8_t *bytes, size_t size);
 	size_t
 	size() const noexcept {
 		return size_;
@@ -223,7 +245,7 @@ private:
 	// by an unseeded Fibonacci hash, which crafted ids can make collide, and are read as written.
 	size_t
 	hash_slot(int64_t id) const noexcept {
-		uint64_t h = hash_seeded_ ? xxh64(&id, sizeof id, hash_seed_) : uint64_t(id) * 0x9e3779b97f4a7c15ull;
+		uint64_t h = hash_seeded_ ? XXH64(&id, sizeof id, hash_seed_) : uint64_t(id) * 0x9e3779b97f4a7c15ull;
 		return size_t(h >> hash_shift_);
 	}
 

@@ -24,7 +24,6 @@
 // read, by copying, and builds its hash.
 #include "index.hpp"
 #include "error.hpp"
-#include "xxh64.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -116,7 +115,7 @@ tag_name(uint32_t tag) {
 
 uint64_t
 Index::checksum(const uint8_t *p, size_t len) noexcept {
-	return xxh64(p, len, 0);
+	return XXH64(p, len, 0);
 }
 
 namespace {
@@ -628,20 +627,30 @@ Index::image_pieces() const {
 	image.size_ = pos;
 	// The payload's checksum over the pieces as they lie, with the zeros between them.
 	static const uint8_t zeros[kAlign] = {};
-	Xxh64Stream sum(0);
-	sum.update(image.head_.data() + kHeaderV2, head - kHeaderV2);
+	XXH64_state_t sum;
+	XXH64_reset(&sum, 0);
+	XXH64_update(&sum, image.head_.data() + kHeaderV2, head - kHeaderV2);
 	for (const ImagePieces::Piece &piece : image.pieces_) {
-		sum.update(piece.data, piece.bytes);
-		sum.update(zeros, aligned(piece.bytes) - piece.bytes);
+		XXH64_update(&sum, piece.data, piece.bytes);
+		XXH64_update(&sum, zeros, aligned(piece.bytes) - piece.bytes);
 	}
 	uint32_t version = kFormatVersion, sections = kTagCount;
-	uint64_t payload = pos - kHeaderV2, checksum = sum.digest();
+	uint64_t payload = pos - kHeaderV2, checksum = XXH64_digest(&sum);
 	std::memcpy(image.head_.data(), kMagic, 8);
 	std::memcpy(image.head_.data() + 8, &version, 4);
 	std::memcpy(image.head_.data() + 12, &sections, 4);
 	std::memcpy(image.head_.data() + 16, &payload, 8);
 	std::memcpy(image.head_.data() + 24, &checksum, 8);
 	return image;
+}
+
+ImagePieces
+ImagePieces::of(const uint8_t *bytes, size_t size) {
+	ImagePieces whole;
+	if (size > 0)
+		whole.pieces_.push_back({bytes, size, 0});
+	whole.size_ = size;
+	return whole;
 }
 
 void

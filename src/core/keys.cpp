@@ -2,7 +2,11 @@
 // and finding a key's vertex (see keys.hpp).
 #include "keys.hpp"
 #include "error.hpp"
-#include "xxh64.hpp"
+
+// Header-only xxHash: a query hashes each key it looks up, and short keys take a few nanoseconds
+// inlined.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 #include <algorithm>
 #include <chrono>
@@ -126,7 +130,7 @@ uint64_t
 fresh_seed(const void *salt) noexcept {
 	uint64_t parts[2] = {uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()),
 	                     uint64_t(reinterpret_cast<uintptr_t>(salt))};
-	return xxh64(parts, sizeof parts, 0x6b6579736b657973ull);
+	return XXH64(parts, sizeof parts, 0x6b6579736b657973ull);
 }
 
 KeyDictionary::KeyDictionary(KeyKind kind, uint64_t seed, unsigned hash_shift, Array<uint64_t> offsets,
@@ -169,7 +173,7 @@ int64_t
 KeyDictionary::find(const void *bytes, size_t length) const noexcept {
 	if (hash_.empty())
 		return -1;
-	uint64_t h = xxh64(bytes, length, seed_);
+	uint64_t h = XXH64(bytes, length, seed_);
 	return probe(next_candidate(size_t(h >> hash_shift_), uint32_t(h)), h, bytes, length);
 }
 
@@ -183,7 +187,7 @@ KeyDictionary::find_two(std::string_view a, std::string_view b, int64_t vertices
 	uint64_t hash[2];
 	size_t candidate[2];
 	for (int i = 0; i < 2; i++) {
-		hash[i] = xxh64(keys[i].data(), keys[i].size(), seed_);
+		hash[i] = XXH64(keys[i].data(), keys[i].size(), seed_);
 		candidate[i] = size_t(hash[i] >> hash_shift_);
 		__builtin_prefetch(&hash_[candidate[i]]);
 	}
@@ -224,7 +228,7 @@ KeyDictionary::build_hash() {
 		size_t count = std::min(kGroup, n - begin);
 		for (size_t i = 0; i < count; i++) {
 			std::string_view k = key(begin + i);
-			hashes[i] = xxh64(k.data(), k.size(), seed_);
+			hashes[i] = XXH64(k.data(), k.size(), seed_);
 			__builtin_prefetch(table + (hashes[i] >> hash_shift_), 1);
 		}
 		for (size_t i = 0; i < count; i++)
@@ -296,7 +300,7 @@ KeyDictionary::first_hash_inconsistency() const {
 		if (slot.vertex >= n)
 			return "key hash table names vertex " + std::to_string(slot.vertex) + " of " + std::to_string(n);
 		std::string_view k = key(slot.vertex);
-		Slot expected = slot_of(slot.vertex, xxh64(k.data(), k.size(), seed_));
+		Slot expected = slot_of(slot.vertex, XXH64(k.data(), k.size(), seed_));
 		if (slot.tag != expected.tag || slot.key != expected.key)
 			return "key hash table has a wrong slot for the key of vertex " + std::to_string(slot.vertex);
 		used++;
@@ -328,7 +332,7 @@ KeyDictionaryBuilder::record_key(uint64_t record) const noexcept {
 
 int64_t
 KeyDictionaryBuilder::add(const void *bytes, size_t length) noexcept {
-	return add_hashed(bytes, length, xxh64(bytes, length, seed_));
+	return add_hashed(bytes, length, XXH64(bytes, length, seed_));
 }
 
 bool
@@ -343,7 +347,7 @@ KeyDictionaryBuilder::add(const KeyRef *keys, size_t count, int64_t *ids) noexce
 		// the lookups, with what they read mostly in cache. A key added earlier in the batch, or a grown
 		// table, only makes a prefetch useless: the lookups themselves are add()'s.
 		for (size_t i = 0; i < n; i++) {
-			hashes[i] = xxh64(k[i].bytes, k[i].length, seed_);
+			hashes[i] = XXH64(k[i].bytes, k[i].length, seed_);
 			__builtin_prefetch(table_.data() + (hashes[i] >> shift_));
 		}
 		size_t mask = table_.size() - 1;
@@ -438,7 +442,7 @@ KeyDictionaryBuilder::grow() noexcept {
 	shift_--;
 	for (uint64_t record : records_) {
 		std::string_view key = record_key(record);
-		uint64_t h = xxh64(key.data(), key.size(), seed_);
+		uint64_t h = XXH64(key.data(), key.size(), seed_);
 		table_[empty_slot(h)] = record << 16 | (h & 0xffff);
 	}
 	return true;

@@ -680,8 +680,8 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 // XXH64 over pieces is XXH64 of their concatenation, whatever the cuts (the image's checksum is
 // summed over its sections where they lie); both against the reference values of xxHash.
 TEST(Index, StreamedChecksumIsTheWholeOne) {
-	EXPECT_EQ(xxh64("", 0, 0), 0xEF46DB3751D8E999ull);
-	EXPECT_EQ(xxh64("abc", 3, 0), 0x44BC2CF5AD770999ull);
+	EXPECT_EQ(XXH64("", 0, 0), 0xEF46DB3751D8E999ull);
+	EXPECT_EQ(XXH64("abc", 3, 0), 0x44BC2CF5AD770999ull);
 	std::vector<uint8_t> bytes(300);
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	for (uint8_t &b : bytes) {
@@ -691,21 +691,139 @@ TEST(Index, StreamedChecksumIsTheWholeOne) {
 	for (size_t len : {0, 1, 3, 31, 32, 33, 63, 64, 65, 100, 300})
 		for (size_t cut = 0; cut <= len; cut += 1 + cut / 4)
 			for (size_t cut2 = cut; cut2 <= len; cut2 += 7) {
-				Xxh64Stream sum(len * 31);
-				sum.update(bytes.data(), cut);
-				sum.update(bytes.data() + cut, cut2 - cut);
-				sum.update(bytes.data() + cut2, len - cut2);
-				EXPECT_EQ(sum.digest(), xxh64(bytes.data(), len, len * 31)) << len << " cut at " << cut << ", " << cut2;
+				XXH64_state_t sum;
+				XXH64_reset(&sum, len * 31);
+				XXH64_update(&sum, bytes.data(), cut);
+				XXH64_update(&sum, bytes.data() + cut, cut2 - cut);
+				XXH64_update(&sum, bytes.data() + cut2, len - cut2);
+				EXPECT_EQ(XXH64_digest(&sum), XXH64(bytes.data(), len, len * 31))
+				    << len << " cut at " << cut << ", " << cut2;
 			}
 }
 
+namespace {
+
+// FNV-1a: a fingerprint of bytes that does not go through the hash under test.
+uint64_t
+fnv1a(const uint8_t *p, size_t n) {
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+} // namespace
+
+// Hashes and images are persisted (an image's checksum, where its ids and keys sit in its hash
+// tables): the values below were made by pg_grail's own XXH64 before it moved to the xxHash
+// library, and every hash and image must stay bit for bit what it was.
+TEST(Index, HashesAndImagesAreTheOnesAlreadyStored) {
+	std::vector<uint8_t> bytes(300);
+	uint64_t x = 0x2545f4914f6cdd1dull;
+	for (uint8_t &b : bytes) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		b = uint8_t(x);
+	}
+	// Every length up to 300 (the four lanes, and the 8-, 4- and 1-byte tails) with a few seeds,
+	// and the id hash of extreme ids.
+	uint64_t hashes = 0xcbf29ce484222325ull;
+	for (uint64_t seed : {uint64_t(0), uint64_t(1), uint64_t(0x5eed), ~uint64_t(0)})
+		for (size_t len = 0; len <= bytes.size(); len++)
+			hashes = (hashes ^ XXH64(bytes.data(), len, seed)) * 0x100000001b3ull;
+	for (int64_t id : {std::numeric_limits<int64_t>::min(), int64_t(-1), int64_t(0), int64_t(1),
+	                   std::numeric_limits<int64_t>::max()})
+		hashes = (hashes ^ XXH64(&id, sizeof id, 0x1d5eed)) * 0x100000001b3ull;
+	EXPECT_EQ(hashes, 0x151ea02397f31bfaull);
+
+	// Integer keys (extreme ids, a self-loop, a duplicate, a cycle) and text keys, with fixed seeds.
+	auto expect_image = [](const Index &index, uint64_t size, uint64_t checksum, uint64_t fingerprint,
+	                       const char *what) {
+		std::vector<uint8_t> image = index.serialize();
+		uint64_t stored_checksum;
+		std::memcpy(&stored_checksum, image.data() + 24, 8);
+		EXPECT_EQ(image.size(), size) << what;
+		EXPECT_EQ(stored_checksum, checksum) << what;
+		EXPECT_EQ(fnv1a(image.data(), image.size()), fingerprint) << what;
+		Index loaded = Index::deserialize(image.data(), image.size());
+		EXPECT_EQ(loaded.serialize(), image) << what;
+	};
+	EdgeList edges;
+	int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+	uint64_t y = 0x9e3779b97f4a7c15ull;
+	for (int k = 0; k < 400; k++) {
+		y = y * 6364136223846793005ull + 1442695040888963407ull;
+		edges.append(int64_t(y >> 40) % 97, int64_t(y >> 20) % 97);
+	}
+	edges.append(lo, hi);
+	edges.append(hi, lo);
+	edges.append(hi, 5);
+	edges.append(7, 7);
+	edges.append(7, 8);
+	edges.append(7, 8);
+	BuildOptions options;
+	options.labels = 3;
+	options.id_hash_seed = 0x1d5eed;
+	expect_image(Index::build(copy(edges), options), 10880, 0x32dbd1a6076fb22cull, 0xeb547ac3b07af6dfull,
+	             "integer keys");
+
+	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
+	EdgeList ids;
+	for (int k = 0; k < 300; k++) {
+		std::string a = "vertex " + std::to_string(k * 7 % 101), b = "vertex " + std::to_string(k * 13 % 97);
+		ids.append(builder.add(a.data(), a.size()), builder.add(b.data(), b.size()));
+	}
+	KeyDictionary keys = builder.finish(ids);
+	expect_image(Index::build(std::move(ids), options, nullptr, std::move(keys)), 11200, 0x638ac5af6259e315ull,
+	             0x45484ed30daebcd9ull, "text keys");
+}
+
+// A build's memory estimate counts its index's arrays at least as large as its image, in the
+// shapes that make the image largest: a component a vertex, the id hash table at four slots a
+// vertex (just past a power of two), the most labels, edges that several rows held; and the image
+// twice where it is made whole.
+TEST(Index, BuildEstimateCoversTheImage) {
+	for (unsigned labels : {1u, 5u, kMaxLabels})
+		for (size_t n : {size_t(1025), size_t(4097)}) {
+			EdgeList edges;
+			uint64_t x = n * 31 + labels;
+			for (size_t k = 0; k < 3 * n; k++) {
+				x = x * 6364136223846793005ull + 1442695040888963407ull;
+				int64_t a = int64_t((x >> 33) % n), b = int64_t((x >> 13) % n);
+				if (a != b)
+					edges.append(std::min(a, b), std::max(a, b)); // a DAG: every vertex its own component
+			}
+			for (size_t v = 0; v + 1 < n; v++) {
+				edges.append(int64_t(v), int64_t(v + 1)); // every vertex an id
+				if (v % 2 == 0)
+					edges.append(int64_t(v), int64_t(v + 1)); // edges that several rows held
+			}
+			BuildOptions options;
+			options.labels = labels;
+			BuildStats stats;
+			Index index = Index::build(copy(edges), options, &stats);
+			ASSERT_EQ(stats.components, n);
+			uint64_t image = index.image_pieces().size();
+			uint64_t streamed =
+			    estimate_build_bytes(stats.input_edges, stats.vertices, stats.edges, 0, 0, false, false, labels);
+			uint64_t whole =
+			    estimate_build_bytes(stats.input_edges, stats.vertices, stats.edges, 0, 0, false, true, labels);
+			EXPECT_GE(streamed, 2 * image) << labels << " labels, " << n << " vertices"; // its stretches: all of it
+			EXPECT_GE(whole, 2 * image) << labels << " labels, " << n << " vertices";
+			EXPECT_LE(streamed, 3 * image)
+			    << labels << " labels, " << n << " vertices: no longer conservative, wasteful";
+		}
+}
+
 // What a writer copies of an image in pieces, any stretch of it (across sections and the zeros
-// between them), is the image's bytes there, also after the pieces moved.
+// between them), is the image's bytes there, also after the pieces moved; and of the whole image
+// as one piece (a merge's), found where it lies.
 TEST(Index, ImagePiecesCopyTheImage) {
 	auto check = [](const Index &index, const char *what) {
 		std::vector<uint8_t> whole = index.serialize();
 		ImagePieces made = index.image_pieces();
 		ImagePieces pieces = std::move(made);
+		ImagePieces one = ImagePieces::of(whole.data(), whole.size());
+		ASSERT_EQ(one.size(), whole.size()) << what;
 		ASSERT_EQ(pieces.size(), whole.size()) << what;
 		// A section's bytes are found where the index holds them.
 		uint64_t ids_at = 0; // the first entry of the section table: the ids' offset
@@ -731,6 +849,15 @@ TEST(Index, ImagePiecesCopyTheImage) {
 				EXPECT_TRUE(std::equal(found, found + n, whole.begin() + long(offset)))
 				    << what << ": " << n << " bytes found at " << offset;
 			}
+			if (n > 0) {
+				EXPECT_EQ(one.find(offset, n), whole.data() + offset) << what << ": " << n << " bytes at " << offset;
+			}
+			std::fill(part.begin(), part.end(), 0xCD);
+			one.copy(offset, n, part.data() + 1);
+			EXPECT_EQ(part.front(), 0xCD) << what;
+			EXPECT_EQ(part.back(), 0xCD) << what << ": one piece wrote past " << n << " bytes at " << offset;
+			EXPECT_TRUE(std::equal(part.begin() + 1, part.end() - 1, whole.begin() + long(offset)))
+			    << what << ": one piece, " << n << " bytes at " << offset;
 		}
 		Index loaded = Index::deserialize(whole.data(), whole.size());
 		EXPECT_EQ(loaded.serialize(), whole) << what;

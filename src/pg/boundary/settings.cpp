@@ -141,14 +141,18 @@ build_helper_threads() {
 	return unsigned(std::clamp(std::min(settings.build_threads, settings.max_build_threads), 0, 16));
 }
 
+// The process's choice (set_store_default_helpers); grail.max_build_threads still caps it.
+static unsigned store_default_helpers = 1;
+
+void
+set_store_default_helpers(unsigned helpers) {
+	store_default_helpers = helpers;
+}
+
 unsigned
 store_helper_threads() {
-	// A background merge runs beside the table's readers and writers: a second thread of its own
-	// took their CPU (the reader's 99th percentile beside a writer, bench/live_pgbench.sh: 9.6-10.9x
-	// without it, 11.5-12.5x with it).
-	if (IsBackgroundWorker)
-		return build_helper_threads();
-	return std::max(build_helper_threads(), unsigned(std::clamp(settings.max_build_threads, 0, 1)));
+	return std::max(build_helper_threads(),
+	                std::min(unsigned(std::max(settings.max_build_threads, 0)), store_default_helpers));
 }
 
 static void

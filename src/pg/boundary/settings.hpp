@@ -42,8 +42,10 @@ void define_settings();
 // The helper threads a build runs: grail.build_threads, capped by grail.max_build_threads.
 unsigned build_helper_threads();
 // The helper threads that compress an image's chunks while the backend writes them: the build's,
-// and at least one where grail.max_build_threads allows it (as CREATE INDEX sorts on parallel
-// workers unless max_parallel_maintenance_workers is 0), except in a background merge.
+// and at least the process's default (one, as CREATE INDEX sorts on parallel workers unless
+// max_parallel_maintenance_workers is 0) where grail.max_build_threads allows it.
 unsigned store_helper_threads();
+// Sets the process's default for store_helper_threads (the merge worker takes none).
+void set_store_default_helpers(unsigned helpers);
 
 } // namespace grail::pg

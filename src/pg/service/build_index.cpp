@@ -300,12 +300,13 @@ record_build_stats(const grail::BuildStats &stats, double start_ms, StoredBuild 
 }
 
 grail::Index
-build_graph_rows(const char *name, const GraphRow &row, GraphRows read, StoredBuild *stored) {
+build_graph_rows(const char *name, const GraphRow &row, GraphRows read, StoredBuild *stored, bool whole_image) {
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	const grail::DevicePolicy &policy = read.policy;
 	grail::BuildOptions options;
 	options.labels = unsigned(row.labels);
 	options.memory_limit_bytes = memory_limit;
+	options.whole_image = whole_image;
 	options.id_hash_seed = unpredictable_seed();
 	// Helper threads for the steps of the build that split (grail.build_threads up to
 	// grail.max_build_threads; 0: none). They compute only: no PostgreSQL call.

@@ -35,8 +35,10 @@ struct GraphRows {
 // merge diffs them), so they never go into a rows file.
 GraphRows read_graph_rows(const char *name, const GraphRow &row, Snapshot snapshot, StoredBuild *stats,
                           bool rows_on_host = false);
-// The second half: builds the index of rows, filling the rest of stats.
-grail::Index build_graph_rows(const char *name, const GraphRow &row, GraphRows rows, StoredBuild *stats);
+// The second half: builds the index of rows, filling the rest of stats. whole_image: the caller
+// then makes the image whole (a merge, for the image cache), which the build's memory limit counts.
+grail::Index build_graph_rows(const char *name, const GraphRow &row, GraphRows rows, StoredBuild *stats,
+                              bool whole_image = false);
 // stats' sizes and times from a build's (after read_graph_rows), as build_graph_rows fills them.
 void record_build_stats(const grail::BuildStats &build, double start_ms, StoredBuild *stats);
 

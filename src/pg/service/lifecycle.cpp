@@ -220,7 +220,8 @@ store_delta_build(const GraphRow &row, DeltaBuild &made, StoredBuild *stored, Me
 	stored_delta.changes = int64_t(made.delta.changes());
 	stored_delta.image_bytes = int64_t(made.image.size());
 	*built = row;
-	built->build = store_index(row.id, bytes, stored, merge, &stored_delta);
+	built->build =
+	    store_index(row.id, grail::ImagePieces::of(bytes.data(), bytes.size()), stored, merge, &stored_delta);
 	built->build_uuid = stored->build_uuid;
 	built->index_bytes = int64_t(made.image.size());
 	built->base_build = stored_delta.base_build;
@@ -272,7 +273,7 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 		delta = make_delta_build(graph_name, row, rows, &stored);
 	grail::Index index;
 	if (!delta)
-		index = build_graph_rows(name, row, std::move(rows), &stored);
+		index = build_graph_rows(name, row, std::move(rows), &stored, merge != MergeKind::none);
 	// The edge changes this build took in (all of them, and no log, for a graph that is not live).
 	int64_t folded = count_pending_edges(row.id, snapshot);
 	progress_phase(BuildPhase::deleting_changes, folded);
@@ -290,16 +291,14 @@ build_graph(const GraphName &graph_name, const GraphRow &row, BuildCommand comma
 		// the cache: the first reader after it maps the file instead of reading and checking the chunks.
 		// Otherwise the image is never made whole: its pieces are stored a stretch at a time.
 		std::vector<uint8_t> bytes;
-		std::optional<grail::ImagePieces> pieces;
 		if (merge != MergeKind::none)
 			bytes = index.serialize();
-		else
-			pieces.emplace(index.image_pieces());
+		grail::ImagePieces pieces =
+		    merge != MergeKind::none ? grail::ImagePieces::of(bytes.data(), bytes.size()) : index.image_pieces();
 		stored.persist_ms = grail::ms_since(serializing);
-		built.build =
-		    pieces ? store_index(row.id, *pieces, &stored, merge) : store_index(row.id, bytes, &stored, merge);
+		built.build = store_index(row.id, pieces, &stored, merge);
 		built.build_uuid = stored.build_uuid;
-		built.index_bytes = int64_t(pieces ? pieces->size() : bytes.size());
+		built.index_bytes = int64_t(pieces.size());
 		built.base_build = 0;
 		built.base_build_uuid.clear();
 		if (merge != MergeKind::none)

@@ -747,14 +747,7 @@ watch_graph(int64_t id) {
 struct ChunkRows {
 	std::vector<uint8_t> datums; // sized once for the longest stretch, reused
 	std::vector<size_t> starts;  // each row's datum in datums
-	std::vector<uint8_t> raw;    // the stretch's image bytes, where the image is in pieces
-};
-
-// An image as insert_chunks reads it: one buffer, or pieces copied a stretch at a time.
-struct ImageBytes {
-	size_t size;
-	const uint8_t *whole;             // or nullptr
-	const grail::ImagePieces *pieces; // where whole is nullptr
+	std::vector<uint8_t> raw;    // the stretch's image bytes, where they lie in more than one piece
 };
 
 // Image bytes in a stretch, the unit that one thread makes into rows: a few hundred rows, whose
@@ -958,22 +951,22 @@ close_chunk_table(ChunkTable &table) {
  * from 0).
  */
 static void
-insert_chunks(int64_t id, const ImageBytes &bytes, bool counting_down) {
+insert_chunks(int64_t id, const grail::ImagePieces &bytes, bool counting_down) {
 	ChunkTable table = guard([] { return open_chunk_table(); });
 	bool compress = table.plan == NULL && lz4_datums_supported();
 	unsigned helpers = store_helper_threads();
-	size_t stretches = (bytes.size + kStretchBytes - 1) / kStretchBytes;
+	size_t stretches = (bytes.size() + kStretchBytes - 1) / kStretchBytes;
 	// Stretches made at once: one per thread that makes them, at most 8 (two batches' rows, about
 	// 70 MB, are held at once).
 	size_t batch = std::clamp<size_t>(helpers, 1, 8);
 	auto make = [&](std::vector<ChunkRows> &made, size_t first, unsigned threads) {
 		size_t count = std::min(batch, stretches - first);
 		grail::run_tasks(count, threads, [&](size_t k, unsigned) {
-			size_t offset = (first + k) * kStretchBytes, n = std::min(kStretchBytes, bytes.size - offset);
-			const uint8_t *stretch = bytes.whole != nullptr ? bytes.whole + offset : bytes.pieces->find(offset, n);
+			size_t offset = (first + k) * kStretchBytes, n = std::min(kStretchBytes, bytes.size() - offset);
+			const uint8_t *stretch = bytes.find(offset, n);
 			if (stretch == nullptr) {
 				made[k].raw.resize(kStretchBytes);
-				bytes.pieces->copy(offset, n, made[k].raw.data());
+				bytes.copy(offset, n, made[k].raw.data());
 				stretch = made[k].raw.data();
 			}
 			chunk_stretch(stretch, n, compress, &made[k]);
@@ -981,7 +974,7 @@ insert_chunks(int64_t id, const ImageBytes &bytes, bool counting_down) {
 	};
 	std::vector<ChunkRows> ready(batch), next(batch);
 	guard([&] {
-		progress_phase(BuildPhase::storing, int64_t(bytes.size));
+		progress_phase(BuildPhase::storing, int64_t(bytes.size()));
 		progress_done(0);
 	});
 	size_t seq = 0;
@@ -1001,7 +994,7 @@ insert_chunks(int64_t id, const ImageBytes &bytes, bool counting_down) {
 					insert_chunk_rows(table, id, ready[k], seq, counting_down);
 					seq += ready[k].starts.size();
 				}
-				progress_done(int64_t(std::min(bytes.size, (first + batch) * kStretchBytes)));
+				progress_done(int64_t(std::min(bytes.size(), (first + batch) * kStretchBytes)));
 			});
 			if (more) {
 				making.wait();
@@ -1012,8 +1005,9 @@ insert_chunks(int64_t id, const ImageBytes &bytes, bool counting_down) {
 	guard([&] { close_chunk_table(table); });
 }
 
-static int64_t
-store_image(int64_t id, const ImageBytes &bytes, StoredBuild *stats, MergeKind merge, const StoredDelta *delta) {
+int64_t
+store_index(int64_t id, const grail::ImagePieces &bytes, StoredBuild *stats, MergeKind merge,
+            const StoredDelta *delta) {
 	double start = grail::now_ms();
 	return with_spi([&] {
 		Oid id_type[] = {INT8OID};
@@ -1029,8 +1023,8 @@ store_image(int64_t id, const ImageBytes &bytes, StoredBuild *stats, MergeKind m
 		insert_chunks(id, bytes, delta != nullptr);
 
 		// A delta build's image is the one its base and delta make (apply_delta), never stored.
-		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size);
-		stats->written_bytes = int64_t(bytes.size);
+		stats->index_bytes = delta != nullptr ? delta->image_bytes : int64_t(bytes.size());
+		stats->written_bytes = int64_t(bytes.size());
 		stats->persist_ms += grail::ms_since(start);
 		Oid types[] = {INT8OID, INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,   INT8OID,
 		               INT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, FLOAT8OID, INT4OID,
@@ -1060,7 +1054,7 @@ store_image(int64_t id, const ImageBytes &bytes, StoredBuild *stats, MergeKind m
 		    guard([&] { return CStringGetTextDatum(delta != nullptr ? delta->base_build_uuid.c_str() : ""); }),
 		    Int64GetDatum(delta != nullptr ? delta->base_index_bytes : 0),
 		    Int64GetDatum(delta != nullptr ? delta->changes : 0),
-		    Int64GetDatum(delta != nullptr ? int64_t(bytes.size) : 0),
+		    Int64GetDatum(delta != nullptr ? int64_t(bytes.size()) : 0),
 		    guard([&] { return CStringGetTextDatum(xmax.c_str()); }),
 		    guard([&] { return CStringGetTextDatum(running.c_str()); })};
 		execute("UPDATE grail.graph SET build = pg_catalog.nextval('grail.build_seq'::pg_catalog.regclass), "
@@ -1112,17 +1106,6 @@ store_image(int64_t id, const ImageBytes &bytes, StoredBuild *stats, MergeKind m
 		        SPI_OK_UPDATE);
 		return build;
 	});
-}
-
-int64_t
-store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats, MergeKind merge,
-            const StoredDelta *delta) {
-	return store_image(id, ImageBytes{bytes.size(), bytes.data(), nullptr}, stats, merge, delta);
-}
-
-int64_t
-store_index(int64_t id, const grail::ImagePieces &image, StoredBuild *stats, MergeKind merge) {
-	return store_image(id, ImageBytes{image.size(), nullptr, &image}, stats, merge, nullptr);
 }
 
 std::string

@@ -159,13 +159,11 @@ struct StoredDelta {
 	int64_t image_bytes = 0; // of the image base and delta make
 };
 // Replaces the graph's chunks with bytes and records the build (and the merge); returns the new
-// build number. With delta, bytes are a delta's: they replace only the last delta's chunks, and
-// the base's stay.
-int64_t store_index(int64_t id, const std::vector<uint8_t> &bytes, StoredBuild *stats,
-                    MergeKind merge = MergeKind::none, const StoredDelta *delta = nullptr);
-// The same for a full image in pieces (Index::image_pieces()), copied a stretch at a time as it is
-// compressed and written: no buffer of the whole image.
-int64_t store_index(int64_t id, const grail::ImagePieces &image, StoredBuild *stats, MergeKind merge = MergeKind::none);
+// build number. The bytes are copied a stretch at a time as they are compressed and written: an
+// image in pieces (Index::image_pieces()) is never made whole. With delta, bytes are a delta's
+// (ImagePieces::of its buffer): they replace only the last delta's chunks, and the base's stay.
+int64_t store_index(int64_t id, const grail::ImagePieces &bytes, StoredBuild *stats, MergeKind merge = MergeKind::none,
+                    const StoredDelta *delta = nullptr);
 // A delta build's delta bytes, read from its chunks (row.delta_bytes of them).
 std::vector<uint8_t> load_delta(const GraphRow &row);
 // A clear error if the recorded size of the graph's index is impossible (it decides allocations).
