@@ -2,6 +2,7 @@
 // and finding a key's vertex (see keys.hpp).
 #include "keys.hpp"
 #include "error.hpp"
+#include "huge_pages.hpp"
 
 // Header-only xxHash: a query hashes each key it looks up, and short keys take a few nanoseconds
 // inlined.
@@ -13,17 +14,10 @@
 #include <cstring>
 #include <cstdlib>
 #include <new>
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
 
 namespace grail {
 
 namespace keys_detail {
-
-namespace {
-constexpr size_t kHugePage = size_t(2) << 20;
-}
 
 void *
 allocate_large(size_t bytes) {
@@ -37,9 +31,7 @@ allocate_large(size_t bytes) {
 	void *p = std::aligned_alloc(kHugePage, rounded);
 	if (p == nullptr)
 		throw std::bad_alloc();
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	madvise(p, rounded, MADV_HUGEPAGE); // advice only: without huge pages, 4 kB pages as before
-#endif
+	advise_huge_pages(p, rounded); // advice only: without huge pages, 4 kB pages as before
 	return p;
 }
 
@@ -52,15 +44,7 @@ free_large(void *p, size_t) noexcept {
 template <typename T>
 void
 advise_large(const std::vector<T> &v) noexcept {
-#if defined(__linux__) && defined(MADV_HUGEPAGE)
-	uintptr_t begin = reinterpret_cast<uintptr_t>(v.data()), end = begin + v.capacity() * sizeof(T);
-	begin = (begin + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
-	end &= ~uintptr_t(kHugePage - 1);
-	if (end > begin)
-		madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
-#else
-	(void)v;
-#endif
+	advise_huge_pages(v.data(), v.capacity() * sizeof(T));
 }
 
 } // namespace keys_detail
