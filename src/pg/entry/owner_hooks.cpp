@@ -26,14 +26,7 @@
 #include "entry/owner_hooks.hpp"
 
 extern "C" {
-#include "access/genam.h"
-#include "access/table.h"
-#include "catalog/dependency.h"
-#include "catalog/indexing.h"
 #include "catalog/namespace.h"
-#include "catalog/pg_namespace.h"
-#include "catalog/pg_extension.h"
-#include "utils/fmgroids.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "tcop/utility.h"
@@ -138,27 +131,8 @@ static void
 refuse_renaming_extension_schema(RenameStmt *stmt) {
 	if (stmt->renameType != OBJECT_SCHEMA || stmt->subname == nullptr)
 		return;
-	bool ours = guard([&] {
-		Oid schema = get_namespace_oid(stmt->subname, true);
-		if (!OidIsValid(schema))
-			return false;
-		// The extension's own schema (the control file's, which CREATE EXTENSION makes) is not a
-		// member of it, as grail_internal is: pg_extension.extnamespace names it.
-		bool found = false;
-		Relation rel = table_open(ExtensionRelationId, AccessShareLock);
-		ScanKeyData key;
-		ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ, CStringGetDatum("pg_grail"));
-		SysScanDesc scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
-		HeapTuple tuple = systable_getnext(scan);
-		if (HeapTupleIsValid(tuple)) {
-			auto *extension = reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple));
-			found = extension->extnamespace == schema ||
-			        getExtensionOfObject(NamespaceRelationId, schema) == extension->oid;
-		}
-		systable_endscan(scan);
-		table_close(rel, AccessShareLock);
-		return found;
-	});
+	Oid schema = guard([&] { return get_namespace_oid(stmt->subname, true); });
+	bool ours = OidIsValid(schema) && extension_schema(schema);
 	if (ours)
 		raise(ERRCODE_FEATURE_NOT_SUPPORTED,
 		      format("cannot rename schema \"%s\": it belongs to extension pg_grail, whose functions, triggers and "

@@ -26,11 +26,13 @@ extern "C" {
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
+#include "catalog/dependency.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_extension.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -64,7 +66,7 @@ static constexpr uint64_t kMaxIndexBytes = uint64_t(1) << 44;
 
 struct ExtensionRow {
 	bool found = false;
-	Oid owner = InvalidOid;
+	Oid oid = InvalidOid, owner = InvalidOid, schema = InvalidOid;
 	std::string version;
 };
 
@@ -85,14 +87,26 @@ extension_row() {
 		if (HeapTupleIsValid(tuple)) {
 			bool null;
 			Datum version = heap_getattr(tuple, Anum_pg_extension_extversion, RelationGetDescr(rel), &null);
+			auto *extension = reinterpret_cast<Form_pg_extension>(GETSTRUCT(tuple));
 			row.found = true;
-			row.owner = ((Form_pg_extension)GETSTRUCT(tuple))->extowner;
+			row.oid = extension->oid;
+			row.owner = extension->extowner;
+			row.schema = extension->extnamespace;
 			row.version = null ? "?" : TextDatumGetCString(version);
 		}
 		systable_endscan(scan);
 		table_close(rel, AccessShareLock);
 		return row;
 	});
+}
+
+bool
+extension_schema(Oid schema) {
+	ExtensionRow row = extension_row();
+	// The extension's own schema (the control file's, which CREATE EXTENSION makes) is not a
+	// member of it, as grail_internal is: pg_extension.extnamespace names it.
+	return row.found && (row.schema == schema ||
+	                     guard([&] { return getExtensionOfObject(NamespaceRelationId, schema); }) == row.oid);
 }
 
 bool

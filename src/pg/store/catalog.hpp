@@ -198,6 +198,8 @@ bool graph_identity(int64_t id, GraphIdentity *graph);
 // Whether pg_grail is installed in this database at this library's version (hooks skip quietly
 // where it is not; the functions raise a clear error instead).
 bool extension_in_step();
+// Whether schema is one of pg_grail's in this database: its own or a member of it (grail_internal).
+bool extension_schema(Oid schema);
 
 // The graphs that any of roles owns, locked FOR UPDATE; name is schema-qualified and quoted.
 struct OwnedGraph {
