@@ -1,4 +1,8 @@
 #include <malloc.h>
+#if defined(__SANITIZE_ADDRESS__)
+// AddressSanitizer's runtime (sanitizer/allocator_interface.h, which gcc does not install).
+extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
+#endif
 
 #include "service/kept_memory.hpp"
 
@@ -23,12 +27,17 @@ kept_bytes_total() noexcept {
 
 /*
  * malloc's bytes in use: in its arenas (every thread's, as mallinfo2 sums them) and in the blocks
- * it maps on its own (large allocations).
+ * it maps on its own (large allocations). Built with AddressSanitizer, whose allocator replaces
+ * malloc's (mallinfo2 would see nothing), its own count.
  */
 static size_t
 heap_in_use() noexcept {
+#if defined(__SANITIZE_ADDRESS__)
+	return __sanitizer_get_current_allocated_bytes();
+#else
 	struct mallinfo2 info = mallinfo2();
 	return info.uordblks + info.hblkhd;
+#endif
 }
 
 HeapGrowth::HeapGrowth() noexcept : start_(heap_in_use()) {
