@@ -560,7 +560,7 @@ LookupLabels::order(const Csr &dag, LookupRecord *records) {
 	size_t n = dag.vertex_count();
 	if (n >= UINT32_MAX)
 		throw Error(ErrorKind::limit_exceeded, "too many components for a backward order");
-	Csr up = dag.reversed();
+	const Csr up = dag.reversed();
 	constexpr uint32_t kUnseen = UINT32_MAX;
 	std::vector<uint32_t> lo_of(n, kUnseen), post_of(n), first_of(n);
 	struct Frame {

@@ -170,27 +170,27 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 Csr
 Csr::reversed() const {
 	size_t n = vertex_count();
-	Csr r;
 	// A backend keeps the reverse for its searches against the edges (ancestors()), which read it
 	// at random: in huge pages where the kernel has them.
-	r.offsets.reserve(n + 1);
-	advise_huge_pages(r.offsets.data(), (n + 1) * sizeof(eid_t));
-	r.offsets.assign(n + 1, 0);
+	HugePageArray<eid_t> offsets_of = huge_page_array<eid_t>(n + 1);
+	eid_t *r_offsets = offsets_of.data;
 	for (vid_t t : targets)
-		r.offsets[t + 1]++;
+		r_offsets[t + 1]++;
 	for (size_t v = 0; v < n; v++)
-		r.offsets[v + 1] += r.offsets[v];
-	r.targets.reserve(targets.size());
-	advise_huge_pages(r.targets.data(), targets.size() * sizeof(vid_t));
-	r.targets.resize(targets.size());
-	std::vector<eid_t> fill(r.offsets.begin(), r.offsets.end() - (n ? 1 : 0));
+		r_offsets[v + 1] += r_offsets[v];
+	HugePageArray<vid_t> targets_of = huge_page_array<vid_t>(targets.size());
+	vid_t *r_targets = targets_of.data;
+	std::vector<eid_t> fill(r_offsets, r_offsets + n);
 	// Sources are visited in ascending order, so every reversed list comes out sorted.
 	for (size_t v = 0; v < n; v++) {
 		if ((v & kPollMask) == 0)
 			poll_cancel();
 		for (eid_t e = offsets[v]; e < offsets[v + 1]; e++)
-			r.targets[fill[targets[e]]++] = vid_t(v);
+			r_targets[fill[targets[e]]++] = vid_t(v);
 	}
+	Csr r;
+	r.offsets = std::move(offsets_of.array);
+	r.targets = std::move(targets_of.array);
 	return r;
 }
 

@@ -1,5 +1,6 @@
 #include "generate.hpp"
 #include "graph.hpp"
+#include "huge_pages.hpp"
 #include "oracle.hpp"
 
 #include <gtest/gtest.h>
@@ -80,6 +81,43 @@ TEST(Csr, Reversed) {
 	EXPECT_EQ(neighbours(r, 2), (std::vector<vid_t>{0, 1}));
 	EXPECT_TRUE(neighbours(r, 3).empty());
 	EXPECT_EQ(Csr{}.reversed().vertex_count(), 0u);
+}
+
+// A reverse past 2 MB lies in memory of its own (huge_page_array), which must hold the same lists
+// and be given back with the last copy of the CSR.
+TEST(Csr, LargeReversedEqualsSmallOnesAndIsFreed) {
+	const Graph g = Graph::from_edges(generate_random_dag(1 << 20, 3.0, 7));
+	const Csr &csr = g.out;
+	const size_t n = csr.vertex_count();
+	ASSERT_GT(csr.edge_count() * sizeof(vid_t), kHugePage);
+	const size_t mapped_before = huge_page_bytes_mapped.load();
+	{
+		const Csr r = csr.reversed();
+		EXPECT_GE(huge_page_bytes_mapped.load(), mapped_before + csr.edge_count() * sizeof(vid_t));
+		ASSERT_EQ(r.vertex_count(), n);
+		ASSERT_EQ(r.edge_count(), csr.edge_count());
+		// Every edge once, each list ascending: the reverse of the reverse is the graph.
+		const Csr rr = r.reversed();
+		for (vid_t v = 0; v < n; v++) {
+			ASSERT_TRUE(std::is_sorted(r.begin(v), r.end(v)));
+			ASSERT_EQ(neighbours(rr, v), neighbours(csr, v)) << v;
+		}
+	}
+	EXPECT_EQ(huge_page_bytes_mapped.load(), mapped_before);
+}
+
+TEST(Csr, HugePageArrayIsZeroedAndWrittenThroughItsPointer) {
+	for (size_t count : {size_t(0), size_t(1000), (kHugePage / sizeof(uint32_t)) * 3 + 5}) {
+		HugePageArray<uint32_t> a = huge_page_array<uint32_t>(count);
+		const Array<uint32_t> &read = a.array;
+		ASSERT_EQ(read.size(), count);
+		for (size_t i = 0; i < count; i++)
+			ASSERT_EQ(read[i], 0u) << i;
+		for (size_t i = 0; i < count; i++)
+			a.data[i] = uint32_t(i * 2654435761u);
+		for (size_t i = 0; i < count; i++)
+			ASSERT_EQ(read[i], uint32_t(i * 2654435761u)) << i;
+	}
 }
 
 TEST(Graph, EmptyEdgeList) {

@@ -1,4 +1,5 @@
 #include "build_delta.hpp"
+#include "huge_pages.hpp"
 #include "error.hpp"
 #include "index.hpp"
 
@@ -112,24 +113,18 @@ struct CachedFile {
  */
 static void *
 map_shared(size_t size, int prot, int fd) {
-	constexpr size_t kHugePage = size_t(2) << 20;
 	if (size < kHugePage)
 		return mmap(nullptr, size, prot, MAP_SHARED, fd, 0);
-	// Room for the mapping and the distance to the next boundary, then the file over its part.
+	// Room at the next boundary, then the file over it.
 	const size_t page = size_t(sysconf(_SC_PAGESIZE)), mapped = (size + page - 1) / page * page;
-	void *room = mmap(nullptr, mapped + kHugePage, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (room == MAP_FAILED)
+	void *start = reserve_huge_page_aligned(mapped);
+	if (start == MAP_FAILED)
 		return mmap(nullptr, size, prot, MAP_SHARED, fd, 0);
-	const uintptr_t begin = uintptr_t(room), start = (begin + kHugePage - 1) & ~uintptr_t(kHugePage - 1);
-	void *bytes = mmap(reinterpret_cast<void *>(start), size, prot, MAP_SHARED | MAP_FIXED, fd, 0);
+	void *bytes = mmap(start, size, prot, MAP_SHARED | MAP_FIXED, fd, 0);
 	if (bytes == MAP_FAILED) {
-		munmap(room, mapped + kHugePage);
+		munmap(start, mapped);
 		return MAP_FAILED;
 	}
-	if (start > begin)
-		munmap(room, start - begin);
-	if (begin + kHugePage > start)
-		munmap(reinterpret_cast<void *>(start + mapped), begin + kHugePage - start);
 #ifdef MADV_HUGEPAGE
 	madvise(bytes, size, MADV_HUGEPAGE);
 #endif

@@ -4,6 +4,8 @@
 extern "C" size_t __sanitizer_get_current_allocated_bytes(void);
 #endif
 
+#include "huge_pages.hpp"
+
 #include "service/kept_memory.hpp"
 
 namespace grail::pg {
@@ -28,16 +30,18 @@ kept_bytes_total() noexcept {
 /*
  * malloc's bytes in use: in its arenas (every thread's, as mallinfo2 sums them) and in the blocks
  * it maps on its own (large allocations). Built with AddressSanitizer, whose allocator replaces
- * malloc's (mallinfo2 would see nothing), its own count.
+ * malloc's (mallinfo2 would see nothing), its own count. And the arrays the engine maps itself to
+ * have huge pages (a reversed CSR).
  */
 static size_t
 heap_in_use() noexcept {
 #if defined(__SANITIZE_ADDRESS__)
-	return __sanitizer_get_current_allocated_bytes();
+	size_t allocated = __sanitizer_get_current_allocated_bytes();
 #else
 	struct mallinfo2 info = mallinfo2();
-	return info.uordblks + info.hblkhd;
+	size_t allocated = info.uordblks + info.hblkhd;
 #endif
+	return allocated + huge_page_bytes_mapped.load(std::memory_order_relaxed);
 }
 
 HeapGrowth::HeapGrowth() noexcept : start_(heap_in_use()) {
