@@ -16,8 +16,10 @@
 # with no pending changes, so what the writer's graph costs a reader beyond sharing the CPUs. --causes 1 logs the
 # reader's overlay line per statement (log_min_messages = debug1) and sums up its statements beside
 # the writer by how each came by its overlay (kept, extended, carried across a build, made again):
-# how many, their log rows, time and CPU time, and how many took over 1.5 ms; counts of slow
-# statements by cause move less with the machine's load than the percentiles do.
+# how many, their log rows, time and CPU time, records widened, and how many took over 1.5 ms; then
+# the slowest 1% and 2% of its statements (pgbench's latency, each paired with its own line) by
+# cause, with the part that getting the overlay took and, of its CPU time, reading the log. Counts
+# of slow statements by cause move less with the machine's load than the percentiles do.
 # Runs on the project's throwaway cluster (scripts/cluster.sh).
 #   bench/live_pgbench.sh [--vertices N] [--edges M] [--seconds S] [--merge-threshold T] [--keep DIR]
 #                         [--reader reachable|floor|static] [--causes 1]
@@ -119,11 +121,30 @@ printf '| %-44s | %9s | %9s | %7s |\n' "reader backend on a CPU, s" "$(sched alo
 printf '| %-44s | %9s | %9s | %7s |\n' "reader backend waiting for a CPU, s" "$(sched alone 2)" "$(sched beside 2)" ""
 printf '| %-44s | %9s | %9s | %7s |\n' "statements" "$(cat "$work"/alone/reader_log.* | wc -l)" "$(cat "$work"/beside/reader_log.* | wc -l)" ""
 if [ -n "$causes" ]; then
-	echo
-	printf '| %-44s | %9s | %9s | %9s | %9s | %9s |\n' "reader's statements beside, by overlay" "count" "log rows" "ms" "CPU ms" "> 1.5 ms"
-	printf '|%s|%s|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "-----------" "-----------" "-----------"
+	# The reader's overlay lines beside the writer, one a statement in the order it ran them, as
+	# cause|log rows|overlay ms|overlay CPU ms|records widened|edges left unwidened|of the CPU ms, reading
+	# the log.
 	tail -c "+$log_from" "$server_log" | grep 'pg_grail overlay of graph' |
-		sed -E 's/.*overlay of graph [0-9]+: (.*), ([0-9]+) log rows read, ([0-9.]+) ms, ([0-9.]+) ms on the CPU.*/\1|\2|\3|\4/; s/across build [0-9]+/across a build/' |
-		awk -F'|' '{ n[$1]++; r[$1] += $2; w[$1] += $3; c[$1] += $4; if ($3 > 1.5) s[$1]++ }
-			END { for (k in n) printf "| %-44s | %9d | %9.1f | %9.3f | %9.3f | %9d |\n", k, n[k], r[k] / n[k], w[k] / n[k], c[k] / n[k], s[k] }' | sort
+		sed -E 's/.*overlay of graph [0-9]+: (.*), ([0-9]+) log rows read, ([0-9.]+) ms, ([0-9.]+) ms on the CPU \(([0-9.]+) reading the log\), ([0-9]+) records widened, ([0-9]+) edges left unwidened.*/\1|\2|\3|\4|\6|\7|\5/; s/across build [0-9]+/across a build/' >"$work/causes"
+	echo
+	printf '| %-44s | %9s | %9s | %9s | %9s | %9s | %9s |\n' "reader's statements beside, by overlay" "count" "log rows" "ms" "CPU ms" "widened" "> 1.5 ms"
+	printf '|%s|%s|%s|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "-----------" "-----------" "-----------" "-----------"
+	awk -F'|' '{ n[$1]++; r[$1] += $2; w[$1] += $3; c[$1] += $4; g[$1] += $5; if ($3 > 1.5) s[$1]++ }
+		END { for (k in n) printf "| %-44s | %9d | %9.1f | %9.3f | %9.3f | %9.0f | %9d |\n", k, n[k], r[k] / n[k], w[k] / n[k], c[k] / n[k], g[k] / n[k], s[k] }' "$work/causes" | sort
+	# The slowest statements (pgbench's latency), each beside its own overlay line (the n-th
+	# statement's is the n-th line): by cause, how many, their latency, and the part of it that
+	# getting the overlay took (on a CPU and in all); the rest is the query and waiting for a CPU.
+	statements=$(cat "$work"/beside/reader_log.* | wc -l)
+	[ "$statements" -eq "$(wc -l <"$work/causes")" ] ||
+		echo "(statements $statements, overlay lines $(wc -l <"$work/causes"): paired in order all the same)"
+	awk '{ print $3 / 1000 }' "$work"/beside/reader_log.* | paste -d'|' - "$work/causes" >"$work/paired"
+	for share in 0.01 0.02; do
+		slow=$(awk -v s="$share" -v n="$statements" 'BEGIN { k = int(n * s); print k < 1 ? 1 : k }')
+		echo
+		printf '| %-44s | %9s | %9s | %9s | %9s | %9s | %9s | %9s |\n' "slowest $(awk -v s="$share" 'BEGIN { print s * 100 }')% ($slow statements) by overlay" "count" "ms" "overlay ms" "its CPU" "log rows" "widened" "read CPU"
+		printf '|%s|%s|%s|%s|%s|%s|%s|%s|\n' "----------------------------------------------" "-----------" "-----------" "-----------" "-----------" "-----------" "-----------" "-----------"
+		sort -t'|' -k1,1gr "$work/paired" | head -n "$slow" |
+			awk -F'|' '{ n[$2]++; l[$2] += $1; w[$2] += $4; c[$2] += $5; r[$2] += $3; g[$2] += $6; d[$2] += $8 }
+				END { for (k in n) printf "| %-44s | %9d | %9.3f | %9.3f | %9.3f | %9.1f | %9.0f | %9.3f |\n", k, n[k], l[k] / n[k], w[k] / n[k], c[k] / n[k], r[k] / n[k], g[k] / n[k], d[k] / n[k] }' | sort -t'|' -k3,3nr
+	done
 fi

@@ -623,7 +623,15 @@ extend_overlay(LiveOverlay &live, const std::vector<PendingRow> &rows) {
 struct OverlayTrace {
 	const char *how;
 	size_t rows;
+	double reading_cpu_ms; // of it, reading the log rows written since the kept overlay's
 };
+// Milliseconds this thread has run on a CPU.
+static double
+thread_cpu_ms() {
+	struct timespec now;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+	return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
+}
 static OverlayTrace overlay_trace;
 static std::string carried_trace; // overlay_trace.how's text for a carry, which names the build
 
@@ -639,21 +647,30 @@ static std::shared_ptr<LiveOverlay>
 live_overlay(const GraphName &name, const GraphRow &row, Oid key_type, std::optional<grail::KeyKind> keys) {
 	if (!message_level_is_interesting(DEBUG1))
 		return kept_or_new_overlay(name, row, key_type, keys);
-	auto cpu_ms = [] {
-		struct timespec now;
-		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-		return double(now.tv_sec) * 1e3 + double(now.tv_nsec) / 1e6;
+	// The records the widening grows here: those of the kept overlay's counter since, or all of a
+	// new overlay's.
+	auto overlay_of = [](const std::shared_ptr<LiveOverlay> &live) {
+		return live && live->reach ? live->reach->overlay() : nullptr;
 	};
+	// (A weak pointer: the kept overlay, dropped for a new one, must not pass for it at its address.)
+	std::weak_ptr<LiveOverlay> was = backend_cache()[row.id].overlay.value;
+	const grail::ReachabilityOverlay *was_overlay = overlay_of(was.lock());
+	size_t grown_before = was_overlay ? was_overlay->records_grown() : 0;
 	auto started = std::chrono::steady_clock::now();
-	double cpu_started = cpu_ms();
-	overlay_trace = OverlayTrace{"none pending", 0};
+	double cpu_started = thread_cpu_ms();
+	overlay_trace = OverlayTrace{"none pending", 0, 0};
 	std::shared_ptr<LiveOverlay> live = kept_or_new_overlay(name, row, key_type, keys);
-	double cpu = cpu_ms() - cpu_started;
+	double cpu = thread_cpu_ms() - cpu_started;
 	double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+	const grail::ReachabilityOverlay *now = overlay_of(live);
+	size_t grown = now ? now->records_grown() - (was.lock() == live ? grown_before : 0) : 0;
+	size_t unwidened = now ? now->unwidened() : 0;
 	guard([&] {
-		ereport(DEBUG1, (errmsg_internal("pg_grail overlay of graph %lld: %s, %zu log rows read, %.3f ms, %.3f ms on "
-		                                 "the CPU",
-		                                 (long long)row.id, overlay_trace.how, overlay_trace.rows, ms, cpu)));
+		ereport(DEBUG1,
+		        (errmsg_internal("pg_grail overlay of graph %lld: %s, %zu log rows read, %.3f ms, %.3f ms on "
+		                         "the CPU (%.3f reading the log), %zu records widened, %zu edges left unwidened",
+		                         (long long)row.id, overlay_trace.how, overlay_trace.rows, ms, cpu,
+		                         overlay_trace.reading_cpu_ms, grown, unwidened)));
 	});
 	return live;
 }
@@ -703,12 +720,15 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 	    (!last.value || !last.value->base || still_cached(last.value->base->image_file.get()))) {
 		std::vector<PendingRow> rows;
 		PendingLog next;
-		if (read_pending_since(row.id, last.log, rows, next)) {
+		double reading_started = thread_cpu_ms();
+		bool read = read_pending_since(row.id, last.log, rows, next);
+		overlay_trace.reading_cpu_ms = thread_cpu_ms() - reading_started;
+		if (read) {
 			if (next.rows == last.log.rows) {
 				last.log = std::move(next);
 				if (last.value && last.value->base)
 					check_keys(*last.value->base, name, keys);
-				overlay_trace = OverlayTrace{carry ? carried_trace.c_str() : "kept", 0};
+				overlay_trace.how = carry ? carried_trace.c_str() : "kept";
 				last.build_uuid = row.build_uuid;
 				last.carried = last.carried || carry;
 				return last.value;
@@ -716,7 +736,8 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 			if (last.value && last.value.use_count() == 1) {
 				// Unusable until the extension ends: an error (a cancel) may leave it part-way.
 				last.build_uuid.clear();
-				overlay_trace = OverlayTrace{"extension declined, made again", rows.size()};
+				overlay_trace.how = "extension declined, made again";
+				overlay_trace.rows = rows.size();
 				HeapGrowth growth;
 				if (extend_overlay(*last.value, rows)) {
 					std::shared_ptr<LiveOverlay> held = last.value; // not dropped to make room for itself
@@ -725,7 +746,7 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 					held->kept.add(made);
 					if (carry)
 						carried_trace += ", extended";
-					overlay_trace = OverlayTrace{carry ? carried_trace.c_str() : "extended", rows.size()};
+					overlay_trace.how = carry ? carried_trace.c_str() : "extended";
 					last.build_uuid = row.build_uuid;
 					last.carried = last.carried || carry;
 					last.log = std::move(next);
