@@ -87,6 +87,11 @@ main(int argc, char **argv) {
 		list.append(e.source, e.target);
 	}
 	Index index = Index::build(std::move(list), BuildOptions{});
+	// A remade overlay holds every change of the run: no more than an overlay takes.
+	if (!OverlayChanges::takes(pending + rounds * batch, index)) {
+		std::fputs("overlay_stream_bench: PENDING + ROUNDS * BATCH changes are more than an overlay takes\n", stderr);
+		return 2;
+	}
 	std::vector<EdgeChange> all;
 	for (uint64_t i = 0; i < pending; i++)
 		all.push_back(forward_edge());
