@@ -18,7 +18,8 @@ parse_args() {
 	[ $# -gt 0 ] && shift
 	while [ $# -gt 0 ]; do
 		known=
-		for name in "${names[@]}"; do [ "$1" = "--$name" ] && known=$name; done
+		# --name_with_underscores, or with dashes as the usage lines write it.
+		for name in "${names[@]}"; do [ "$1" = "--$name" ] || [ "$1" = "--${name//_/-}" ] && known=$name; done
 		if [ -z "$known" ] || [ $# -lt 2 ]; then
 			echo "usage: $usage" >&2
 			exit 2
