@@ -6,7 +6,7 @@
 //   - a second set of 64 supports chosen for the searched pairs;
 //   - one step of the search: every successor of the source ruled out by all the deciders;
 //   - the components a forward and a backward pruned search visit (a bidirectional search's bound);
-// then times the old depth-first search against the engine's level-by-level search on the same
+// then times the old depth-first search against the engine's search (depth first by batches) on the same
 // pairs, interleaved in blocks of 64 (the machine may be shared: only the ratio is meaningful).
 //   search_candidates INDEX.bin [SEED] [--quick]   (--quick: the timing only)
 #include "grail_labels.hpp"
@@ -214,7 +214,7 @@ main(int argc, char **argv) {
 				(is_old ? t_old : t_new) += now_ns() - t;
 			}
 		}
-	std::printf("search, 3 x %zu pairs interleaved: depth-first %.2f us, level by level %.2f us (%.3fx)%s\n", s,
+	std::printf("search, 3 x %zu pairs interleaved: depth-first %.2f us, the engine's %.2f us (%.3fx)%s\n", s,
 	            t_old / 1e3 / double(3 * s), t_new / 1e3 / double(3 * s), t_new / t_old,
 	            y_old == y_new ? "" : "  !!! the answers differ");
 	return y_old == y_new ? 0 : 1;

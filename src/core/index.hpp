@@ -262,9 +262,9 @@ private:
 	KeyDictionary keys_;
 };
 
-// Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned DFS
-// (pruned_search.hpp): one per thread. After the first query that needs a DFS, queries allocate
-// nothing.
+// Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned search (a
+// depth-first search by batches, reachability.cpp): one per thread. Its visit marks and vectors
+// are kept, so that once searches have grown them, queries allocate nothing.
 class ReachabilityQuery {
 public:
 	explicit ReachabilityQuery(const Index &index);
@@ -288,7 +288,7 @@ public:
 	// answers[i] = reachable(sources[i], targets[i]) where the ids, components and labels decide;
 	// the other pairs (answers false) are listed in undecided, for a search.
 	void decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers, Undecided &undecided);
-	// Answers the undecided pairs, each by the pruned DFS.
+	// Answers the undecided pairs, each by the pruned search.
 	void search_each(const Undecided &undecided, bool *answers);
 
 	// Searches many component pairs (from[i] < to[i], undecided by the labels) at once, e.g. on a
@@ -355,8 +355,8 @@ private:
 
 	const Index &index_;
 	VisitMarks visited_;
-	// The search's frontier, the next one and the frontier's successors: kept between searches.
-	std::vector<uint32_t> stack_, next_, successors_;
+	// The search's stack, the batch taken off it and the batch's successors: kept between searches.
+	std::vector<uint32_t> stack_, batch_, successors_;
 	uint64_t visits_ = 0;
 	Decided last_ = Decided::same_component;
 };

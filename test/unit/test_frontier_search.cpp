@@ -1,4 +1,5 @@
-// The level-by-level search of ReachabilityQuery (reachability.cpp) against the brute-force
+// The search of ReachabilityQuery (reachability.cpp: depth first, a batch of components at a
+// time, each successor judged by the lookup, GRAIL and Bloom records) against the brute-force
 // closure: graphs where the labels decide little (one traversal, no supports), so that most pairs
 // are searched, with wide frontiers, deep chains, cycles, self-loops and duplicate edges.
 #include "index.hpp"
@@ -163,6 +164,7 @@ TEST(FrontierSearch, WideFrontierAndTheEmptyGraph) {
 	}
 	edges.append(width, width + 2);
 	edges.append(width + 3, width + 2); // the target's other parent, unreachable from 0
+	edges.append(1, width + 4);         // a target only through the first middle vertex
 	BuildOptions options;
 	options.labels = 1;
 	options.supports = 0;
@@ -174,6 +176,11 @@ TEST(FrontierSearch, WideFrontierAndTheEmptyGraph) {
 	EXPECT_FALSE(q.reachable(width + 3, width + 1));
 	EXPECT_FALSE(q.reachable(width + 2, 0));
 	EXPECT_TRUE(q.reachable(width + 3, width + 3));
+	// The stack holds every middle vertex: whichever end of it leads to the target, the search
+	// drains it batch by batch until it finds the way.
+	EXPECT_TRUE(q.reachable(0, width + 4));
+	EXPECT_FALSE(q.reachable(2, width + 4));
+	EXPECT_FALSE(q.reachable(width + 3, width + 4));
 
 	Index empty = Index::build(EdgeList{}, BuildOptions{});
 	ReachabilityQuery e(empty);
