@@ -424,7 +424,11 @@ statement_read(const GraphName &name, const GraphRow &row, std::optional<grail::
 	CachedGraph &cached = backend_cache()[row.id];
 	if (cached.statement == nullptr)
 		cached.statement = std::make_shared<StatementRead>();
-	StatementRead &read = *cached.statement;
+	// Held here, not only by the cache: reading a view runs its functions, and one that drops this
+	// graph (grail.drop_graph) takes its entry out of the cache, which must not free what this
+	// read still writes into.
+	std::shared_ptr<StatementRead> held = cached.statement;
+	StatementRead &read = *held;
 	TimestampTz statement = guard([] { return GetCurrentStatementStartTimestamp(); });
 	if (read.graph && read.statement == statement && same_snapshot(read.snapshot)) {
 		check_keys(*read.graph, name, keys);
