@@ -250,7 +250,15 @@ struct CallSite {
 	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
 	Oid key_type;                          // site_key_type(): fixed by the call's expression
 	MemoryContextCallback release;
+	const FmgrInfo *flinfo; // whose fn_extra this is: call_running() tells whether it is in a call
+	// Its last call handed rows that point into the graph to a traversal scan, which reads them
+	// after the call has returned.
+	bool lends_rows;
+	CallSite *next_site; // this backend's call sites (all_sites)
 };
+
+// Every call site of this backend, the last made first.
+static CallSite *all_sites = nullptr;
 
 static void
 release_call_site(void *arg) {
@@ -259,6 +267,11 @@ release_call_site(void *arg) {
 	site->graph = nullptr;
 	delete site->overlay;
 	site->overlay = nullptr;
+	for (CallSite **at = &all_sites; *at != nullptr; at = &(*at)->next_site)
+		if (*at == site) {
+			*at = site->next_site;
+			break;
+		}
 }
 
 /*
@@ -373,18 +386,41 @@ keep_within_budget(const std::string &graph, const char *what, size_t more) {
 	for (const auto &entry : backend_cache())
 		by_use.emplace_back(entry.second.last_used, entry.first);
 	std::sort(by_use.begin(), by_use.end());
-	for (const auto &[used, id] : by_use) {
-		size_t before = kept_bytes_total();
-		drop_unheld(backend_cache()[id]);
-		if (before != kept_bytes_total())
-			guard([&] {
-				ereport(DEBUG1, (errmsg_internal("pg_grail dropped %.1f MB kept of graph %lld for %s",
-				                                 megabytes(before - kept_bytes_total()), (long long)id,
-				                                 backend_limit_text().c_str())));
-			});
-		if (kept_bytes_total() + more <= limit)
-			return;
-	}
+	auto drop_least_used = [&] {
+		for (const auto &[used, id] : by_use) {
+			size_t before = kept_bytes_total();
+			drop_unheld(backend_cache()[id]);
+			if (before != kept_bytes_total())
+				guard([&] {
+					ereport(DEBUG1, (errmsg_internal("pg_grail dropped %.1f MB kept of graph %lld for %s",
+					                                 megabytes(before - kept_bytes_total()), (long long)id,
+					                                 backend_limit_text().c_str())));
+				});
+			if (kept_bytes_total() + more <= limit)
+				return true;
+		}
+		return false;
+	};
+	if (drop_least_used())
+		return;
+	// Then what call sites hold between their calls: PL/pgSQL keeps the call sites of simple
+	// expressions (and so their graphs) for the whole transaction, though each statement has ended.
+	// A site whose call has returned, and that lent no rows to a scan, opens its graph again at its
+	// next call; a site in a call now (this one's, or one whose function runs the SQL that led here)
+	// keeps it.
+	bool released = false;
+	for (CallSite *site = all_sites; site != nullptr; site = site->next_site)
+		if (!site->lends_rows && !call_running(site->flinfo) &&
+		    ((site->graph != nullptr && *site->graph) || (site->overlay != nullptr && *site->overlay))) {
+			site->snapshot.transaction = InvalidLocalTransactionId;
+			if (site->overlay != nullptr)
+				site->overlay->reset();
+			if (site->graph != nullptr)
+				site->graph->reset();
+			released = true;
+		}
+	if (released && drop_least_used())
+		return;
 	raise(ERRCODE_OUT_OF_MEMORY,
 	      format("pg_grail graph \"%s\" needs %.1f MB for its %s, and what this backend's statements and "
 	             "cursors hold of graphs (%.1f MB) leaves no room within %s",
@@ -957,7 +993,7 @@ forget_graph(int64_t graph_id) {
  */
 static CallSite *
 call_site(FunctionCallInfo fcinfo) {
-	if (fcinfo->flinfo->fn_extra == nullptr)
+	if (fcinfo->flinfo->fn_extra == nullptr) {
 		fcinfo->flinfo->fn_extra = guard([&] {
 			auto *s = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
 			s->release.func = release_call_site;
@@ -965,6 +1001,11 @@ call_site(FunctionCallInfo fcinfo) {
 			MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &s->release);
 			return s;
 		});
+		auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
+		site->flinfo = fcinfo->flinfo;
+		site->next_site = all_sites;
+		all_sites = site;
+	}
 	return static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
 }
 
@@ -1000,6 +1041,8 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 	Opened opened = open_checked(cname, keys, with_overlay ? PendingUse::overlay : PendingUse::rows);
 
 	site = call_site(fcinfo);
+	// The traversal scan's call context (an extensible node) takes rows that point into the graph.
+	site->lends_rows = fcinfo->context != nullptr && IsA(fcinfo->context, ExtensibleNode);
 	if (site->name != nullptr)
 		pfree(site->name);
 	site->name = guard([&] {
