@@ -1,5 +1,6 @@
 #include "error.hpp"
 
+#include <algorithm>
 #include <cstdarg>
 #include <csetjmp>
 #include <cstdio>
@@ -7,6 +8,7 @@
 #include <cstring>
 #include <exception>
 #include <new>
+#include <vector>
 
 #include "boundary/guard.hpp"
 
@@ -224,6 +226,14 @@ call_and_raise(void (*body)(void *), void *arg) {
 	                hint != nullptr ? errhint("%s", hint) : 0, detail != nullptr ? errdetail("%s", detail) : 0));
 }
 
+// The calls of call() running now, innermost last (a function's body may run SQL that calls others).
+static std::vector<const FmgrInfo *> running_calls;
+
+bool
+call_running(const FmgrInfo *flinfo) noexcept {
+	return std::find(running_calls.begin(), running_calls.end(), flinfo) != running_calls.end();
+}
+
 /*
  * Run an SQL function's C++ body through call_and_raise().
  */
@@ -237,6 +247,16 @@ call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo)) {
 	call_and_raise(
 	    [](void *arg) {
 		    auto *c = static_cast<Call *>(arg);
+		    // Recorded while the body runs, however it ends: a PostgreSQL error inside it comes back
+		    // as an exception (guard), which unwinds through here.
+		    struct Running {
+			    explicit Running(const FmgrInfo *flinfo) {
+				    running_calls.push_back(flinfo);
+			    }
+			    ~Running() {
+				    running_calls.pop_back();
+			    }
+		    } running(c->fcinfo->flinfo);
 		    c->result = c->body(c->fcinfo);
 	    },
 	    &c);

@@ -125,6 +125,10 @@ void call_and_raise(void (*body)(void *), void *arg);
 // Runs body(fcinfo) and turns any exception into a PostgreSQL error after it has unwound.
 Datum call(FunctionCallInfo fcinfo, Datum (*body)(FunctionCallInfo));
 
+// Whether a call() of the function whose lookup info is flinfo is running now: its body has begun
+// and not yet returned or failed (nested calls of other functions included).
+bool call_running(const FmgrInfo *flinfo) noexcept;
+
 // call() for a function declared CALLED ON NULL INPUT: when any of the arguments at the positions
 // in required[0..count) is NULL, the result is NULL (no rows for a set-returning function) and body
 // does not run; body may read those arguments as values.

@@ -250,7 +250,15 @@ struct CallSite {
 	std::shared_ptr<LiveOverlay> *overlay; // for reachable(): see open_reachability
 	Oid key_type;                          // site_key_type(): fixed by the call's expression
 	MemoryContextCallback release;
+	const FmgrInfo *flinfo; // whose fn_extra this is: call_running() tells whether it is in a call
+	// Its last call handed rows that point into the graph to a traversal scan, which reads them
+	// after the call has returned.
+	bool lends_rows;
+	CallSite *next_site; // this backend's call sites (all_sites)
 };
+
+// Every call site of this backend, the last made first.
+static CallSite *all_sites = nullptr;
 
 static void
 release_call_site(void *arg) {
@@ -259,6 +267,11 @@ release_call_site(void *arg) {
 	site->graph = nullptr;
 	delete site->overlay;
 	site->overlay = nullptr;
+	for (CallSite **at = &all_sites; *at != nullptr; at = &(*at)->next_site)
+		if (*at == site) {
+			*at = site->next_site;
+			break;
+		}
 }
 
 /*
@@ -373,24 +386,65 @@ keep_within_budget(const std::string &graph, const char *what, size_t more) {
 	for (const auto &entry : backend_cache())
 		by_use.emplace_back(entry.second.last_used, entry.first);
 	std::sort(by_use.begin(), by_use.end());
-	for (const auto &[used, id] : by_use) {
-		size_t before = kept_bytes_total();
-		drop_unheld(backend_cache()[id]);
-		if (before != kept_bytes_total())
-			guard([&] {
-				ereport(DEBUG1, (errmsg_internal("pg_grail dropped %.1f MB kept of graph %lld for %s",
-				                                 megabytes(before - kept_bytes_total()), (long long)id,
-				                                 backend_limit_text().c_str())));
-			});
-		if (kept_bytes_total() + more <= limit)
-			return;
-	}
+	auto drop_least_used = [&] {
+		for (const auto &[used, id] : by_use) {
+			size_t before = kept_bytes_total();
+			drop_unheld(backend_cache()[id]);
+			if (before != kept_bytes_total())
+				guard([&] {
+					ereport(DEBUG1, (errmsg_internal("pg_grail dropped %.1f MB kept of graph %lld for %s",
+					                                 megabytes(before - kept_bytes_total()), (long long)id,
+					                                 backend_limit_text().c_str())));
+				});
+			if (kept_bytes_total() + more <= limit)
+				return true;
+		}
+		return false;
+	};
+	if (drop_least_used())
+		return;
+	// Then what call sites hold between their calls: PL/pgSQL keeps the call sites of simple
+	// expressions (and so their graphs) for the whole transaction, though each statement has ended.
+	// A site whose call has returned, and that lent no rows to a scan, opens its graph again at its
+	// next call; a site in a call now (this one's, or one whose function runs the SQL that led here)
+	// keeps it.
+	bool released = false;
+	for (CallSite *site = all_sites; site != nullptr; site = site->next_site)
+		if (!site->lends_rows && !call_running(site->flinfo) &&
+		    ((site->graph != nullptr && *site->graph) || (site->overlay != nullptr && *site->overlay))) {
+			site->snapshot.transaction = InvalidLocalTransactionId;
+			if (site->overlay != nullptr)
+				site->overlay->reset();
+			if (site->graph != nullptr)
+				site->graph->reset();
+			released = true;
+		}
+	if (released && drop_least_used())
+		return;
 	raise(ERRCODE_OUT_OF_MEMORY,
 	      format("pg_grail graph \"%s\" needs %.1f MB for its %s, and what this backend's statements and "
 	             "cursors hold of graphs (%.1f MB) leaves no room within %s",
 	             graph.c_str(), megabytes(more), what, megabytes(kept_bytes_total()), backend_limit_text().c_str()),
 	      "Close the cursors and end the statements that hold other graphs, or a superuser can raise "
 	      "grail.backend_memory_limit (0 removes the limit).");
+}
+
+// The bytes of a CSR's two arrays.
+static size_t
+csr_bytes(const grail::Csr &csr) {
+	return csr.offsets.size() * sizeof(csr.offsets[0]) + csr.targets.size() * sizeof(csr.targets[0]);
+}
+
+/*
+ * What an index's ids, edges and DAG hold at least: a floor under the heap's growth over its
+ * making, which memory freed meanwhile lowers. A view's query and a filter's functions run while
+ * the rows are read, and may free what they like (a large setting set to '', say): each rebuild
+ * then counted nothing, and a plain role kept any number of them past grail.backend_memory_limit.
+ */
+static size_t
+index_array_bytes(const grail::Index &index) {
+	const grail::Graph &graph = index.graph();
+	return graph.ids.size() * sizeof(graph.ids[0]) + csr_bytes(graph.out) + csr_bytes(index.dag());
 }
 
 // The index of the rows the active snapshot sees.
@@ -403,7 +457,7 @@ snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::
 	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
 	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
 	graph->name = name.display;
-	size_t made = growth.bytes(); // before any drop frees memory
+	size_t made = std::max(growth.bytes(), index_array_bytes(graph->index)); // before any drop frees memory
 	keep_within_budget(name.display, "index of the rows this snapshot sees", made);
 	graph->kept.add(made);
 	check_keys(*graph, name, keys);
@@ -424,7 +478,11 @@ statement_read(const GraphName &name, const GraphRow &row, std::optional<grail::
 	CachedGraph &cached = backend_cache()[row.id];
 	if (cached.statement == nullptr)
 		cached.statement = std::make_shared<StatementRead>();
-	StatementRead &read = *cached.statement;
+	// Held here, not only by the cache: reading a view runs its functions, and one that drops this
+	// graph (grail.drop_graph) takes its entry out of the cache, which must not free what this
+	// read still writes into.
+	std::shared_ptr<StatementRead> held = cached.statement;
+	StatementRead &read = *held;
 	TimestampTz statement = guard([] { return GetCurrentStatementStartTimestamp(); });
 	if (read.graph && read.statement == statement && same_snapshot(read.snapshot)) {
 		check_keys(*read.graph, name, keys);
@@ -974,7 +1032,7 @@ forget_graph(int64_t graph_id) {
  */
 static CallSite *
 call_site(FunctionCallInfo fcinfo) {
-	if (fcinfo->flinfo->fn_extra == nullptr)
+	if (fcinfo->flinfo->fn_extra == nullptr) {
 		fcinfo->flinfo->fn_extra = guard([&] {
 			auto *s = static_cast<CallSite *>(MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(CallSite)));
 			s->release.func = release_call_site;
@@ -982,6 +1040,11 @@ call_site(FunctionCallInfo fcinfo) {
 			MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, &s->release);
 			return s;
 		});
+		auto *site = static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
+		site->flinfo = fcinfo->flinfo;
+		site->next_site = all_sites;
+		all_sites = site;
+	}
 	return static_cast<CallSite *>(fcinfo->flinfo->fn_extra);
 }
 
@@ -1017,6 +1080,8 @@ open_site(FunctionCallInfo fcinfo, int arg, std::optional<grail::KeyKind> keys, 
 	Opened opened = open_checked(cname, keys, with_overlay ? PendingUse::overlay : PendingUse::rows);
 
 	site = call_site(fcinfo);
+	// The traversal scan's call context (an extensible node) takes rows that point into the graph.
+	site->lends_rows = fcinfo->context != nullptr && IsA(fcinfo->context, ExtensibleNode);
 	if (site->name != nullptr)
 		pfree(site->name);
 	site->name = guard([&] {
