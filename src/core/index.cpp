@@ -266,4 +266,13 @@ Index::component_id(int64_t id) const noexcept {
 	return graph_.ids[components_.smallest_vertex[components_.of_vertex[size_t(v)]]];
 }
 
+size_t
+Index::array_bytes() const noexcept {
+	auto bytes = [](const auto &array) { return array.size() * sizeof(array[0]); };
+	return bytes(graph_.ids) + bytes(graph_.out.offsets) + bytes(graph_.out.targets) + bytes(graph_.repeated) +
+	       bytes(components_.of_vertex) + bytes(components_.smallest_vertex) + bytes(dag_.offsets) +
+	       bytes(dag_.targets) + bytes(labels_.data()) + bytes(bloom_.data()) + bytes(hash_) + bytes(keys_.offsets()) +
+	       bytes(keys_.bytes()) + bytes(keys_.hash()) + bytes(lookup_.records());
+}
+
 } // namespace grail

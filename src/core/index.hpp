@@ -225,6 +225,10 @@ public:
 	// whatever the ids, since the table is seeded per build.
 	size_t longest_probe() const noexcept;
 
+	// The bytes of the index's arrays (those its image holds, without the image's padding): what
+	// keeping it in memory costs where it owns them.
+	size_t array_bytes() const noexcept;
+
 private:
 	friend class ReachabilityQuery;
 	friend struct ImageReader;

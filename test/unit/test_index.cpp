@@ -880,3 +880,24 @@ TEST(Index, ImagePiecesCopyTheImage) {
 	KeyDictionary keys = builder.finish(ids);
 	check(Index::build(std::move(ids), BuildOptions{}, nullptr, std::move(keys)), "text keys");
 }
+
+// array_bytes() counts every array the image holds: the image is only its header, section table,
+// section headers and padding more.
+TEST(Index, ArrayBytesAreTheImagesArrays) {
+	auto check = [](const Index &index, const std::string &what) {
+		size_t image = index.serialize().size();
+		EXPECT_LE(index.array_bytes(), image) << what;
+		EXPECT_LE(image - index.array_bytes(), size_t(4096)) << what << ": " << image << " bytes of image";
+	};
+	check(Index::build(EdgeList{}, BuildOptions{}), "empty graph");
+	check(Index::build(generate_random_dag(20000, 3.0, 5), BuildOptions{}), "random DAG");
+	check(Index::build(generate_rmat(14, 4, 9), BuildOptions{}), "R-MAT with cycles and repeated edges");
+	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
+	EdgeList ids;
+	for (int k = 0; k < 20000; k++) {
+		std::string a = "vertex " + std::to_string(k * 7 % 10007), b = "vertex " + std::to_string(k * 13 % 9973);
+		ids.append(builder.add(a.data(), a.size()), builder.add(b.data(), b.size()));
+	}
+	KeyDictionary keys = builder.finish(ids);
+	check(Index::build(std::move(ids), BuildOptions{}, nullptr, std::move(keys)), "text keys");
+}

@@ -429,24 +429,6 @@ keep_within_budget(const std::string &graph, const char *what, size_t more) {
 	      "grail.backend_memory_limit (0 removes the limit).");
 }
 
-// The bytes of a CSR's two arrays.
-static size_t
-csr_bytes(const grail::Csr &csr) {
-	return csr.offsets.size() * sizeof(csr.offsets[0]) + csr.targets.size() * sizeof(csr.targets[0]);
-}
-
-/*
- * What an index's ids, edges and DAG hold at least: a floor under the heap's growth over its
- * making, which memory freed meanwhile lowers. A view's query and a filter's functions run while
- * the rows are read, and may free what they like (a large setting set to '', say): each rebuild
- * then counted nothing, and a plain role kept any number of them past grail.backend_memory_limit.
- */
-static size_t
-index_array_bytes(const grail::Index &index) {
-	const grail::Graph &graph = index.graph();
-	return graph.ids.size() * sizeof(graph.ids[0]) + csr_bytes(graph.out) + csr_bytes(index.dag());
-}
-
 // The index of the rows the active snapshot sees.
 static std::shared_ptr<LoadedGraph>
 snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::KeyKind> keys) {
@@ -457,7 +439,10 @@ snapshot_build(const GraphName &name, const GraphRow &row, std::optional<grail::
 	grail::Index index = build_index(name.display.c_str(), row, snapshot, &stats);
 	auto graph = std::make_shared<LoadedGraph>(row.build_uuid, std::move(index), nullptr);
 	graph->name = name.display;
-	size_t made = std::max(growth.bytes(), index_array_bytes(graph->index)); // before any drop frees memory
+	// The heap's growth before any drop frees memory, and at least the index's arrays: a view's query
+	// and a filter's functions run while the rows are read and may free what they like (a large
+	// setting set to '', say), which left a rebuild counted as nothing.
+	size_t made = std::max(growth.bytes(), graph->index.array_bytes());
 	keep_within_budget(name.display, "index of the rows this snapshot sees", made);
 	graph->kept.add(made);
 	check_keys(*graph, name, keys);
