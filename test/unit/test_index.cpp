@@ -40,6 +40,19 @@ small_index() {
 	return Index::build(t.edges, options);
 }
 
+// A text-keyed index of count edges "vertex (7k mod a)" -> "vertex (13k mod b)", fixed seeds.
+static Index
+text_keyed_index(int count, int a, int b) {
+	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
+	EdgeList ids;
+	for (int k = 0; k < count; k++) {
+		std::string from = "vertex " + std::to_string(k * 7 % a), to = "vertex " + std::to_string(k * 13 % b);
+		ids.append(builder.add(from.data(), from.size()), builder.add(to.data(), to.size()));
+	}
+	KeyDictionary keys = builder.finish(ids);
+	return Index::build(std::move(ids), BuildOptions{}, nullptr, std::move(keys));
+}
+
 } // namespace
 
 TEST(Index, RoundTripAnswersIdentically) {
@@ -871,14 +884,7 @@ TEST(Index, ImagePiecesCopyTheImage) {
 		check(Index::build(copy(t.edges), options), "random graph");
 	}
 	// Text keys: the dictionary's sections too.
-	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
-	EdgeList ids;
-	for (int k = 0; k < 300; k++) {
-		std::string a = "vertex " + std::to_string(k * 7 % 101), b = "vertex " + std::to_string(k * 13 % 97);
-		ids.append(builder.add(a.data(), a.size()), builder.add(b.data(), b.size()));
-	}
-	KeyDictionary keys = builder.finish(ids);
-	check(Index::build(std::move(ids), BuildOptions{}, nullptr, std::move(keys)), "text keys");
+	check(text_keyed_index(300, 101, 97), "text keys");
 }
 
 // array_bytes() counts every array the image holds: the image is only its header, section table,
@@ -892,12 +898,5 @@ TEST(Index, ArrayBytesAreTheImagesArrays) {
 	check(Index::build(EdgeList{}, BuildOptions{}), "empty graph");
 	check(Index::build(generate_random_dag(20000, 3.0, 5), BuildOptions{}), "random DAG");
 	check(Index::build(generate_rmat(14, 4, 9), BuildOptions{}), "R-MAT with cycles and repeated edges");
-	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
-	EdgeList ids;
-	for (int k = 0; k < 20000; k++) {
-		std::string a = "vertex " + std::to_string(k * 7 % 10007), b = "vertex " + std::to_string(k * 13 % 9973);
-		ids.append(builder.add(a.data(), a.size()), builder.add(b.data(), b.size()));
-	}
-	KeyDictionary keys = builder.finish(ids);
-	check(Index::build(std::move(ids), BuildOptions{}, nullptr, std::move(keys)), "text keys");
+	check(text_keyed_index(20000, 10007, 9973), "text keys");
 }
