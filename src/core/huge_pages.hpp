@@ -56,11 +56,6 @@ reserve_huge_page_aligned(size_t bytes) noexcept {
 }
 #endif
 
-// count zero Ts where each 2 MB of them can be one huge page, and the pointer to write them
-// through (the array borrows the memory, so its own writes are refused). Memory from malloc
-// cannot promise that: it reuses pages already touched, which keep their 4 kB pages whatever
-// advice comes after. Arrays under 2 MB, and systems without the advice, get an ordinary array.
-// Throws std::bad_alloc when the memory cannot be had.
 // Bytes that huge_page_array() has mapped and not yet freed: memory outside malloc, which a count
 // of a heap's growth adds.
 inline std::atomic<size_t> huge_page_bytes_mapped{0};
@@ -70,6 +65,11 @@ template <typename T> struct HugePageArray {
 	T *data;
 };
 
+// count zero Ts where each 2 MB of them can be one huge page, and the pointer to write them
+// through (the array borrows the memory, so its own writes are refused). Memory from malloc
+// cannot promise that: it reuses pages already touched, which keep their 4 kB pages whatever
+// advice comes after. Arrays under 2 MB, and systems without the advice, get an ordinary array.
+// Throws std::bad_alloc when the memory cannot be had.
 template <typename T>
 HugePageArray<T>
 huge_page_array(size_t count) {
