@@ -27,7 +27,7 @@ seed=1
 pairs=1000000
 runs=5
 batch_size=1000
-labels=5
+labels=2
 cte_pairs=20
 cte_timeout=10s
 name=bench_g
@@ -61,7 +61,7 @@ Options (defaults in brackets):
                           generator's id range (ids without edges included) [vertices]
   --runs K                timed runs per query, medians reported [5]
   --batch-size B          pairs per array in the batch form [1000]
-  --labels D              GRAIL labels [5]
+  --labels D              GRAIL labels [2]
   --cte-pairs K           pairs for the recursive-CTE comparison, half random, half
                           known reachable by a random walk [20]
   --cte-timeout T         statement_timeout per CTE query [10s]

@@ -885,7 +885,7 @@ ALTER TABLE grail.graph
 
 DROP FUNCTION grail.create_graph(text, regclass, name, name, int, boolean, boolean);
 CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
-                                   target_column name DEFAULT 'target', labels int DEFAULT 5,
+                                   target_column name DEFAULT 'target', labels int DEFAULT 2,
                                    skip_nulls boolean DEFAULT false, live boolean DEFAULT true,
                                    filter text DEFAULT NULL)
 RETURNS text

@@ -323,7 +323,7 @@ COMMENT ON VIEW grail.activity IS 'pg_grail graphs (those grail.graphs lists, or
 -- Plain views as edge sources: a graph over a view is read in each statement's snapshot as the
 -- querying role, through the view's query (src/pg/store/edges.cpp), and stores no build.
 CREATE FUNCTION grail.create_graph(name text, edges regclass, source_column name DEFAULT 'source',
-                                   target_column name DEFAULT 'target', labels int DEFAULT 5,
+                                   target_column name DEFAULT 'target', labels int DEFAULT 2,
                                    skip_nulls boolean DEFAULT false, live boolean DEFAULT true,
                                    filter text DEFAULT NULL)
 RETURNS text

@@ -22,7 +22,7 @@ namespace grail {
 
 struct BuildDelta {
 	KeyKind kind = KeyKind::integer;
-	uint32_t labels = 5;
+	uint32_t labels = kDefaultLabels;
 	uint64_t id_hash_seed = 0;
 	uint64_t key_seed = 0;
 	// A key as bytes: an integer key's 8 bytes (little-endian), a text key's bytes, a uuid's 16.

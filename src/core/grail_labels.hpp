@@ -11,6 +11,13 @@
 namespace grail {
 
 constexpr unsigned kMaxLabels = 16;
+// The traversals a build makes unless told otherwise. Two: with the lookup records deciding most
+// pairs first, more traversals decided few more and their records cost lines of their own. On
+// 1M-vertex random, deep local, sparse, grid and R-MAT DAGs (grail_cli bench-queries, d = 1..5) the
+// query times were equal within noise (a search visits 3-16% more components at d = 2 than at 5,
+// over records of 28 bytes instead of 52), while d = 5 took 40% more of a build's time on the
+// random DAG and 10% more image.
+constexpr unsigned kDefaultLabels = 2;
 
 // Per DAG vertex, stored contiguously (one record of record_width() uint32 values) so that a
 // query touches one or two cache lines per vertex:

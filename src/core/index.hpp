@@ -35,7 +35,7 @@ struct BuiltGraph {
 };
 
 struct BuildOptions {
-	unsigned labels = 5; // GRAIL traversals, 1..kMaxLabels
+	unsigned labels = kDefaultLabels; // GRAIL traversals, 1..kMaxLabels
 	// Reachability supports of the lookup labels (grail_labels.hpp), 0..kMaxSupports.
 	unsigned supports = kMaxSupports;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;

@@ -187,9 +187,9 @@ struct SearchRequest {
 struct BuildRequest {
 	uint8_t mode = 2; // grail::DeviceMode, for the labels: 0 cpu, 1 gpu, 2 automatic
 	uint64_t min_edges = 0;
-	uint32_t labels = 5; // GRAIL traversals, 1..kMaxLabels
-	uint64_t seed = 0;   // the labels' seed (BuildOptions::seed)
-	uint64_t rows = 0;   // at most kMaxBuildRows
+	uint32_t labels = kDefaultLabels; // GRAIL traversals, 1..kMaxLabels
+	uint64_t seed = 0;                // the labels' seed (BuildOptions::seed)
+	uint64_t rows = 0;                // at most kMaxBuildRows
 };
 // The device builder's limit (build_graph_gpu): fewer than 2^31 rows.
 constexpr uint64_t kMaxBuildRows = (uint64_t(1) << 31) - 1;

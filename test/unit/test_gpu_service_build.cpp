@@ -54,7 +54,7 @@ struct RunningServer : grail_test::RunningServer {
 };
 
 BuildRequest
-request_for(const EdgeList &rows, unsigned labels = 5, uint8_t mode = 1) {
+request_for(const EdgeList &rows, unsigned labels = kDefaultLabels, uint8_t mode = 1) {
 	BuildRequest q;
 	q.mode = mode;
 	q.labels = labels;
@@ -175,7 +175,7 @@ TEST(GpuServiceBuild, DictionaryNumbersAreTheirOwnVertices) {
 	rows.append(3, 3);
 	rows.append(4, 5);
 	rows.append(4, 5);
-	Index got = service_index(s.socket, rows, 5);
+	Index got = service_index(s.socket, rows, kDefaultLabels);
 	ASSERT_EQ(got.graph().vertex_count(), size_t(keys));
 	for (int64_t k = 0; k < keys; k++)
 		EXPECT_EQ(got.graph().ids[size_t(k)], k);
@@ -187,7 +187,7 @@ TEST(GpuServiceBuild, EmptyAndMultiChunkRows) {
 	Scratch s;
 	RunningServer running(s, cpu_stand_in());
 	BuildStats stats;
-	Index empty = service_index(s.socket, EdgeList{}, 5, &stats);
+	Index empty = service_index(s.socket, EdgeList{}, kDefaultLabels, &stats);
 	EXPECT_EQ(empty.graph().vertex_count(), 0u);
 	EXPECT_EQ(empty.components().count(), 0u);
 
@@ -198,16 +198,16 @@ TEST(GpuServiceBuild, EmptyAndMultiChunkRows) {
 	rows.append(INT64_MIN, INT64_MAX);
 	rows.append(INT64_MAX, INT64_MIN);
 	Index host = Index::build(rows, BuildOptions{});
-	Index got = service_index(s.socket, rows, 5, &stats);
+	Index got = service_index(s.socket, rows, kDefaultLabels, &stats);
 	EXPECT_EQ(stats.input_edges, rows.size());
 	// From a rows file that grew while written (300,003 rows past its first 65,536): the same.
-	Index from_file = service_index(s.socket, rows, 5, nullptr, RowsWay::rows_file);
+	Index from_file = service_index(s.socket, rows, kDefaultLabels, nullptr, RowsWay::rows_file);
 	EXPECT_TRUE(same(from_file.graph().ids, host.graph().ids));
 	EXPECT_TRUE(same(from_file.graph().out.offsets, host.graph().out.offsets));
 	EXPECT_TRUE(same(from_file.graph().out.targets, host.graph().out.targets));
 	EXPECT_TRUE(same(from_file.components().of_vertex, host.components().of_vertex));
 	EXPECT_TRUE(same(from_file.labels().data(), host.labels().data()));
-	Index empty_file = service_index(s.socket, EdgeList{}, 5, nullptr, RowsWay::rows_file);
+	Index empty_file = service_index(s.socket, EdgeList{}, kDefaultLabels, nullptr, RowsWay::rows_file);
 	EXPECT_EQ(empty_file.graph().vertex_count(), 0u);
 	EXPECT_TRUE(same(got.graph().ids, host.graph().ids));
 	EXPECT_TRUE(same(got.graph().out.targets, host.graph().out.targets));
@@ -311,7 +311,7 @@ TEST(GpuServiceBuild, GpuExecutorBuildsAnswerAsTheHost) {
 	for (uint64_t seed = 1; seed <= 40; seed++) {
 		grail_test::TestGraph t = grail_test::random_graph(seed, 80);
 		Index host = Index::build(t.edges, BuildOptions{});
-		Index got = service_index(s.socket, t.edges, 5);
+		Index got = service_index(s.socket, t.edges, kDefaultLabels);
 		// The device's labels differ from the host's (both valid: Index::build checked them), and so
 		// does its numbering of the components (another topological order): the same components
 		// (named by their smallest vertex) and as many DAG edges.
@@ -676,7 +676,7 @@ TEST(GpuServiceBuild, MalformedRequestsAreErrors) {
 		EXPECT_NE(std::string(e.what()).find("number of labels"), std::string::npos) << e.what();
 	}
 	// The server serves on.
-	Index after = service_index(s.socket, rows, 5);
+	Index after = service_index(s.socket, rows, kDefaultLabels);
 	EXPECT_EQ(after.graph().vertex_count(), 11u);
 }
 

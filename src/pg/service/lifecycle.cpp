@@ -466,7 +466,8 @@ create_graph(const GraphName &graph_name, GraphRow row, const char *source, cons
 	if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
 		raise(ERRCODE_INVALID_PARAMETER_VALUE,
 		      format("labels must be between 1 and %u, not %d", grail::kMaxLabels, row.labels),
-		      "5 labels (the default) suit most graphs; more make negative queries cheaper and the index larger.");
+		      "2 labels (the default) suit the graphs measured; more make the build longer and the index larger, and "
+		      "rarely a query faster.");
 	const char *table = relation_name(row.relid);
 	if (table == nullptr)
 		raise(ERRCODE_UNDEFINED_TABLE, format("relation with OID %u does not exist", row.relid));
