@@ -76,7 +76,7 @@ main(int argc, char **argv) {
 	phase("condensation", runs, [&] { dag = condensation(g.out, c); });
 	std::printf("  %zu components, %zu DAG edges\n", c.count(), dag.edge_count());
 	GrailLabels labels;
-	phase("GRAIL labels", runs, [&] { labels = GrailLabels::build(dag, 5, 0x9e3779b97f4a7c15ull); });
+	phase("GRAIL labels", runs, [&] { labels = GrailLabels::build(dag, BuildOptions{}.labels, BuildOptions{}.seed); });
 	std::vector<uint32_t> post(c.count());
 	for (size_t v = 0; v < post.size(); v++)
 		post[v] = labels.record(vid_t(v))[0];
