@@ -1516,10 +1516,16 @@ BEGIN
 		WHERE o.acl IS NOT NULL AND a.grantee OPERATOR(pg_catalog.<>) o.owner
 	LOOP
 		-- A grant this script or PostgreSQL makes keeps its privilege, without a grant option.
+		-- Said (a WARNING: CREATE EXTENSION hides notices), since an update also takes back what was
+		-- granted by hand since the install.
 		IF NOT extra.kept THEN
+			RAISE WARNING 'pg_grail takes back % on % % from %, a grant it does not make', extra.privilege_type,
+				pg_catalog.lower(extra.kind), extra.name, extra.grantee;
 			EXECUTE pg_catalog.format('REVOKE %s ON %s %s FROM %s CASCADE', extra.privilege_type, extra.kind, extra.name,
 			                          extra.grantee);
 		ELSIF extra.is_grantable THEN
+			RAISE WARNING 'pg_grail takes back the grant option of % on % % from %', extra.privilege_type,
+				pg_catalog.lower(extra.kind), extra.name, extra.grantee;
 			EXECUTE pg_catalog.format('REVOKE GRANT OPTION FOR %s ON %s %s FROM %s CASCADE', extra.privilege_type,
 			                          extra.kind, extra.name, extra.grantee);
 		END IF;

@@ -34,7 +34,12 @@ my $defaults = q{
 	ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO pg_database_owner;
 };
 $node->safe_psql('fresh', $defaults . 'CREATE EXTENSION pg_grail');
-$node->safe_psql('updated', $defaults . q{CREATE EXTENSION pg_grail VERSION '0.6.0'; ALTER EXTENSION pg_grail UPDATE});
+$node->safe_psql('updated', $defaults . q{CREATE EXTENSION pg_grail VERSION '0.6.0'; GRANT INSERT ON grail.graph TO mallory});
+my ($update_rc, $update_out, $update_err) = $node->psql('updated', 'ALTER EXTENSION pg_grail UPDATE');
+is($update_rc, 0, 'updated: the update runs');
+like($update_err, qr/WARNING:  pg_grail takes back INSERT on table grail.graph from mallory, a grant it does not make/,
+	'updated: and says which grant it takes back');
+like($update_err, qr/takes back CREATE on schema grail from PUBLIC/, 'updated: CREATE on grail among them');
 
 for my $db ('fresh', 'updated') {
 	my $check = sub {
@@ -54,6 +59,7 @@ for my $db ('fresh', 'updated') {
 		has_table_privilege('grail.index_chunk', 'UPDATE'), has_table_privilege('grail.pending_change', 'DELETE'),
 		has_sequence_privilege('grail.graph_id_seq', 'USAGE')}),
 		'f|f|f|f|f', "$db: a role named in the default privileges gets nothing on the catalog");
+	is($check->('mallory', q{SELECT has_table_privilege('grail.graph', 'INSERT')}), 'f', "$db: nor does a role granted it by hand");
 	is($check->('mallory', q{SELECT has_table_privilege('grail.graphs', 'SELECT'), has_table_privilege('grail.graphs', 'INSERT'),
 		has_table_privilege('grail.activity', 'SELECT'), has_table_privilege('grail.activity', 'TRIGGER')}),
 		't|f|t|f', "$db: PUBLIC reads the two views, and only reads them");
