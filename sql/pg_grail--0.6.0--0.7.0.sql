@@ -1755,3 +1755,38 @@ BEGIN
 	END LOOP;
 END
 $$;
+
+-- Objects in pg_grail's schemas that pg_grail did not make. While default privileges gave PUBLIC
+-- CREATE on grail (see above), any role could have put one there: a function that calls of
+-- grail's functions reach in place of pg_grail's where it matches their arguments better. Each is
+-- named, for an administrator to drop unless it is theirs; the update takes none away itself.
+DO $$
+DECLARE
+	foreign_object record;
+BEGIN
+	FOR foreign_object IN
+		-- (pg_describe_object leaves out a schema on the search_path, as grail is here)
+		SELECT pg_catalog.format('%s in schema %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
+		                         d.refobjid::pg_catalog.regnamespace) AS name,
+		       CASE d.classid WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN p.proowner
+		                      WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN c.relowner END AS owner
+		FROM pg_catalog.pg_depend d
+		LEFT JOIN pg_catalog.pg_proc p ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+		                               AND p.oid OPERATOR(pg_catalog.=) d.objid
+		LEFT JOIN pg_catalog.pg_class c ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		                                AND c.oid OPERATOR(pg_catalog.=) d.objid
+		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		  AND d.refobjid OPERATOR(pg_catalog.=) ANY (ARRAY['grail'::pg_catalog.regnamespace,
+		                                                   'grail_internal'::pg_catalog.regnamespace]::pg_catalog.oid[])
+		  AND d.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_depend m
+		                  WHERE m.classid OPERATOR(pg_catalog.=) d.classid AND m.objid OPERATOR(pg_catalog.=) d.objid
+		                    AND m.deptype OPERATOR(pg_catalog.=) 'e'
+		                    AND m.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass)
+	LOOP
+		RAISE WARNING 'schemas of pg_grail hold % (owner %), which pg_grail did not make', foreign_object.name,
+			COALESCE(foreign_object.owner::pg_catalog.regrole::pg_catalog.text, 'unknown')
+			USING HINT = 'Drop it unless you made it: calls of pg_grail''s functions may reach a function there.';
+	END LOOP;
+END
+$$;

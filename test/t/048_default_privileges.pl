@@ -35,11 +35,17 @@ my $defaults = q{
 };
 $node->safe_psql('fresh', $defaults . 'CREATE EXTENSION pg_grail');
 $node->safe_psql('updated', $defaults . q{CREATE EXTENSION pg_grail VERSION '0.6.0'; GRANT INSERT ON grail.graph TO mallory});
+# What such a grant let a plain role do before the update: an overload in grail that a call with
+# numeric keys reaches.
+$node->safe_psql('updated', q{SET ROLE mallory;
+	CREATE FUNCTION grail.reachable(text, numeric, numeric) RETURNS boolean LANGUAGE sql AS 'SELECT true'});
 my ($update_rc, $update_out, $update_err) = $node->psql('updated', 'ALTER EXTENSION pg_grail UPDATE');
 is($update_rc, 0, 'updated: the update runs');
 like($update_err, qr/WARNING:  pg_grail takes back INSERT on table grail.graph from mallory, a grant it does not make/,
 	'updated: and says which grant it takes back');
 like($update_err, qr/takes back CREATE on schema grail from PUBLIC/, 'updated: CREATE on grail among them');
+like($update_err, qr/WARNING:  schemas of pg_grail hold function reachable\(text,numeric,numeric\) in schema grail \(owner mallory\), which pg_grail did not make/,
+	'updated: and names the function a role put into grail meanwhile');
 
 for my $db ('fresh', 'updated') {
 	my $check = sub {
