@@ -1447,3 +1447,88 @@ COMMENT ON FUNCTION grail.explain_graph(text) IS
 -- WAL record); rows are lz4-compressed by the library where that makes them smaller. Chunks of
 -- images written before (4 MB, toasted) are read as before.
 ALTER TABLE grail.index_chunk SET (toast_tuple_target = 8160);
+
+-- Grants that default privileges added (ALTER DEFAULT PRIVILEGES of the role running this script,
+-- for all schemas or for an empty grail schema of its own) are taken back: CREATE on grail or
+-- grail_internal let any grantee put there a function that the event triggers above, running with
+-- this role's rights, call in place of pg_grail's (an overload their arguments match better: a
+-- superuser's rights for anyone), and writes to the catalog tables or views forge graphs. What
+-- stays on each of the extension's schemas, tables, views, sequences and functions is
+-- PostgreSQL's default for it (acldefault) and what this script grants: USAGE on the schemas and
+-- SELECT on the views to PUBLIC, SELECT on the catalog to pg_database_owner, EXECUTE on the
+-- monitoring functions to pg_monitor. A default privilege that takes a grant away (EXECUTE from
+-- PUBLIC) is the administrator's choice and stays.
+DO $$
+DECLARE
+	extra record;
+BEGIN
+	FOR extra IN
+		WITH member AS (
+			SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+			WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+			  AND d.refobjid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_catalog.pg_extension e
+			                                          WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail')
+			  AND d.deptype OPERATOR(pg_catalog.=) 'e'),
+		object AS (
+			-- kind, name, ACL, default ACL, owner, and the one grant the script makes beyond the default
+			SELECT 'SCHEMA' AS kind, pg_catalog.quote_ident(n.nspname) AS name, n.nspacl AS acl,
+			       pg_catalog.acldefault('n', n.nspowner) AS base, n.nspowner AS owner,
+			       0::pg_catalog.oid AS kept_grantee, 'USAGE'::pg_catalog.text AS kept_privilege
+			FROM pg_catalog.pg_namespace n
+			WHERE n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['grail', 'grail_internal']::pg_catalog.name[])
+			UNION ALL
+			SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END,
+			       pg_catalog.format('%s.%I', c.relnamespace::pg_catalog.regnamespace, c.relname), c.relacl,
+			       pg_catalog.acldefault(CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 's'::pg_catalog."char"
+			                                  ELSE 'r' END, c.relowner),
+			       c.relowner,
+			       CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'v' THEN 0::pg_catalog.oid
+			            ELSE 'pg_database_owner'::pg_catalog.regrole::pg_catalog.oid END,
+			       'SELECT'
+			FROM pg_catalog.pg_class c
+			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			             AND m.objid OPERATOR(pg_catalog.=) c.oid
+			UNION ALL
+			SELECT 'FUNCTION',
+			       pg_catalog.format('%s.%I(%s)', p.pronamespace::pg_catalog.regnamespace, p.proname,
+			                         pg_catalog.pg_get_function_identity_arguments(p.oid)),
+			       p.proacl,
+			       pg_catalog.acldefault('f', p.proowner), p.proowner,
+			       CASE WHEN p.oid OPERATOR(pg_catalog.=) ANY (ARRAY['grail.cache_info()'::pg_catalog.regprocedure,
+			                                                         'grail.cache_counters()'::pg_catalog.regprocedure,
+			                                                         'grail.gpu_service_images()'::pg_catalog.regprocedure])
+			            THEN 'pg_monitor'::pg_catalog.regrole::pg_catalog.oid END,
+			       'EXECUTE'
+			FROM pg_catalog.pg_proc p
+			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+			             AND m.objid OPERATOR(pg_catalog.=) p.oid)
+		SELECT o.kind, o.name, a.privilege_type, a.is_grantable,
+		       CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+		            ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END AS grantee,
+		       -- (kept_grantee is NULL where the script grants nothing beyond the default)
+		       COALESCE(a.grantee OPERATOR(pg_catalog.=) o.kept_grantee
+		                AND a.privilege_type OPERATOR(pg_catalog.=) o.kept_privilege, false)
+		       OR EXISTS (SELECT 1 FROM pg_catalog.aclexplode(o.base) b
+		                  WHERE b.grantee OPERATOR(pg_catalog.=) a.grantee
+		                    AND b.privilege_type OPERATOR(pg_catalog.=) a.privilege_type) AS kept
+		FROM object o
+		CROSS JOIN LATERAL pg_catalog.aclexplode(o.acl) a
+		WHERE o.acl IS NOT NULL AND a.grantee OPERATOR(pg_catalog.<>) o.owner
+	LOOP
+		-- A grant this script or PostgreSQL makes keeps its privilege, without a grant option.
+		-- Said (a WARNING: CREATE EXTENSION hides notices), since an update also takes back what was
+		-- granted by hand since the install.
+		IF NOT extra.kept THEN
+			RAISE WARNING 'pg_grail takes back % on % % from %, a grant it does not make', extra.privilege_type,
+				pg_catalog.lower(extra.kind), extra.name, extra.grantee;
+			EXECUTE pg_catalog.format('REVOKE %s ON %s %s FROM %s CASCADE', extra.privilege_type, extra.kind, extra.name,
+			                          extra.grantee);
+		ELSIF extra.is_grantable THEN
+			RAISE WARNING 'pg_grail takes back the grant option of % on % % from %', extra.privilege_type,
+				pg_catalog.lower(extra.kind), extra.name, extra.grantee;
+			EXECUTE pg_catalog.format('REVOKE GRANT OPTION FOR %s ON %s %s FROM %s CASCADE', extra.privilege_type,
+			                          extra.kind, extra.name, extra.grantee);
+		END IF;
+	END LOOP;
+END
+$$;

@@ -434,6 +434,10 @@ grail_merge_worker_main(Datum arg) {
 	// Every SQL text of pg_grail qualifies its names; this keeps the rest out of reach too.
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);
+	// A database (or role) read-only by default (ALTER DATABASE ... SET default_transaction_read_only
+	// = on) still takes the writes of sessions that turn it off, and the log of those writes grows
+	// until a merge stores it: every merge failed there, in its SELECT ... FOR UPDATE of the graph.
+	SetConfigOption("default_transaction_read_only", "off", PGC_SUSET, PGC_S_OVERRIDE);
 
 	ListCall list{settings.merge_threshold, NIL, false};
 	if (list.threshold <= 0)

@@ -627,6 +627,19 @@ background_merge(int64_t id, std::string *summary, bool *busy) {
 		return false;
 	bool owner_exists = guard([&] { return SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(graph.owner)); });
 	const char *schema = namespace_name(graph.schema);
+	// Said at each pass: DROP ROLE run in another database drops a role that owns graphs here (its
+	// check sees only its own database), and then only the growing pending changes showed it.
+	if (!owner_exists && schema != nullptr)
+		guard([&] {
+			ereport(WARNING,
+			        (errcode(ERRCODE_UNDEFINED_OBJECT),
+			         errmsg("pg_grail graph \"%s.%s\" is not merged in the background: its owner (role oid %u) no "
+			                "longer exists",
+			                schema, graph.name.c_str(), graph.owner),
+			         errdetail("A DROP ROLE run in another database does not see the graphs of this one."),
+			         errhint("A superuser can merge it with grail.merge_graph(), or drop it with grail.drop_graph() "
+			                 "for its table's owner to create it again.")));
+		});
 	if (!owner_exists || schema == nullptr)
 		return false;
 	GraphName name;

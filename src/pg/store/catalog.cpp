@@ -183,6 +183,8 @@ split_graph_name(char *raw, List **parts) {
 				memmove(end, end + 1, strlen(end)); // "" is one quote
 				next = end;
 			}
+			if (end == part)
+				return false; // an empty quoted part, as SQL refuses a zero-length delimited identifier
 			next = end + 1;
 		} else {
 			part = next;

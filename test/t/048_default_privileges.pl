@@ -1,0 +1,100 @@
+# Default privileges of the role that installs or updates pg_grail (ALTER DEFAULT PRIVILEGES ...
+# GRANT ALL ON SCHEMAS / TABLES / SEQUENCES / FUNCTIONS) must not reach the extension's objects.
+# Before, they gave PUBLIC CREATE on grail and grail_internal: a plain role put there
+# grail_internal._filter_renamed(oid, text, text, text), which the event triggers (SECURITY DEFINER,
+# the installing superuser's rights) called in place of pg_grail's (their '' literals match text
+# better than name), and so made itself superuser with one CREATE FUNCTION. Roles named in the
+# default privileges also got writes on the catalog tables.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('default_privileges');
+$node->init;
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'pg_grail'");
+$node->start;
+
+$node->safe_psql('postgres', q{
+	CREATE ROLE mallory LOGIN;
+	CREATE ROLE bob LOGIN;
+	CREATE ROLE watcher LOGIN IN ROLE pg_monitor;
+	CREATE DATABASE fresh;
+	CREATE DATABASE updated;
+});
+# Default privileges hold per database.
+my $defaults = q{
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON SCHEMAS TO PUBLIC;
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO PUBLIC;
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO bob WITH GRANT OPTION;
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON SEQUENCES TO PUBLIC;
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON FUNCTIONS TO bob WITH GRANT OPTION;
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON FUNCTIONS TO pg_monitor;
+	ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO pg_database_owner;
+};
+$node->safe_psql('fresh', $defaults . 'CREATE EXTENSION pg_grail');
+$node->safe_psql('updated', $defaults . q{CREATE EXTENSION pg_grail VERSION '0.6.0'; GRANT INSERT ON grail.graph TO mallory});
+# What such a grant let a plain role do before the update: an overload in grail that a call with
+# numeric keys reaches.
+$node->safe_psql('updated', q{SET ROLE mallory;
+	CREATE FUNCTION grail.reachable(text, numeric, numeric) RETURNS boolean LANGUAGE sql AS 'SELECT true'});
+my ($update_rc, $update_out, $update_err) = $node->psql('updated', 'ALTER EXTENSION pg_grail UPDATE');
+is($update_rc, 0, 'updated: the update runs');
+like($update_err, qr/WARNING:  pg_grail takes back INSERT on table grail.graph from mallory, a grant it does not make/,
+	'updated: and says which grant it takes back');
+like($update_err, qr/takes back CREATE on schema grail from PUBLIC/, 'updated: CREATE on grail among them');
+like($update_err, qr/WARNING:  schemas of pg_grail hold function reachable\(text,numeric,numeric\) in schema grail \(owner mallory\), which pg_grail did not make/,
+	'updated: and names the function a role put into grail meanwhile');
+
+for my $db ('fresh', 'updated') {
+	my $check = sub {
+		my ($role, $sql) = @_;
+		return $node->safe_psql($db, "SET ROLE $role; $sql");
+	};
+	is($check->('mallory', q{SELECT has_schema_privilege('grail', 'CREATE'), has_schema_privilege('grail_internal', 'CREATE')}),
+		'f|f', "$db: PUBLIC may not create in grail or grail_internal");
+	is($check->('mallory', q{SELECT has_schema_privilege('grail', 'USAGE'), has_schema_privilege('grail_internal', 'USAGE')}),
+		't|t', "$db: PUBLIC keeps USAGE on both schemas");
+	my ($rc, $out, $err) = $node->psql($db, q{SET ROLE mallory;
+		CREATE FUNCTION grail_internal._filter_renamed(oid, text, text, text) RETURNS text LANGUAGE sql
+		AS 'ALTER ROLE mallory SUPERUSER'});
+	isnt($rc, 0, "$db: a plain role cannot put a function into grail_internal");
+	like($err, qr/permission denied for schema grail_internal/, "$db: it is told why");
+	is($check->('bob', q{SELECT has_table_privilege('grail.graph', 'SELECT'), has_table_privilege('grail.graph', 'INSERT'),
+		has_table_privilege('grail.index_chunk', 'UPDATE'), has_table_privilege('grail.pending_change', 'DELETE'),
+		has_sequence_privilege('grail.graph_id_seq', 'USAGE')}),
+		'f|f|f|f|f', "$db: a role named in the default privileges gets nothing on the catalog");
+	is($check->('mallory', q{SELECT has_table_privilege('grail.graph', 'INSERT')}), 'f', "$db: nor does a role granted it by hand");
+	is($check->('mallory', q{SELECT has_table_privilege('grail.graphs', 'SELECT'), has_table_privilege('grail.graphs', 'INSERT'),
+		has_table_privilege('grail.activity', 'SELECT'), has_table_privilege('grail.activity', 'TRIGGER')}),
+		't|f|t|f', "$db: PUBLIC reads the two views, and only reads them");
+	is($check->('bob', q{SELECT has_function_privilege('grail_internal._filter_renamed(oid, text, name, name)', 'EXECUTE'),
+		has_function_privilege('grail.cache_info()', 'EXECUTE'), has_function_privilege('grail.reachable(text, bigint, bigint)', 'EXECUTE'),
+		has_function_privilege('grail.reachable(text, bigint, bigint)', 'EXECUTE WITH GRANT OPTION')}),
+		'f|f|t|f', "$db: internal functions stay revoked, public ones stay executable, no grant option");
+	is($check->('watcher', q{SELECT has_function_privilege('grail.cache_info()', 'EXECUTE'),
+		has_function_privilege('grail_internal._watch(bigint)', 'EXECUTE')}), 't|f',
+		"$db: pg_monitor keeps cache_info(), and gets no internal function");
+	is($node->safe_psql($db, q{SELECT has_table_privilege('pg_database_owner', 'grail.graph', 'SELECT'),
+		has_table_privilege('pg_database_owner', 'grail.graph', 'UPDATE'),
+		has_table_privilege('pg_database_owner', 'grail.index_chunk', 'INSERT')}), 't|f|f',
+		"$db: the database owner still reads the catalog (pg_dump), and only reads it");
+}
+
+# The whole attack, as a role with nothing but the defaults: its graph's filter makes the event
+# triggers call _filter_renamed; the CREATE FUNCTION in grail_internal is refused.
+$node->safe_psql('fresh', q{CREATE SCHEMA m AUTHORIZATION mallory});
+$node->safe_psql('fresh', q{SET ROLE mallory; CREATE TABLE m.e (s bigint, t bigint); INSERT INTO m.e VALUES (1, 2);
+	SELECT grail.create_graph('m.g', 'm.e', 's', 't', filter => 's > 0')});
+$node->psql('fresh', q{SET ROLE mallory;
+	CREATE FUNCTION grail_internal._filter_renamed(oid, text, text, text) RETURNS text LANGUAGE plpgsql
+	AS $$BEGIN EXECUTE 'ALTER ROLE mallory SUPERUSER'; RETURN $2; END$$});
+$node->safe_psql('fresh', q{SET ROLE mallory; CREATE FUNCTION m.junk() RETURNS int LANGUAGE sql AS 'SELECT 1';
+	DROP FUNCTION m.junk()});
+is($node->safe_psql('fresh', q{SELECT rolsuper FROM pg_roles WHERE rolname = 'mallory'}), 'f',
+	'mallory is not made superuser');
+is($node->safe_psql('fresh', q{SET ROLE mallory; SELECT grail.reachable('m.g', 1::bigint, 2::bigint)}), 't',
+	'and the graph answers');
+
+done_testing();
