@@ -11,8 +11,12 @@
 // Then what the slowest 1% and 2% of rounds (by CPU) spent on: a remade overlay, a widening that
 // grew 1,000 records or more (a cascade: a new edge whose tail has many G'-ancestors), the query
 // (longer than the extension), or none of these. --budget: records a widening looks at a call
-// (ReachabilityOverlay::set_widening_budget).
+// (ReachabilityOverlay::set_widening_budget). --restart E: every E rounds the overlay starts
+// again from PENDING new inserts, untimed, as a reader's does after each merge (the live graph's
+// pending changes stay between PENDING and PENDING + E * BATCH, as beside a writer and its merges,
+// for as many rounds as the run asks).
 //   overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] [--budget G]
+//                        [--restart E]
 #include "overlay_changes.hpp"
 #include "reach.hpp"
 #include "rng.hpp"
@@ -51,7 +55,7 @@ cpu_ms() {
 int
 main(int argc, char **argv) {
 	uint64_t vertices = 200000, edges = 1000000, pending = 30000, rounds = 20000, batch = 1,
-	         budget = ReachabilityOverlay::kWideningBudget;
+	         budget = ReachabilityOverlay::kWideningBudget, restart = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		uint64_t value = bench::number_arg("overlay_stream_bench", argv[i + 1]);
 		if (std::strcmp(argv[i], "--vertices") == 0)
@@ -66,12 +70,14 @@ main(int argc, char **argv) {
 			batch = value;
 		else if (std::strcmp(argv[i], "--budget") == 0)
 			budget = value;
+		else if (std::strcmp(argv[i], "--restart") == 0)
+			restart = value;
 		else
 			vertices = 0;
 	}
 	if (vertices < 3 || argc % 2 == 0) {
 		std::fputs("usage: overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] "
-		           "[--budget G]\n",
+		           "[--budget G] [--restart E]\n",
 		           stderr);
 		return 2;
 	}
@@ -87,8 +93,8 @@ main(int argc, char **argv) {
 		list.append(e.source, e.target);
 	}
 	Index index = Index::build(std::move(list), BuildOptions{});
-	// A remade overlay holds every change of the run: no more than an overlay takes.
-	if (!OverlayChanges::takes(pending + rounds * batch, index)) {
+	// A remade overlay holds every change of the run (since the last restart): no more than an overlay takes.
+	if (!OverlayChanges::takes(pending + (restart ? std::min(restart, rounds) : rounds) * batch, index)) {
 		std::fputs("overlay_stream_bench: PENDING + ROUNDS * BATCH changes are more than an overlay takes\n", stderr);
 		return 2;
 	}
@@ -107,6 +113,13 @@ main(int argc, char **argv) {
 	size_t unfinished = 0;       // rounds whose query found the widening unfinished
 	size_t declined = 0, yes = 0;
 	for (uint64_t r = 0; r < rounds; r++) {
+		if (restart && r > 0 && r % restart == 0) {
+			all.clear();
+			for (uint64_t i = 0; i < pending; i++)
+				all.push_back(forward_edge());
+			reach = Reach::with_changes(index, *OverlayChanges::of(index, all), reach->reversed_dag());
+			reach->overlay()->set_widening_budget(budget);
+		}
 		std::vector<EdgeChange> more;
 		for (uint64_t i = 0; i < batch; i++)
 			more.push_back(forward_edge());

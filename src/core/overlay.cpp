@@ -820,40 +820,81 @@ ReachabilityOverlay::propagate(size_t budget) {
 	copied_intervals_.resize(2 * labels_);
 	copied_bloom_.resize(kBloomWords);
 	size_t done = 0, looked = 0; // grow() calls: records read, whether they grow or not
+	std::vector<uint32_t> &taken = taken_;
 	while (!queue_.empty() && looked < budget) {
-		if ((++done & 0xFFFF) == 0)
+		// The next components off the queue, taken in its order as one at a time would be (each
+		// stays marked queued until its turn: one that an earlier one grows is not queued twice).
+		// Their predecessors' lists, then those predecessors' flags and slots, are asked for
+		// before the first is taken: the misses of a component's chain (offset, list, flags, slot,
+		// record) overlap with the other components' where each waited for its own in turn.
+		taken.clear();
+		for (; taken.size() < kTakenAtOnce && !queue_.empty(); queue_.pop())
+			taken.push_back(queue_.top().second);
+		prefetch_predecessors(taken);
+		size_t next = 0;
+		for (; next < taken.size() && looked < budget; next++)
+			looked += push_record(taken[next]);
+		for (; next < taken.size(); next++)
+			queue_.emplace(place(taken[next]), taken[next]);
+		if ((done += taken.size()) >= 0x10000) {
+			done = 0;
 			poll_cancel();
-		uint32_t c = queue_.top().second;
-		queue_.pop();
-		queued_[c] = 0;
-		bool intervals_grew = flags_[c] & kIntervalsGrew;
-		flags_[c] &= uint8_t(~kIntervalsGrew);
-		Record grown = contribution(c);
-		std::copy(grown.intervals, grown.intervals + 2 * labels_, copied_intervals_.begin());
-		std::copy(grown.bloom, grown.bloom + kBloomWords, copied_bloom_.begin());
-		Record copy{copied_intervals_.data(), copied_bloom_.data()};
-		// Where only c's Bloom filter grew, a predecessor whose filter is full holds all of c's
-		// record already (its intervals held c's when c last pushed them, or since the base labels
-		// or the inserted edge's widening): its record is not read. In a widening's long runs most
-		// records grow in their filter alone (bench/overlay_stream_bench.cpp). The others' slots,
-		// then their records, are asked for before any is read: their cache misses overlap where
-		// one grow() after another waited for each in turn.
-		std::vector<uint32_t> &growing = growing_;
-		growing.clear();
-		for_each_predecessor(c, [&](uint32_t p) {
-			if (intervals_grew || !(flags_[p] & kFullBloom)) {
-				__builtin_prefetch(&slot_[p]);
-				growing.push_back(p);
-			}
-		});
-		for (uint32_t p : growing)
-			prefetch_contribution(p);
-		for (uint32_t p : growing)
-			grow(p, copy);
-		looked += growing.size();
+		}
 	}
 	if (queue_.empty())
 		unwidened_.clear();
+}
+
+void
+ReachabilityOverlay::prefetch_predecessors(const std::vector<uint32_t> &taken) const noexcept {
+	for (uint32_t c : taken)
+		if (c < components_)
+			__builtin_prefetch(&reversed_dag_->offsets[c]);
+	for (uint32_t c : taken) {
+		__builtin_prefetch(&slot_[c]);
+		if (c < components_)
+			__builtin_prefetch(reversed_dag_->begin(c));
+	}
+	for (uint32_t c : taken)
+		if (c < components_)
+			for (const vid_t *p = reversed_dag_->begin(c); p != reversed_dag_->end(c); p++) {
+				__builtin_prefetch(&flags_[*p]);
+				__builtin_prefetch(&slot_[*p]);
+			}
+}
+
+/*
+ * Component c, taken off the widening's queue, pushes what its record grew into its
+ * G'-predecessors (grow()): the count of those it reads.
+ */
+size_t
+ReachabilityOverlay::push_record(uint32_t c) {
+	queued_[c] = 0;
+	bool intervals_grew = flags_[c] & kIntervalsGrew;
+	flags_[c] &= uint8_t(~kIntervalsGrew);
+	Record grown = contribution(c);
+	std::copy(grown.intervals, grown.intervals + 2 * labels_, copied_intervals_.begin());
+	std::copy(grown.bloom, grown.bloom + kBloomWords, copied_bloom_.begin());
+	Record copy{copied_intervals_.data(), copied_bloom_.data()};
+	// Where only c's Bloom filter grew, a predecessor whose filter is full holds all of c's
+	// record already (its intervals held c's when c last pushed them, or since the base labels
+	// or the inserted edge's widening): its record is not read. In a widening's long runs most
+	// records grow in their filter alone (bench/overlay_stream_bench.cpp). The others' slots,
+	// then their records, are asked for before any is read: their cache misses overlap where
+	// one grow() after another waited for each in turn.
+	std::vector<uint32_t> &growing = growing_;
+	growing.clear();
+	for_each_predecessor(c, [&](uint32_t p) {
+		if (intervals_grew || !(flags_[p] & kFullBloom)) {
+			__builtin_prefetch(&slot_[p]);
+			growing.push_back(p);
+		}
+	});
+	for (uint32_t p : growing)
+		prefetch_contribution(p);
+	for (uint32_t p : growing)
+		grow(p, copy);
+	return growing.size();
 }
 
 void

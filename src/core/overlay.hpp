@@ -272,6 +272,11 @@ private:
 	void widen_edge(uint32_t cu, uint32_t cv);
 	void grow(uint32_t c, Record from);
 	void propagate(size_t budget);
+	// propagate()'s: the components it takes off the queue at once (`taken`), the cache asked for
+	// their predecessors' lists, flags and slots; one of them pushing its record.
+	static constexpr size_t kTakenAtOnce = 8;
+	void prefetch_predecessors(const std::vector<uint32_t> &taken) const noexcept;
+	size_t push_record(uint32_t c);
 	void unlist_unwidened(uint32_t from, uint32_t to);
 	bool search(uint32_t ca, uint32_t cb);
 	bool covers(const uint32_t *intervals, const uint64_t *bloom, Record from) const noexcept;
@@ -338,6 +343,7 @@ private:
 	// whether each is on it; an inserted edge's head's record copied.
 	std::priority_queue<std::pair<uint64_t, uint32_t>> queue_;
 	std::vector<uint8_t> queued_;
+	std::vector<uint32_t> taken_;   // the components taken off the queue at once
 	std::vector<uint32_t> growing_; // the predecessors a component taken off the queue grows
 	std::vector<uint32_t> head_intervals_;
 	std::vector<uint64_t> head_bloom_;

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -1014,4 +1015,91 @@ TEST(Overlay, UnfinishedWideningAnswersExactly) {
 	}
 	EXPECT_GT(extended, 800u);
 	EXPECT_GT(unfinished, queries / 5) << "of " << queries;
+}
+
+// The widening takes several components off its queue at once and puts back those it had no
+// budget left for: stopped part-way at every budget (budgets that end inside a group and at its
+// end), then finished by queries, an extended overlay's widened records come out as a fresh
+// build's of the same inserts (as many, and as many Bloom filters in each range of fill), and
+// every pair answers as a BFS of the rows, between batches and while the widening is unfinished.
+TEST(Overlay, WideningStoppedPartWayEndsAtTheBuildsRecords) {
+	const uint32_t n = 2000;
+	for (size_t budget : {size_t(1), size_t(3), size_t(8), size_t(13), size_t(40)}) {
+		Rng rng(budget * 31 + 7);
+		std::set<std::pair<vid_t, vid_t>> rows;
+		for (uint32_t e = 0; e < 4 * n; e++) {
+			vid_t s = vid_t(rng.below(n - 1));
+			rows.emplace(s, vid_t(s + 1 + rng.below(n - 1 - s)));
+		}
+		Rows before;
+		for (const auto &[s, t] : rows)
+			before.emplace_back(int64_t(s), int64_t(t));
+		Index index = Index::build(edge_list(before), BuildOptions{});
+		ASSERT_EQ(index.graph().vertex_count(), index.components().count()) << "a DAG: each vertex its own component";
+		size_t vertices = index.graph().vertex_count();
+		auto vertex = [&](vid_t id) { return vid_t(index.find(int64_t(id))); };
+		std::vector<std::vector<vid_t>> out(vertices); // by vertex of the index
+		for (const auto &[s, t] : rows)
+			if (index.find(int64_t(s)) >= 0)
+				out[vertex(s)].push_back(vertex(t));
+		std::vector<uint32_t> seen(vertices, 0);
+		uint32_t search = 0;
+		auto bfs = [&](vid_t a, vid_t b) {
+			std::vector<vid_t> stack{a};
+			seen[a] = ++search;
+			bool found = a == b;
+			while (!stack.empty() && !found) {
+				vid_t u = stack.back();
+				stack.pop_back();
+				for (vid_t w : out[u])
+					if (seen[w] != search) {
+						seen[w] = search;
+						found |= w == b;
+						stack.push_back(w);
+					}
+			}
+			return found;
+		};
+		ReachabilityOverlay::Edges inserted, none;
+		std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, inserted, none);
+		ASSERT_TRUE(overlay);
+		overlay->set_widening_budget(budget);
+		size_t stopped = 0;
+		for (int step = 0; step < 40; step++) {
+			ReachabilityOverlay::Edges batch; // up to 10 edges: U's bound lets the widening stop
+			for (int k = 0; k < 10; k++) {
+				vid_t s = vid_t(rng.below(n - 1));
+				vid_t t = vid_t(s + 1 + rng.below(n - 1 - s));
+				if (index.find(int64_t(s)) >= 0 && index.find(int64_t(t)) >= 0 && rows.emplace(s, t).second) {
+					batch.emplace_back(vertex(s), vertex(t));
+					out[vertex(s)].push_back(vertex(t));
+				}
+			}
+			std::sort(batch.begin(), batch.end());
+			ReachabilityOverlay::Edges merged;
+			std::merge(inserted.begin(), inserted.end(), batch.begin(), batch.end(), std::back_inserter(merged));
+			inserted.swap(merged);
+			ASSERT_TRUE(overlay->extend(0, ReachabilityOverlay::Extension{batch, none, none, inserted, none}))
+			    << "budget " << budget << " step " << step << ": an edge to a later id closes no cycle";
+			stopped += overlay->unwidened() != 0;
+			for (int q = 0; q < 200; q++) {
+				vid_t a = vid_t(rng.below(vertices)), b = vid_t(rng.below(vertices));
+				ASSERT_EQ(overlay->reachable(a, b), bfs(a, b))
+				    << "budget " << budget << " step " << step << ": " << a << " -> " << b;
+			}
+			for (int q = 0; q < 100000 && overlay->unwidened() != 0; q++)
+				overlay->reachable(0, 1); // each query widens by another budget
+			ASSERT_EQ(overlay->unwidened(), 0u) << "budget " << budget << " step " << step;
+			std::unique_ptr<ReachabilityOverlay> fresh = ReachabilityOverlay::build(index, 0, inserted, none);
+			ASSERT_TRUE(fresh);
+			EXPECT_EQ(overlay->widened_components(), fresh->widened_components()) << "budget " << budget;
+			for (auto [from, to] :
+			     {std::make_pair(0u, kBloomBits), std::make_pair(0u, kBloomBits / 4),
+			      std::make_pair(kBloomBits / 4 + 1, kBloomBits / 2),
+			      std::make_pair(kBloomBits / 2 + 1, kBloomBits - 1), std::make_pair(kBloomBits, kBloomBits)})
+				ASSERT_EQ(overlay->widened_blooms(from, to), fresh->widened_blooms(from, to))
+				    << "budget " << budget << " step " << step << ": filters with " << from << ".." << to << " bits";
+		}
+		EXPECT_GT(stopped, 20u) << "budget " << budget << ": the widening stopped part-way in few batches";
+	}
 }
