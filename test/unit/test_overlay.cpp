@@ -26,6 +26,35 @@ using grail_test::edge_list;
 using grail_test::Rows;
 using grail_test::rows_of;
 
+// The oracle over adjacency lists by vertex: whether a reaches b, by a search of the lists.
+class ListSearch {
+public:
+	explicit ListSearch(const std::vector<std::vector<vid_t>> &out) : out_(out), seen_(out.size(), 0) {
+	}
+	bool
+	reaches(vid_t a, vid_t b) {
+		std::vector<vid_t> stack{a};
+		seen_[a] = ++search_;
+		bool found = a == b;
+		while (!stack.empty() && !found) {
+			vid_t u = stack.back();
+			stack.pop_back();
+			for (vid_t w : out_[u])
+				if (seen_[w] != search_) {
+					seen_[w] = search_;
+					found |= w == b;
+					stack.push_back(w);
+				}
+		}
+		return found;
+	}
+
+private:
+	const std::vector<std::vector<vid_t>> &out_;
+	std::vector<uint32_t> seen_;
+	uint32_t search_ = 0;
+};
+
 // What the glue hands the overlay: the vertices of ids (base, then added ones numbered from n), the
 // edges some row now holds and none held at the build, and those no row holds any more.
 struct Changes {
@@ -511,24 +540,8 @@ TEST(Overlay, DenseWidenedBloomFiltersFilledAndExact) {
 	ReachabilityOverlay::Edges inserted, none;
 	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, inserted, none);
 	ASSERT_TRUE(overlay);
-	std::vector<uint32_t> seen(n, 0);
-	uint32_t search = 0;
-	auto bfs = [&](vid_t a, vid_t b) {
-		std::vector<vid_t> stack{a};
-		seen[a] = ++search;
-		bool found = a == b;
-		while (!stack.empty() && !found) {
-			vid_t u = stack.back();
-			stack.pop_back();
-			for (vid_t w : out[u])
-				if (seen[w] != search) {
-					seen[w] = search;
-					found |= w == b;
-					stack.push_back(w);
-				}
-		}
-		return found;
-	};
+	ListSearch oracle(out);
+	auto bfs = [&](vid_t a, vid_t b) { return oracle.reaches(a, b); };
 	size_t vertices = index.graph().vertex_count();
 	for (int step = 0; step < 400; step++) {
 		vid_t s = vid_t(rng.below(n - 1));
@@ -1042,24 +1055,8 @@ TEST(Overlay, WideningStoppedPartWayEndsAtTheBuildsRecords) {
 		for (const auto &[s, t] : rows)
 			if (index.find(int64_t(s)) >= 0)
 				out[vertex(s)].push_back(vertex(t));
-		std::vector<uint32_t> seen(vertices, 0);
-		uint32_t search = 0;
-		auto bfs = [&](vid_t a, vid_t b) {
-			std::vector<vid_t> stack{a};
-			seen[a] = ++search;
-			bool found = a == b;
-			while (!stack.empty() && !found) {
-				vid_t u = stack.back();
-				stack.pop_back();
-				for (vid_t w : out[u])
-					if (seen[w] != search) {
-						seen[w] = search;
-						found |= w == b;
-						stack.push_back(w);
-					}
-			}
-			return found;
-		};
+		ListSearch oracle(out);
+		auto bfs = [&](vid_t a, vid_t b) { return oracle.reaches(a, b); };
 		ReachabilityOverlay::Edges inserted, none;
 		std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, inserted, none);
 		ASSERT_TRUE(overlay);
