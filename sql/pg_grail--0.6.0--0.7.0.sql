@@ -948,7 +948,7 @@ BEGIN
 		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
 	LOOP
 		BEGIN
-			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid::pg_catalog.oid, r.filter, r.old_name::pg_catalog.name, r.new_name::pg_catalog.name),
 			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
 			WHERE id OPERATOR(pg_catalog.=) r.id;
 		EXCEPTION WHEN OTHERS THEN
@@ -1021,7 +1021,7 @@ BEGIN
 			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 		LOOP
 			BEGIN
-				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
 			EXCEPTION WHEN OTHERS THEN
 				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
 				                filtered.name
@@ -1137,7 +1137,7 @@ BEGIN
 		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
 		EXCEPTION WHEN OTHERS THEN
 			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
 			                filtered.nspname, filtered.name
@@ -1343,7 +1343,7 @@ BEGIN
 			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 		LOOP
 			BEGIN
-				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
 			EXCEPTION WHEN OTHERS THEN
 				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
 				                filtered.name
@@ -1399,7 +1399,7 @@ BEGIN
 		  AND NOT grail_internal._has_column(g.relid::pg_catalog.oid, n.names[1]::pg_catalog.name)
 	LOOP
 		BEGIN
-			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid, r.filter, r.old_name, r.new_name),
+			UPDATE grail.graph SET filter = grail_internal._filter_renamed(r.relid::pg_catalog.oid, r.filter, r.old_name::pg_catalog.name, r.new_name::pg_catalog.name),
 			                       filter_columns = pg_catalog.array_replace(filter_columns, r.old_name, r.new_name)
 			WHERE id OPERATOR(pg_catalog.=) r.id;
 		EXCEPTION WHEN OTHERS THEN
@@ -1525,7 +1525,7 @@ BEGIN
 		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, '', '');
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
 		EXCEPTION WHEN OTHERS THEN
 			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
 			                filtered.nspname, filtered.name

@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(51);
+SELECT plan(53);
 SET client_min_messages = warning;
 
 -- The oracle: the rows (vertex, depth, parent) that bfs() in that direction gives, as
@@ -195,6 +195,12 @@ SELECT grail.create_graph('tr_small', 'small_e');
 SELECT throws_ok($$SELECT * FROM grail.bfs('tr_small', 1, NULL, 'up')$$, '22023',
                  'direction must be ''out'', ''in'' or ''both'', not "up"', 'an unknown direction is an error');
 SELECT throws_ok($$SELECT * FROM grail.bfs('tr_small', 1, NULL, 'IN')$$, '22023', NULL, 'directions are lower case');
+SELECT throws_ok($$SELECT * FROM grail.bfs('tr_small', 1, NULL, repeat('x', 100000))$$, '22023',
+                 'direction must be ''out'', ''in'' or ''both'', not "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx..."',
+                 'a long direction is echoed cut');
+SELECT throws_ok($$SELECT * FROM grail.bfs('tr_small', 1, NULL, repeat('é', 20))$$, '22023',
+                 'direction must be ''out'', ''in'' or ''both'', not "' || repeat('é', 16) || '..."',
+                 'and cut between characters');
 SELECT throws_ok($$SELECT * FROM grail.ancestors('tr_small', 1, -1)$$, '22023',
                  'max_depth must be at least 0, not -1', 'a negative depth is an error');
 SELECT is(ARRAY[(SELECT count(*) FROM grail.descendants(NULL, 1::bigint)),

@@ -1,10 +1,15 @@
 #include "boundary/pg_calls.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstring>
+
 extern "C" {
 #include "access/htup_details.h"
 #include "storage/lmgr.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -17,6 +22,15 @@ namespace grail::pg {
 const char *
 text_argument(FunctionCallInfo fcinfo, int arg) {
 	return guard([&] { return text_to_cstring(PG_GETARG_TEXT_PP(arg)); });
+}
+
+std::string
+echoed(const char *s, int most) {
+	size_t length = std::strlen(s);
+	if (length <= size_t(most))
+		return s;
+	int kept = guard([&] { return pg_mbcliplen(s, int(std::min<size_t>(length, size_t(INT_MAX))), most); });
+	return std::string(s, size_t(kept)) + "...";
 }
 
 Datum

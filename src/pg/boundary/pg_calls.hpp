@@ -16,6 +16,10 @@ namespace grail::pg {
 // Argument arg of an SQL function, a text, as a C string (palloc'd).
 const char *text_argument(FunctionCallInfo fcinfo, int arg);
 
+// s as an error message may echo an argument: whole when it has at most `most` bytes, else its
+// characters within the first `most` bytes (pg_mbcliplen: none cut in two) and "...".
+std::string echoed(const char *s, int most);
+
 // A text datum of s (palloc'd).
 Datum text_datum(const char *s);
 inline Datum

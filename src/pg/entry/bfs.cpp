@@ -101,7 +101,9 @@ direction_arg(FunctionCallInfo fcinfo, int arg) {
 		return Direction::in;
 	if (std::strcmp(value, "both") == 0)
 		return Direction::both;
-	raise(ERRCODE_INVALID_PARAMETER_VALUE, format("direction must be 'out', 'in' or 'both', not \"%s\"", value),
+	// Echoed in part: the argument may be any text a caller sends, megabytes of it.
+	raise(ERRCODE_INVALID_PARAMETER_VALUE,
+	      format("direction must be 'out', 'in' or 'both', not \"%s\"", echoed(value, 32).c_str()),
 	      "Pass 'out' to follow edges from source to target, 'in' to follow them backwards (the vertices that "
 	      "reach the source), 'both' to ignore their direction.");
 }
