@@ -55,6 +55,36 @@ private:
 	uint32_t search_ = 0;
 };
 
+// A random DAG over ids 0..n-1 (draws of an edge to a larger id, repeats dropped), its index, and
+// its edges as lists by vertex of the index, for tests that add edges and search the lists.
+struct ForwardDag {
+	std::set<std::pair<vid_t, vid_t>> rows;
+	Index index;
+	std::vector<std::vector<vid_t>> out;
+	vid_t
+	vertex(vid_t id) const {
+		return vid_t(index.find(int64_t(id)));
+	}
+};
+
+ForwardDag
+forward_dag(uint32_t n, uint32_t draws, Rng &rng) {
+	ForwardDag dag;
+	for (uint32_t e = 0; e < draws; e++) {
+		vid_t s = vid_t(rng.below(n - 1));
+		dag.rows.emplace(s, vid_t(s + 1 + rng.below(n - 1 - s)));
+	}
+	Rows before;
+	for (const auto &[s, t] : dag.rows)
+		before.emplace_back(int64_t(s), int64_t(t));
+	dag.index = Index::build(edge_list(before), BuildOptions{});
+	dag.out.resize(dag.index.graph().vertex_count());
+	for (const auto &[s, t] : dag.rows)
+		if (dag.index.find(int64_t(s)) >= 0)
+			dag.out[dag.vertex(s)].push_back(dag.vertex(t));
+	return dag;
+}
+
 // What the glue hands the overlay: the vertices of ids (base, then added ones numbered from n), the
 // edges some row now holds and none held at the build, and those no row holds any more.
 struct Changes {
@@ -522,21 +552,12 @@ TEST(Overlay, ExtendedLargeDagMatchesBfs) {
 TEST(Overlay, DenseWidenedBloomFiltersFilledAndExact) {
 	const uint32_t n = 3000;
 	Rng rng(41);
-	std::set<std::pair<vid_t, vid_t>> rows;
-	for (uint32_t e = 0; e < 5 * n; e++) {
-		vid_t s = vid_t(rng.below(n - 1));
-		rows.emplace(s, vid_t(s + 1 + rng.below(n - 1 - s)));
-	}
-	Rows before;
-	for (const auto &[s, t] : rows)
-		before.emplace_back(int64_t(s), int64_t(t));
-	Index index = Index::build(edge_list(before), BuildOptions{});
+	ForwardDag dag = forward_dag(n, 5 * n, rng);
+	auto &rows = dag.rows;
+	const Index &index = dag.index;
+	auto &out = dag.out;
 	ASSERT_EQ(index.graph().vertex_count(), index.components().count()) << "a DAG: each vertex its own component";
-	auto vertex = [&](vid_t id) { return vid_t(index.find(int64_t(id))); };
-	std::vector<std::vector<vid_t>> out(n); // by vertex of the index
-	for (const auto &[s, t] : rows)
-		if (index.find(int64_t(s)) >= 0)
-			out[vertex(s)].push_back(vertex(t));
+	auto vertex = [&](vid_t id) { return dag.vertex(id); };
 	ReachabilityOverlay::Edges inserted, none;
 	std::unique_ptr<ReachabilityOverlay> overlay = ReachabilityOverlay::build(index, 0, inserted, none);
 	ASSERT_TRUE(overlay);
@@ -1039,22 +1060,13 @@ TEST(Overlay, WideningStoppedPartWayEndsAtTheBuildsRecords) {
 	const uint32_t n = 2000;
 	for (size_t budget : {size_t(1), size_t(3), size_t(8), size_t(13), size_t(40)}) {
 		Rng rng(budget * 31 + 7);
-		std::set<std::pair<vid_t, vid_t>> rows;
-		for (uint32_t e = 0; e < 4 * n; e++) {
-			vid_t s = vid_t(rng.below(n - 1));
-			rows.emplace(s, vid_t(s + 1 + rng.below(n - 1 - s)));
-		}
-		Rows before;
-		for (const auto &[s, t] : rows)
-			before.emplace_back(int64_t(s), int64_t(t));
-		Index index = Index::build(edge_list(before), BuildOptions{});
+		ForwardDag dag = forward_dag(n, 4 * n, rng);
+		auto &rows = dag.rows;
+		const Index &index = dag.index;
+		auto &out = dag.out;
 		ASSERT_EQ(index.graph().vertex_count(), index.components().count()) << "a DAG: each vertex its own component";
 		size_t vertices = index.graph().vertex_count();
-		auto vertex = [&](vid_t id) { return vid_t(index.find(int64_t(id))); };
-		std::vector<std::vector<vid_t>> out(vertices); // by vertex of the index
-		for (const auto &[s, t] : rows)
-			if (index.find(int64_t(s)) >= 0)
-				out[vertex(s)].push_back(vertex(t));
+		auto vertex = [&](vid_t id) { return dag.vertex(id); };
 		ListSearch oracle(out);
 		auto bfs = [&](vid_t a, vid_t b) { return oracle.reaches(a, b); };
 		ReachabilityOverlay::Edges inserted, none;
