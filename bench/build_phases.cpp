@@ -1,7 +1,8 @@
 // An index build by phase on the host, from an edge file (nothing read from PostgreSQL): the
 // steps create_graph runs after its heap scan, each timed alone (median of `runs`, wall and this
-// thread's CPU time, the latter steadier on a shared machine), then the whole Index::build and
-// its serialization.
+// thread's CPU time, the latter steadier on a shared machine), then the whole Index::build (on
+// the calling thread alone, then with 2 helpers: wall time is what they save) and its
+// serialization.
 //   build_phases EDGES_FILE [runs=3] [IMAGE_FILE]
 // (IMAGE_FILE: where to write the image, e.g. to see what a compressor makes of it.)
 // EDGES_FILE: one edge a line, "source<TAB or space>target" (psql's \copy e TO 'file').
@@ -87,6 +88,9 @@ main(int argc, char **argv) {
 	BuildOptions options;
 	options.id_hash_seed = 12345;
 	phase("Index::build (all)", runs, [&] { index = Index::build(edges, options); });
+	BuildOptions helped = options;
+	helped.threads = 2;
+	phase("Index::build (2 helpers)", runs, [&] { index = Index::build(edges, helped); });
 	std::vector<uint8_t> bytes;
 	phase("serialize", runs, [&] { bytes = index.serialize(); });
 	std::printf("  image %.1f MB\n", double(bytes.size()) / 1e6);

@@ -18,7 +18,7 @@
 #          larger id (self-loops dropped)
 # The load average is printed before and after: the ratio is what to compare on a shared machine.
 # --threads T sets grail.build_threads (create_graph's helper threads; the server's setting
-# otherwise, 0 by default) where the installed pg_grail has it; the B-tree keeps the server's
+# otherwise: -1 by default, 2 helpers) where the installed pg_grail has it; the B-tree keeps the server's
 # max_parallel_maintenance_workers.
 # Uses the project's throwaway cluster (scripts/cluster.sh) and build/grail_cli (R-MAT).
 #   bench/build_vs_btree.sh [--vertices N] [--edges E] [--degree D] [--span S] [--scale S]

@@ -8,7 +8,7 @@
 # The build row is create_graph's wall time over BUILD_RUNS runs (default 3), and beside it what
 # came after reading the rows (the issue's "after the read" target: build_ms - read_ms); each build's
 # phases are printed as it ends. QUERIES picks the rows (default "build scc bfs reach");
-# BUILD_THREADS sets grail.build_threads for both devices (default 0, the setting's default).
+# BUILD_THREADS sets grail.build_threads for both devices (default -1, the setting's default).
 #   bench/sql_gpu.sh [RUNS] [SCALES...]     defaults: 5 runs, scales 20 22 (edge factor 16)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ lib=/tmp/pgroot/usr/lib/x86_64-linux-gnu:/tmp/pgroot/lib/x86_64-linux-gnu
 bin=/tmp/pgroot/usr/lib/postgresql/15/bin
 
 restart() {
-	su pgrun -c "LD_LIBRARY_PATH=$lib $bin/pg_ctl -D /tmp/pgdata/d -o '-k /tmp/pgsock -c listen_addresses= -c jit=off -c shared_preload_libraries=pg_grail -c grail.gpu_service=$1 -c max_connections=60 -c shared_buffers=4GB -c work_mem=256MB -c grail.build_threads=${BUILD_THREADS:-0}' -l /tmp/pgdata/log -w restart >/dev/null" ||
+	su pgrun -c "LD_LIBRARY_PATH=$lib $bin/pg_ctl -D /tmp/pgdata/d -o '-k /tmp/pgsock -c listen_addresses= -c jit=off -c shared_preload_libraries=pg_grail -c grail.gpu_service=$1 -c max_connections=60 -c shared_buffers=4GB -c work_mem=256MB -c grail.build_threads=${BUILD_THREADS:--1}' -l /tmp/pgdata/log -w restart >/dev/null" ||
 		{ tail -20 /tmp/pgdata/log; exit 1; }
 }
 

@@ -518,7 +518,8 @@ choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint6
 			re |= (*gather[g])(reaches[gathered[g]][v]);
 			rb |= (*gather[g])(reached_by[gathered[g]][v]);
 		}
-		r[v] = LookupRecord{re, rb, back_level[v], 0, 0, 0};
+		r[v] = LookupRecord{
+		    re, rb, back_level[v], LookupLabels::kNoOrderPost, LookupLabels::kNoOrderFirst, LookupLabels::kNoOrderLo};
 	}
 	return supports;
 }
@@ -527,12 +528,13 @@ choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint6
 
 LookupLabels
 LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports, const DecidedElsewhere &decided,
-                    uint64_t seed) {
+                    uint64_t seed, bool ordered) {
 	size_t n = dag.vertex_count();
 	if (supports.size() > kMaxSupports)
 		throw Error(ErrorKind::internal, "too many reachability supports");
 	LookupLabels labels;
-	labels.records_.assign(n, LookupRecord{0, 0, 0, 0, 0, 0});
+	// Without an order until one is written (ordered, or set_order()): kNoOrder* decide nothing.
+	labels.records_.assign(n, LookupRecord{0, 0, 0, kNoOrderPost, kNoOrderFirst, kNoOrderLo});
 	LookupRecord *r = labels.records_.data();
 	size_t k = std::min<size_t>(std::min<size_t>(count, kMaxSupports), n);
 	if (supports.empty() && k > 0 && k < n) {
@@ -545,24 +547,48 @@ LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports,
 		std::vector<uint32_t> back_level(n);
 		sweep(dag, supports, reaches.data(), reached_by.data(), back_level.data());
 		for (size_t v = 0; v < n; v++)
-			r[v] = LookupRecord{reaches[v], reached_by[v], back_level[v], 0, 0, 0};
+			r[v] = LookupRecord{reaches[v], reached_by[v], back_level[v], kNoOrderPost, kNoOrderFirst, kNoOrderLo};
 	}
 	labels.supports_ = Array<uint32_t>(std::vector<uint32_t>(supports.begin(), supports.end()));
-	order(dag, r);
+	labels.has_order_ = ordered;
+	if (ordered)
+		order(dag, r);
 	return labels;
+}
+
+void
+LookupLabels::set_order(const BackwardOrder &order) {
+	if (order.post.size() != records_.size() || order.first.size() != records_.size() ||
+	    order.lo.size() != records_.size())
+		throw Error(ErrorKind::internal, "a backward order of another DAG");
+	order.write_to(records_.data());
+	has_order_ = true;
+}
+
+void
+LookupLabels::BackwardOrder::write_to(LookupRecord *records) const noexcept {
+	for (size_t v = 0; v < post.size(); v++) {
+		records[v].back_post = post[v];
+		records[v].back_first = first[v];
+		records[v].back_lo = lo[v];
+	}
 }
 
 // The backward DFS order (grail_labels.hpp, LookupRecord): one depth-first search over the
 // transpose, whose lists come out ascending, from the sinks in ascending order. Compact arrays
 // (4 bytes a vertex each) rather than the records, which it writes once at the end.
-void
-LookupLabels::order(const Csr &dag, LookupRecord *records) {
+LookupLabels::BackwardOrder
+LookupLabels::backward_order(const Csr &dag) {
 	size_t n = dag.vertex_count();
 	if (n >= UINT32_MAX)
 		throw Error(ErrorKind::limit_exceeded, "too many components for a backward order");
 	const Csr up = dag.reversed();
 	constexpr uint32_t kUnseen = UINT32_MAX;
-	std::vector<uint32_t> lo_of(n, kUnseen), post_of(n), first_of(n);
+	BackwardOrder order;
+	std::vector<uint32_t> &lo_of = order.lo, &post_of = order.post, &first_of = order.first;
+	lo_of.assign(n, kUnseen);
+	post_of.resize(n);
+	first_of.resize(n);
 	struct Frame {
 		vid_t v;
 		uint32_t lo;
@@ -618,11 +644,7 @@ LookupLabels::order(const Csr &dag, LookupRecord *records) {
 	}
 	if (rank != n)
 		throw Error(ErrorKind::internal, "backward order: the graph is not a DAG");
-	for (size_t v = 0; v < n; v++) {
-		records[v].back_post = post_of[v];
-		records[v].back_first = first_of[v];
-		records[v].back_lo = lo_of[v];
-	}
+	return order;
 }
 
 LookupLabels

@@ -167,8 +167,10 @@ public:
 	// (every vertex where there are no more than count), deterministically for a seed. decided:
 	// whether the index's other deciders settle components u < v without a search (empty: none do),
 	// so that the supports are chosen for the pairs they leave.
+	// ordered: false leaves the records without a backward order until set_order() (a caller that
+	// makes the order beside, on another thread: it needs only the DAG).
 	static LookupLabels build(const Csr &dag, unsigned count, std::vector<vid_t> supports = {},
-	                          const DecidedElsewhere &decided = {}, uint64_t seed = 0);
+	                          const DecidedElsewhere &decided = {}, uint64_t seed = 0, bool ordered = true);
 
 	bool
 	empty() const noexcept {
@@ -223,9 +225,20 @@ public:
 	has_order() const noexcept {
 		return has_order_;
 	}
-	// The backward DFS order of the topologically numbered DAG into the records' back_post,
-	// back_first and back_lo.
-	static void order(const Csr &dag, LookupRecord *records);
+	// The backward DFS order of a topologically numbered DAG: each vertex's back_post, back_first
+	// and back_lo, an array each (compact, written into the records in one pass).
+	struct BackwardOrder {
+		std::vector<uint32_t> post, first, lo;
+		void write_to(LookupRecord *records) const noexcept;
+	};
+	static BackwardOrder backward_order(const Csr &dag);
+	// The order into the records' back_post, back_first and back_lo.
+	static void
+	order(const Csr &dag, LookupRecord *records) {
+		backward_order(dag).write_to(records);
+	}
+	// An order made by backward_order() of this build's DAG into its records (built unordered).
+	void set_order(const BackwardOrder &order);
 
 private:
 	Array<uint32_t> supports_;

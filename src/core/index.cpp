@@ -109,15 +109,22 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
 
-	// The id hash table needs only the ids and the components: with helpers, made on one while this
-	// thread makes the labels; without, after them, when their scratch is gone (keyed graphs need
-	// none: a vertex's id is the vertex, keys.hpp, found by its key). Declared after the index, so
-	// that a throw joins it before the index goes.
-	Background hash;
+	// The id hash table needs only the ids and the components, the lookup records' backward order
+	// only the DAG: with helpers, both made on one while this thread and the rest make the labels;
+	// without, after them, when their scratch is gone (keyed graphs need no hash table: a vertex's
+	// id is the vertex, keys.hpp, found by its key). Declared after the index and the order, so
+	// that a throw joins it before they go.
 	bool hashed = index.keys_.kind() == KeyKind::integer;
 	uint64_t hash_seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
-	if (hashed && options.threads > 0)
-		hash.start(true, [&index, hash_seed] { index.build_hash(hash_seed); });
+	bool beside = options.threads > 0;
+	LookupLabels::BackwardOrder backward;
+	Background side;
+	if (beside)
+		side.start(true, [&index, &backward, hashed, hash_seed] {
+			if (hashed)
+				index.build_hash(hash_seed);
+			backward = LookupLabels::backward_order(index.dag_);
+		});
 
 	start = now_ms();
 	if (options.label_builder) {
@@ -137,7 +144,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 				throw Error(ErrorKind::internal, "the label builder returned inexact labels: " + broken);
 		}
 	} else {
-		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed, options.threads);
+		index.labels_ = GrailLabels::build(index.dag_, options.labels, options.seed, options.label_threads());
 	}
 	{
 		std::vector<uint32_t> post(st.components);
@@ -155,16 +162,19 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 			return pruning::step(bloom.record(u), labels.record(u), bloom.record(v), labels.record(v), d) !=
 			       pruning::Step::expand;
 		};
-		index.lookup_ = LookupLabels::build(index.dag_, options.supports, {}, decided, options.seed);
+		index.lookup_ = LookupLabels::build(index.dag_, options.supports, {}, decided, options.seed, !beside);
 	}
 	st.lookup_seconds = ms_since(start) / 1e3;
 	st.label_seconds += st.lookup_seconds;
 
 	// (The hash counts with the lookup labels: what a lookup needs beside the labels.)
 	start = now_ms();
-	if (hashed && options.threads == 0)
+	if (beside) {
+		side.wait();
+		index.lookup_.set_order(backward);
+	} else if (hashed) {
 		index.build_hash(hash_seed);
-	hash.wait();
+	}
 	st.lookup_seconds += ms_since(start) / 1e3;
 	st.label_seconds += ms_since(start) / 1e3;
 	return index;

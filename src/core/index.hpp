@@ -47,10 +47,17 @@ struct BuildOptions {
 	// The caller makes the image whole after the build (a merge, for the image cache): counted in
 	// the estimate (estimate_build_bytes).
 	bool whole_image = false;
-	// Helper threads beside the calling one for the steps that split (the GRAIL traversals; the id
-	// hash table beside the labels); 0: none. The index is the same byte for byte whatever the
-	// number (parallel.hpp: helpers only compute, and are joined before build returns or throws).
+	// Helper threads beside the calling one for the steps that split; 0: none. One makes the id
+	// hash table and the lookup records' backward order (each needs only the ids and the DAG)
+	// while the calling thread and the rest make the labels: the GRAIL traversals at once. The
+	// index is the same byte for byte whatever the number (parallel.hpp: helpers only compute, and
+	// are joined before build returns or throws).
 	unsigned threads = 0;
+	// Of those, the helpers a label builder may run its traversals on.
+	unsigned
+	label_threads() const noexcept {
+		return threads > 0 ? threads - 1 : 0;
+	}
 	// Computes the components, e.g. on a GPU; empty: the CPU Tarjan. It must keep the Components
 	// contract (topological numbering, smallest vertex per component).
 	std::function<Components(const Csr &)> components;

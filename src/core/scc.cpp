@@ -107,9 +107,57 @@ strongly_connected_components(const Csr &graph) {
 	return c;
 }
 
+// The condensation where every component is one vertex (a DAG's graph): the graph renumbered.
+// Each component's list is made in its place, in component order, from its vertex's list (a
+// self-loop dropped), without the general case's pairs and their sort by source. Vertices come at random: where lists
+// lie and the components of their targets are asked for a few components ahead.
+static Csr
+condensation_of_singletons(const Csr &graph, const Components &components) {
+	size_t n = graph.vertex_count();
+	const uint32_t *of_vertex = components.of_vertex.data();
+	const vid_t *vertex_of = components.smallest_vertex.data();
+	const eid_t *offsets = graph.offsets.data();
+	const vid_t *targets = graph.targets.data();
+	Csr dag;
+	dag.offsets.resize(n + 1);
+	dag.targets.resize(graph.edge_count());
+	eid_t *out_offsets = dag.offsets.data();
+	vid_t *out = dag.targets.data();
+	constexpr size_t kListsAhead = 16, kTargetsAhead = 4;
+	eid_t write = 0;
+	for (size_t c = 0; c < n; c++) {
+		if (c % 4096 == 0)
+			poll_cancel();
+		if (c + kListsAhead < n)
+			__builtin_prefetch(offsets + vertex_of[c + kListsAhead]);
+		if (c + kListsAhead / 2 < n)
+			__builtin_prefetch(targets + offsets[vertex_of[c + kListsAhead / 2]]);
+		if (c + kTargetsAhead < n) {
+			vid_t ahead = vertex_of[c + kTargetsAhead];
+			for (eid_t e = offsets[ahead]; e < offsets[ahead + 1]; e++)
+				__builtin_prefetch(of_vertex + targets[e]);
+		}
+		vid_t v = vertex_of[c];
+		eid_t begin = write;
+		for (eid_t e = offsets[v]; e < offsets[v + 1]; e++) {
+			uint32_t cw = of_vertex[targets[e]];
+			if (cw != c)
+				out[write++] = cw;
+		}
+		std::sort(out + begin, out + write);
+		write = eid_t(std::unique(out + begin, out + write) - out); // none where the lists are a graph's
+		out_offsets[c] = begin;
+	}
+	out_offsets[n] = write;
+	dag.targets.resize(write);
+	return dag;
+}
+
 Csr
 condensation(const Csr &graph, const Components &components) {
 	size_t n = graph.vertex_count();
+	if (components.count() == n)
+		return condensation_of_singletons(graph, components);
 	const uint32_t *of_vertex = components.of_vertex.data();
 	const eid_t *offsets = graph.offsets.data();
 	const vid_t *targets = graph.targets.data();

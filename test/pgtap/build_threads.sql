@@ -1,4 +1,5 @@
--- Builds on helper threads, as many as grail.build_threads (0, the default: none): a graph built
+-- Builds on helper threads, as many as grail.build_threads (-1, the default: 2 for a statement's
+-- build; test/t/041_build_threads_cap.pl counts them): a graph built
 -- with helpers answers exactly as one built without them and as the rows say (integer ids with
 -- the extremes, cycles, self-loops, duplicate rows; text and uuid keys; a live graph with pending
 -- inserts and deletes, answered from its snapshot's rebuild); the stored sizes are the same; a
@@ -72,10 +73,10 @@ CREATE FUNCTION bt_sizes(graph text) RETURNS bigint[] LANGUAGE sql AS $$
 	SELECT ARRAY[vertices, edges, components, dag_edges, index_bytes] FROM grail.graph g WHERE g.name = bt_sizes.graph
 $$;
 
-SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'grail.build_threads'), '0',
-          'grail.build_threads: no helper threads unless asked');
+SELECT is((SELECT boot_val FROM pg_settings WHERE name = 'grail.build_threads'), '-1',
+          'grail.build_threads: -1 by default (the build decides: 2 for a statement, none for a background merge)');
 SELECT throws_ok($$SET grail.build_threads = 17$$, '22023', NULL, 'grail.build_threads: at most 16');
-SELECT throws_ok($$SET grail.build_threads = -1$$, '22023', NULL, 'grail.build_threads: not negative');
+SELECT throws_ok($$SET grail.build_threads = -2$$, '22023', NULL, 'grail.build_threads: not below -1');
 SET LOCAL grail.build_threads = 0;
 SELECT lives_ok($$SELECT grail.create_graph('bt_0', 'bt_edges', labels => 16)$$, 'a build without helpers');
 SET LOCAL grail.build_threads = 3;

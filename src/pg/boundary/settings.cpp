@@ -58,19 +58,18 @@ define_settings() {
 	    "past it, those of the graphs least recently used that no statement or cursor holds "
 	    "are dropped, to be made again when needed. 0 means no limit.",
 	    &settings.backend_memory_limit_mb, 8192, 0, INT_MAX, PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
-	// 0 by default: on the loaded 2-core machine where it was measured, two traversals at once took
-	// longer than one after the other (bench/build_vs_btree.sh); on idle cores they split the labels.
 	DefineCustomBoolVariable("grail.traversal_scan",
 	                         "Runs bfs(), descendants() and ancestors() in FROM as a Grail Traversal Scan.",
 	                         "The scan hands the search's rows to the plan one at a time; off leaves the calls to "
 	                         "FunctionScan, which copies them into a tuplestore first.",
 	                         &settings.traversal_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("grail.build_threads", "Helper threads a graph build may run beside its backend.",
-	                        "They make the GRAIL labels' traversals and the id hash table at once, the same index "
-	                        "byte for byte; 0 (the default) computes on the backend's thread alone (the store "
-	                        "compresses on one helper unless grail.max_build_threads is 0 or the build is a "
-	                        "background merge).",
-	                        &settings.build_threads, 0, 0, 16, PGC_USERSET, 0, NULL, NULL, NULL);
+	                        "They make the GRAIL labels' traversals, the id hash table and the lookup records' "
+	                        "order at once, the same index byte for byte; 0 computes on the backend's thread "
+	                        "alone; -1 (the default): 2 for a statement's build, as max_parallel_maintenance_workers "
+	                        "gives CREATE INDEX, none for a background merge. The store compresses on one helper "
+	                        "unless grail.max_build_threads is 0 or the build is a background merge.",
+	                        &settings.build_threads, -1, -1, 16, PGC_USERSET, 0, NULL, NULL, NULL);
 	// Threads are not a pool the server hands out (as parallel workers are): without a cap any role
 	// could have each of its sessions' builds run 17 threads. SUSET, as max_parallel_workers is
 	// SIGHUP-or-superuser: postgresql.conf sets it for everyone, a superuser may raise it for a role
@@ -136,17 +135,19 @@ define_settings() {
 	MarkGUCPrefixReserved("grail");
 }
 
-unsigned
-build_helper_threads() {
-	return unsigned(std::clamp(std::min(settings.build_threads, settings.max_build_threads), 0, 16));
-}
-
-// The process's choice (set_store_default_helpers); grail.max_build_threads still caps it.
-static unsigned store_default_helpers = 1;
+// The process's defaults (set_background_builds); grail.max_build_threads still caps them.
+static unsigned build_default_helpers = 2, store_default_helpers = 1;
 
 void
-set_store_default_helpers(unsigned helpers) {
-	store_default_helpers = helpers;
+set_background_builds() {
+	build_default_helpers = 0;
+	store_default_helpers = 0;
+}
+
+unsigned
+build_helper_threads() {
+	int asked = settings.build_threads >= 0 ? settings.build_threads : int(build_default_helpers);
+	return unsigned(std::clamp(std::min(asked, settings.max_build_threads), 0, 16));
 }
 
 unsigned

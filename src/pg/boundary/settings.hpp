@@ -25,8 +25,9 @@ struct Settings {
 	int gpu_service_wait_ms = 5000;   // under auto, the wait for the service's answer before the CPU's; 0: none
 	// Merges (by hand or in the background) that take at least this long are logged; -1: none, 0: all.
 	int log_merge_min_duration_ms = 600000;
-	// Helper threads a build may run beside its backend's (the GRAIL traversals, the id hash); 0: none.
-	int build_threads = 0;
+	// Helper threads a build may run beside its backend's (the GRAIL traversals, the id hash, the
+	// backward order); 0: none; -1: the process's default (build_helper_threads).
+	int build_threads = -1;
 	// The most helper threads any build takes, whatever build_threads asks (superuser, postgresql.conf).
 	int max_build_threads = 4;
 	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
@@ -39,13 +40,16 @@ extern Settings settings;
 
 void define_settings();
 
-// The helper threads a build runs: grail.build_threads, capped by grail.max_build_threads.
+// The helper threads a build runs: grail.build_threads, or where it is -1 the process's default
+// (2 for a statement's build, as max_parallel_maintenance_workers gives CREATE INDEX; none for a
+// background merge), capped by grail.max_build_threads.
 unsigned build_helper_threads();
 // The helper threads that compress an image's chunks while the backend writes them: the build's,
-// and at least the process's default (one, as CREATE INDEX sorts on parallel workers unless
-// max_parallel_maintenance_workers is 0) where grail.max_build_threads allows it.
+// and at least the process's default (one for a statement's build; none for a background merge)
+// where grail.max_build_threads allows it.
 unsigned store_helper_threads();
-// Sets the process's default for store_helper_threads (the merge worker takes none).
-void set_store_default_helpers(unsigned helpers);
+// This process's builds are background merges, beside the tables' readers and writers: no helper
+// threads by default, for the build or its store (the merge worker).
+void set_background_builds();
 
 } // namespace grail::pg

@@ -426,11 +426,11 @@ grail_merge_worker_main(Datum arg) {
 			ereport(LOG, (errmsg("pg_grail merge worker could not set its nice value to %d: %m",
 			                     settings.merge_worker_nice)));
 	}
-	// No compression helper of its own when storing (only grail.build_threads' helpers): the merges
-	// run back to back beside the table's readers and writers, and a second thread took their CPU
-	// (the reader's 99th percentile beside a writer, bench/live_pgbench.sh: 9.6-10.9x without it,
-	// 11.5-12.5x with it).
-	set_store_default_helpers(0);
+	// No helper threads unless grail.build_threads asks for them, neither the build's nor the
+	// store's compression helper: the merges run back to back beside the table's readers and
+	// writers, and a second thread took their CPU (the reader's 99th percentile beside a writer,
+	// bench/live_pgbench.sh: 9.6-10.9x without the compression helper, 11.5-12.5x with it).
+	set_background_builds();
 	// Every SQL text of pg_grail qualifies its names; this keeps the rest out of reach too.
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_SUSET, PGC_S_OVERRIDE);
 	SetConfigOption("default_transaction_isolation", "read committed", PGC_SUSET, PGC_S_OVERRIDE);

@@ -149,8 +149,8 @@ service_hooks(grail::BuildOptions &options, const grail::DevicePolicy &policy, S
 		return true;
 	};
 	options.components = host_components;
-	options.label_builder = [&made_labels, threads = options.threads](const grail::Csr &dag, unsigned labels,
-	                                                                  uint64_t seed) {
+	options.label_builder = [&made_labels, threads = options.label_threads()](const grail::Csr &dag, unsigned labels,
+	                                                                          uint64_t seed) {
 		return labels_shown(dag, [&] {
 			if (!made_labels.labels)
 				return grail::GrailLabels::build(dag, labels, seed, threads);
@@ -190,7 +190,7 @@ backend_gpu_hooks(grail::BuildOptions &options, const grail::DevicePolicy &polic
 		progress_done(int64_t(graph.vertex_count()));
 		return components;
 	};
-	options.label_builder = [threads = options.threads](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+	options.label_builder = [threads = options.label_threads()](const grail::Csr &dag, unsigned labels, uint64_t seed) {
 		return labels_shown(dag, [&] {
 			return on_chosen_device(
 			    "the GRAIL labels", dag, [&] { return grail::grail_labels_gpu(dag, labels, seed); },
@@ -205,7 +205,7 @@ backend_gpu_hooks(grail::BuildOptions &options, const grail::DevicePolicy &polic
 static void
 cpu_hooks(grail::BuildOptions &options) {
 	options.components = host_components;
-	options.label_builder = [threads = options.threads](const grail::Csr &dag, unsigned labels, uint64_t seed) {
+	options.label_builder = [threads = options.label_threads()](const grail::Csr &dag, unsigned labels, uint64_t seed) {
 		return labels_shown(dag, [&] { return grail::GrailLabels::build(dag, labels, seed, threads); });
 	};
 }
