@@ -169,7 +169,7 @@ GrailLabels::build(const Csr &dag, unsigned d, uint64_t seed, unsigned threads) 
 }
 
 BloomLabels
-BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
+BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank, bool beside) {
 	size_t n = dag.vertex_count();
 	BloomLabels labels;
 	labels.data_.assign(n, BloomRecord{});
@@ -187,20 +187,25 @@ BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
 	// Components are numbered topologically (every edge goes to a larger id): one upward pass
 	// settles in(), one downward pass out(). Each edge's head is a record at random (64 bytes of
 	// n): its cache miss is asked for kAhead edges before it is needed, as in sweep() below.
+	// The passes read and write disjoint halves of the records: with `beside`, the upward one runs
+	// on a helper thread while this one makes the downward one.
 	constexpr size_t kAhead = 16;
 	const vid_t *t = dag.targets.data();
 	const eid_t *o = dag.offsets.data();
 	size_t m = dag.edge_count();
-	for (vid_t v = 0; v < n; v++) {
-		if (v % 4096 == 0)
-			poll_cancel();
-		for (eid_t e = o[v]; e < o[v + 1]; e++) {
-			if (e + kAhead < m)
-				__builtin_prefetch(&data[t[e + kAhead]].in, 1);
-			for (unsigned k = 0; k < kBloomWords; k++)
-				data[t[e]].in[k] |= data[v].in[k];
+	Background upward;
+	upward.start(beside, [=] {
+		for (vid_t v = 0; v < n; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
+			for (eid_t e = o[v]; e < o[v + 1]; e++) {
+				if (e + kAhead < m)
+					__builtin_prefetch(&data[t[e + kAhead]].in, 1);
+				for (unsigned k = 0; k < kBloomWords; k++)
+					data[t[e]].in[k] |= data[v].in[k];
+			}
 		}
-	}
+	});
 	for (vid_t v = vid_t(n); v-- > 0;) {
 		if (v % 4096 == 0)
 			poll_cancel();
@@ -211,6 +216,7 @@ BloomLabels::build(const Csr &dag, const std::vector<uint32_t> &post_rank) {
 				data[v].out[k] |= data[t[e]].out[k];
 		}
 	}
+	upward.wait();
 	return labels;
 }
 
@@ -267,10 +273,11 @@ constexpr vid_t kNoHint = ~vid_t(0);
 // The two bit-parallel sweeps over the topologically numbered DAG (every edge to a larger vertex),
 // on compact arrays (8 bytes a vertex: most of them stay in cache): bit i of reached_by flows down
 // from supports[i] in one pass, bit i of reaches (and the back level, where asked) up in another.
-// The masks' cache misses are asked for a few edges ahead.
+// The masks' cache misses are asked for a few edges ahead. With `beside`, the downward pass runs
+// on a helper thread while this one makes the upward one (they share no array they write).
 void
-sweep(const Csr &dag, const std::vector<vid_t> &supports, uint64_t *reaches, uint64_t *reached_by,
-      uint32_t *back_level) {
+sweep(const Csr &dag, const std::vector<vid_t> &supports, uint64_t *reaches, uint64_t *reached_by, uint32_t *back_level,
+      bool beside) {
 	size_t n = dag.vertex_count();
 	std::fill(reaches, reaches + n, 0);
 	std::fill(reached_by, reached_by + n, 0);
@@ -283,17 +290,20 @@ sweep(const Csr &dag, const std::vector<vid_t> &supports, uint64_t *reaches, uin
 	const vid_t *t = dag.targets.data();
 	const eid_t *o = dag.offsets.data();
 	size_t m = dag.edge_count();
-	for (size_t v = 0; v < n; v++) {
-		if (v % 4096 == 0)
-			poll_cancel();
-		uint64_t down = reached_by[v];
-		if (down != 0)
-			for (eid_t e = o[v]; e < o[v + 1]; e++) {
-				if (e + kAhead < m)
-					__builtin_prefetch(&reached_by[t[e + kAhead]], 1);
-				reached_by[t[e]] |= down;
-			}
-	}
+	Background downward;
+	downward.start(beside, [=] {
+		for (size_t v = 0; v < n; v++) {
+			if (v % 4096 == 0)
+				poll_cancel();
+			uint64_t down = reached_by[v];
+			if (down != 0)
+				for (eid_t e = o[v]; e < o[v + 1]; e++) {
+					if (e + kAhead < m)
+						__builtin_prefetch(&reached_by[t[e + kAhead]], 1);
+					reached_by[t[e]] |= down;
+				}
+		}
+	});
 	for (size_t v = n; v-- > 0;) {
 		if (v % 4096 == 0)
 			poll_cancel();
@@ -310,6 +320,7 @@ sweep(const Csr &dag, const std::vector<vid_t> &supports, uint64_t *reaches, uin
 		if (back_level)
 			back_level[v] = level;
 	}
+	downward.wait();
 }
 
 // The kMaxSupports DAG vertices of largest (in-degree + 1) * (out-degree + 1): hubs that many
@@ -374,7 +385,8 @@ private:
 // the k candidates that decide the most of it; their records are gathered from the rounds' masks,
 // bit for bit what a sweep over them makes. Returns the supports; fills r.
 std::vector<vid_t>
-choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint64_t seed, LookupRecord *r) {
+choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint64_t seed, LookupRecord *r,
+                bool beside) {
 	size_t n = dag.vertex_count();
 	constexpr unsigned kRounds = 3;
 	constexpr size_t kDraws = 16384;
@@ -387,7 +399,7 @@ choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint6
 		is_candidate[c] = 1;
 	reaches[0].resize(n);
 	reached_by[0].resize(n);
-	sweep(dag, round_supports[0], reaches[0].data(), reached_by[0].data(), back_level.data());
+	sweep(dag, round_supports[0], reaches[0].data(), reached_by[0].data(), back_level.data(), beside);
 
 	struct Pair {
 		vid_t u, v, hint; // hint: a vertex on a walk, kNoHint for none
@@ -455,7 +467,7 @@ choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint6
 			break;
 		reaches[round].resize(n);
 		reached_by[round].resize(n);
-		sweep(dag, next, reaches[round].data(), reached_by[round].data(), nullptr);
+		sweep(dag, next, reaches[round].data(), reached_by[round].data(), nullptr, beside);
 		record(round);
 		rounds = round + 1;
 	}
@@ -528,7 +540,7 @@ choose_supports(const Csr &dag, size_t k, const DecidedElsewhere &decided, uint6
 
 LookupLabels
 LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports, const DecidedElsewhere &decided,
-                    uint64_t seed, bool ordered) {
+                    uint64_t seed, bool ordered, bool beside) {
 	size_t n = dag.vertex_count();
 	if (supports.size() > kMaxSupports)
 		throw Error(ErrorKind::internal, "too many reachability supports");
@@ -538,14 +550,14 @@ LookupLabels::build(const Csr &dag, unsigned count, std::vector<vid_t> supports,
 	LookupRecord *r = labels.records_.data();
 	size_t k = std::min<size_t>(std::min<size_t>(count, kMaxSupports), n);
 	if (supports.empty() && k > 0 && k < n) {
-		supports = choose_supports(dag, k, decided, seed, r);
+		supports = choose_supports(dag, k, decided, seed, r, beside);
 	} else {
 		if (supports.empty()) // every component a support (k == n): the records are the whole reachability
 			for (size_t v = 0; v < k; v++)
 				supports.push_back(vid_t(v));
 		std::vector<uint64_t> reaches(n), reached_by(n);
 		std::vector<uint32_t> back_level(n);
-		sweep(dag, supports, reaches.data(), reached_by.data(), back_level.data());
+		sweep(dag, supports, reaches.data(), reached_by.data(), back_level.data(), beside);
 		for (size_t v = 0; v < n; v++)
 			r[v] = LookupRecord{reaches[v], reached_by[v], back_level[v], kNoOrderPost, kNoOrderFirst, kNoOrderLo};
 	}

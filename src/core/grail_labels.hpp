@@ -94,7 +94,8 @@ public:
 	// post_rank: each vertex's post-order rank in one DFS of the DAG. Vertices close in post-order
 	// share a hash bit (BFL's interval hashing): a reachable set is mostly a few runs of that order,
 	// so it covers few bits and the filters stay sparse.
-	static BloomLabels build(const Csr &dag, const std::vector<uint32_t> &post_rank);
+	// beside: its two passes at once, one on a helper thread (the same records).
+	static BloomLabels build(const Csr &dag, const std::vector<uint32_t> &post_rank, bool beside = false);
 
 	const BloomRecord &
 	record(vid_t v) const noexcept {
@@ -168,9 +169,11 @@ public:
 	// whether the index's other deciders settle components u < v without a search (empty: none do),
 	// so that the supports are chosen for the pairs they leave.
 	// ordered: false leaves the records without a backward order until set_order() (a caller that
-	// makes the order beside, on another thread: it needs only the DAG).
+	// makes the order beside, on another thread: it needs only the DAG). beside: each sweep's two
+	// passes at once, one on a helper thread (the same records).
 	static LookupLabels build(const Csr &dag, unsigned count, std::vector<vid_t> supports = {},
-	                          const DecidedElsewhere &decided = {}, uint64_t seed = 0, bool ordered = true);
+	                          const DecidedElsewhere &decided = {}, uint64_t seed = 0, bool ordered = true,
+	                          bool beside = false);
 
 	bool
 	empty() const noexcept {

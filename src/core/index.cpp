@@ -150,7 +150,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		std::vector<uint32_t> post(st.components);
 		for (size_t v = 0; v < post.size(); v++)
 			post[v] = index.labels_.record(vid_t(v))[0];
-		index.bloom_ = BloomLabels::build(index.dag_, post);
+		index.bloom_ = BloomLabels::build(index.dag_, post, options.label_threads() > 0);
 	}
 	st.label_seconds = ms_since(start) / 1e3;
 	start = now_ms();
@@ -162,7 +162,8 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 			return pruning::step(bloom.record(u), labels.record(u), bloom.record(v), labels.record(v), d) !=
 			       pruning::Step::expand;
 		};
-		index.lookup_ = LookupLabels::build(index.dag_, options.supports, {}, decided, options.seed, !beside);
+		index.lookup_ = LookupLabels::build(index.dag_, options.supports, {}, decided, options.seed, !beside,
+		                                    options.label_threads() > 0);
 	}
 	st.lookup_seconds = ms_since(start) / 1e3;
 	st.label_seconds += st.lookup_seconds;
