@@ -1473,7 +1473,7 @@ BEGIN
 	END IF;
 	-- The name as the SQL parser reads it (quotes, case folding, schema), then quoted part by part.
 	parts := pg_catalog.parse_ident(into_table);
-	IF pg_catalog.cardinality(parts) > 2 THEN
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.>) 2 THEN
 		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
 			USING ERRCODE = 'invalid_name';
 	END IF;

@@ -3,7 +3,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(60);
+SELECT plan(62);
 
 CREATE ROLE sec_attacker LOGIN;
 CREATE ROLE sec_victim LOGIN;
@@ -214,6 +214,23 @@ SELECT is((SELECT array_agg(name::text ORDER BY name) FROM grail.graph WHERE nam
 SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'sec_victim.edges'::regclass AND tgname LIKE 'grail\_log\_%'),
           (SELECT 5 * count(*) FROM grail.graph WHERE relid = 'sec_victim.edges'::regclass), 'and their triggers');
 SELECT lives_ok($$DROP ROLE sec_leaver$$, 'then the role can be dropped');
+
+-- 4b2. save_chordless_cycles() is plpgsql run as its caller under the caller's search_path: its own
+-- comparisons are qualified, so a role that puts an attacker's schema before pg_catalog calls no
+-- shadow through it (an unqualified > did).
+DELETE FROM sec_attacker.elevated;
+CREATE TABLE sec_victim.saved_edges (source bigint, target bigint);
+INSERT INTO sec_victim.saved_edges VALUES (1, 2), (2, 3), (3, 1);
+ALTER TABLE sec_victim.saved_edges OWNER TO sec_victim;
+SET ROLE sec_victim;
+SELECT grail.create_graph('sec_victim.saved', 'sec_victim.saved_edges');
+-- (pgTAP's own functions would call shadows under that path: the answer is checked after.)
+SET search_path = sec_attacker, pg_catalog, public;
+SELECT grail.save_chordless_cycles('sec_victim.saved', 'sec_victim.saved_cycles') AS saved_cycles \gset
+RESET search_path;
+RESET ROLE;
+SELECT is(:'saved_cycles'::bigint, 1::bigint, 'a victim with the hostile schema first: save_chordless_cycles');
+SELECT is((SELECT array_agg(what) FROM sec_attacker.elevated), NULL, 'and no shadow ran with the victim''s rights');
 
 -- 4c. The extension installs only into a grail schema of its own: a schema that another role
 -- made first (and could change under the extension) is refused.
