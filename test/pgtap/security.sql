@@ -227,10 +227,34 @@ SELECT grail.create_graph('sec_victim.saved', 'sec_victim.saved_edges');
 -- (pgTAP's own functions would call shadows under that path: the answer is checked after.)
 SET search_path = sec_attacker, pg_catalog, public;
 SELECT grail.save_chordless_cycles('sec_victim.saved', 'sec_victim.saved_cycles') AS saved_cycles \gset
+-- Every other entry point, as the victim under that path: what runs as the caller must not look
+-- up names in it either. (A filter is read under it, as an index expression is: qualified here.)
+SELECT grail.create_graph('sec_victim.vg', 'sec_victim.saved_edges',
+                          filter => 'source OPERATOR(pg_catalog.>) 0 AND target OPERATOR(pg_catalog.<>) 7') IS NOT NULL;
+SELECT grail.reachable('sec_victim.vg', 1, 3), grail.reachable('sec_victim.vg', '1', '3'),
+       grail.reachable('sec_victim.vg', ARRAY[1, 2], ARRAY[3, 9]), grail.path('sec_victim.vg', 1, 3),
+       grail.find_cycle('sec_victim.vg', 1), grail.scc_component('sec_victim.vg', 2);
+SELECT count(*) FROM grail.bfs('sec_victim.vg', 1);
+SELECT count(*) FROM grail.bfs('sec_victim.vg', 1, NULL, 'both');
+SELECT count(*) FROM grail.descendants('sec_victim.vg', 1) WHERE depth OPERATOR(pg_catalog.<=) 2;
+SELECT count(*) FROM grail.ancestors('sec_victim.vg', 1);
+SELECT count(*) FROM grail.scc_components('sec_victim.vg');
+SELECT count(*) FROM grail.chordless_cycles('sec_victim.vg');
+SELECT count(*) FROM grail.explain_graph('sec_victim.vg');
+INSERT INTO sec_victim.saved_edges VALUES (3, 4), (4, 5);
+SELECT grail.reachable('sec_victim.vg', 1, 5), grail.reachable('sec_victim.vg', ARRAY[1], ARRAY[5]);
+SELECT count(*) FROM grail.bfs('sec_victim.vg', 1);
+SELECT count(*) FROM grail.graphs WHERE name OPERATOR(pg_catalog.=) 'vg';
+SELECT count(*) FROM grail.activity WHERE graph OPERATOR(pg_catalog.=) 'vg';
+SELECT grail.merge_graph('sec_victim.vg') IS NOT NULL;
+SELECT grail.alter_graph('sec_victim.vg', false);
+SELECT grail.refresh_graph('sec_victim.vg') IS NOT NULL;
+SELECT grail.drop_graph('sec_victim.vg');
 RESET search_path;
 RESET ROLE;
 SELECT is(:'saved_cycles'::bigint, 1::bigint, 'a victim with the hostile schema first: save_chordless_cycles');
-SELECT is((SELECT array_agg(what) FROM sec_attacker.elevated), NULL, 'and no shadow ran with the victim''s rights');
+SELECT is((SELECT array_agg(what) FROM sec_attacker.elevated), NULL,
+          'and no shadow ran with the victim''s rights, in it or in any other entry point');
 
 -- 4c. The extension installs only into a grail schema of its own: a schema that another role
 -- made first (and could change under the extension) is refused.
