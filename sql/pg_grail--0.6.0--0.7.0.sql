@@ -1732,6 +1732,66 @@ CREATE EVENT TRIGGER grail_on_owner_change ON ddl_command_end
 	EXECUTE FUNCTION grail_internal._on_owner_change();
 ALTER EVENT TRIGGER grail_on_owner_change ENABLE ALWAYS;
 
+-- Nor may a GRANT give a role that is not a superuser CREATE on pg_grail's schemas (a function put
+-- there next to pg_grail's own makes the event triggers' calls of them ambiguous, so that every
+-- DROP TABLE of an edge table fails) or more than SELECT on its tables, views and sequences (writes
+-- forge graphs; a trigger on a catalog table runs under the extension owner's rights). A GRANT
+-- reports no objects to an event trigger, so every GRANT checks them all (a few hundred ACL entries).
+CREATE FUNCTION grail_internal._on_grant()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	granted record;
+BEGIN
+	WITH ours AS (
+		SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+		JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		  AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		UNION ALL
+		SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
+		WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
+	grants AS (
+		SELECT 'schema' AS kind, pg_catalog.quote_ident(n.nspname) AS name, a.privilege_type, a.grantee
+		FROM ours o
+		JOIN pg_catalog.pg_namespace n ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		                              AND n.oid OPERATOR(pg_catalog.=) o.objid
+		CROSS JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a
+		WHERE a.privilege_type OPERATOR(pg_catalog.=) 'CREATE'
+		UNION ALL
+		SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'sequence' ELSE 'table' END,
+		       c.oid::pg_catalog.regclass::pg_catalog.text, a.privilege_type, a.grantee
+		FROM ours o
+		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		WHERE a.privilege_type OPERATOR(pg_catalog.<>) 'SELECT')
+	SELECT g.kind, g.name, g.privilege_type,
+	       CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+	            ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END AS grantee
+	INTO granted
+	FROM grants g
+	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) g.grantee AND r.rolsuper)
+	LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% on pg_grail''s % % cannot be granted to %, which is not a superuser', granted.privilege_type,
+		                granted.kind, granted.name, granted.grantee
+			USING ERRCODE = 'insufficient_privilege',
+			      DETAIL = 'pg_grail''s event triggers and catalog run with the extension owner''s rights: CREATE on its '
+			               'schemas lets a role put functions beside pg_grail''s, and more than SELECT on its tables lets it '
+			               'forge graphs or put triggers on them.',
+			      HINT = pg_catalog.format('Grant EXECUTE on pg_grail''s functions to the roles that use them, and nothing more '
+			                               'on its objects (a grant made before this check: REVOKE %s ON %s %s FROM %s;).',
+			                               granted.privilege_type, pg_catalog.upper(granted.kind), granted.name, granted.grantee);
+	END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION grail_internal._on_grant() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_grant ON ddl_command_end WHEN TAG IN ('GRANT')
+	EXECUTE FUNCTION grail_internal._on_grant();
+ALTER EVENT TRIGGER grail_on_grant ENABLE ALWAYS;
+
 -- Grants that default privileges added (ALTER DEFAULT PRIVILEGES of the role running this script,
 -- for all schemas or for an empty grail schema of its own) are taken back: CREATE on grail or
 -- grail_internal let any grantee put there a function that the event triggers above, running with
