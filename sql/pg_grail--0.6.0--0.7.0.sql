@@ -22,6 +22,57 @@ BEGIN
 	END IF;
 END
 $$;
+-- Objects of pg_grail that a superuser handed to a role that is not one (ALTER ... OWNER TO), which
+-- 0.7.0 refuses (grail_on_owner_change, below): that role could change them while they run with
+-- others' rights. Each goes back to the extension's owner (or, where that role is no longer a
+-- superuser, to the role running this update), with a WARNING that names it; first of all, since
+-- an event trigger's function owned by such a role fails this script's DDL (it runs with that
+-- role's rights), and functions first, as the ALTER TABLE of the others fires event triggers.
+DO $$
+DECLARE
+	handed record;
+	new_owner pg_catalog.name;
+BEGIN
+	SELECT CASE WHEN r.rolsuper THEN r.rolname ELSE CURRENT_USER END INTO new_owner
+	FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) e.extowner
+	WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail';
+	FOR handed IN
+		WITH ours AS (
+			SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+			JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
+			                              AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+			WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+			  AND d.deptype OPERATOR(pg_catalog.=) 'e'
+			UNION ALL
+			SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace
+			FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
+		owned AS (
+			SELECT o.classid, o.objid, COALESCE(p.proowner, c.relowner, n.nspowner) AS owner
+			FROM ours o
+			LEFT JOIN pg_catalog.pg_proc p ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+			                               AND p.oid OPERATOR(pg_catalog.=) o.objid
+			LEFT JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			                                AND c.oid OPERATOR(pg_catalog.=) o.objid
+			LEFT JOIN pg_catalog.pg_namespace n ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+			                                    AND n.oid OPERATOR(pg_catalog.=) o.objid)
+		SELECT i.type, i.identity, pg_catalog.pg_get_userbyid(w.owner) AS owner
+		FROM owned w
+		CROSS JOIN LATERAL pg_catalog.pg_identify_object(w.classid, w.objid, 0) i
+		WHERE w.owner IS NOT NULL
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) w.owner AND r.rolsuper)
+		ORDER BY i.type OPERATOR(pg_catalog.<>) 'function', i.identity
+	LOOP
+		RAISE WARNING 'pg_grail gives % % back to role "%" from role "%", which is not a superuser', handed.type,
+			handed.identity, new_owner, handed.owner;
+		EXECUTE pg_catalog.format('ALTER %s %s OWNER TO %I',
+		                          CASE WHEN handed.type OPERATOR(pg_catalog.=) 'function' THEN 'ROUTINE'
+		                               WHEN handed.type OPERATOR(pg_catalog.=) 'schema' THEN 'SCHEMA'
+		                               ELSE 'TABLE' END,
+		                          handed.identity, new_owner);
+	END LOOP;
+END
+$$;
+
 CREATE SCHEMA grail_internal;
 COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
 GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;

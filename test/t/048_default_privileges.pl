@@ -136,4 +136,31 @@ is($node->safe_psql('fresh', q{SELECT filter FROM grail.graph WHERE name = 'g'})
 is($node->safe_psql('fresh', q{SET ROLE mallory; SELECT grail.reachable('m.g', 1::bigint, 2::bigint)}), 't',
 	'and the graph answers');
 
+# Objects of a 0.6.0 install that a superuser handed to a plain role (ALTER ... OWNER TO, which 0.7.0
+# refuses) go back to a superuser in the update, first of all: the owner of an event trigger's
+# SECURITY DEFINER function ran it with its own rights, so every DROP failed in it (the update's too),
+# and could have changed it.
+$node->safe_psql('postgres', 'CREATE DATABASE handed');
+$node->safe_psql('handed', q{CREATE EXTENSION pg_grail VERSION '0.6.0';
+	ALTER FUNCTION grail._on_drop() OWNER TO mallory;
+	ALTER FUNCTION grail.reachable(text, bigint, bigint) OWNER TO mallory;
+	ALTER SEQUENCE grail.build_seq OWNER TO mallory;
+	ALTER VIEW grail.graphs OWNER TO mallory;
+	ALTER SCHEMA grail OWNER TO mallory});
+my ($handed_rc, $handed_out, $handed_err) = $node->psql('handed', 'ALTER EXTENSION pg_grail UPDATE');
+is($handed_rc, 0, 'handed: the update runs');
+like($handed_err, qr/WARNING:  pg_grail gives function grail._on_drop\(\) back to role "\w+" from role "mallory", which is not a superuser/,
+	'handed: and says what it gives back');
+like($handed_err, qr/gives schema grail back/, 'handed: the schema among them');
+is($node->safe_psql('handed', q{
+	WITH ours AS (SELECT d.classid, d.objid FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_grail'
+	              WHERE d.deptype = 'e' UNION ALL SELECT 'pg_namespace'::regclass, 'grail'::regnamespace)
+	SELECT count(*) FROM ours o
+	LEFT JOIN pg_proc p ON o.classid = 'pg_proc'::regclass AND p.oid = o.objid
+	LEFT JOIN pg_class c ON o.classid = 'pg_class'::regclass AND c.oid = o.objid
+	LEFT JOIN pg_namespace n ON o.classid = 'pg_namespace'::regclass AND n.oid = o.objid
+	WHERE COALESCE(p.proowner, c.relowner, n.nspowner) = 'mallory'::regrole}), '0', 'handed: mallory owns none of them after');
+$node->safe_psql('handed', q{CREATE TABLE t (a int); DROP TABLE t});
+pass('handed: DROP works again');
+
 done_testing();
