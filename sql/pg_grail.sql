@@ -979,7 +979,7 @@ BEGIN
 	END IF;
 	-- The name as the SQL parser reads it (quotes, case folding, schema), then quoted part by part.
 	parts := pg_catalog.parse_ident(into_table);
-	IF pg_catalog.cardinality(parts) > 2 THEN
+	IF pg_catalog.cardinality(parts) OPERATOR(pg_catalog.>) 2 THEN
 		RAISE EXCEPTION 'into_table must name a table, optionally schema-qualified, not "%"', into_table
 			USING ERRCODE = 'invalid_name';
 	END IF;
@@ -1411,6 +1411,127 @@ CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
 	             'ALTER SCHEMA', 'ALTER EXTENSION')
 	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
+
+-- pg_grail's objects stay with superusers: the owner of one can change it (CREATE OR REPLACE of a
+-- function, a trigger on a catalog table, a view made again, objects put into its schemas), and
+-- each runs with other roles' rights: the event triggers' functions in every session that runs
+-- DDL, the SECURITY DEFINER functions, the catalog tables under the extension owner's rights
+-- (src/pg/boundary/run_as_role.cpp), the views and functions in whoever calls them. So an ALTER ...
+-- OWNER TO (or anything else) that leaves one of them to a role that is not a superuser is refused,
+-- as PostgreSQL refuses an event trigger owned by one. (ALTER ROLE ... NOSUPERUSER of their owner
+-- fires no event trigger: README, Security.)
+CREATE FUNCTION grail_internal._on_owner_change()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	handed record;
+BEGIN
+	SELECT c.object_type, c.object_identity, pg_catalog.pg_get_userbyid(o.owner) AS owner INTO handed
+	FROM pg_catalog.pg_event_trigger_ddl_commands() c
+	JOIN pg_catalog.pg_extension e ON e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+	CROSS JOIN LATERAL (
+		-- Its members, and its schema (grail: CREATE EXTENSION makes it, but not as a member).
+		SELECT 1 FROM pg_catalog.pg_depend d
+		WHERE d.classid OPERATOR(pg_catalog.=) c.classid AND d.objid OPERATOR(pg_catalog.=) c.objid
+		  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		  AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		  AND d.refobjid OPERATOR(pg_catalog.=) e.oid
+		UNION ALL
+		SELECT 1 WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		           AND c.objid OPERATOR(pg_catalog.=) e.extnamespace
+		LIMIT 1) ours
+	CROSS JOIN LATERAL (
+		SELECT p.proowner AS owner FROM pg_catalog.pg_proc p
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid OPERATOR(pg_catalog.=) c.objid
+		UNION ALL
+		SELECT r.relowner FROM pg_catalog.pg_class r
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass AND r.oid OPERATOR(pg_catalog.=) c.objid
+		UNION ALL
+		SELECT n.nspowner FROM pg_catalog.pg_namespace n
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass AND n.oid OPERATOR(pg_catalog.=) c.objid
+		UNION ALL
+		SELECT t.typowner FROM pg_catalog.pg_type t
+		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass AND t.oid OPERATOR(pg_catalog.=) c.objid) o
+	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
+	LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION 'pg_grail''s % % cannot be owned by role "%", which is not a superuser', handed.object_type,
+		                handed.object_identity, handed.owner
+			USING ERRCODE = 'insufficient_privilege',
+			      DETAIL = 'Its owner could change it, and it runs with other roles'' rights: pg_grail''s event triggers in '
+			               'every session that runs DDL, its SECURITY DEFINER functions and its catalog with the '
+			               'extension owner''s, its functions and views with their callers''.',
+			      HINT = 'Leave pg_grail''s objects to a superuser; grant EXECUTE on its functions to the roles that use them.';
+	END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION grail_internal._on_owner_change() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_owner_change ON ddl_command_end
+	WHEN TAG IN ('ALTER FUNCTION', 'ALTER PROCEDURE', 'ALTER ROUTINE', 'ALTER AGGREGATE', 'ALTER TABLE', 'ALTER VIEW',
+	             'ALTER MATERIALIZED VIEW', 'ALTER SEQUENCE', 'ALTER SCHEMA', 'ALTER TYPE')
+	EXECUTE FUNCTION grail_internal._on_owner_change();
+ALTER EVENT TRIGGER grail_on_owner_change ENABLE ALWAYS;
+
+-- Nor may a GRANT give a role that is not a superuser CREATE on pg_grail's schemas (a function put
+-- there next to pg_grail's own makes the event triggers' calls of them ambiguous, so that every
+-- DROP TABLE of an edge table fails) or more than SELECT on its tables, views and sequences (writes
+-- forge graphs; a trigger on a catalog table runs under the extension owner's rights). A GRANT
+-- reports no objects to an event trigger, so every GRANT checks them all (a few hundred ACL entries).
+CREATE FUNCTION grail_internal._on_grant()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	granted record;
+BEGIN
+	WITH ours AS (
+		SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+		JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+		  AND d.deptype OPERATOR(pg_catalog.=) 'e'
+		UNION ALL
+		SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
+		WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
+	grants AS (
+		SELECT 'schema' AS kind, pg_catalog.quote_ident(n.nspname) AS name, a.privilege_type, a.grantee
+		FROM ours o
+		JOIN pg_catalog.pg_namespace n ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+		                              AND n.oid OPERATOR(pg_catalog.=) o.objid
+		CROSS JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a
+		WHERE a.privilege_type OPERATOR(pg_catalog.=) 'CREATE'
+		UNION ALL
+		SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'sequence' ELSE 'table' END,
+		       c.oid::pg_catalog.regclass::pg_catalog.text, a.privilege_type, a.grantee
+		FROM ours o
+		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
+		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		WHERE a.privilege_type OPERATOR(pg_catalog.<>) 'SELECT')
+	SELECT g.kind, g.name, g.privilege_type,
+	       CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
+	            ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(g.grantee)) END AS grantee
+	INTO granted
+	FROM grants g
+	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) g.grantee AND r.rolsuper)
+	LIMIT 1;
+	IF FOUND THEN
+		RAISE EXCEPTION '% on pg_grail''s % % cannot be granted to %, which is not a superuser', granted.privilege_type,
+		                granted.kind, granted.name, granted.grantee
+			USING ERRCODE = 'insufficient_privilege',
+			      DETAIL = 'pg_grail''s event triggers and catalog run with the extension owner''s rights: CREATE on its '
+			               'schemas lets a role put functions beside pg_grail''s, and more than SELECT on its tables lets it '
+			               'forge graphs or put triggers on them.',
+			      HINT = pg_catalog.format('Grant EXECUTE on pg_grail''s functions to the roles that use them, and nothing more '
+			                               'on its objects (a grant made before this check: REVOKE %s ON %s %s FROM %s;).',
+			                               granted.privilege_type, pg_catalog.upper(granted.kind), granted.name, granted.grantee);
+	END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION grail_internal._on_grant() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_grant ON ddl_command_end WHEN TAG IN ('GRANT')
+	EXECUTE FUNCTION grail_internal._on_grant();
+ALTER EVENT TRIGGER grail_on_grant ENABLE ALWAYS;
 
 -- The log trigger writes its rows through the access methods, with its own transaction's id and no
 -- trigger; a row written by SQL (a restore's COPY, a logical replication apply of the table, a

@@ -8,7 +8,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(56);
+SELECT plan(57);
 SELECT setseed(0.2711);
 
 SELECT function_returns('grail', 'explain_graph', ARRAY['text'], 'setof record');
@@ -65,6 +65,26 @@ SELECT ok((SELECT bool_and(device IN ('none', 'gpu service', 'gpu in this backen
 SELECT is((SELECT device FROM grail.explain_graph('eg_static') WHERE function = 'chordless_cycles, chordless_cycle_counts'),
           (SELECT device FROM grail.explain_graph('eg_static') WHERE function = 'bfs, descendants, ancestors'),
           'chordless cycles go where bfs goes (the GPU service where it runs)');
+SET LOCAL grail.device = cpu;
+-- A graph with pending changes is answered from a rebuild of the rows the snapshot sees, made on
+-- the device the setting picks: under gpu without a usable GPU every function fails for want of
+-- one, and explain_graph(), which makes what they would, fails as they do: exactly when bfs()
+-- does, with bfs()'s SQLSTATE and message (the hint to SET grail.device = auto), not another.
+CREATE TABLE eg_pending (source bigint, target bigint);
+INSERT INTO eg_pending VALUES (1, 2), (2, 3);
+SELECT grail.create_graph('eg_pending', 'eg_pending');
+INSERT INTO eg_pending VALUES (3, 1);
+CREATE FUNCTION pg_temp.error_of(sql text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE sql;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+SET LOCAL grail.device = gpu;
+SELECT is(pg_temp.error_of($$SELECT count(*) FROM grail.explain_graph('eg_pending')$$),
+          pg_temp.error_of($$SELECT count(*) FROM grail.bfs('eg_pending', 1)$$),
+          'grail.device = gpu, pending changes: explain_graph() fails exactly when bfs() does, with its error');
 SET LOCAL grail.device = cpu;
 
 -- A live graph: the oracle counts the overlay's edges from the rows the build read and the rows now.

@@ -7,7 +7,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(104);
+SELECT plan(113);
 SELECT setseed(0.2727);
 
 -- The surface: signatures, return types, STRICT and STABLE.
@@ -45,14 +45,14 @@ BEGIN
 	CREATE TEMP TABLE pc_vu AS SELECT v FROM pc_v UNION SELECT unknown;
 	CREATE TEMP TABLE pc_d AS
 	WITH RECURSIVE d(s, v, depth) AS (
-		SELECT v, v, 0 FROM pc_v
+		SELECT v, v, 0 FROM pc_vu
 		UNION
 		SELECT d.s, e.t, d.depth + 1 FROM d JOIN pc_e e ON e.s = d.v WHERE d.depth < (SELECT count(*) FROM pc_v))
 	SELECT s, v, min(depth) AS depth FROM d GROUP BY s, v;
 	EXECUTE format('CREATE TEMP TABLE pc_p AS SELECT a.v AS a, b.v AS b, grail.path(%L, a.v::%s, b.v::%2$s)::text[] AS p
 	                FROM pc_vu a, pc_vu b', g, kt);
 	EXECUTE format('CREATE TEMP TABLE pc_bfs AS SELECT a.v AS a, r.vertex::text AS v, r.parent::text AS parent, r.ord
-	                FROM pc_v a, grail.bfs(%L, a.v::%s) WITH ORDINALITY r(vertex, depth, parent, ord)', g, kt);
+	                FROM pc_vu a, grail.bfs(%L, a.v::%s) WITH ORDINALITY r(vertex, depth, parent, ord)', g, kt);
 	CREATE TEMP TABLE pc_chain AS
 	WITH RECURSIVE c(a, b, cur, chain) AS (
 		SELECT a, v, v, ARRAY[v] FROM pc_bfs
@@ -167,7 +167,23 @@ SELECT is(grail.path('paths_fixed', 4, 4), ARRAY[4]::bigint[], 'source = target:
 SELECT is(grail.path('paths_fixed', 5, 5), ARRAY[5]::bigint[], 'a self-loop is no step of a path');
 SELECT is(grail.path('paths_fixed', 1, 99), NULL, 'unknown target: NULL');
 SELECT is(grail.path('paths_fixed', 99, 1), NULL, 'unknown source: NULL');
-SELECT is(grail.path('paths_fixed', 99, 99), NULL, 'unknown source = target: NULL');
+-- A key that is not in the graph reaches only itself (reachable() says so): path() agrees, in
+-- every key kind and overload.
+SELECT is(grail.path('paths_fixed', 99, 99), ARRAY[99]::bigint[], 'unknown source = target: the key alone');
+SELECT is(grail.path('paths_fixed', 99, 99) IS NOT NULL, grail.reachable('paths_fixed', 99, 99),
+          'unknown source = target: path() and reachable() agree');
+SELECT is(grail.path('paths_fixed', 99::int, 99::int), ARRAY[99]::bigint[], 'the same through the integer overload');
+SELECT is(grail.path('paths_fixed', '-9223372036854775808', '-9223372036854775808'), ARRAY['-9223372036854775808'],
+          'the same through the text form on an integer graph (text[])');
+SELECT is(grail.path('paths_fixed', 98, 99), NULL, 'two unknown keys: NULL');
+SELECT is(grail.path('paths_text', 'not-a-vertex', 'not-a-vertex'), ARRAY['not-a-vertex'], 'an unknown text key: the key alone');
+SELECT is(grail.path('paths_text', repeat('é', 3000), repeat('é', 3000)), ARRAY[repeat('é', 3000)],
+          'a long unknown text key: the key alone');
+SELECT is(grail.path('paths_text', 'not-a-vertex', 'not-a-Vertex'), NULL, 'text keys are compared byte for byte');
+SELECT is(grail.path('paths_uuid', '12345678-1234-1234-1234-123456789abc'::uuid, '12345678-1234-1234-1234-123456789abc'::uuid),
+          ARRAY['12345678-1234-1234-1234-123456789abc'::uuid], 'an unknown uuid key: the key alone');
+SELECT is(grail.path('paths_uuid', '12345678-1234-1234-1234-123456789ABC', '{12345678-1234-1234-1234-123456789abc}'),
+          ARRAY['12345678-1234-1234-1234-123456789abc'], 'the same through the text form on a uuid graph, one key in two spellings');
 SELECT is(grail.find_cycle('paths_fixed', 1), ARRAY[1, 3, 1]::bigint[], 'the shortest cycle through 1');
 SELECT is(grail.find_cycle('paths_fixed', 2), ARRAY[2, 3, 1, 2]::bigint[], 'the cycle through 2');
 SELECT is(grail.find_cycle('paths_fixed', 4), NULL, 'a vertex on no cycle: NULL');
@@ -187,7 +203,7 @@ SELECT is(grail.find_cycle('paths_text', NULL::text), NULL, 'find_cycle(NULL tex
 -- The empty graph.
 CREATE TABLE paths_empty (s bigint, t bigint);
 SELECT grail.create_graph('paths_empty', 'paths_empty', 's', 't');
-SELECT is(grail.path('paths_empty', 1, 1), NULL, 'empty graph: path(v, v) is NULL (no vertex)');
+SELECT is(grail.path('paths_empty', 1, 1), ARRAY[1]::bigint[], 'empty graph: path(v, v) is v alone, as reachable(v, v)');
 SELECT is(grail.path('paths_empty', 1, 2), NULL, 'empty graph: path');
 SELECT is(grail.find_cycle('paths_empty', 1), NULL, 'empty graph: find_cycle');
 

@@ -3,7 +3,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(60);
+SELECT plan(62);
 
 CREATE ROLE sec_attacker LOGIN;
 CREATE ROLE sec_victim LOGIN;
@@ -214,6 +214,47 @@ SELECT is((SELECT array_agg(name::text ORDER BY name) FROM grail.graph WHERE nam
 SELECT is((SELECT count(*) FROM pg_trigger WHERE tgrelid = 'sec_victim.edges'::regclass AND tgname LIKE 'grail\_log\_%'),
           (SELECT 5 * count(*) FROM grail.graph WHERE relid = 'sec_victim.edges'::regclass), 'and their triggers');
 SELECT lives_ok($$DROP ROLE sec_leaver$$, 'then the role can be dropped');
+
+-- 4b2. save_chordless_cycles() is plpgsql run as its caller under the caller's search_path: its own
+-- comparisons are qualified, so a role that puts an attacker's schema before pg_catalog calls no
+-- shadow through it (an unqualified > did).
+DELETE FROM sec_attacker.elevated;
+CREATE TABLE sec_victim.saved_edges (source bigint, target bigint);
+INSERT INTO sec_victim.saved_edges VALUES (1, 2), (2, 3), (3, 1);
+ALTER TABLE sec_victim.saved_edges OWNER TO sec_victim;
+SET ROLE sec_victim;
+SELECT grail.create_graph('sec_victim.saved', 'sec_victim.saved_edges');
+-- (pgTAP's own functions would call shadows under that path: the answer is checked after.)
+SET search_path = sec_attacker, pg_catalog, public;
+SELECT grail.save_chordless_cycles('sec_victim.saved', 'sec_victim.saved_cycles') AS saved_cycles \gset
+-- Every other entry point, as the victim under that path: what runs as the caller must not look
+-- up names in it either. (A filter is read under it, as an index expression is: qualified here.)
+SELECT grail.create_graph('sec_victim.vg', 'sec_victim.saved_edges',
+                          filter => 'source OPERATOR(pg_catalog.>) 0 AND target OPERATOR(pg_catalog.<>) 7') IS NOT NULL;
+SELECT grail.reachable('sec_victim.vg', 1, 3), grail.reachable('sec_victim.vg', '1', '3'),
+       grail.reachable('sec_victim.vg', ARRAY[1, 2], ARRAY[3, 9]), grail.path('sec_victim.vg', 1, 3),
+       grail.find_cycle('sec_victim.vg', 1), grail.scc_component('sec_victim.vg', 2);
+SELECT count(*) FROM grail.bfs('sec_victim.vg', 1);
+SELECT count(*) FROM grail.bfs('sec_victim.vg', 1, NULL, 'both');
+SELECT count(*) FROM grail.descendants('sec_victim.vg', 1) WHERE depth OPERATOR(pg_catalog.<=) 2;
+SELECT count(*) FROM grail.ancestors('sec_victim.vg', 1);
+SELECT count(*) FROM grail.scc_components('sec_victim.vg');
+SELECT count(*) FROM grail.chordless_cycles('sec_victim.vg');
+SELECT count(*) FROM grail.explain_graph('sec_victim.vg');
+INSERT INTO sec_victim.saved_edges VALUES (3, 4), (4, 5);
+SELECT grail.reachable('sec_victim.vg', 1, 5), grail.reachable('sec_victim.vg', ARRAY[1], ARRAY[5]);
+SELECT count(*) FROM grail.bfs('sec_victim.vg', 1);
+SELECT count(*) FROM grail.graphs WHERE name OPERATOR(pg_catalog.=) 'vg';
+SELECT count(*) FROM grail.activity WHERE graph OPERATOR(pg_catalog.=) 'vg';
+SELECT grail.merge_graph('sec_victim.vg') IS NOT NULL;
+SELECT grail.alter_graph('sec_victim.vg', false);
+SELECT grail.refresh_graph('sec_victim.vg') IS NOT NULL;
+SELECT grail.drop_graph('sec_victim.vg');
+RESET search_path;
+RESET ROLE;
+SELECT is(:'saved_cycles'::bigint, 1::bigint, 'a victim with the hostile schema first: save_chordless_cycles');
+SELECT is((SELECT array_agg(what) FROM sec_attacker.elevated), NULL,
+          'and no shadow ran with the victim''s rights, in it or in any other entry point');
 
 -- 4c. The extension installs only into a grail schema of its own: a schema that another role
 -- made first (and could change under the extension) is refused.

@@ -86,6 +86,19 @@ like($err, qr/its build was made before a restore or in another database/, 'a re
 $src->safe_psql('app2', q{SELECT grail.refresh_graph('rels')});
 is($src->safe_psql('app2', q{SELECT grail.reachable('rels', 't1', 't3'), grail.reachable('rels', 't3', 't1')}), 't|f',
 	'and answers once rebuilt');
+# A copy made with CREATE DATABASE ... TEMPLATE holds the same objects under the same oids, but
+# cannot be told from such a restore: its oid-keyed graphs refuse too, and the README's query
+# (Limits) rebuilds them all; the catalog graph answers at once.
+$src->safe_psql('postgres', 'CREATE DATABASE app_copy TEMPLATE app');
+($ret, $out, $err) = $src->psql('app_copy', q{SELECT grail.reachable('members', 'ka', 'kc')});
+like($err, qr/its build was made before a restore or in another database/, 'a template copy: the regrole graph refuses');
+is($src->safe_psql('app_copy', q{SELECT string_agg(g.name, ',' ORDER BY g.name)
+	FROM (SELECT g.schema, g.name, grail.refresh_graph(pg_catalog.format('%I.%I', g.schema, g.name))
+	      FROM grail.graphs g
+	      JOIN pg_catalog.pg_attribute a ON a.attrelid = g.relation AND a.attname = g.source_column
+	      WHERE a.atttypid = 'oid'::regtype OR a.atttypid::regtype::text LIKE 'reg%') g}),
+	'members,rels,roles', "the README's query rebuilds the copy's oid-keyed graphs");
+is($src->safe_psql('app_copy', $queries), $expected, 'and the copy answers as the source');
 # The source itself is untouched by all this.
 is($src->safe_psql('app', $queries), $expected, 'the source still answers');
 

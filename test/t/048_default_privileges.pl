@@ -97,12 +97,31 @@ is($node->safe_psql('fresh', q{SELECT rolsuper FROM pg_roles WHERE rolname = 'ma
 is($node->safe_psql('fresh', q{SET ROLE mallory; SELECT grail.reachable('m.g', 1::bigint, 2::bigint)}), 't',
 	'and the graph answers');
 
-# A DBA who later grants CREATE on grail_internal (nothing pg_grail does takes it back until the
-# next update) still does not hand out the event triggers' rights: their calls of _filter_renamed
+# A DBA's later GRANT of CREATE on grail_internal, or of more than SELECT on the catalog, to a role
+# that is not a superuser is refused (the event trigger grail_on_grant), whatever object the GRANT
+# names, so that no role can put functions beside pg_grail's or triggers on its tables.
+my ($grant_rc, $grant_out, $grant_err) = $node->psql('fresh', q{GRANT CREATE ON SCHEMA grail_internal TO mallory});
+isnt($grant_rc, 0, 'a later GRANT of CREATE on grail_internal is refused');
+like($grant_err, qr/CREATE on pg_grail's schema grail_internal cannot be granted to mallory, which is not a superuser/,
+	'and says why');
+($grant_rc, $grant_out, $grant_err) = $node->psql('fresh', q{GRANT TRIGGER ON grail.pending_change TO PUBLIC});
+like($grant_err, qr/TRIGGER on pg_grail's table grail.pending_change cannot be granted to PUBLIC/, 'so is TRIGGER on the change log');
+($grant_rc, $grant_out, $grant_err) = $node->psql('fresh', q{GRANT UPDATE ON grail.graph TO pg_database_owner});
+like($grant_err, qr/UPDATE on pg_grail's table grail.graph cannot be granted to pg_database_owner/, 'and writes on the catalog');
+is($node->safe_psql('fresh', q{SELECT has_schema_privilege('mallory', 'grail_internal', 'CREATE'),
+	has_table_privilege('mallory', 'grail.pending_change', 'TRIGGER'), has_table_privilege('pg_database_owner', 'grail.graph', 'UPDATE')}),
+	'f|f|f', 'none of them was made');
+$node->safe_psql('fresh', q{GRANT SELECT ON grail.graph TO mallory; REVOKE SELECT ON grail.graph FROM mallory;
+	GRANT EXECUTE ON FUNCTION grail.cache_info() TO mallory; REVOKE EXECUTE ON FUNCTION grail.cache_info() FROM mallory});
+pass('SELECT on the catalog and EXECUTE on functions may still be granted');
+
+# Where such a grant was made all the same (event triggers disabled meanwhile), the event
+# triggers' rights are still not handed out: their calls of _filter_renamed
 # name its argument types, so overloads that untyped literals or a regclass would match better than
 # pg_grail's (oid, text, name, name) are never chosen. Reached by any DDL (the '' call) and by a
 # rename of a filter's column (the regclass one).
-$node->safe_psql('fresh', q{GRANT CREATE ON SCHEMA grail_internal TO mallory});
+$node->safe_psql('fresh', q{ALTER EVENT TRIGGER grail_on_grant DISABLE; GRANT CREATE ON SCHEMA grail_internal TO mallory;
+	ALTER EVENT TRIGGER grail_on_grant ENABLE ALWAYS});
 $node->safe_psql('fresh', q{SET ROLE mallory;
 	CREATE FUNCTION grail_internal._filter_renamed(oid, text, text, text) RETURNS text LANGUAGE plpgsql
 	AS $$BEGIN EXECUTE 'ALTER ROLE mallory SUPERUSER'; RETURN $2; END$$;
@@ -116,5 +135,32 @@ is($node->safe_psql('fresh', q{SELECT filter FROM grail.graph WHERE name = 'g'})
 	'and the filter follows the renamed column');
 is($node->safe_psql('fresh', q{SET ROLE mallory; SELECT grail.reachable('m.g', 1::bigint, 2::bigint)}), 't',
 	'and the graph answers');
+
+# Objects of a 0.6.0 install that a superuser handed to a plain role (ALTER ... OWNER TO, which 0.7.0
+# refuses) go back to a superuser in the update, first of all: the owner of an event trigger's
+# SECURITY DEFINER function ran it with its own rights, so every DROP failed in it (the update's too),
+# and could have changed it.
+$node->safe_psql('postgres', 'CREATE DATABASE handed');
+$node->safe_psql('handed', q{CREATE EXTENSION pg_grail VERSION '0.6.0';
+	ALTER FUNCTION grail._on_drop() OWNER TO mallory;
+	ALTER FUNCTION grail.reachable(text, bigint, bigint) OWNER TO mallory;
+	ALTER SEQUENCE grail.build_seq OWNER TO mallory;
+	ALTER VIEW grail.graphs OWNER TO mallory;
+	ALTER SCHEMA grail OWNER TO mallory});
+my ($handed_rc, $handed_out, $handed_err) = $node->psql('handed', 'ALTER EXTENSION pg_grail UPDATE');
+is($handed_rc, 0, 'handed: the update runs');
+like($handed_err, qr/WARNING:  pg_grail gives function grail._on_drop\(\) back to role "\w+" from role "mallory", which is not a superuser/,
+	'handed: and says what it gives back');
+like($handed_err, qr/gives schema grail back/, 'handed: the schema among them');
+is($node->safe_psql('handed', q{
+	WITH ours AS (SELECT d.classid, d.objid FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'pg_grail'
+	              WHERE d.deptype = 'e' UNION ALL SELECT 'pg_namespace'::regclass, 'grail'::regnamespace)
+	SELECT count(*) FROM ours o
+	LEFT JOIN pg_proc p ON o.classid = 'pg_proc'::regclass AND p.oid = o.objid
+	LEFT JOIN pg_class c ON o.classid = 'pg_class'::regclass AND c.oid = o.objid
+	LEFT JOIN pg_namespace n ON o.classid = 'pg_namespace'::regclass AND n.oid = o.objid
+	WHERE COALESCE(p.proowner, c.relowner, n.nspowner) = 'mallory'::regrole}), '0', 'handed: mallory owns none of them after');
+$node->safe_psql('handed', q{CREATE TABLE t (a int); DROP TABLE t});
+pass('handed: DROP works again');
 
 done_testing();

@@ -89,26 +89,36 @@ raise_key_kind(const std::string &display, const char *graph, grail::KeyKind act
 }
 
 // An integer literal as int8in reads one: blanks around, a sign, decimal digits, in range.
+// *out_of_range: whether it is such a literal but of a value outside bigint's.
 static bool
-parse_integer(std::string_view text, int64_t *value) {
+parse_integer(std::string_view text, int64_t *value, bool *out_of_range) {
+	*out_of_range = false;
 	while (!text.empty() && isspace(static_cast<unsigned char>(text.front())))
 		text.remove_prefix(1);
 	while (!text.empty() && isspace(static_cast<unsigned char>(text.back())))
 		text.remove_suffix(1);
-	if (!text.empty() && text.front() == '+')
+	// One sign: from_chars takes a '-' alone, so a '+' must be followed by a digit.
+	if (!text.empty() && text.front() == '+') {
 		text.remove_prefix(1);
-	if (text.empty() || text.front() == '+')
+		if (text.empty() || !isdigit(static_cast<unsigned char>(text.front())))
+			return false;
+	}
+	if (text.empty())
 		return false;
 	auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *value);
-	return error == std::errc() && end == text.data() + text.size();
+	if (end != text.data() + text.size())
+		return false;
+	*out_of_range = error == std::errc::result_out_of_range;
+	return error == std::errc();
 }
 
 bool
-parse_text_key(grail::KeyKind kind, Datum key_text, Datum *key) {
+parse_text_key(grail::KeyKind kind, Datum key_text, Datum *key, bool *out_of_range) {
+	*out_of_range = false;
 	char *cstring = guard([&] { return text_to_cstring(DatumGetTextPP(key_text)); });
 	if (kind == grail::KeyKind::integer) {
 		int64_t value;
-		if (!parse_integer(cstring, &value))
+		if (!parse_integer(cstring, &value, out_of_range))
 			return false;
 		*key = Int64GetDatum(value);
 		return true;

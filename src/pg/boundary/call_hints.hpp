@@ -29,8 +29,9 @@ std::string key_literal(grail::KeyKind to, grail::KeyKind from, Datum key, bool 
                                  const std::vector<std::string> &key_literals);
 
 // A text key read as a key of kind (uuid or integer) into *key (a uuid or int8 datum); false when
-// it is not a valid literal of that kind. PostgreSQL calls inside.
-bool parse_text_key(grail::KeyKind kind, Datum text, Datum *key);
+// it is not a valid literal of that kind, with *out_of_range set where it is an integer literal
+// outside bigint's range. PostgreSQL calls inside.
+bool parse_text_key(grail::KeyKind kind, Datum text, Datum *key, bool *out_of_range);
 
 // The SQL type name of a kind's keys: bigint, text or uuid.
 const char *key_type_name(grail::KeyKind kind);

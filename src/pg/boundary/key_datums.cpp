@@ -305,6 +305,21 @@ key_string(grail::KeyKind kind, Datum key) {
 	return result;
 }
 
+bool
+same_key(grail::KeyKind kind, Datum a, Datum b) {
+	if (kind == grail::KeyKind::integer)
+		return DatumGetInt64(a) == DatumGetInt64(b);
+	void *copy_a, *copy_b;
+	std::string_view bytes_a = key_bytes(kind, a, &copy_a);
+	std::string_view bytes_b = key_bytes(kind, b, &copy_b);
+	bool same = bytes_a == bytes_b;
+	if (copy_a != nullptr)
+		pfree(copy_a);
+	if (copy_b != nullptr)
+		pfree(copy_b);
+	return same;
+}
+
 void
 key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]) {
 	void *copy_a, *copy_b;

@@ -72,6 +72,10 @@ int64_t key_vertex(const grail::Index &index, Datum key);
 // The bytes of a text or uuid key datum, copied (the dictionary's form: text bytes, uuid's 16).
 std::string key_string(grail::KeyKind kind, Datum key);
 
+// Whether two key datums of one kind are the same key: equal integers, or the same bytes (text
+// compared byte for byte, as the graph's key dictionary compares it).
+bool same_key(grail::KeyKind kind, Datum a, Datum b);
+
 // key_vertex() of the two keys of a pair, their lookups overlapped (KeyDictionary::find_two).
 void key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]);
 

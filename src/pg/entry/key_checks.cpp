@@ -177,7 +177,7 @@ text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, Oid key_
 		int64_t id;
 		if (!parse_oid_key(key_type, text, &id)) {
 			std::string display = parse_graph_name(text_argument(fcinfo, 0)).display;
-			std::string literal = key_string(grail::KeyKind::text, text);
+			std::string literal = echoed(key_string(grail::KeyKind::text, text).c_str(), 32);
 			if (key_type == OIDOID)
 				raise(ERRCODE_INVALID_TEXT_REPRESENTATION,
 				      format("pg_grail graph \"%s\" has oid keys, and \"%s\" is no oid", display.c_str(),
@@ -192,9 +192,20 @@ text_key_as(FunctionCallInfo fcinfo, Datum text, grail::KeyKind actual, Oid key_
 		return Int64GetDatum(id);
 	}
 	Datum key;
-	if (!parse_text_key(actual, text, &key))
-		wrong_key_kind(fcinfo, actual, grail::KeyKind::text, function, key_args, arrays);
-	return key;
+	bool out_of_range;
+	if (parse_text_key(actual, text, &key, &out_of_range))
+		return key;
+	// A number too large is no key of the graph's kind, but saying the kind would send the caller
+	// looking for a type mistake: say the range, with the value cut short (it may be long).
+	if (out_of_range) {
+		std::string display = parse_graph_name(text_argument(fcinfo, 0)).display;
+		std::string literal = key_string(grail::KeyKind::text, text);
+		raise(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+		      format("pg_grail graph \"%s\" has integer keys, and \"%s\" is out of range for them", display.c_str(),
+		             echoed(literal.c_str(), 32).c_str()),
+		      "Keys of an integer graph are bigint values, from -9223372036854775808 to 9223372036854775807.");
+	}
+	wrong_key_kind(fcinfo, actual, grail::KeyKind::text, function, key_args, arrays);
 }
 
 Datum

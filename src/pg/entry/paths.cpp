@@ -24,14 +24,13 @@ vertex_of(const grail::Index &index, grail::KeyKind kind, Datum key) {
 	return id < 0 && kind != grail::KeyKind::integer ? -1 : index.find(id);
 }
 
-// The keys of the vertices, as an array of the graph's key type, or of text when as_text (a text
-// call on a uuid or integer graph); NULL for no vertices.
+// The keys key_at(0 .. count - 1) of the graph's kind, as an array of the graph's key type, or of
+// text when as_text (a text call on a uuid or integer graph); NULL for no keys.
+template <typename KeyAt>
 static Datum
-key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kind, Oid key_type, bool as_text,
-          const std::vector<grail::vid_t> &vertices) {
-	if (vertices.empty())
+keys_array(FunctionCallInfo fcinfo, grail::KeyKind kind, Oid key_type, bool as_text, size_t count, KeyAt key_at) {
+	if (count == 0)
 		PG_RETURN_NULL();
-	const int64_t *ids = index.graph().ids.data();
 	return guard([&] {
 		// A polymorphic overload's array is of its keys' type (an oid type's, or bigint).
 		Oid type = as_text ? TEXTOID : key_type_oid(kind);
@@ -44,14 +43,23 @@ key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kin
 		bool by_value;
 		char align;
 		get_typlenbyvalalign(type, &length, &by_value, &align);
-		Datum *elements = static_cast<Datum *>(palloc(vertices.size() * sizeof(Datum)));
-		for (size_t k = 0; k < vertices.size(); k++) {
-			elements[k] = key_datum(index, ids[vertices[k]]);
+		Datum *elements = static_cast<Datum *>(palloc(count * sizeof(Datum)));
+		for (size_t k = 0; k < count; k++) {
+			elements[k] = key_at(k);
 			if (as_text)
 				elements[k] = key_as_text(kind, elements[k], key_type);
 		}
-		return PointerGetDatum(construct_array(elements, int(vertices.size()), type, length, by_value, align));
+		return PointerGetDatum(construct_array(elements, int(count), type, length, by_value, align));
 	});
+}
+
+// The keys of the vertices, as keys_array() makes them.
+static Datum
+key_array(FunctionCallInfo fcinfo, const grail::Index &index, grail::KeyKind kind, Oid key_type, bool as_text,
+          const std::vector<grail::vid_t> &vertices) {
+	const int64_t *ids = index.graph().ids.data();
+	return keys_array(fcinfo, kind, key_type, as_text, vertices.size(),
+	                  [&](size_t k) { return key_datum(index, ids[vertices[k]]); });
 }
 
 // The graph of argument 0 and the key arguments 1 .. count as keys of its kind (key[]): a text
@@ -86,8 +94,13 @@ path(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	const grail::Index &index = graph.index;
 	int64_t a = vertex_of(index, kind, key[0]);
 	int64_t b = vertex_of(index, kind, key[1]);
-	if (a < 0 || b < 0)
+	if (a < 0 || b < 0) {
+		// A key that is not in the graph reaches only itself (DESIGN.md's decided semantics, as
+		// reachable() answers): its path to itself is the key alone.
+		if (same_key(kind, key[0], key[1]))
+			return keys_array(fcinfo, kind, graph.key_type, as_text, 1, [&](size_t) { return key[0]; });
 		PG_RETURN_NULL();
+	}
 	return key_array(fcinfo, index, kind, graph.key_type, as_text,
 	                 graph.path_finder().shortest_path(grail::vid_t(a), grail::vid_t(b)));
 }
