@@ -2,7 +2,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(16);
+SELECT plan(19);
 
 CREATE TABLE err_edges (source bigint, target bigint, name text);
 INSERT INTO err_edges VALUES (1, 2, 'x');
@@ -28,6 +28,18 @@ SELECT is((SELECT stale FROM grail.graphs WHERE name = 'err'), true, 'a failed r
 DELETE FROM err_edges WHERE source IS NULL;
 SELECT lives_ok($$SELECT grail.refresh_graph('err')$$, 'refresh once the table is clean');
 SELECT is(grail.reachable('err', 1, 3), true, 'and the graph answers again');
+
+-- A label count edited by hand into grail.graph: refresh and merge name the graph and the repair.
+UPDATE grail.graph SET labels = 1000 WHERE name = 'err';
+SELECT throws_ok($$SELECT grail.refresh_graph('err')$$, '22023',
+                 'pg_grail graph "err" has 1000 GRAIL labels in grail.graph, not 1 to 16',
+                 'a hand-edited label count: refresh names the graph');
+UPDATE grail.graph SET labels = 0 WHERE name = 'err';
+SELECT throws_ok($$SELECT grail.merge_graph('err')$$, '22023',
+                 'pg_grail graph "err" has 0 GRAIL labels in grail.graph, not 1 to 16',
+                 'and so does a merge');
+UPDATE grail.graph SET labels = 2 WHERE name = 'err';
+SELECT lives_ok($$SELECT grail.refresh_graph('err')$$, 'repaired, the graph refreshes');
 
 SELECT * FROM finish();
 ROLLBACK;

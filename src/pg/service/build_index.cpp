@@ -299,12 +299,24 @@ record_build_stats(const grail::BuildStats &stats, double start_ms, StoredBuild 
 	stored->label_ms = stats.label_seconds * 1e3;
 }
 
+unsigned
+label_count(const char *name, const GraphRow &row) {
+	if (row.labels < 1 || row.labels > int(grail::kMaxLabels))
+		throw grail::Error(grail::ErrorKind::invalid_input,
+		                   std::string("pg_grail graph \"") + name + "\" has " + std::to_string(row.labels) +
+		                       " GRAIL labels in grail.graph, not 1 to " + std::to_string(grail::kMaxLabels),
+		                   "The row was edited by hand: set its labels from 1 to " + std::to_string(grail::kMaxLabels) +
+		                       " (" + std::to_string(grail::kDefaultLabels) +
+		                       " is the default), then refresh the graph.");
+	return unsigned(row.labels);
+}
+
 grail::Index
 build_graph_rows(const char *name, const GraphRow &row, GraphRows read, StoredBuild *stored, bool whole_image) {
 	uint64_t memory_limit = uint64_t(settings.build_memory_limit_mb) << 20;
 	const grail::DevicePolicy &policy = read.policy;
 	grail::BuildOptions options;
-	options.labels = unsigned(row.labels);
+	options.labels = label_count(name, row);
 	options.memory_limit_bytes = memory_limit;
 	options.whole_image = whole_image;
 	options.id_hash_seed = unpredictable_seed();

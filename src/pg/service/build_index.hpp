@@ -37,6 +37,9 @@ GraphRows read_graph_rows(const char *name, const GraphRow &row, Snapshot snapsh
                           bool rows_on_host = false);
 // The second half: builds the index of rows, filling the rest of stats. whole_image: the caller
 // then makes the image whole (a merge, for the image cache), which the build's memory limit counts.
+// The graph's GRAIL label count from its row (create_graph checks it; a row edited by hand gets an
+// error that names the graph and the repair).
+unsigned label_count(const char *name, const GraphRow &row);
 grail::Index build_graph_rows(const char *name, const GraphRow &row, GraphRows rows, StoredBuild *stats,
                               bool whole_image = false);
 // stats' sizes and times from a build's (after read_graph_rows), as build_graph_rows fills them.

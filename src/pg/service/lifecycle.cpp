@@ -182,7 +182,7 @@ make_delta_build(const GraphName &graph_name, const GraphRow &row, GraphRows &ro
 		return std::nullopt;
 	double start_ms = rows.start_ms;
 	rows = GraphRows{}; // the base and the delta make the image: the rows' memory is free for it
-	delta->labels = uint32_t(row.labels);
+	delta->labels = label_count(graph_name.display.c_str(), row);
 	// The seeds of the image's hash tables, drawn as a full build draws them.
 	uint64_t seeds[2] = {0, 0};
 	if (!pg_strong_random(seeds, sizeof seeds))
