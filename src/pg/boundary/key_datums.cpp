@@ -332,19 +332,6 @@ key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]) {
 		pfree(copy_b);
 }
 
-bool
-same_key(const grail::Index &index, Datum a, Datum b) {
-	void *copy_a, *copy_b;
-	std::string_view bytes_a = key_bytes(index.keys().kind(), a, &copy_a);
-	std::string_view bytes_b = key_bytes(index.keys().kind(), b, &copy_b);
-	bool same = bytes_a == bytes_b;
-	if (copy_a != nullptr)
-		pfree(copy_a);
-	if (copy_b != nullptr)
-		pfree(copy_b);
-	return same;
-}
-
 Datum
 key_datum(const grail::Index &index, int64_t vertex_id) {
 	const grail::KeyDictionary &keys = index.keys();

@@ -73,14 +73,12 @@ int64_t key_vertex(const grail::Index &index, Datum key);
 std::string key_string(grail::KeyKind kind, Datum key);
 
 // Whether two key datums of one kind are the same key: equal integers, or the same bytes (text
-// compared byte for byte, as the graph's key dictionary compares it).
+// compared byte for byte, as the graph's key dictionary compares it; a key the graph lacks
+// reaches only itself).
 bool same_key(grail::KeyKind kind, Datum a, Datum b);
 
 // key_vertex() of the two keys of a pair, their lookups overlapped (KeyDictionary::find_two).
 void key_vertices(const grail::Index &index, Datum a, Datum b, int64_t vertices[2]);
-
-// Whether two text or uuid key datums are equal (a key the graph lacks reaches only itself).
-bool same_key(const grail::Index &index, Datum a, Datum b);
 
 // The key of a vertex id as a datum of the graph's kind (int8 for integers). PostgreSQL calls:
 // run inside guard().

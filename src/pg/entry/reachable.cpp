@@ -98,7 +98,7 @@ reachable_keys(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	int64_t vertices[2];
 	pair_vertices(view, a, b, vertices);
 	if (vertices[0] < 0 || vertices[1] < 0)
-		return BoolGetDatum(same_key(view.graph.index, a, b));
+		return BoolGetDatum(same_key(view.graph.index.keys().kind(), a, b));
 	return BoolGetDatum(view.reach.reachable(vertices[0], vertices[1]));
 }
 
@@ -248,7 +248,8 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			a = vertices[0];
 			b = vertices[1];
 			if (a < 0 || b < 0) {
-				answers[i] = BoolGetDatum(same_key(view.graph.index, sources.values[i], targets.values[i]));
+				answers[i] =
+				    BoolGetDatum(same_key(view.graph.index.keys().kind(), sources.values[i], targets.values[i]));
 				continue;
 			}
 		}
