@@ -109,8 +109,9 @@ strongly_connected_components(const Csr &graph) {
 
 // The condensation where every component is one vertex (a DAG's graph): the graph renumbered.
 // Each component's list is made in its place, in component order, from its vertex's list (a
-// self-loop dropped), without the general case's pairs and their sort by source. Vertices come at random: where lists
-// lie and the components of their targets are asked for a few components ahead.
+// self-loop dropped), without the general case's pairs and their sort by source. Vertices come
+// at random: where lists lie and the components of their targets are asked for a few components
+// ahead. Components from elsewhere (a GPU's) are checked as the general case's pairs are.
 static Csr
 condensation_of_singletons(const Csr &graph, const Components &components) {
 	size_t n = graph.vertex_count();
@@ -118,6 +119,9 @@ condensation_of_singletons(const Csr &graph, const Components &components) {
 	const vid_t *vertex_of = components.smallest_vertex.data();
 	const eid_t *offsets = graph.offsets.data();
 	const vid_t *targets = graph.targets.data();
+	for (size_t v = 0; v < n; v++)
+		if (of_vertex[v] >= n || vertex_of[v] >= n) // read ahead below, before their use
+			throw Error(ErrorKind::internal, "condensation: a component or its vertex out of range");
 	Csr dag;
 	dag.offsets.resize(n + 1);
 	dag.targets.resize(graph.edge_count());
