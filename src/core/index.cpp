@@ -95,6 +95,18 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		                                           std::to_string(st.edges) + " edges), more than the limit of " +
 		                                           std::to_string(options.memory_limit_bytes >> 20) + " MB");
 
+	// The id hash table's slots depend only on the ids: with helpers, placed on one while this thread
+	// finds the components (their numbers fill the slots after); without, made after the labels,
+	// when their scratch is gone (keyed graphs need no hash table: a vertex's id is the vertex,
+	// keys.hpp, found by its key). Declared after the index, so that a throw joins it before the
+	// index goes.
+	bool hashed = index.keys_.kind() == KeyKind::integer;
+	uint64_t hash_seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
+	bool beside = options.threads > 0;
+	Background placing;
+	if (hashed && beside)
+		placing.start(true, [&index, hash_seed] { index.place_hash(hash_seed, nullptr); });
+
 	start = now_ms();
 	if (on_device) {
 		index.components_ = std::move(built.components);
@@ -108,23 +120,18 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	}
 	st.components = index.components_.count();
 	st.dag_edges = index.dag_.edge_count();
+	if (hashed && beside) {
+		placing.wait();
+		index.fill_hash_components();
+	}
 
-	// The id hash table needs only the ids and the components, the lookup records' backward order
-	// only the DAG: with helpers, both made on one while this thread and the rest make the labels;
-	// without, after them, when their scratch is gone (keyed graphs need no hash table: a vertex's
-	// id is the vertex, keys.hpp, found by its key). Declared after the index and the order, so
-	// that a throw joins it before they go.
-	bool hashed = index.keys_.kind() == KeyKind::integer;
-	uint64_t hash_seed = options.id_hash_seed != 0 ? options.id_hash_seed : fresh_seed(&index);
-	bool beside = options.threads > 0;
+	// The lookup records' backward order needs only the DAG: with helpers, made on one while this
+	// thread and the rest make the labels; without, by LookupLabels::build. Declared after the
+	// order, so that a throw joins it before the order goes.
 	LookupLabels::BackwardOrder backward;
-	Background side;
+	Background ordering;
 	if (beside)
-		side.start(true, [&index, &backward, hashed, hash_seed] {
-			if (hashed)
-				index.build_hash(hash_seed);
-			backward = LookupLabels::backward_order(index.dag_);
-		});
+		ordering.start(true, [&index, &backward] { backward = LookupLabels::backward_order(index.dag_); });
 
 	start = now_ms();
 	if (options.label_builder) {
@@ -171,7 +178,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	// (The hash counts with the lookup labels: what a lookup needs beside the labels.)
 	start = now_ms();
 	if (beside) {
-		side.wait();
+		ordering.wait();
 		index.lookup_.set_order(backward);
 	} else if (hashed) {
 		index.build_hash(hash_seed);
@@ -181,8 +188,29 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	return index;
 }
 
+// (The components are read through const views: they may be borrowed, a build's parts where the GPU
+// service's answer lies, and a borrowed array takes no write access.)
 void
 Index::build_hash(uint64_t seed) {
+	const Array<uint32_t> &of_vertex = components_.of_vertex;
+	place_hash(seed, of_vertex.data());
+}
+
+void
+Index::fill_hash_components() {
+	const Array<uint32_t> &components = components_.of_vertex;
+	const uint32_t *of_vertex = components.data();
+	for (size_t slot = 0; slot < hash_.size(); slot++) {
+		if (slot % 65536 == 0)
+			poll_cancel();
+		vid_t v = hash_[slot].vertex;
+		if (v != kNoVertex)
+			hash_[slot].component = of_vertex[v];
+	}
+}
+
+void
+Index::place_hash(uint64_t seed, const uint32_t *components) {
 	size_t n = graph_.ids.size();
 	hash_.clear();
 	hash_seeded_ = true;
@@ -198,14 +226,13 @@ Index::build_hash(uint64_t seed) {
 	// Read through const views: the arrays may be borrowed (a build's parts where the GPU service's
 	// answer lies), and a borrowed array takes no write access.
 	const Array<int64_t> &ids = graph_.ids;
-	const Array<uint32_t> &of_vertex = components_.of_vertex;
 	for (size_t v = 0; v < n; v++) {
 		if (v % 4096 == 0)
 			poll_cancel();
 		size_t slot = hash_slot(ids[v]);
 		while (hash_[slot].vertex != kNoVertex)
 			slot = (slot + 1) & mask;
-		hash_[slot] = {ids[v], vid_t(v), of_vertex[v]};
+		hash_[slot] = {ids[v], vid_t(v), components != nullptr ? components[v] : 0};
 	}
 }
 

@@ -47,9 +47,10 @@ struct BuildOptions {
 	// The caller makes the image whole after the build (a merge, for the image cache): counted in
 	// the estimate (estimate_build_bytes).
 	bool whole_image = false;
-	// Helper threads beside the calling one for the steps that split; 0: none. One makes the id
-	// hash table and the lookup records' backward order (each needs only the ids and the DAG)
-	// while the calling thread and the rest make the labels: the GRAIL traversals at once. The
+	// Helper threads beside the calling one for the steps that split; 0: none. One places the ids
+	// in the hash table while the calling thread finds the components, then makes the lookup
+	// records' backward order (it needs only the DAG) while the calling thread and the rest make
+	// the labels: the GRAIL traversals at once, the two passes of the Bloom filters and sweeps. The
 	// index is the same byte for byte whatever the number (parallel.hpp: helpers only compute, and
 	// are joined before build returns or throws).
 	unsigned threads = 0;
@@ -246,6 +247,11 @@ private:
 		uint32_t component;
 	};
 	void build_hash(uint64_t seed);
+	// build_hash() in two steps: the ids' slots depend only on the ids and the seed (components
+	// null: the slots' components are left for fill_hash_components()), so a build places them
+	// while it finds the components.
+	void place_hash(uint64_t seed, const uint32_t *components);
+	void fill_hash_components();
 	const HashSlot *lookup(int64_t id) const noexcept; // integer keys; nullptr when id is not a vertex
 	// The vertex and component of a vertex id; false when id is not a vertex. The per-row path.
 	bool resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept;
