@@ -71,10 +71,13 @@ main(int argc, char **argv) {
 	Graph g;
 	phase("ids and CSR (from_edges)", runs, [&] { g = Graph::from_edges(edges); });
 	std::printf("  %zu vertices, %zu edges\n", g.vertex_count(), g.out.edge_count());
+	phase("  the same with 2 helpers", runs, [&] { g = Graph::from_edges(edges, 2); });
+	phase("  the same with 1 helper", runs, [&] { g = Graph::from_edges(edges, 1); });
 	Components c;
 	phase("components", runs, [&] { c = strongly_connected_components(g.out); });
 	Csr dag;
 	phase("condensation", runs, [&] { dag = condensation(g.out, c); });
+	phase("  the same with 2 helpers", runs, [&] { dag = condensation(g.out, c, 2); });
 	std::printf("  %zu components, %zu DAG edges\n", c.count(), dag.edge_count());
 	GrailLabels labels;
 	phase("GRAIL labels", runs, [&] { labels = GrailLabels::build(dag, BuildOptions{}.labels, BuildOptions{}.seed); });

@@ -6,9 +6,10 @@
 # beside the writer, and their ratios; the writer's rate; the merges that ran (grail.graphs).
 # grail.merge_threshold as the cluster has it (--merge-threshold sets it for the run and resets it
 # after). The reader's backend's time on a CPU and waiting for one (/proc/PID/schedstat, Linux),
-# alone and beside the writer. --keep DIR keeps the reader's pgbench logs (DIR/alone, DIR/beside)
-# and the writer's output; READER_PGOPTIONS, the reader's session settings (e.g. "-c
-# client_min_messages=error -c log_min_messages=debug1" for the overlay's line per statement).
+# alone and beside the writer. --keep DIR keeps the reader's pgbench logs (DIR/alone, DIR/beside),
+# the writer's output and, with --causes, each statement's latency beside its overlay line
+# (DIR/paired); READER_PGOPTIONS, the reader's session settings (e.g. "-c client_min_messages=error
+# -c log_min_messages=debug1" for the overlay's line per statement).
 # --reader floor runs a reader that asks no graph (SELECT :a = :b, one random pair a statement)
 # under the same writer and merges: what any statement's latency does beside this writer on this
 # machine (its CPUs shared with the writer, its client and the merge worker). --reader static asks
@@ -43,7 +44,7 @@ db=grail_live_pgbench
 work=$(mktemp -d)
 cleanup() {
 	if [ -n "$keep" ]; then
-		mkdir -p "$keep" && cp -r "$work"/alone "$work"/beside "$keep"/ 2>/dev/null || true
+		mkdir -p "$keep" && cp -r "$work"/alone "$work"/beside "$work"/paired "$keep"/ 2>/dev/null || true
 		cp "$work"/writer.out "$keep"/ 2>/dev/null || true
 	fi
 	rm -rf "$work"

@@ -1,6 +1,7 @@
 #include "graph.hpp"
 #include "error.hpp"
 #include "huge_pages.hpp"
+#include "parallel.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -89,6 +90,8 @@ bit_width(uint64_t x) noexcept {
 
 // At most 2^kBucketBits buckets of sources in Csr::from_pairs.
 constexpr unsigned kBucketBits = 11;
+// Fewer pairs or edges than this are not split among helpers (starting threads would cost more).
+constexpr size_t kSplitFrom = size_t(1) << 16;
 
 } // namespace
 
@@ -97,9 +100,13 @@ constexpr unsigned kBucketBits = 11;
 // sorted and compacted while its few thousand pairs and its stretch of the offsets are in cache:
 // placing each pair straight into its list would cost two cache misses a pair (its list's next
 // place, then the place) on a graph whose vertices are numbered in no order of its edges.
+// With helpers, the pairs are counted and grouped in contiguous ranges, one thread a range (range
+// k's pairs of a bucket go after range k - 1's: the grouping one pass makes), and the buckets are
+// sorted and compacted each in its own place, then moved together in order: the CSR is the same
+// whatever the number of threads.
 Csr
 Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> &target, bool drop_self_loops,
-                std::vector<RepeatedEdge> *repeated) {
+                std::vector<RepeatedEdge> *repeated, unsigned helpers) {
 	if (source.size() != target.size())
 		throw Error(ErrorKind::internal, "Csr::from_pairs: source and target sizes differ");
 	Csr csr;
@@ -108,58 +115,96 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 	unsigned vertex_bits = n > 1 ? bit_width(n - 1) : 0;
 	unsigned shift = vertex_bits > kBucketBits ? vertex_bits - kBucketBits : 0;
 	size_t buckets = n == 0 ? 0 : ((n - 1) >> shift) + 1;
-	std::vector<eid_t> start(buckets + 1, 0);
+	if (m < kSplitFrom)
+		helpers = 0;
+	const size_t ranges = size_t(helpers) + 1;
 	const vid_t *s = source.data(), *t = target.data();
-	for (size_t e = 0; e < m; e++) {
-		if ((e & kPollMask) == 0)
-			poll_cancel();
-		if (s[e] >= n || t[e] >= n)
-			throw Error(ErrorKind::internal, "Csr::from_pairs: vertex index out of range");
-		start[(s[e] >> shift) + 1]++;
-	}
-	for (size_t b = 0; b < buckets; b++)
-		start[b + 1] += start[b];
-	// (source << 32 | target), grouped by the source's bucket.
-	std::vector<uint64_t> grouped(m);
-	{
-		std::vector<eid_t> fill(start.begin(), start.end() - (buckets > 0 ? 1 : 0));
-		for (size_t e = 0; e < m; e++) {
+	// fill[k * buckets + b]: where range k's next pair of bucket b goes; first its count.
+	std::vector<eid_t> fill(ranges * buckets, 0);
+	for_ranges(m, helpers, [&](size_t k, size_t begin, size_t end) {
+		eid_t *count = fill.data() + k * buckets;
+		for (size_t e = begin; e < end; e++) {
 			if ((e & kPollMask) == 0)
 				poll_cancel();
-			grouped[fill[s[e] >> shift]++] = (uint64_t(s[e]) << 32) | t[e];
+			if (s[e] >= n || t[e] >= n)
+				throw Error(ErrorKind::internal, "Csr::from_pairs: vertex index out of range");
+			count[s[e] >> shift]++;
 		}
+	});
+	std::vector<eid_t> start(buckets + 1, 0);
+	for (size_t b = 0; b < buckets; b++) {
+		eid_t place = start[b];
+		for (size_t k = 0; k < ranges; k++) {
+			eid_t count = fill[k * buckets + b];
+			fill[k * buckets + b] = place;
+			place += count;
+		}
+		start[b + 1] = place;
 	}
+	// (source << 32 | target), grouped by the source's bucket.
+	std::vector<uint64_t> grouped(m);
+	for_ranges(m, helpers, [&](size_t k, size_t begin, size_t end) {
+		eid_t *next = fill.data() + k * buckets;
+		for (size_t e = begin; e < end; e++) {
+			if ((e & kPollMask) == 0)
+				poll_cancel();
+			grouped[next[s[e] >> shift]++] = (uint64_t(s[e]) << 32) | t[e];
+		}
+	});
+	fill = std::vector<eid_t>();
 	csr.targets.resize(m);
 	vid_t *targets = csr.targets.data();
 	eid_t *offsets = csr.offsets.data();
-	// place[k]: where list k of the bucket goes, relative to the bucket's first place.
-	std::vector<eid_t> place(std::min(n, size_t(1) << shift) + 1);
-	// Each list compacted after sorting it; the write position never passes the read position.
+	// Each bucket's lists sorted and compacted within the bucket's place (the write position never
+	// passes the read position): its length, its offsets and repeated edges counted from its start.
+	std::vector<eid_t> length(buckets);
+	std::vector<std::vector<RepeatedEdge>> repeated_in(repeated ? buckets : 0);
+	// place[k]: where list k of the bucket goes, relative to the bucket's first place; one per thread.
+	std::vector<std::vector<eid_t>> places(ranges, std::vector<eid_t>(std::min(n, size_t(1) << shift) + 1));
+	const size_t groups = std::min(buckets, ranges == 1 ? size_t(1) : ranges * 16);
+	run_tasks(groups, helpers, [&](size_t g, unsigned worker) {
+		std::vector<eid_t> &place = places[worker];
+		for (size_t b = buckets * g / groups, last = buckets * (g + 1) / groups; b < last; b++) {
+			poll_cancel();
+			size_t first = b << shift;
+			size_t width = std::min(n - first, size_t(1) << shift);
+			eid_t lo = start[b], hi = start[b + 1];
+			std::fill(place.begin(), place.begin() + long(width) + 1, 0);
+			for (eid_t i = lo; i < hi; i++)
+				place[(grouped[i] >> 32) - first + 1]++;
+			for (size_t k = 0; k < width; k++)
+				place[k + 1] += place[k];
+			for (eid_t i = lo; i < hi; i++) {
+				uint64_t pair = grouped[i];
+				targets[lo + place[(pair >> 32) - first]++] = vid_t(pair);
+			}
+			// place[k] is now where list k ends, so list k begins at place[k - 1].
+			eid_t write = 0;
+			for (size_t k = 0; k < width; k++) {
+				eid_t begin = k == 0 ? 0 : place[k - 1], end = place[k];
+				size_t len = sort_unique(targets + lo + begin, targets + lo + end, vid_t(first + k), drop_self_loops,
+				                         repeated ? &repeated_in[b] : nullptr, write);
+				if (write != begin)
+					std::memmove(targets + lo + write, targets + lo + begin, len * sizeof(vid_t));
+				offsets[first + k] = write;
+				write += len;
+			}
+			length[b] = write;
+		}
+	});
+	grouped = std::vector<uint64_t>();
+	// The buckets moved together in order (each only down, over what the buckets before it left).
 	eid_t write = 0;
 	for (size_t b = 0; b < buckets; b++) {
-		poll_cancel();
+		if (write != start[b])
+			std::memmove(targets + write, targets + start[b], length[b] * sizeof(vid_t));
 		size_t first = b << shift;
-		size_t width = std::min(n - first, size_t(1) << shift);
-		eid_t lo = start[b], hi = start[b + 1];
-		std::fill(place.begin(), place.begin() + width + 1, 0);
-		for (eid_t i = lo; i < hi; i++)
-			place[(grouped[i] >> 32) - first + 1]++;
-		for (size_t k = 0; k < width; k++)
-			place[k + 1] += place[k];
-		for (eid_t i = lo; i < hi; i++) {
-			uint64_t pair = grouped[i];
-			targets[lo + place[(pair >> 32) - first]++] = vid_t(pair);
-		}
-		// place[k] is now where list k ends, so list k begins at place[k - 1].
-		for (size_t k = 0; k < width; k++) {
-			eid_t begin = lo + (k == 0 ? 0 : place[k - 1]), end = lo + place[k];
-			size_t len =
-			    sort_unique(targets + begin, targets + end, vid_t(first + k), drop_self_loops, repeated, write);
-			if (write != begin)
-				std::memmove(targets + write, targets + begin, len * sizeof(vid_t));
-			offsets[first + k] = write;
-			write += len;
-		}
+		for (size_t v = first, end = std::min(n, first + (size_t(1) << shift)); v < end; v++)
+			offsets[v] += write;
+		if (repeated)
+			for (RepeatedEdge r : repeated_in[b])
+				repeated->push_back(RepeatedEdge{r.edge + write, r.rows});
+		write += length[b];
 	}
 	offsets[n] = write;
 	csr.targets.resize(write);
@@ -261,7 +306,8 @@ too_many_vertices() {
 // of the span, each word of 64 with the count of bits set before it, so that an id's vertex (its
 // rank among the ids) is one read of a table small enough to stay in cache, with no sort.
 void
-dense_ids(const EdgeList &edges, uint64_t kmin, uint64_t span, Graph &g, vid_t *source, vid_t *target) {
+dense_ids(const EdgeList &edges, uint64_t kmin, uint64_t span, Graph &g, vid_t *source, vid_t *target,
+          unsigned helpers) {
 	struct Word {
 		uint64_t bits;
 		uint64_t before; // bits set in the words before this one
@@ -269,13 +315,21 @@ dense_ids(const EdgeList &edges, uint64_t kmin, uint64_t span, Graph &g, vid_t *
 	size_t m = edges.size();
 	const int64_t *s = edges.source.data(), *t = edges.target.data();
 	std::vector<Word> words(size_t(span >> 6) + 1, Word{0, 0});
-	for (size_t e = 0; e < m; e++) {
-		if ((e & kPollMask) == 0)
-			poll_cancel();
-		uint64_t a = ordered(s[e]) - kmin, b = ordered(t[e]) - kmin;
-		words[a >> 6].bits |= uint64_t(1) << (a & 63);
-		words[b >> 6].bits |= uint64_t(1) << (b & 63);
-	}
+	// With helpers each thread marks a range of the rows (the bits set atomically: ranges share words).
+	for_ranges(m, helpers, [&](size_t, size_t begin, size_t end) {
+		for (size_t e = begin; e < end; e++) {
+			if ((e & kPollMask) == 0)
+				poll_cancel();
+			uint64_t a = ordered(s[e]) - kmin, b = ordered(t[e]) - kmin;
+			if (helpers == 0) {
+				words[a >> 6].bits |= uint64_t(1) << (a & 63);
+				words[b >> 6].bits |= uint64_t(1) << (b & 63);
+			} else {
+				__atomic_fetch_or(&words[a >> 6].bits, uint64_t(1) << (a & 63), __ATOMIC_RELAXED);
+				__atomic_fetch_or(&words[b >> 6].bits, uint64_t(1) << (b & 63), __ATOMIC_RELAXED);
+			}
+		}
+	});
 	uint64_t count = 0;
 	for (Word &w : words) {
 		w.before = count;
@@ -294,12 +348,14 @@ dense_ids(const EdgeList &edges, uint64_t kmin, uint64_t span, Graph &g, vid_t *
 		const Word &w = table[k >> 6];
 		return vid_t(w.before + popcount(w.bits & ((uint64_t(1) << (k & 63)) - 1)));
 	};
-	for (size_t e = 0; e < m; e++) {
-		if ((e & kPollMask) == 0)
-			poll_cancel();
-		source[e] = vertex(s[e]);
-		target[e] = vertex(t[e]);
-	}
+	for_ranges(m, helpers, [&](size_t, size_t begin, size_t end) {
+		for (size_t e = begin; e < end; e++) {
+			if ((e & kPollMask) == 0)
+				poll_cancel();
+			source[e] = vertex(s[e]);
+			target[e] = vertex(t[e]);
+		}
+	});
 }
 
 // The ids of any graph: every endpoint with its position, radix-sorted by key over only the bits
@@ -352,27 +408,39 @@ sorted_ids(const EdgeList &edges, uint64_t kmin, uint64_t kmax, Graph &g, vid_t 
 } // namespace
 
 Graph
-Graph::from_edges(const EdgeList &edges) {
+Graph::from_edges(const EdgeList &edges, unsigned helpers) {
 	size_t m = edges.size();
+	if (m < kSplitFrom)
+		helpers = 0;
 	Graph g;
 	std::vector<vid_t> source(m), target(m);
 	if (m > 0) {
+		// Each thread's range's least and greatest key, then theirs.
+		std::vector<std::pair<uint64_t, uint64_t>> bounds(size_t(helpers) + 1, {UINT64_MAX, 0});
+		for_ranges(m, helpers, [&](size_t k, size_t begin, size_t end) {
+			uint64_t kmin = UINT64_MAX, kmax = 0;
+			for (size_t e = begin; e < end; e++) {
+				uint64_t a = ordered(edges.source[e]), b = ordered(edges.target[e]);
+				kmin = std::min(kmin, std::min(a, b));
+				kmax = std::max(kmax, std::max(a, b));
+			}
+			bounds[k] = {kmin, kmax};
+		});
 		uint64_t kmin = UINT64_MAX, kmax = 0;
-		for (size_t e = 0; e < m; e++) {
-			uint64_t a = ordered(edges.source[e]), b = ordered(edges.target[e]);
-			kmin = std::min(kmin, std::min(a, b));
-			kmax = std::max(kmax, std::max(a, b));
+		for (const auto &[least, most] : bounds) {
+			kmin = std::min(kmin, least);
+			kmax = std::max(kmax, most);
 		}
 		// Keys that span at most about 4 values an endpoint (ids numbered from some base, as most
 		// tables' are) are ranked by a table of a bit each (dense_ids); any others are sorted.
 		uint64_t span = kmax - kmin;
 		if (span < 8 * uint64_t(m) + (uint64_t(1) << 22))
-			dense_ids(edges, kmin, span, g, source.data(), target.data());
+			dense_ids(edges, kmin, span, g, source.data(), target.data(), helpers);
 		else
 			sorted_ids(edges, kmin, kmax, g, source.data(), target.data());
 	}
 	std::vector<RepeatedEdge> repeated;
-	g.out = Csr::from_pairs(g.ids.size(), source, target, true, &repeated);
+	g.out = Csr::from_pairs(g.ids.size(), source, target, true, &repeated, helpers);
 	g.repeated.assign(repeated.begin(), repeated.end());
 	return g;
 }

@@ -63,9 +63,10 @@ struct Csr {
 
 	// Builds a CSR over n vertices from dense (source, target) pairs; each adjacency list is
 	// sorted ascending, duplicates are merged and, when drop_self_loops, u->u edges removed. With
-	// repeated, the merged duplicates are counted there, by ascending place.
+	// repeated, the merged duplicates are counted there, by ascending place. helpers: threads that
+	// may work beside the caller's (the CSR is the same with any number).
 	static Csr from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vid_t> &target,
-	                      bool drop_self_loops, std::vector<RepeatedEdge> *repeated = nullptr);
+	                      bool drop_self_loops, std::vector<RepeatedEdge> *repeated = nullptr, unsigned helpers = 0);
 	Csr reversed() const;
 };
 
@@ -84,7 +85,8 @@ struct Graph {
 	// graph does not know (rows_known false).
 	int64_t rows_of(vid_t u, vid_t v) const noexcept;
 
-	static Graph from_edges(const EdgeList &edges);
+	// helpers: threads that may work beside the caller's (the graph is the same with any number).
+	static Graph from_edges(const EdgeList &edges, unsigned helpers = 0);
 
 	size_t
 	vertex_count() const noexcept {

@@ -15,7 +15,7 @@ namespace {
 // The graph of edges between keys' ranks: vertex v is id v, key v. The ids are dense already, so
 // this skips the sort that maps integer ids to vertices.
 Graph
-keyed_graph(const EdgeList &edges, size_t keys) {
+keyed_graph(const EdgeList &edges, size_t keys, unsigned helpers) {
 	std::vector<vid_t> source(edges.size()), target(edges.size());
 	for (size_t e = 0; e < edges.size(); e++) {
 		if (e % 4096 == 0)
@@ -31,7 +31,7 @@ keyed_graph(const EdgeList &edges, size_t keys) {
 	for (size_t v = 0; v < keys; v++)
 		g.ids[v] = int64_t(v);
 	std::vector<RepeatedEdge> repeated;
-	g.out = Csr::from_pairs(keys, source, target, true, &repeated);
+	g.out = Csr::from_pairs(keys, source, target, true, &repeated, helpers);
 	g.repeated.assign(repeated.begin(), repeated.end());
 	return g;
 }
@@ -80,7 +80,8 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 			            "building this index on the CPU needs about " + std::to_string(reading >> 20) + " MB for its " +
 			                std::to_string(st.input_edges) + " rows, more than the limit of " +
 			                std::to_string(options.memory_limit_bytes >> 20) + " MB");
-		index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges) : keyed_graph(edges, keys.size());
+		index.graph_ = keys.kind() == KeyKind::integer ? Graph::from_edges(edges, options.threads)
+		                                               : keyed_graph(edges, keys.size(), options.threads);
 		st.graph_seconds = ms_since(start) / 1e3;
 	}
 	edges = EdgeList{}; // release the raw edges before the next phases allocate
@@ -115,7 +116,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	} else {
 		index.components_ =
 		    options.components ? options.components(index.graph_.out) : strongly_connected_components(index.graph_.out);
-		index.dag_ = condensation(index.graph_.out, index.components_);
+		index.dag_ = condensation(index.graph_.out, index.components_, options.threads);
 		st.scc_seconds = ms_since(start) / 1e3;
 	}
 	st.components = index.components_.count();

@@ -87,6 +87,17 @@ run_tasks(size_t count, unsigned helpers, const std::function<void(size_t task, 
 			std::rethrow_exception(e);
 }
 
+// [0, count) cut in helpers + 1 contiguous ranges of (nearly) equal length, each run by a thread of
+// run_tasks(): range(k, begin, end) for k = 0 .. helpers. A range's results that depend on the
+// order of the items can be joined in range order into what one pass over [0, count) makes.
+template <typename Range>
+void
+for_ranges(size_t count, unsigned helpers, Range &&range) {
+	const size_t ranges = size_t(helpers) + 1;
+	auto begin = [count, ranges](size_t k) { return count / ranges * k + (k < count % ranges ? k : count % ranges); };
+	run_tasks(ranges, helpers, [&](size_t k, unsigned) { range(k, begin(k), begin(k + 1)); });
+}
+
 // A task started on a helper thread (or run at once, without helpers) and finished by wait(),
 // which rethrows its exception on the calling thread. The destructor joins a task never waited for
 // (an exception between start and wait) and drops its exception.

@@ -1,5 +1,6 @@
 #include "scc.hpp"
 #include "error.hpp"
+#include "parallel.hpp"
 #include "topo_order.hpp"
 
 #include <algorithm>
@@ -108,12 +109,14 @@ strongly_connected_components(const Csr &graph) {
 }
 
 // The condensation where every component is one vertex (a DAG's graph): the graph renumbered.
-// Each component's list is made in its place, in component order, from its vertex's list (a
-// self-loop dropped), without the general case's pairs and their sort by source. Vertices come
-// at random: where lists lie and the components of their targets are asked for a few components
-// ahead. Components from elsewhere (a GPU's) are checked as the general case's pairs are.
+// Each component's list is made in component order from its vertex's list (a self-loop dropped),
+// without the general case's pairs and their sort by source. Vertices come at random: where lists
+// lie and the components of their targets are asked for a few components ahead. Components from
+// elsewhere (a GPU's) are checked as the general case's pairs are. With helpers, each thread makes
+// the lists of a range of components in a buffer of its own, then copies it after the ranges
+// before it: the same DAG whatever the number of threads.
 static Csr
-condensation_of_singletons(const Csr &graph, const Components &components) {
+condensation_of_singletons(const Csr &graph, const Components &components, unsigned helpers) {
 	size_t n = graph.vertex_count();
 	const uint32_t *of_vertex = components.of_vertex.data();
 	const vid_t *vertex_of = components.smallest_vertex.data();
@@ -122,46 +125,65 @@ condensation_of_singletons(const Csr &graph, const Components &components) {
 	for (size_t v = 0; v < n; v++)
 		if (of_vertex[v] >= n || vertex_of[v] >= n) // read ahead below, before their use
 			throw Error(ErrorKind::internal, "condensation: a component or its vertex out of range");
+	if (graph.edge_count() < (size_t(1) << 16))
+		helpers = 0;
 	Csr dag;
 	dag.offsets.resize(n + 1);
-	dag.targets.resize(graph.edge_count());
 	eid_t *out_offsets = dag.offsets.data();
-	vid_t *out = dag.targets.data();
-	constexpr size_t kListsAhead = 16, kTargetsAhead = 4;
-	eid_t write = 0;
-	for (size_t c = 0; c < n; c++) {
-		if (c % 4096 == 0)
-			poll_cancel();
-		if (c + kListsAhead < n)
-			__builtin_prefetch(offsets + vertex_of[c + kListsAhead]);
-		if (c + kListsAhead / 2 < n)
-			__builtin_prefetch(targets + offsets[vertex_of[c + kListsAhead / 2]]);
-		if (c + kTargetsAhead < n) {
-			vid_t ahead = vertex_of[c + kTargetsAhead];
-			for (eid_t e = offsets[ahead]; e < offsets[ahead + 1]; e++)
-				__builtin_prefetch(of_vertex + targets[e]);
+	// Range k's lists, and its offsets counted from its own start.
+	std::vector<std::vector<vid_t>> lists(size_t(helpers) + 1);
+	for_ranges(n, helpers, [&](size_t k, size_t first, size_t last) {
+		std::vector<vid_t> &out = lists[k];
+		eid_t edges = 0;
+		for (size_t c = first; c < last; c++)
+			edges += offsets[vertex_of[c] + 1] - offsets[vertex_of[c]];
+		out.resize(edges);
+		constexpr size_t kListsAhead = 16, kTargetsAhead = 4;
+		eid_t write = 0;
+		for (size_t c = first; c < last; c++) {
+			if (c % 4096 == 0)
+				poll_cancel();
+			if (c + kListsAhead < last)
+				__builtin_prefetch(offsets + vertex_of[c + kListsAhead]);
+			if (c + kListsAhead / 2 < last)
+				__builtin_prefetch(targets + offsets[vertex_of[c + kListsAhead / 2]]);
+			if (c + kTargetsAhead < last) {
+				vid_t ahead = vertex_of[c + kTargetsAhead];
+				for (eid_t e = offsets[ahead]; e < offsets[ahead + 1]; e++)
+					__builtin_prefetch(of_vertex + targets[e]);
+			}
+			vid_t v = vertex_of[c];
+			eid_t begin = write;
+			for (eid_t e = offsets[v]; e < offsets[v + 1]; e++) {
+				uint32_t cw = of_vertex[targets[e]];
+				if (cw != c)
+					out[write++] = cw;
+			}
+			std::sort(out.data() + begin, out.data() + write);
+			write = eid_t(std::unique(out.data() + begin, out.data() + write) - out.data()); // none in a graph's lists
+			out_offsets[c] = begin;
 		}
-		vid_t v = vertex_of[c];
-		eid_t begin = write;
-		for (eid_t e = offsets[v]; e < offsets[v + 1]; e++) {
-			uint32_t cw = of_vertex[targets[e]];
-			if (cw != c)
-				out[write++] = cw;
-		}
-		std::sort(out + begin, out + write);
-		write = eid_t(std::unique(out + begin, out + write) - out); // none where the lists are a graph's
-		out_offsets[c] = begin;
-	}
-	out_offsets[n] = write;
-	dag.targets.resize(write);
+		out.resize(write);
+	});
+	std::vector<eid_t> range_start(lists.size() + 1, 0);
+	for (size_t k = 0; k < lists.size(); k++)
+		range_start[k + 1] = range_start[k] + lists[k].size();
+	dag.targets.resize(range_start.back());
+	for_ranges(n, helpers, [&](size_t k, size_t first, size_t last) {
+		std::copy(lists[k].begin(), lists[k].end(), dag.targets.data() + range_start[k]);
+		std::vector<vid_t>().swap(lists[k]);
+		for (size_t c = first; c < last; c++)
+			out_offsets[c] += range_start[k];
+	});
+	out_offsets[n] = range_start.back();
 	return dag;
 }
 
 Csr
-condensation(const Csr &graph, const Components &components) {
+condensation(const Csr &graph, const Components &components, unsigned helpers) {
 	size_t n = graph.vertex_count();
 	if (components.count() == n)
-		return condensation_of_singletons(graph, components);
+		return condensation_of_singletons(graph, components, helpers);
 	const uint32_t *of_vertex = components.of_vertex.data();
 	const eid_t *offsets = graph.offsets.data();
 	const vid_t *targets = graph.targets.data();

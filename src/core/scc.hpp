@@ -30,7 +30,8 @@ Components strongly_connected_components(const Csr &graph);
 Components number_components(const Csr &graph, const std::vector<vid_t> &label);
 
 // The DAG of components: one vertex per component, an edge a->b (deduplicated) for each graph
-// edge between different components. Its adjacency lists are sorted.
-Csr condensation(const Csr &graph, const Components &components);
+// edge between different components. Its adjacency lists are sorted. helpers: threads that may
+// work beside the caller's where every component is one vertex (the DAG is the same with any number).
+Csr condensation(const Csr &graph, const Components &components, unsigned helpers = 0);
 
 } // namespace grail

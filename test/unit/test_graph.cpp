@@ -1,3 +1,4 @@
+#include "error.hpp"
 #include "generate.hpp"
 #include "graph.hpp"
 #include "huge_pages.hpp"
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 using namespace grail;
@@ -203,4 +205,94 @@ TEST(Graph, RandomGraphsMatchOracleVertices) {
 			}
 		}
 	}
+}
+
+// Helpers split the ids, the grouping and the lists' sorting among threads: the graph must be the
+// one a single thread makes (and the rows' oracle's), repeated edges and their counts included,
+// whatever the number of threads and however the rows' duplicates and self-loops fall across the
+// threads' ranges and the buckets.
+TEST(Graph, HelpersMakeTheSameGraph) {
+	for (int style = 0; style < 3; style++) {
+		Rng rng(700 + style);
+		EdgeList e;
+		const size_t rows = 150000 + 7 * size_t(style); // past the split's floor, not a multiple of the ranges
+		for (size_t k = 0; k < rows; k++) {
+			int64_t a, b;
+			if (style == 0) { // dense ids, many repeated edges and self-loops
+				a = int64_t(rng.below(20000));
+				b = rng.below(10) == 0 ? a : int64_t(rng.below(20000));
+				if (rng.below(4) == 0 && k > 0) {
+					a = e.source[rng.below(k)];
+					b = e.target[rng.below(k)];
+				}
+			} else if (style == 1) { // the extreme ids: the sorted path, which ignores helpers
+				a = rng.below(2) ? std::numeric_limits<int64_t>::min() + int64_t(rng.below(500))
+				                 : std::numeric_limits<int64_t>::max() - int64_t(rng.below(500));
+				b = int64_t(rng.next());
+			} else { // negative dense ids, a few hub sources (long lists)
+				a = rng.below(8) == 0 ? -int64_t(rng.below(4)) : -int64_t(rng.below(300000));
+				b = -int64_t(rng.below(300000));
+			}
+			e.append(a, b);
+		}
+		const Graph one = Graph::from_edges(e);
+		std::map<std::pair<int64_t, int64_t>, uint64_t> rows_of;
+		for (size_t k = 0; k < e.size(); k++)
+			if (e.source[k] != e.target[k])
+				rows_of[{e.source[k], e.target[k]}]++;
+		size_t edges = 0;
+		for (vid_t v = 0; v < one.vertex_count(); v++)
+			for (const vid_t *w = one.out.begin(v); w != one.out.end(v); w++, edges++)
+				ASSERT_EQ(one.rows_of(v, *w), int64_t(rows_of.at({one.ids[v], one.ids[*w]}))) << "style " << style;
+		ASSERT_EQ(edges, rows_of.size()) << "style " << style;
+		for (unsigned helpers : {1u, 2u, 3u, 7u}) {
+			const Graph many = Graph::from_edges(e, helpers);
+			ASSERT_EQ(many.ids, one.ids) << "style " << style << ", helpers " << helpers;
+			ASSERT_EQ(many.out.offsets, one.out.offsets) << "style " << style << ", helpers " << helpers;
+			ASSERT_EQ(many.out.targets, one.out.targets) << "style " << style << ", helpers " << helpers;
+			ASSERT_EQ(many.repeated, one.repeated) << "style " << style << ", helpers " << helpers;
+		}
+	}
+}
+
+TEST(Csr, FromPairsWithHelpersEqualsOneThread) {
+	Rng rng(31);
+	for (size_t n : {size_t(1), size_t(3000), size_t(1) << 21}) {
+		std::vector<vid_t> s(200003), t(s.size());
+		for (size_t k = 0; k < s.size(); k++) {
+			s[k] = vid_t(rng.below(n));
+			t[k] = rng.below(5) == 0 ? s[k] : vid_t(rng.below(n));
+		}
+		for (bool drop : {false, true}) {
+			std::vector<RepeatedEdge> repeated_one;
+			const Csr one = Csr::from_pairs(n, s, t, drop, &repeated_one);
+			std::map<std::pair<vid_t, vid_t>, uint64_t> expected;
+			for (size_t k = 0; k < s.size(); k++)
+				if (!drop || s[k] != t[k])
+					expected[{s[k], t[k]}]++;
+			// Each pair once, and those of several rows counted at their place, in order of place.
+			std::map<std::pair<vid_t, vid_t>, uint64_t> got;
+			std::vector<RepeatedEdge> repeated_expected;
+			for (vid_t v = 0; v < n; v++)
+				for (const vid_t *w = one.begin(v); w != one.end(v); w++) {
+					uint64_t rows = expected.count({v, *w}) ? expected.at({v, *w}) : 0;
+					got[{v, *w}] = rows;
+					if (rows > 1)
+						repeated_expected.push_back(RepeatedEdge{eid_t(w - one.targets.data()), rows});
+				}
+			ASSERT_EQ(got, expected) << "n " << n;
+			ASSERT_EQ(repeated_one, repeated_expected) << "n " << n;
+			for (unsigned helpers : {1u, 2u, 5u}) {
+				std::vector<RepeatedEdge> repeated;
+				const Csr many = Csr::from_pairs(n, s, t, drop, &repeated, helpers);
+				ASSERT_EQ(many.offsets, one.offsets) << "n " << n << ", helpers " << helpers;
+				ASSERT_EQ(many.targets, one.targets) << "n " << n << ", helpers " << helpers;
+				ASSERT_EQ(repeated, repeated_one) << "n " << n << ", helpers " << helpers;
+			}
+		}
+	}
+	// Out of range: refused on whichever thread finds it.
+	std::vector<vid_t> s(100000, 0), t(100000, 1);
+	t[99999] = 9;
+	EXPECT_THROW(Csr::from_pairs(5, s, t, true, nullptr, 3), Error);
 }

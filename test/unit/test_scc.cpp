@@ -1,4 +1,5 @@
 #include "error.hpp"
+#include "generate.hpp"
 #include "graph.hpp"
 #include "oracle.hpp"
 #include "scc.hpp"
@@ -130,4 +131,32 @@ TEST(Scc, NumberComponentsFromLabels) {
 	e.append(2, 0);
 	Graph g = Graph::from_edges(e);
 	EXPECT_THROW(number_components(g.out, {0, 0, 2}), Error);
+}
+
+// A DAG's condensation (every component one vertex) made by ranges of components on helpers must
+// be the one a single thread makes, and the graph renumbered: each edge once, between the
+// components of its ends.
+TEST(Scc, CondensationOfSingletonsWithHelpers) {
+	for (uint64_t seed : {1u, 2u}) {
+		const Graph g = Graph::from_edges(generate_random_dag(seed == 1 ? 100000 : 30001, 4.0, seed));
+		const Components c = strongly_connected_components(g.out);
+		ASSERT_EQ(c.count(), g.vertex_count());
+		const Csr one = condensation(g.out, c);
+		std::set<std::pair<uint32_t, uint32_t>> expected, got;
+		for (vid_t v = 0; v < g.vertex_count(); v++)
+			for (const vid_t *w = g.out.begin(v); w != g.out.end(v); w++)
+				expected.insert({c.of_vertex[v], c.of_vertex[*w]});
+		for (uint32_t a = 0; a < one.vertex_count(); a++) {
+			ASSERT_TRUE(std::is_sorted(one.begin(a), one.end(a)));
+			for (const vid_t *b = one.begin(a); b != one.end(a); b++)
+				got.insert({a, *b});
+		}
+		ASSERT_EQ(got, expected);
+		ASSERT_EQ(one.edge_count(), expected.size());
+		for (unsigned helpers : {1u, 2u, 7u}) {
+			const Csr many = condensation(g.out, c, helpers);
+			ASSERT_EQ(many.offsets, one.offsets) << "helpers " << helpers;
+			ASSERT_EQ(many.targets, one.targets) << "helpers " << helpers;
+		}
+	}
 }
