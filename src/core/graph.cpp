@@ -90,8 +90,6 @@ bit_width(uint64_t x) noexcept {
 
 // At most 2^kBucketBits buckets of sources in Csr::from_pairs.
 constexpr unsigned kBucketBits = 11;
-// Fewer pairs or edges than this are not split among helpers (starting threads would cost more).
-constexpr size_t kSplitFrom = size_t(1) << 16;
 
 } // namespace
 
@@ -115,7 +113,7 @@ Csr::from_pairs(size_t n, const std::vector<vid_t> &source, const std::vector<vi
 	unsigned vertex_bits = n > 1 ? bit_width(n - 1) : 0;
 	unsigned shift = vertex_bits > kBucketBits ? vertex_bits - kBucketBits : 0;
 	size_t buckets = n == 0 ? 0 : ((n - 1) >> shift) + 1;
-	if (m < kSplitFrom)
+	if (m < kFewestItemsToSplit)
 		helpers = 0;
 	const size_t ranges = size_t(helpers) + 1;
 	const vid_t *s = source.data(), *t = target.data();
@@ -410,7 +408,7 @@ sorted_ids(const EdgeList &edges, uint64_t kmin, uint64_t kmax, Graph &g, vid_t 
 Graph
 Graph::from_edges(const EdgeList &edges, unsigned helpers) {
 	size_t m = edges.size();
-	if (m < kSplitFrom)
+	if (m < kFewestItemsToSplit)
 		helpers = 0;
 	Graph g;
 	std::vector<vid_t> source(m), target(m);

@@ -87,6 +87,10 @@ run_tasks(size_t count, unsigned helpers, const std::function<void(size_t task, 
 			std::rethrow_exception(e);
 }
 
+// Loops over fewer items than this are not split among helpers: starting the threads would cost
+// about what they save.
+constexpr size_t kFewestItemsToSplit = size_t(1) << 16;
+
 // [0, count) cut in helpers + 1 contiguous ranges of (nearly) equal length, each run by a thread of
 // run_tasks(): range(k, begin, end) for k = 0 .. helpers. A range's results that depend on the
 // order of the items can be joined in range order into what one pass over [0, count) makes.

@@ -125,7 +125,7 @@ condensation_of_singletons(const Csr &graph, const Components &components, unsig
 	for (size_t v = 0; v < n; v++)
 		if (of_vertex[v] >= n || vertex_of[v] >= n) // read ahead below, before their use
 			throw Error(ErrorKind::internal, "condensation: a component or its vertex out of range");
-	if (graph.edge_count() < (size_t(1) << 16))
+	if (graph.edge_count() < kFewestItemsToSplit)
 		helpers = 0;
 	Csr dag;
 	dag.offsets.resize(n + 1);
