@@ -97,6 +97,10 @@ sub kill_during
 	$h->finish;
 	isnt($h->result(0), 0, "$what: the call did not complete");
 	like($err, qr/server closed the connection|terminated abnormally|connection to server was lost/, "$what: client saw the crash");
+	# The client sees its connection close before the postmaster has seen the death: a query in
+	# between would still reach the old server, one after it the recovery.
+	ok($node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset),
+		"$what: postmaster saw the crash");
 	$node->poll_query_until('postgres', 'SELECT true') or die "server did not recover";
 	ok($node->log_contains("was terminated by signal 9", $log_offset), "$what: postmaster saw the crash and recovered");
 }

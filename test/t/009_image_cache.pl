@@ -118,7 +118,10 @@ my $loader = $node->background_psql('postgres', on_error_stop => 0);
 my $loader_pid = $loader->query_safe('SELECT pg_backend_pid()');
 $loader->query_until(qr/^$/, "SELECT grail.reachable('big', 400000, 1);\n");
 usleep(50_000) while !glob("$cache/*.tmp") && -e "/proc/$loader_pid";
+my $log_offset = -s $node->logfile;
 kill 'KILL', $loader_pid;
+# Until the postmaster has seen the death, a new connection still reaches the old server.
+$node->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
 $node->poll_query_until('postgres', 'SELECT true') or die 'server did not recover';
 for my $f (glob("$cache/*.img"))
 {

@@ -112,8 +112,11 @@ $primary->safe_psql('postgres', q{INSERT INTO edges VALUES (3, 49998), (52001, 5
 my $session = $primary->background_psql('postgres', on_error_stop => 0);
 my $pid = $session->query_safe('SELECT pg_backend_pid()');
 $session->query_safe(q{BEGIN; SELECT grail.merge_graph('g')});
+my $log_offset = -s $primary->logfile;
 kill 'KILL', $pid;
 $session->quit;
+# Until the postmaster has seen the death, a new connection still reaches the old server.
+$primary->wait_for_log(qr/all server processes terminated; reinitializing/, $log_offset);
 $primary->poll_query_until('postgres', 'SELECT true') or die 'primary did not come back';
 $expected = fresh_answers();
 is(answers($primary, 'g'), $expected, 'after kill -9 mid-merge: the last build and the pending changes');
