@@ -22,12 +22,35 @@ BEGIN
 	END IF;
 END
 $$;
+CREATE SCHEMA grail_internal;
+COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
+GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
+
+-- pg_grail's objects: the extension's members, and its schema (grail: CREATE EXTENSION makes it, but
+-- not as a member). What the guards below keep with superusers, and what the update to 0.7.0 gives
+-- back to one; one list, so that the guards and the update cannot disagree about what they cover.
+CREATE FUNCTION grail_internal._objects()
+RETURNS TABLE (classid oid, objid oid)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+	JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+	WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+	  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
+	UNION ALL
+	SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
+	WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+$$;
+REVOKE ALL ON FUNCTION grail_internal._objects() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._objects() IS 'pg_grail internal: pg_grail''s objects (the extension''s members and its schema), which its guards keep with superusers';
+
 -- Objects of pg_grail that a superuser handed to a role that is not one (ALTER ... OWNER TO), which
 -- 0.7.0 refuses (grail_on_owner_change, below): that role could change them while they run with
 -- others' rights. Each goes back to the extension's owner (or, where that role is no longer a
--- superuser, to the role running this update), with a WARNING that names it; first of all, since
--- an event trigger's function owned by such a role fails this script's DDL (it runs with that
--- role's rights), and functions first, as the ALTER TABLE of the others fires event triggers.
+-- superuser, to the role running this update), with a WARNING that names it; before any DDL that
+-- fires 0.6.0's event triggers (CREATE SCHEMA and CREATE FUNCTION above fire none), since an event
+-- trigger's function owned by such a role fails this script's DDL (it runs with that role's
+-- rights), and functions first, as the ALTER TABLE of the others fires event triggers.
 DO $$
 DECLARE
 	handed record;
@@ -37,18 +60,9 @@ BEGIN
 	FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) e.extowner
 	WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail';
 	FOR handed IN
-		WITH ours AS (
-			SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-			JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
-			                              AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-			WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-			  AND d.deptype OPERATOR(pg_catalog.=) 'e'
-			UNION ALL
-			SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace
-			FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
-		owned AS (
+		WITH owned AS (
 			SELECT o.classid, o.objid, COALESCE(p.proowner, c.relowner, n.nspowner) AS owner
-			FROM ours o
+			FROM grail_internal._objects() o
 			LEFT JOIN pg_catalog.pg_proc p ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 			                               AND p.oid OPERATOR(pg_catalog.=) o.objid
 			LEFT JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -72,10 +86,6 @@ BEGIN
 	END LOOP;
 END
 $$;
-
-CREATE SCHEMA grail_internal;
-COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
-GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
 
 ALTER FUNCTION grail._activity() SET SCHEMA grail_internal;
 ALTER FUNCTION grail._alters_column_type(pg_ddl_command, name, name) SET SCHEMA grail_internal;
@@ -1739,18 +1749,6 @@ DECLARE
 BEGIN
 	SELECT c.object_type, c.object_identity, pg_catalog.pg_get_userbyid(o.owner) AS owner INTO handed
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	JOIN pg_catalog.pg_extension e ON e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-	CROSS JOIN LATERAL (
-		-- Its members, and its schema (grail: CREATE EXTENSION makes it, but not as a member).
-		SELECT 1 FROM pg_catalog.pg_depend d
-		WHERE d.classid OPERATOR(pg_catalog.=) c.classid AND d.objid OPERATOR(pg_catalog.=) c.objid
-		  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
-		  AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-		  AND d.refobjid OPERATOR(pg_catalog.=) e.oid
-		UNION ALL
-		SELECT 1 WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
-		           AND c.objid OPERATOR(pg_catalog.=) e.extnamespace
-		LIMIT 1) ours
 	CROSS JOIN LATERAL (
 		SELECT p.proowner AS owner FROM pg_catalog.pg_proc p
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid OPERATOR(pg_catalog.=) c.objid
@@ -1763,7 +1761,9 @@ BEGIN
 		UNION ALL
 		SELECT t.typowner FROM pg_catalog.pg_type t
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass AND t.oid OPERATOR(pg_catalog.=) c.objid) o
-	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
+	WHERE EXISTS (SELECT 1 FROM grail_internal._objects() ours
+	              WHERE ours.classid OPERATOR(pg_catalog.=) c.classid AND ours.objid OPERATOR(pg_catalog.=) c.objid)
+	  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
 	LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'pg_grail''s % % cannot be owned by role "%", which is not a superuser', handed.object_type,
@@ -1795,17 +1795,9 @@ AS $$
 DECLARE
 	granted record;
 BEGIN
-	WITH ours AS (
-		SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-		JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-		  AND d.deptype OPERATOR(pg_catalog.=) 'e'
-		UNION ALL
-		SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
-		WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
-	grants AS (
+	WITH grants AS (
 		SELECT 'schema' AS kind, pg_catalog.quote_ident(n.nspname) AS name, a.privilege_type, a.grantee
-		FROM ours o
+		FROM grail_internal._objects() o
 		JOIN pg_catalog.pg_namespace n ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		                              AND n.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a
@@ -1813,7 +1805,7 @@ BEGIN
 		UNION ALL
 		SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'sequence' ELSE 'table' END,
 		       c.oid::pg_catalog.regclass::pg_catalog.text, a.privilege_type, a.grantee
-		FROM ours o
+		FROM grail_internal._objects() o
 		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a

@@ -1412,6 +1412,24 @@ CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
 	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
 
+-- pg_grail's objects: the extension's members, and its schema (grail: CREATE EXTENSION makes it, but
+-- not as a member). What the guards below keep with superusers, and what the update to 0.7.0 gives
+-- back to one; one list, so that the guards and the update cannot disagree about what they cover.
+CREATE FUNCTION grail_internal._objects()
+RETURNS TABLE (classid oid, objid oid)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+	JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+	WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+	  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
+	UNION ALL
+	SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
+	WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+$$;
+REVOKE ALL ON FUNCTION grail_internal._objects() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._objects() IS 'pg_grail internal: pg_grail''s objects (the extension''s members and its schema), which its guards keep with superusers';
+
 -- pg_grail's objects stay with superusers: the owner of one can change it (CREATE OR REPLACE of a
 -- function, a trigger on a catalog table, a view made again, objects put into its schemas), and
 -- each runs with other roles' rights: the event triggers' functions in every session that runs
@@ -1429,18 +1447,6 @@ DECLARE
 BEGIN
 	SELECT c.object_type, c.object_identity, pg_catalog.pg_get_userbyid(o.owner) AS owner INTO handed
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	JOIN pg_catalog.pg_extension e ON e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-	CROSS JOIN LATERAL (
-		-- Its members, and its schema (grail: CREATE EXTENSION makes it, but not as a member).
-		SELECT 1 FROM pg_catalog.pg_depend d
-		WHERE d.classid OPERATOR(pg_catalog.=) c.classid AND d.objid OPERATOR(pg_catalog.=) c.objid
-		  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
-		  AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-		  AND d.refobjid OPERATOR(pg_catalog.=) e.oid
-		UNION ALL
-		SELECT 1 WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
-		           AND c.objid OPERATOR(pg_catalog.=) e.extnamespace
-		LIMIT 1) ours
 	CROSS JOIN LATERAL (
 		SELECT p.proowner AS owner FROM pg_catalog.pg_proc p
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid OPERATOR(pg_catalog.=) c.objid
@@ -1453,7 +1459,9 @@ BEGIN
 		UNION ALL
 		SELECT t.typowner FROM pg_catalog.pg_type t
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass AND t.oid OPERATOR(pg_catalog.=) c.objid) o
-	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
+	WHERE EXISTS (SELECT 1 FROM grail_internal._objects() ours
+	              WHERE ours.classid OPERATOR(pg_catalog.=) c.classid AND ours.objid OPERATOR(pg_catalog.=) c.objid)
+	  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
 	LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'pg_grail''s % % cannot be owned by role "%", which is not a superuser', handed.object_type,
@@ -1485,17 +1493,9 @@ AS $$
 DECLARE
 	granted record;
 BEGIN
-	WITH ours AS (
-		SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-		JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-		  AND d.deptype OPERATOR(pg_catalog.=) 'e'
-		UNION ALL
-		SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
-		WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
-	grants AS (
+	WITH grants AS (
 		SELECT 'schema' AS kind, pg_catalog.quote_ident(n.nspname) AS name, a.privilege_type, a.grantee
-		FROM ours o
+		FROM grail_internal._objects() o
 		JOIN pg_catalog.pg_namespace n ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		                              AND n.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a
@@ -1503,7 +1503,7 @@ BEGIN
 		UNION ALL
 		SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'sequence' ELSE 'table' END,
 		       c.oid::pg_catalog.regclass::pg_catalog.text, a.privilege_type, a.grantee
-		FROM ours o
+		FROM grail_internal._objects() o
 		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
