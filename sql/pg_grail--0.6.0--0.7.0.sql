@@ -1785,9 +1785,10 @@ ALTER EVENT TRIGGER grail_on_owner_change ENABLE ALWAYS;
 
 -- Nor may a GRANT give a role that is not a superuser CREATE on pg_grail's schemas (a function put
 -- there next to pg_grail's own makes the event triggers' calls of them ambiguous, so that every
--- DROP TABLE of an edge table fails) or more than SELECT on its tables, views and sequences (writes
--- forge graphs; a trigger on a catalog table runs under the extension owner's rights). A GRANT
--- reports no objects to an event trigger, so every GRANT checks them all (a few hundred ACL entries).
+-- DROP TABLE of an edge table fails) or more than SELECT on its tables, views and sequences or on
+-- their columns (writes forge graphs; a trigger on a catalog table runs under the extension owner's
+-- rights). A GRANT reports no objects to an event trigger, so every GRANT checks them all (a few
+-- hundred ACL entries).
 CREATE FUNCTION grail_internal._on_grant()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1809,6 +1810,16 @@ BEGIN
 		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		WHERE a.privilege_type OPERATOR(pg_catalog.<>) 'SELECT'
+		UNION ALL
+		-- A column's privileges are its own (GRANT UPDATE (relid) ON grail.graph): a write all the same.
+		SELECT 'table', c.oid::pg_catalog.regclass::pg_catalog.text,
+		       pg_catalog.format('%s (%I)', a.privilege_type, t.attname), a.grantee
+		FROM grail_internal._objects() o
+		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
+		JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) c.oid AND t.attnum OPERATOR(pg_catalog.>) 0
+		CROSS JOIN LATERAL pg_catalog.aclexplode(t.attacl) a
 		WHERE a.privilege_type OPERATOR(pg_catalog.<>) 'SELECT')
 	SELECT g.kind, g.name, g.privilege_type,
 	       CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
@@ -1843,8 +1854,8 @@ ALTER EVENT TRIGGER grail_on_grant ENABLE ALWAYS;
 -- stays on each of the extension's schemas, tables, views, sequences and functions is
 -- PostgreSQL's default for it (acldefault) and what this script grants: USAGE on the schemas and
 -- SELECT on the views to PUBLIC, SELECT on the catalog to pg_database_owner, EXECUTE on the
--- monitoring functions to pg_monitor. A default privilege that takes a grant away (EXECUTE from
--- PUBLIC) is the administrator's choice and stays.
+-- monitoring functions to pg_monitor; nothing on their columns. A default privilege that takes a
+-- grant away (EXECUTE from PUBLIC) is the administrator's choice and stays.
 DO $$
 DECLARE
 	extra record;
@@ -1857,10 +1868,12 @@ BEGIN
 			                                          WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail')
 			  AND d.deptype OPERATOR(pg_catalog.=) 'e'),
 		object AS (
-			-- kind, name, ACL, default ACL, owner, and the one grant the script makes beyond the default
+			-- kind, name, ACL, default ACL, owner, the one grant the script makes beyond the default, and
+			-- for a column's own privileges (GRANT UPDATE (relid) ON grail.graph) the column
 			SELECT 'SCHEMA' AS kind, pg_catalog.quote_ident(n.nspname) AS name, n.nspacl AS acl,
 			       pg_catalog.acldefault('n', n.nspowner) AS base, n.nspowner AS owner,
-			       0::pg_catalog.oid AS kept_grantee, 'USAGE'::pg_catalog.text AS kept_privilege
+			       0::pg_catalog.oid AS kept_grantee, 'USAGE'::pg_catalog.text AS kept_privilege,
+			       NULL::pg_catalog.name AS column_name
 			FROM pg_catalog.pg_namespace n
 			WHERE n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['grail', 'grail_internal']::pg_catalog.name[])
 			UNION ALL
@@ -1871,10 +1884,18 @@ BEGIN
 			       c.relowner,
 			       CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'v' THEN 0::pg_catalog.oid
 			            ELSE 'pg_database_owner'::pg_catalog.regrole::pg_catalog.oid END,
-			       'SELECT'
+			       'SELECT', NULL
 			FROM pg_catalog.pg_class c
 			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 			             AND m.objid OPERATOR(pg_catalog.=) c.oid
+			UNION ALL
+			-- Their columns, which neither PostgreSQL nor this script grants anything on.
+			SELECT 'TABLE', pg_catalog.format('%s.%I', c.relnamespace::pg_catalog.regnamespace, c.relname), t.attacl,
+			       NULL, c.relowner, NULL, NULL, t.attname
+			FROM pg_catalog.pg_class c
+			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			             AND m.objid OPERATOR(pg_catalog.=) c.oid
+			JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) c.oid AND t.attnum OPERATOR(pg_catalog.>) 0
 			UNION ALL
 			SELECT 'FUNCTION',
 			       pg_catalog.format('%s.%I(%s)', p.pronamespace::pg_catalog.regnamespace, p.proname,
@@ -1885,11 +1906,14 @@ BEGIN
 			                                                         'grail.cache_counters()'::pg_catalog.regprocedure,
 			                                                         'grail.gpu_service_images()'::pg_catalog.regprocedure])
 			            THEN 'pg_monitor'::pg_catalog.regrole::pg_catalog.oid END,
-			       'EXECUTE'
+			       'EXECUTE', NULL
 			FROM pg_catalog.pg_proc p
 			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 			             AND m.objid OPERATOR(pg_catalog.=) p.oid)
-		SELECT o.kind, o.name, a.privilege_type, a.is_grantable,
+		SELECT o.kind, o.name,
+		       CASE WHEN o.column_name IS NULL THEN a.privilege_type
+		            ELSE pg_catalog.format('%s (%I)', a.privilege_type, o.column_name) END AS privilege_type,
+		       a.is_grantable,
 		       CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
 		            ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END AS grantee,
 		       -- (kept_grantee is NULL where the script grants nothing beyond the default)
