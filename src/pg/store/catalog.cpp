@@ -720,6 +720,51 @@ reassign_graphs(const std::vector<Oid> &roles, Oid new_owner) {
 	});
 }
 
+std::vector<std::string>
+extension_objects_owned_by(const std::vector<Oid> &roles) {
+	return with_spi([&] {
+		Oid types[] = {OIDARRAYOID};
+		Datum values[] = {oid_array(roles.data(), int(roles.size()))};
+		int n = execute("WITH ours AS ("
+		                " SELECT o.classid, o.objid FROM grail_internal._objects() o"
+		                " UNION ALL"
+		                " SELECT 'pg_catalog.pg_extension'::pg_catalog.regclass::pg_catalog.oid, e.oid FROM "
+		                "pg_catalog.pg_extension e"
+		                " WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),"
+		                "owned AS ("
+		                " SELECT o.classid, o.objid,"
+		                "  COALESCE(p.proowner, c.relowner, n.nspowner, t.typowner, v.evtowner, x.extowner) AS owner"
+		                " FROM ours o"
+		                " LEFT JOIN pg_catalog.pg_proc p ON o.classid OPERATOR(pg_catalog.=) "
+		                "'pg_catalog.pg_proc'::pg_catalog.regclass"
+		                "  AND p.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) "
+		                "'pg_catalog.pg_class'::pg_catalog.regclass"
+		                "  AND c.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_namespace n"
+		                "  ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass"
+		                "  AND n.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_type t ON o.classid OPERATOR(pg_catalog.=) "
+		                "'pg_catalog.pg_type'::pg_catalog.regclass"
+		                "  AND t.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_event_trigger v"
+		                "  ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_event_trigger'::pg_catalog.regclass"
+		                "  AND v.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_extension x"
+		                "  ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass"
+		                "  AND x.oid OPERATOR(pg_catalog.=) o.objid)"
+		                "SELECT i.type OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) i.identity FROM owned w"
+		                " CROSS JOIN LATERAL pg_catalog.pg_identify_object(w.classid, w.objid, 0) i"
+		                " WHERE w.owner OPERATOR(pg_catalog.=) ANY ($1)"
+		                " ORDER BY i.type OPERATOR(pg_catalog.<>) 'function', i.type, i.identity",
+		                1, types, values, SPI_OK_SELECT);
+		std::vector<std::string> objects(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++)
+			objects[i] = guard([&] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1); });
+		return objects;
+	});
+}
+
 void
 hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner) {
 	with_spi([&] {

@@ -209,6 +209,9 @@ struct OwnedGraph {
 std::vector<OwnedGraph> graphs_owned_by(const std::vector<Oid> &roles);
 // Makes new_owner the owner of every graph that any of roles owns (REASSIGN OWNED).
 void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
+// pg_grail's objects (grail_internal._objects(): its members and schema) and the extension itself
+// that any of roles owns, each as pg_identify_object names it ("function grail.reachable(...)").
+std::vector<std::string> extension_objects_owned_by(const std::vector<Oid> &roles);
 // Makes new_owner the owner of the graphs over relation relid that old_owner owns (ALTER TABLE
 // ... OWNER TO, which hands a table's indexes over as well).
 void hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner);
