@@ -1376,9 +1376,10 @@ ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
 
 -- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
 -- another schema, as it cannot be dropped (grail_internal._on_drop), nor a function made other than
--- IMMUTABLE (ALTER FUNCTION, CREATE OR REPLACE FUNCTION): the stored filter would no longer read
--- back, or no longer be fit to filter rows, and every write to the edge table would fail in its
--- trigger.
+-- IMMUTABLE (ALTER FUNCTION or ROUTINE, CREATE OR REPLACE FUNCTION), nor a call of the filter made
+-- ambiguous by an overload (CREATE FUNCTION, PROCEDURE, AGGREGATE, OPERATOR or CAST): the stored
+-- filter would no longer read back, or no longer be fit to filter rows, and every write to the edge
+-- table would fail in its trigger.
 CREATE FUNCTION grail_internal._on_alter_object()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1407,10 +1408,49 @@ END
 $$;
 REVOKE ALL ON FUNCTION grail_internal._on_alter_object() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
-	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION',
-	             'ALTER SCHEMA', 'ALTER EXTENSION')
+	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER PROCEDURE', 'CREATE PROCEDURE', 'ALTER ROUTINE',
+	             'ALTER AGGREGATE', 'CREATE AGGREGATE', 'ALTER OPERATOR', 'CREATE OPERATOR', 'CREATE CAST', 'ALTER TYPE',
+	             'ALTER DOMAIN', 'ALTER COLLATION', 'ALTER SCHEMA', 'ALTER EXTENSION')
 	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
+
+-- The checks at a command's end (grail_internal._on_drop, _on_alter_object) parse every graph's
+-- filter and refuse the command where one no longer reads back, taking it for the command that
+-- broke it. A filter broken by what they did not see (event triggers disabled meanwhile) would then
+-- fail every later DROP TABLE, CREATE FUNCTION or ALTER SCHEMA in the database, whoever runs it: so
+-- when any command starts, a graph whose filter no longer reads back goes stale (its writes skip
+-- the filter, its queries and refresh say why), with a WARNING, and the checks at the end refuse
+-- only the command that breaks a filter.
+CREATE FUNCTION grail_internal._on_ddl_start()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	filtered record;
+BEGIN
+	FOR filtered IN
+		SELECT gr.id, n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+		WHERE gr.filter IS NOT NULL AND NOT gr.stale
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
+	LOOP
+		BEGIN
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'the filter of pg_grail graph "%.%" no longer reads back: the graph is stale', filtered.nspname,
+			              filtered.name
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+				      DETAIL = pg_catalog.format('The filter is: %s (%s)', filtered.filter, SQLERRM),
+				      HINT = 'Put back what the filter uses and refresh the graph, or drop it with grail.drop_graph().';
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) filtered.id;
+		END;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail_internal._on_ddl_start() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_ddl_start ON ddl_command_start EXECUTE FUNCTION grail_internal._on_ddl_start();
+ALTER EVENT TRIGGER grail_on_ddl_start ENABLE ALWAYS;
 
 -- pg_grail's objects: the extension's members, and its schema (grail: CREATE EXTENSION makes it, but
 -- not as a member). What the guards below keep with superusers, and what the update to 0.7.0 gives
