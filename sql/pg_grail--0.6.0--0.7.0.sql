@@ -27,8 +27,9 @@ COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by t
 GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
 
 -- pg_grail's objects: the extension's members, and its schema (grail: CREATE EXTENSION makes it, but
--- not as a member). What the guards below keep with superusers, and what the update to 0.7.0 gives
--- back to one; one list, so that the guards and the update cannot disagree about what they cover.
+-- not as a member). What the guards below keep with superusers (and the library's REASSIGN OWNED
+-- hook, src/pg/entry/owner_hooks.cpp), what the update to 0.7.0 gives back to one, and whose grants
+-- the scripts take back; one list, so that none of them can disagree about what they cover.
 CREATE FUNCTION grail_internal._objects()
 RETURNS TABLE (classid oid, objid oid)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
@@ -1891,7 +1892,8 @@ ALTER EVENT TRIGGER grail_on_grant ENABLE ALWAYS;
 -- grail_internal let any grantee put there a function that the event triggers above, running with
 -- this role's rights, call in place of pg_grail's (an overload their arguments match better: a
 -- superuser's rights for anyone), and writes to the catalog tables or views forge graphs. What
--- stays on each of the extension's schemas, tables, views, sequences and functions is
+-- stays on each of the extension's schemas, tables, views, sequences and functions
+-- (grail_internal._objects()) is
 -- PostgreSQL's default for it (acldefault) and what this script grants: USAGE on the schemas and
 -- SELECT on the views to PUBLIC, SELECT on the catalog to pg_database_owner, EXECUTE on the
 -- monitoring functions to pg_monitor; nothing on their columns. A default privilege that takes a
@@ -1901,13 +1903,7 @@ DECLARE
 	extra record;
 BEGIN
 	FOR extra IN
-		WITH member AS (
-			SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-			WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-			  AND d.refobjid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_catalog.pg_extension e
-			                                          WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail')
-			  AND d.deptype OPERATOR(pg_catalog.=) 'e'),
-		object AS (
+		WITH object AS (
 			-- kind, name, ACL, default ACL, owner, the one grant the script makes beyond the default, and
 			-- for a column's own privileges (GRANT UPDATE (relid) ON grail.graph) the column
 			SELECT 'SCHEMA' AS kind, pg_catalog.quote_ident(n.nspname) AS name, n.nspacl AS acl,
@@ -1915,7 +1911,8 @@ BEGIN
 			       0::pg_catalog.oid AS kept_grantee, 'USAGE'::pg_catalog.text AS kept_privilege,
 			       NULL::pg_catalog.name AS column_name
 			FROM pg_catalog.pg_namespace n
-			WHERE n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['grail', 'grail_internal']::pg_catalog.name[])
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) n.oid
 			UNION ALL
 			SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END,
 			       pg_catalog.format('%s.%I', c.relnamespace::pg_catalog.regnamespace, c.relname), c.relacl,
@@ -1926,15 +1923,15 @@ BEGIN
 			            ELSE 'pg_database_owner'::pg_catalog.regrole::pg_catalog.oid END,
 			       'SELECT', NULL
 			FROM pg_catalog.pg_class c
-			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-			             AND m.objid OPERATOR(pg_catalog.=) c.oid
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) c.oid
 			UNION ALL
 			-- Their columns, which neither PostgreSQL nor this script grants anything on.
 			SELECT 'TABLE', pg_catalog.format('%s.%I', c.relnamespace::pg_catalog.regnamespace, c.relname), t.attacl,
 			       NULL, c.relowner, NULL, NULL, t.attname
 			FROM pg_catalog.pg_class c
-			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-			             AND m.objid OPERATOR(pg_catalog.=) c.oid
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) c.oid
 			JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) c.oid AND t.attnum OPERATOR(pg_catalog.>) 0
 			UNION ALL
 			SELECT 'FUNCTION',
@@ -1948,8 +1945,8 @@ BEGIN
 			            THEN 'pg_monitor'::pg_catalog.regrole::pg_catalog.oid END,
 			       'EXECUTE', NULL
 			FROM pg_catalog.pg_proc p
-			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-			             AND m.objid OPERATOR(pg_catalog.=) p.oid)
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) p.oid)
 		SELECT o.kind, o.name,
 		       CASE WHEN o.column_name IS NULL THEN a.privilege_type
 		            ELSE pg_catalog.format('%s (%I)', a.privilege_type, o.column_name) END AS privilege_type,
