@@ -1670,10 +1670,13 @@ ALTER TABLE grail.index_chunk SET (toast_tuple_target = 8160);
 -- graph was last merged by hand and in the background and how many times each, its filter, and its
 -- build number and, for a build that a merge stored as its delta from a full build, that base
 -- build, its changes and its stored bytes (NULL for a full build).
+-- Every operator and function is named with its schema: an update runs this with search_path =
+-- grail, where a role that held CREATE on grail before 0.7.0 (default privileges) may have put an
+-- operator that oid = regclass would take as its exact match, to run in every caller of the view.
 CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
 SELECT n.nspname AS schema,
        g.name,
-       g.relid::regclass AS relation,
+       g.relid::pg_catalog.regclass AS relation,
        s.attname AS source_column,
        t.attname AS target_column,
        g.vertices,
@@ -1683,11 +1686,13 @@ SELECT n.nspname AS schema,
        g.dag_edges,
        g.labels,
        g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
+       pg_catalog.round((g.read_ms OPERATOR(pg_catalog.+) g.graph_ms OPERATOR(pg_catalog.+) g.scc_ms
+                         OPERATOR(pg_catalog.+) g.label_ms OPERATOR(pg_catalog.+) g.persist_ms)::pg_catalog.numeric,
+                        1) AS build_ms,
+       pg_catalog.round(g.read_ms::pg_catalog.numeric, 1) AS read_ms,
+       pg_catalog.round((g.graph_ms OPERATOR(pg_catalog.+) g.scc_ms)::pg_catalog.numeric, 1) AS scc_ms,
+       pg_catalog.round(g.label_ms::pg_catalog.numeric, 1) AS label_ms,
+       pg_catalog.round(g.persist_ms::pg_catalog.numeric, 1) AS persist_ms,
        g.index_bytes,
        g.stale,
        g.owner,
@@ -1704,15 +1709,18 @@ SELECT n.nspname AS schema,
        g.delta_changes,
        g.delta_bytes
 FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) g.namespace
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid
+                              AND s.attname OPERATOR(pg_catalog.=) g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid
+                              AND t.attname OPERATOR(pg_catalog.=) g.target_column AND NOT t.attisdropped
 WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
   AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
   AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f(name)
-                  JOIN pg_catalog.pg_attribute a ON a.attrelid = g.relid AND a.attname = f.name AND NOT a.attisdropped
+                  JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) g.relid
+                                                AND a.attname OPERATOR(pg_catalog.=) f.name AND NOT a.attisdropped
                   WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
   AND NOT pg_catalog.row_security_active(c.oid);
 
@@ -1993,13 +2001,16 @@ BEGIN
 		-- (pg_describe_object leaves out a schema on the search_path, as grail is here)
 		SELECT pg_catalog.format('%s in schema %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
 		                         d.refobjid::pg_catalog.regnamespace) AS name,
-		       CASE d.classid WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN p.proowner
-		                      WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN c.relowner END AS owner
+		       COALESCE(p.proowner, c.relowner, o.oprowner, t.typowner) AS owner
 		FROM pg_catalog.pg_depend d
 		LEFT JOIN pg_catalog.pg_proc p ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 		                               AND p.oid OPERATOR(pg_catalog.=) d.objid
 		LEFT JOIN pg_catalog.pg_class c ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		                                AND c.oid OPERATOR(pg_catalog.=) d.objid
+		LEFT JOIN pg_catalog.pg_operator o ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass
+		                                   AND o.oid OPERATOR(pg_catalog.=) d.objid
+		LEFT JOIN pg_catalog.pg_type t ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass
+		                               AND t.oid OPERATOR(pg_catalog.=) d.objid
 		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		  AND d.refobjid OPERATOR(pg_catalog.=) ANY (ARRAY['grail'::pg_catalog.regnamespace,
 		                                                   'grail_internal'::pg_catalog.regnamespace]::pg_catalog.oid[])
