@@ -1612,6 +1612,36 @@ CREATE TRIGGER pending_change_xid BEFORE INSERT OR UPDATE ON grail.pending_chang
 	FOR EACH ROW EXECUTE FUNCTION grail_internal._pending_change_xid();
 ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER pending_change_xid;
 
+-- Only pg_grail writes its catalog tables (src/pg/entry/catalog_writes.cpp): a row of grail.graph
+-- decides whose rights a graph's filter and merges run with (owner) and what they run (filter), so
+-- a role that could write it could run its own function as a superuser. Grants are guarded
+-- (grail_on_grant), but a membership that writes every table (pg_write_all_data) is not, nor a grant
+-- made while event triggers were disabled: each row written and each TRUNCATE is refused unless
+-- its role is a superuser or the extension's owner. ENABLE ALWAYS (a replica's apply and a restore
+-- as a superuser pass it); the index's writer, which stores chunks through the access methods
+-- unless a user's trigger is on the table, knows these for pg_grail's.
+CREATE FUNCTION grail_internal._refuse_catalog_writes()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'grail_refuse_catalog_writes'
+LANGUAGE C;
+REVOKE ALL ON FUNCTION grail_internal._refuse_catalog_writes() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._refuse_catalog_writes() IS 'pg_grail internal: refuses a write to pg_grail''s catalog tables by a role that is neither a superuser nor the extension''s owner';
+CREATE TRIGGER catalog_writes BEFORE INSERT OR UPDATE OR DELETE ON grail.graph
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+CREATE TRIGGER catalog_truncates BEFORE TRUNCATE ON grail.graph
+	FOR EACH STATEMENT EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+ALTER TABLE grail.graph ENABLE ALWAYS TRIGGER catalog_writes, ENABLE ALWAYS TRIGGER catalog_truncates;
+CREATE TRIGGER catalog_writes BEFORE INSERT OR UPDATE OR DELETE ON grail.index_chunk
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+CREATE TRIGGER catalog_truncates BEFORE TRUNCATE ON grail.index_chunk
+	FOR EACH STATEMENT EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+ALTER TABLE grail.index_chunk ENABLE ALWAYS TRIGGER catalog_writes, ENABLE ALWAYS TRIGGER catalog_truncates;
+CREATE TRIGGER catalog_writes BEFORE INSERT OR UPDATE OR DELETE ON grail.pending_change
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+CREATE TRIGGER catalog_truncates BEFORE TRUNCATE ON grail.pending_change
+	FOR EACH STATEMENT EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER catalog_writes, ENABLE ALWAYS TRIGGER catalog_truncates;
+
 -- What answers a graph's functions: grail.explain_graph() opens the graph as they open it, in the
 -- calling statement's snapshot, and says which build, image, overlay and device answer each.
 CREATE FUNCTION grail.explain_graph(graph text)

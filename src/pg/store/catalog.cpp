@@ -33,6 +33,7 @@ extern "C" {
 #include "catalog/pg_extension.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -107,6 +108,14 @@ extension_schema(Oid schema) {
 	// member of it, as grail_internal is: pg_extension.extnamespace names it.
 	return row.found && (row.schema == schema ||
 	                     guard([&] { return getExtensionOfObject(NamespaceRelationId, schema); }) == row.oid);
+}
+
+bool
+catalog_writer(Oid role) {
+	if (guard([&] { return superuser_arg(role); }))
+		return true;
+	ExtensionRow row = extension_row();
+	return row.found && row.owner == role;
 }
 
 bool
@@ -881,6 +890,17 @@ struct ChunkTable {
 static constexpr int kInsertBatch = 64;
 
 /*
+ * Whether trigger is one of pg_grail's that refuse other writers of its catalog: it calls
+ * grail_internal._refuse_catalog_writes. PostgreSQL calls: run inside guard().
+ */
+static bool
+catalog_writes_trigger(const Trigger &trigger) {
+	char *function = get_func_name(trigger.tgfoid);
+	return function != NULL && strcmp(function, "_refuse_catalog_writes") == 0 &&
+	       get_func_namespace(trigger.tgfoid) == get_namespace_oid("grail_internal", true);
+}
+
+/*
  * grail.index_chunk, checked to have the columns this library writes. PostgreSQL calls: run inside
  * guard().
  */
@@ -915,9 +935,12 @@ open_chunk_table() {
 	// A trigger someone put on the table (its foreign key's are internal) fires as for any INSERT:
 	// then the rows go through SQL, uncompressed (an INSERT's executor stores a compressed parameter
 	// decompressed).
+	// pg_grail's own statement trigger, which refuses writers other than this one, is none of them.
 	bool user_triggers = false;
-	for (int i = 0; table.rel->trigdesc != NULL && i < table.rel->trigdesc->numtriggers; i++)
-		user_triggers |= !table.rel->trigdesc->triggers[i].tgisinternal;
+	for (int i = 0; table.rel->trigdesc != NULL && i < table.rel->trigdesc->numtriggers; i++) {
+		const Trigger &trigger = table.rel->trigdesc->triggers[i];
+		user_triggers |= !trigger.tgisinternal && !catalog_writes_trigger(trigger);
+	}
 	if (user_triggers) {
 		Oid types[] = {INT8OID, INT4OID, BYTEAOID};
 		table.plan = SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);

@@ -200,6 +200,9 @@ bool graph_identity(int64_t id, GraphIdentity *graph);
 bool extension_in_step();
 // Whether schema is one of pg_grail's in this database: its own or a member of it (grail_internal).
 bool extension_schema(Oid schema);
+// Whether role may write pg_grail's catalog tables: a superuser, or the extension's owner, whose
+// rights pg_grail's own statements take (CatalogRights).
+bool catalog_writer(Oid role);
 
 // The graphs that any of roles owns, locked FOR UPDATE; name is schema-qualified and quoted.
 struct OwnedGraph {
