@@ -22,12 +22,36 @@ BEGIN
 	END IF;
 END
 $$;
+CREATE SCHEMA grail_internal;
+COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
+GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
+
+-- pg_grail's objects: the extension's members, and its schema (grail: CREATE EXTENSION makes it, but
+-- not as a member). What the guards below keep with superusers (and the library's REASSIGN OWNED
+-- hook, src/pg/entry/owner_hooks.cpp), what the update to 0.7.0 gives back to one, and whose grants
+-- the scripts take back; one list, so that none of them can disagree about what they cover.
+CREATE FUNCTION grail_internal._objects()
+RETURNS TABLE (classid oid, objid oid)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp
+AS $$
+	SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
+	JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+	WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
+	  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
+	UNION ALL
+	SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
+	WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'
+$$;
+REVOKE ALL ON FUNCTION grail_internal._objects() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._objects() IS 'pg_grail internal: pg_grail''s objects (the extension''s members and its schema), which its guards keep with superusers';
+
 -- Objects of pg_grail that a superuser handed to a role that is not one (ALTER ... OWNER TO), which
 -- 0.7.0 refuses (grail_on_owner_change, below): that role could change them while they run with
 -- others' rights. Each goes back to the extension's owner (or, where that role is no longer a
--- superuser, to the role running this update), with a WARNING that names it; first of all, since
--- an event trigger's function owned by such a role fails this script's DDL (it runs with that
--- role's rights), and functions first, as the ALTER TABLE of the others fires event triggers.
+-- superuser, to the role running this update), with a WARNING that names it; before any DDL that
+-- fires 0.6.0's event triggers (CREATE SCHEMA and CREATE FUNCTION above fire none), since an event
+-- trigger's function owned by such a role fails this script's DDL (it runs with that role's
+-- rights), and functions first, as the ALTER TABLE of the others fires event triggers.
 DO $$
 DECLARE
 	handed record;
@@ -37,18 +61,9 @@ BEGIN
 	FROM pg_catalog.pg_extension e JOIN pg_catalog.pg_roles r ON r.oid OPERATOR(pg_catalog.=) e.extowner
 	WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail';
 	FOR handed IN
-		WITH ours AS (
-			SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-			JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid
-			                              AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-			WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-			  AND d.deptype OPERATOR(pg_catalog.=) 'e'
-			UNION ALL
-			SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace
-			FROM pg_catalog.pg_extension e WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
-		owned AS (
+		WITH owned AS (
 			SELECT o.classid, o.objid, COALESCE(p.proowner, c.relowner, n.nspowner) AS owner
-			FROM ours o
+			FROM grail_internal._objects() o
 			LEFT JOIN pg_catalog.pg_proc p ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 			                               AND p.oid OPERATOR(pg_catalog.=) o.objid
 			LEFT JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
@@ -72,10 +87,6 @@ BEGIN
 	END LOOP;
 END
 $$;
-
-CREATE SCHEMA grail_internal;
-COMMENT ON SCHEMA grail_internal IS 'pg_grail''s internal functions: called by the extension itself, not by users';
-GRANT USAGE ON SCHEMA grail_internal TO PUBLIC;
 
 ALTER FUNCTION grail._activity() SET SCHEMA grail_internal;
 ALTER FUNCTION grail._alters_column_type(pg_ddl_command, name, name) SET SCHEMA grail_internal;
@@ -1170,9 +1181,10 @@ ALTER EVENT TRIGGER grail_on_refresh ENABLE ALWAYS;
 
 -- A function, operator, type, collation or schema that a filter names cannot be renamed or moved to
 -- another schema, as it cannot be dropped (grail_internal._on_drop), nor a function made other than
--- IMMUTABLE (ALTER FUNCTION, CREATE OR REPLACE FUNCTION): the stored filter would no longer read
--- back, or no longer be fit to filter rows, and every write to the edge table would fail in its
--- trigger.
+-- IMMUTABLE (ALTER FUNCTION or ROUTINE, CREATE OR REPLACE FUNCTION), nor a call of the filter made
+-- ambiguous by an overload (CREATE FUNCTION, PROCEDURE, AGGREGATE, OPERATOR or CAST): the stored
+-- filter would no longer read back, or no longer be fit to filter rows, and every write to the edge
+-- table would fail in its trigger.
 CREATE FUNCTION grail_internal._on_alter_object()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1201,10 +1213,49 @@ END
 $$;
 REVOKE ALL ON FUNCTION grail_internal._on_alter_object() FROM PUBLIC;
 CREATE EVENT TRIGGER grail_on_alter_object ON ddl_command_end
-	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER OPERATOR', 'ALTER TYPE', 'ALTER DOMAIN', 'ALTER COLLATION',
-	             'ALTER SCHEMA', 'ALTER EXTENSION')
+	WHEN TAG IN ('ALTER FUNCTION', 'CREATE FUNCTION', 'ALTER PROCEDURE', 'CREATE PROCEDURE', 'ALTER ROUTINE',
+	             'ALTER AGGREGATE', 'CREATE AGGREGATE', 'ALTER OPERATOR', 'CREATE OPERATOR', 'CREATE CAST', 'ALTER TYPE',
+	             'ALTER DOMAIN', 'ALTER COLLATION', 'ALTER SCHEMA', 'ALTER EXTENSION')
 	EXECUTE FUNCTION grail_internal._on_alter_object();
 ALTER EVENT TRIGGER grail_on_alter_object ENABLE ALWAYS;
+
+-- The checks at a command's end (grail_internal._on_drop, _on_alter_object) parse every graph's
+-- filter and refuse the command where one no longer reads back, taking it for the command that
+-- broke it. A filter broken by what they did not see (event triggers disabled meanwhile) would then
+-- fail every later DROP TABLE, CREATE FUNCTION or ALTER SCHEMA in the database, whoever runs it: so
+-- when any command starts, a graph whose filter no longer reads back goes stale (its writes skip
+-- the filter, its queries and refresh say why), with a WARNING, and the checks at the end refuse
+-- only the command that breaks a filter.
+CREATE FUNCTION grail_internal._on_ddl_start()
+RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	filtered record;
+BEGIN
+	FOR filtered IN
+		SELECT gr.id, n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+		WHERE gr.filter IS NOT NULL AND NOT gr.stale
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
+	LOOP
+		BEGIN
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
+		EXCEPTION WHEN OTHERS THEN
+			RAISE WARNING 'the filter of pg_grail graph "%.%" no longer reads back: the graph is stale', filtered.nspname,
+			              filtered.name
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+				      DETAIL = pg_catalog.format('The filter is: %s (%s)', filtered.filter, SQLERRM),
+				      HINT = 'Put back what the filter uses and refresh the graph, or drop it with grail.drop_graph().';
+			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) filtered.id;
+		END;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail_internal._on_ddl_start() FROM PUBLIC;
+CREATE EVENT TRIGGER grail_on_ddl_start ON ddl_command_start EXECUTE FUNCTION grail_internal._on_ddl_start();
+ALTER EVENT TRIGGER grail_on_ddl_start ENABLE ALWAYS;
 -- The incremental overlay of live graphs: each row of the change log carries its writer's
 -- top-level transaction, which orders the log, so that a reader whose snapshot sees all that its
 -- last read saw reads only the rows logged since (src/pg/store/pending_changes.hpp). Rows logged
@@ -1230,6 +1281,36 @@ COMMENT ON FUNCTION grail_internal._pending_change_xid() IS 'pg_grail internal: 
 CREATE TRIGGER pending_change_xid BEFORE INSERT OR UPDATE ON grail.pending_change
 	FOR EACH ROW EXECUTE FUNCTION grail_internal._pending_change_xid();
 ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER pending_change_xid;
+
+-- Only pg_grail writes its catalog tables (src/pg/entry/catalog_writes.cpp): a row of grail.graph
+-- decides whose rights a graph's filter and merges run with (owner) and what they run (filter), so
+-- a role that could write it could run its own function as a superuser. Grants are guarded
+-- (grail_on_grant), but a membership that writes every table (pg_write_all_data) is not, nor a grant
+-- made while event triggers were disabled: each row written and each TRUNCATE is refused unless
+-- its role is a superuser or the extension's owner. ENABLE ALWAYS (a replica's apply and a restore
+-- as a superuser pass it); the index's writer, which stores chunks through the access methods
+-- unless a user's trigger is on the table, knows these for pg_grail's.
+CREATE FUNCTION grail_internal._refuse_catalog_writes()
+RETURNS trigger
+AS 'MODULE_PATHNAME', 'grail_refuse_catalog_writes'
+LANGUAGE C;
+REVOKE ALL ON FUNCTION grail_internal._refuse_catalog_writes() FROM PUBLIC;
+COMMENT ON FUNCTION grail_internal._refuse_catalog_writes() IS 'pg_grail internal: refuses a write to pg_grail''s catalog tables by a role that is neither a superuser nor the extension''s owner';
+CREATE TRIGGER catalog_writes BEFORE INSERT OR UPDATE OR DELETE ON grail.graph
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+CREATE TRIGGER catalog_truncates BEFORE TRUNCATE ON grail.graph
+	FOR EACH STATEMENT EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+ALTER TABLE grail.graph ENABLE ALWAYS TRIGGER catalog_writes, ENABLE ALWAYS TRIGGER catalog_truncates;
+CREATE TRIGGER catalog_writes BEFORE INSERT OR UPDATE OR DELETE ON grail.index_chunk
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+CREATE TRIGGER catalog_truncates BEFORE TRUNCATE ON grail.index_chunk
+	FOR EACH STATEMENT EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+ALTER TABLE grail.index_chunk ENABLE ALWAYS TRIGGER catalog_writes, ENABLE ALWAYS TRIGGER catalog_truncates;
+CREATE TRIGGER catalog_writes BEFORE INSERT OR UPDATE OR DELETE ON grail.pending_change
+	FOR EACH ROW EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+CREATE TRIGGER catalog_truncates BEFORE TRUNCATE ON grail.pending_change
+	FOR EACH STATEMENT EXECUTE FUNCTION grail_internal._refuse_catalog_writes();
+ALTER TABLE grail.pending_change ENABLE ALWAYS TRIGGER catalog_writes, ENABLE ALWAYS TRIGGER catalog_truncates;
 
 -- What answers a graph's functions: grail.explain_graph() opens the graph as they open it, in the
 -- calling statement's snapshot, and says which build, image, overlay and device answer each.
@@ -1619,10 +1700,13 @@ ALTER TABLE grail.index_chunk SET (toast_tuple_target = 8160);
 -- graph was last merged by hand and in the background and how many times each, its filter, and its
 -- build number and, for a build that a merge stored as its delta from a full build, that base
 -- build, its changes and its stored bytes (NULL for a full build).
+-- Every operator and function is named with its schema: an update runs this with search_path =
+-- grail, where a role that held CREATE on grail before 0.7.0 (default privileges) may have put an
+-- operator that oid = regclass would take as its exact match, to run in every caller of the view.
 CREATE OR REPLACE VIEW grail.graphs WITH (security_barrier = true) AS
 SELECT n.nspname AS schema,
        g.name,
-       g.relid::regclass AS relation,
+       g.relid::pg_catalog.regclass AS relation,
        s.attname AS source_column,
        t.attname AS target_column,
        g.vertices,
@@ -1632,11 +1716,13 @@ SELECT n.nspname AS schema,
        g.dag_edges,
        g.labels,
        g.built_at,
-       round((g.read_ms + g.graph_ms + g.scc_ms + g.label_ms + g.persist_ms)::numeric, 1) AS build_ms,
-       round(g.read_ms::numeric, 1) AS read_ms,
-       round((g.graph_ms + g.scc_ms)::numeric, 1) AS scc_ms,
-       round(g.label_ms::numeric, 1) AS label_ms,
-       round(g.persist_ms::numeric, 1) AS persist_ms,
+       pg_catalog.round((g.read_ms OPERATOR(pg_catalog.+) g.graph_ms OPERATOR(pg_catalog.+) g.scc_ms
+                         OPERATOR(pg_catalog.+) g.label_ms OPERATOR(pg_catalog.+) g.persist_ms)::pg_catalog.numeric,
+                        1) AS build_ms,
+       pg_catalog.round(g.read_ms::pg_catalog.numeric, 1) AS read_ms,
+       pg_catalog.round((g.graph_ms OPERATOR(pg_catalog.+) g.scc_ms)::pg_catalog.numeric, 1) AS scc_ms,
+       pg_catalog.round(g.label_ms::pg_catalog.numeric, 1) AS label_ms,
+       pg_catalog.round(g.persist_ms::pg_catalog.numeric, 1) AS persist_ms,
        g.index_bytes,
        g.stale,
        g.owner,
@@ -1653,15 +1739,18 @@ SELECT n.nspname AS schema,
        g.delta_changes,
        g.delta_bytes
 FROM grail.graph g
-JOIN pg_catalog.pg_namespace n ON n.oid = g.namespace
-JOIN pg_catalog.pg_class c ON c.oid = g.relid
-JOIN pg_catalog.pg_attribute s ON s.attrelid = g.relid AND s.attname = g.source_column AND NOT s.attisdropped
-JOIN pg_catalog.pg_attribute t ON t.attrelid = g.relid AND t.attname = g.target_column AND NOT t.attisdropped
+JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) g.namespace
+JOIN pg_catalog.pg_class c ON c.oid OPERATOR(pg_catalog.=) g.relid
+JOIN pg_catalog.pg_attribute s ON s.attrelid OPERATOR(pg_catalog.=) g.relid
+                              AND s.attname OPERATOR(pg_catalog.=) g.source_column AND NOT s.attisdropped
+JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) g.relid
+                              AND t.attname OPERATOR(pg_catalog.=) g.target_column AND NOT t.attisdropped
 WHERE pg_catalog.has_schema_privilege(c.relnamespace, 'USAGE')
   AND pg_catalog.has_column_privilege(c.oid, s.attnum, 'SELECT')
   AND pg_catalog.has_column_privilege(c.oid, t.attnum, 'SELECT')
   AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f(name)
-                  JOIN pg_catalog.pg_attribute a ON a.attrelid = g.relid AND a.attname = f.name AND NOT a.attisdropped
+                  JOIN pg_catalog.pg_attribute a ON a.attrelid OPERATOR(pg_catalog.=) g.relid
+                                                AND a.attname OPERATOR(pg_catalog.=) f.name AND NOT a.attisdropped
                   WHERE NOT pg_catalog.has_column_privilege(c.oid, a.attnum, 'SELECT'))
   AND NOT pg_catalog.row_security_active(c.oid);
 
@@ -1739,18 +1828,6 @@ DECLARE
 BEGIN
 	SELECT c.object_type, c.object_identity, pg_catalog.pg_get_userbyid(o.owner) AS owner INTO handed
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
-	JOIN pg_catalog.pg_extension e ON e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-	CROSS JOIN LATERAL (
-		-- Its members, and its schema (grail: CREATE EXTENSION makes it, but not as a member).
-		SELECT 1 FROM pg_catalog.pg_depend d
-		WHERE d.classid OPERATOR(pg_catalog.=) c.classid AND d.objid OPERATOR(pg_catalog.=) c.objid
-		  AND d.objsubid OPERATOR(pg_catalog.=) 0 AND d.deptype OPERATOR(pg_catalog.=) 'e'
-		  AND d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-		  AND d.refobjid OPERATOR(pg_catalog.=) e.oid
-		UNION ALL
-		SELECT 1 WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
-		           AND c.objid OPERATOR(pg_catalog.=) e.extnamespace
-		LIMIT 1) ours
 	CROSS JOIN LATERAL (
 		SELECT p.proowner AS owner FROM pg_catalog.pg_proc p
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass AND p.oid OPERATOR(pg_catalog.=) c.objid
@@ -1763,7 +1840,9 @@ BEGIN
 		UNION ALL
 		SELECT t.typowner FROM pg_catalog.pg_type t
 		WHERE c.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass AND t.oid OPERATOR(pg_catalog.=) c.objid) o
-	WHERE NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
+	WHERE EXISTS (SELECT 1 FROM grail_internal._objects() ours
+	              WHERE ours.classid OPERATOR(pg_catalog.=) c.classid AND ours.objid OPERATOR(pg_catalog.=) c.objid)
+	  AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_roles r WHERE r.oid OPERATOR(pg_catalog.=) o.owner AND r.rolsuper)
 	LIMIT 1;
 	IF FOUND THEN
 		RAISE EXCEPTION 'pg_grail''s % % cannot be owned by role "%", which is not a superuser', handed.object_type,
@@ -1785,9 +1864,10 @@ ALTER EVENT TRIGGER grail_on_owner_change ENABLE ALWAYS;
 
 -- Nor may a GRANT give a role that is not a superuser CREATE on pg_grail's schemas (a function put
 -- there next to pg_grail's own makes the event triggers' calls of them ambiguous, so that every
--- DROP TABLE of an edge table fails) or more than SELECT on its tables, views and sequences (writes
--- forge graphs; a trigger on a catalog table runs under the extension owner's rights). A GRANT
--- reports no objects to an event trigger, so every GRANT checks them all (a few hundred ACL entries).
+-- DROP TABLE of an edge table fails) or more than SELECT on its tables, views and sequences or on
+-- their columns (writes forge graphs; a trigger on a catalog table runs under the extension owner's
+-- rights). A GRANT reports no objects to an event trigger, so every GRANT checks them all (a few
+-- hundred ACL entries).
 CREATE FUNCTION grail_internal._on_grant()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -1795,17 +1875,9 @@ AS $$
 DECLARE
 	granted record;
 BEGIN
-	WITH ours AS (
-		SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-		JOIN pg_catalog.pg_extension e ON e.oid OPERATOR(pg_catalog.=) d.refobjid AND e.extname OPERATOR(pg_catalog.=) 'pg_grail'
-		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-		  AND d.deptype OPERATOR(pg_catalog.=) 'e'
-		UNION ALL
-		SELECT 'pg_catalog.pg_namespace'::pg_catalog.regclass::pg_catalog.oid, e.extnamespace FROM pg_catalog.pg_extension e
-		WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),
-	grants AS (
+	WITH grants AS (
 		SELECT 'schema' AS kind, pg_catalog.quote_ident(n.nspname) AS name, a.privilege_type, a.grantee
-		FROM ours o
+		FROM grail_internal._objects() o
 		JOIN pg_catalog.pg_namespace n ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		                              AND n.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(n.nspacl) a
@@ -1813,10 +1885,20 @@ BEGIN
 		UNION ALL
 		SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'sequence' ELSE 'table' END,
 		       c.oid::pg_catalog.regclass::pg_catalog.text, a.privilege_type, a.grantee
-		FROM ours o
+		FROM grail_internal._objects() o
 		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
 		CROSS JOIN LATERAL pg_catalog.aclexplode(c.relacl) a
+		WHERE a.privilege_type OPERATOR(pg_catalog.<>) 'SELECT'
+		UNION ALL
+		-- A column's privileges are its own (GRANT UPDATE (relid) ON grail.graph): a write all the same.
+		SELECT 'table', c.oid::pg_catalog.regclass::pg_catalog.text,
+		       pg_catalog.format('%s (%I)', a.privilege_type, t.attname), a.grantee
+		FROM grail_internal._objects() o
+		JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+		                          AND c.oid OPERATOR(pg_catalog.=) o.objid
+		JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) c.oid AND t.attnum OPERATOR(pg_catalog.>) 0
+		CROSS JOIN LATERAL pg_catalog.aclexplode(t.attacl) a
 		WHERE a.privilege_type OPERATOR(pg_catalog.<>) 'SELECT')
 	SELECT g.kind, g.name, g.privilege_type,
 	       CASE WHEN g.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
@@ -1848,29 +1930,27 @@ ALTER EVENT TRIGGER grail_on_grant ENABLE ALWAYS;
 -- grail_internal let any grantee put there a function that the event triggers above, running with
 -- this role's rights, call in place of pg_grail's (an overload their arguments match better: a
 -- superuser's rights for anyone), and writes to the catalog tables or views forge graphs. What
--- stays on each of the extension's schemas, tables, views, sequences and functions is
+-- stays on each of the extension's schemas, tables, views, sequences and functions
+-- (grail_internal._objects()) is
 -- PostgreSQL's default for it (acldefault) and what this script grants: USAGE on the schemas and
 -- SELECT on the views to PUBLIC, SELECT on the catalog to pg_database_owner, EXECUTE on the
--- monitoring functions to pg_monitor. A default privilege that takes a grant away (EXECUTE from
--- PUBLIC) is the administrator's choice and stays.
+-- monitoring functions to pg_monitor; nothing on their columns. A default privilege that takes a
+-- grant away (EXECUTE from PUBLIC) is the administrator's choice and stays.
 DO $$
 DECLARE
 	extra record;
 BEGIN
 	FOR extra IN
-		WITH member AS (
-			SELECT d.classid, d.objid FROM pg_catalog.pg_depend d
-			WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass
-			  AND d.refobjid OPERATOR(pg_catalog.=) (SELECT e.oid FROM pg_catalog.pg_extension e
-			                                          WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail')
-			  AND d.deptype OPERATOR(pg_catalog.=) 'e'),
-		object AS (
-			-- kind, name, ACL, default ACL, owner, and the one grant the script makes beyond the default
+		WITH object AS (
+			-- kind, name, ACL, default ACL, owner, the one grant the script makes beyond the default, and
+			-- for a column's own privileges (GRANT UPDATE (relid) ON grail.graph) the column
 			SELECT 'SCHEMA' AS kind, pg_catalog.quote_ident(n.nspname) AS name, n.nspacl AS acl,
 			       pg_catalog.acldefault('n', n.nspowner) AS base, n.nspowner AS owner,
-			       0::pg_catalog.oid AS kept_grantee, 'USAGE'::pg_catalog.text AS kept_privilege
+			       0::pg_catalog.oid AS kept_grantee, 'USAGE'::pg_catalog.text AS kept_privilege,
+			       NULL::pg_catalog.name AS column_name
 			FROM pg_catalog.pg_namespace n
-			WHERE n.nspname OPERATOR(pg_catalog.=) ANY (ARRAY['grail', 'grail_internal']::pg_catalog.name[])
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) n.oid
 			UNION ALL
 			SELECT CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'S' THEN 'SEQUENCE' ELSE 'TABLE' END,
 			       pg_catalog.format('%s.%I', c.relnamespace::pg_catalog.regnamespace, c.relname), c.relacl,
@@ -1879,10 +1959,18 @@ BEGIN
 			       c.relowner,
 			       CASE WHEN c.relkind OPERATOR(pg_catalog.=) 'v' THEN 0::pg_catalog.oid
 			            ELSE 'pg_database_owner'::pg_catalog.regrole::pg_catalog.oid END,
-			       'SELECT'
+			       'SELECT', NULL
 			FROM pg_catalog.pg_class c
-			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
-			             AND m.objid OPERATOR(pg_catalog.=) c.oid
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) c.oid
+			UNION ALL
+			-- Their columns, which neither PostgreSQL nor this script grants anything on.
+			SELECT 'TABLE', pg_catalog.format('%s.%I', c.relnamespace::pg_catalog.regnamespace, c.relname), t.attacl,
+			       NULL, c.relowner, NULL, NULL, t.attname
+			FROM pg_catalog.pg_class c
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) c.oid
+			JOIN pg_catalog.pg_attribute t ON t.attrelid OPERATOR(pg_catalog.=) c.oid AND t.attnum OPERATOR(pg_catalog.>) 0
 			UNION ALL
 			SELECT 'FUNCTION',
 			       pg_catalog.format('%s.%I(%s)', p.pronamespace::pg_catalog.regnamespace, p.proname,
@@ -1893,11 +1981,14 @@ BEGIN
 			                                                         'grail.cache_counters()'::pg_catalog.regprocedure,
 			                                                         'grail.gpu_service_images()'::pg_catalog.regprocedure])
 			            THEN 'pg_monitor'::pg_catalog.regrole::pg_catalog.oid END,
-			       'EXECUTE'
+			       'EXECUTE', NULL
 			FROM pg_catalog.pg_proc p
-			JOIN member m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
-			             AND m.objid OPERATOR(pg_catalog.=) p.oid)
-		SELECT o.kind, o.name, a.privilege_type, a.is_grantable,
+			JOIN grail_internal._objects() m ON m.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
+			                                 AND m.objid OPERATOR(pg_catalog.=) p.oid)
+		SELECT o.kind, o.name,
+		       CASE WHEN o.column_name IS NULL THEN a.privilege_type
+		            ELSE pg_catalog.format('%s (%I)', a.privilege_type, o.column_name) END AS privilege_type,
+		       a.is_grantable,
 		       CASE WHEN a.grantee OPERATOR(pg_catalog.=) 0 THEN 'PUBLIC'
 		            ELSE pg_catalog.quote_ident(pg_catalog.pg_get_userbyid(a.grantee)) END AS grantee,
 		       -- (kept_grantee is NULL where the script grants nothing beyond the default)
@@ -1940,13 +2031,16 @@ BEGIN
 		-- (pg_describe_object leaves out a schema on the search_path, as grail is here)
 		SELECT pg_catalog.format('%s in schema %s', pg_catalog.pg_describe_object(d.classid, d.objid, d.objsubid),
 		                         d.refobjid::pg_catalog.regnamespace) AS name,
-		       CASE d.classid WHEN 'pg_catalog.pg_proc'::pg_catalog.regclass THEN p.proowner
-		                      WHEN 'pg_catalog.pg_class'::pg_catalog.regclass THEN c.relowner END AS owner
+		       COALESCE(p.proowner, c.relowner, o.oprowner, t.typowner) AS owner
 		FROM pg_catalog.pg_depend d
 		LEFT JOIN pg_catalog.pg_proc p ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_proc'::pg_catalog.regclass
 		                               AND p.oid OPERATOR(pg_catalog.=) d.objid
 		LEFT JOIN pg_catalog.pg_class c ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass
 		                                AND c.oid OPERATOR(pg_catalog.=) d.objid
+		LEFT JOIN pg_catalog.pg_operator o ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_operator'::pg_catalog.regclass
+		                                   AND o.oid OPERATOR(pg_catalog.=) d.objid
+		LEFT JOIN pg_catalog.pg_type t ON d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_type'::pg_catalog.regclass
+		                               AND t.oid OPERATOR(pg_catalog.=) d.objid
 		WHERE d.refclassid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass
 		  AND d.refobjid OPERATOR(pg_catalog.=) ANY (ARRAY['grail'::pg_catalog.regnamespace,
 		                                                   'grail_internal'::pg_catalog.regnamespace]::pg_catalog.oid[])

@@ -78,7 +78,7 @@ SELECT is((SELECT array_agg(DISTINCT p.proname::text ORDER BY p.proname::text) F
                 'find_cycle', 'gpu_service_images', 'merge_graph', 'path', 'reachable', 'refresh_graph',
                 'save_chordless_cycles', 'scc_component', 'scc_components'],
           'grail holds the user functions');
-SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 24::bigint,
+SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 27::bigint,
           'grail_internal holds the other internal functions');
 SELECT is((SELECT e.extname::text FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
            WHERE d.classid = 'pg_namespace'::regclass AND d.objid = 'grail_internal'::regnamespace AND d.deptype = 'e'),
@@ -91,9 +91,9 @@ SELECT is((SELECT array_agg(p.proname::text ORDER BY p.proname) FROM pg_proc p
 SELECT is((SELECT count(*) FROM pg_proc p WHERE p.prosupport = 'grail_internal._planner_support'::regproc),
           32::bigint, 'the support function is still attached');
 SELECT is((SELECT array_agg(evtfoid::regprocedure::text ORDER BY evtname) FROM pg_event_trigger WHERE evtname LIKE 'grail\_%'),
-          ARRAY['grail_internal._on_alter_object()', 'grail_internal._on_alter_table()', 'grail_internal._on_drop()',
-                'grail_internal._on_family_change()', 'grail_internal._on_grant()', 'grail_internal._on_owner_change()',
-                'grail_internal._on_refresh()'],
+          ARRAY['grail_internal._on_alter_object()', 'grail_internal._on_alter_table()', 'grail_internal._on_ddl_start()',
+                'grail_internal._on_drop()', 'grail_internal._on_family_change()', 'grail_internal._on_grant()',
+                'grail_internal._on_owner_change()', 'grail_internal._on_refresh()'],
           'the event triggers call the moved functions');
 SELECT function_privs_are('grail_internal', '_watch', ARRAY['bigint'], 'public', ARRAY[]::text[]);
 SELECT function_privs_are('grail_internal', '_on_drop', ARRAY[]::text[], 'public', ARRAY[]::text[]);

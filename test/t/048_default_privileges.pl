@@ -34,18 +34,38 @@ my $defaults = q{
 	ALTER DEFAULT PRIVILEGES GRANT ALL ON TABLES TO pg_database_owner;
 };
 $node->safe_psql('fresh', $defaults . 'CREATE EXTENSION pg_grail');
-$node->safe_psql('updated', $defaults . q{CREATE EXTENSION pg_grail VERSION '0.6.0'; GRANT INSERT ON grail.graph TO mallory});
+$node->safe_psql('updated', $defaults . q{CREATE EXTENSION pg_grail VERSION '0.6.0'; GRANT INSERT ON grail.graph TO mallory;
+	GRANT UPDATE (relid) ON grail.graph TO mallory});
 # What such a grant let a plain role do before the update: an overload in grail that a call with
-# numeric keys reaches.
+# numeric keys reaches; and an operator that the update's grail.graphs, made with search_path =
+# grail, took for its oid = regclass (an exact match, where pg_catalog's needs a cast), so that
+# whoever read the view ran the role's function: a superuser made it one.
 $node->safe_psql('updated', q{SET ROLE mallory;
-	CREATE FUNCTION grail.reachable(text, numeric, numeric) RETURNS boolean LANGUAGE sql AS 'SELECT true'});
+	CREATE FUNCTION grail.reachable(text, numeric, numeric) RETURNS boolean LANGUAGE sql AS 'SELECT true';
+	CREATE FUNCTION grail.oid_is(oid, regclass) RETURNS boolean LANGUAGE plpgsql AS $$
+	BEGIN
+		IF (SELECT rolsuper FROM pg_roles WHERE rolname = current_user) THEN
+			EXECUTE 'ALTER ROLE mallory SUPERUSER';
+		END IF;
+		RETURN $1 OPERATOR(pg_catalog.=) $2::oid;
+	END$$;
+	CREATE OPERATOR grail.= (LEFTARG = oid, RIGHTARG = regclass, FUNCTION = grail.oid_is)});
 my ($update_rc, $update_out, $update_err) = $node->psql('updated', 'ALTER EXTENSION pg_grail UPDATE');
 is($update_rc, 0, 'updated: the update runs');
 like($update_err, qr/WARNING:  pg_grail takes back INSERT on table grail.graph from mallory, a grant it does not make/,
 	'updated: and says which grant it takes back');
 like($update_err, qr/takes back CREATE on schema grail from PUBLIC/, 'updated: CREATE on grail among them');
+like($update_err, qr/WARNING:  pg_grail takes back UPDATE \(relid\) on table grail.graph from mallory/,
+	'updated: and a grant on a column of the catalog');
 like($update_err, qr/WARNING:  schemas of pg_grail hold function reachable\(text,numeric,numeric\) in schema grail \(owner mallory\), which pg_grail did not make/,
 	'updated: and names the function a role put into grail meanwhile');
+like($update_err, qr/WARNING:  schemas of pg_grail hold operator =\(oid,regclass\) in schema grail \(owner mallory\)/,
+	'updated: and the operator, with its owner');
+$node->safe_psql('updated', q{SELECT count(*) FROM grail.graphs});
+is($node->safe_psql('updated', q{SELECT rolsuper FROM pg_roles WHERE rolname = 'mallory'}), 'f',
+	'updated: a superuser reading grail.graphs runs none of the role\'s functions');
+unlike($node->safe_psql('updated', q{SELECT pg_get_viewdef('grail.graphs'::regclass)}), qr/OPERATOR\(grail\./,
+	'updated: grail.graphs uses no operator of schema grail');
 
 for my $db ('fresh', 'updated') {
 	my $check = sub {
@@ -65,7 +85,8 @@ for my $db ('fresh', 'updated') {
 		has_table_privilege('grail.index_chunk', 'UPDATE'), has_table_privilege('grail.pending_change', 'DELETE'),
 		has_sequence_privilege('grail.graph_id_seq', 'USAGE')}),
 		'f|f|f|f|f', "$db: a role named in the default privileges gets nothing on the catalog");
-	is($check->('mallory', q{SELECT has_table_privilege('grail.graph', 'INSERT')}), 'f', "$db: nor does a role granted it by hand");
+	is($check->('mallory', q{SELECT has_table_privilege('grail.graph', 'INSERT'), has_column_privilege('grail.graph', 'relid', 'UPDATE')}),
+		'f|f', "$db: nor does a role granted it by hand, on the table or a column");
 	is($check->('mallory', q{SELECT has_table_privilege('grail.graphs', 'SELECT'), has_table_privilege('grail.graphs', 'INSERT'),
 		has_table_privilege('grail.activity', 'SELECT'), has_table_privilege('grail.activity', 'TRIGGER')}),
 		't|f|t|f', "$db: PUBLIC reads the two views, and only reads them");

@@ -72,6 +72,40 @@ refuse_dropping_owners(DropRoleStmt *stmt) {
 }
 
 /*
+ * REASSIGN OWNED fires no event trigger, so grail_on_owner_change never sees it: a superuser that
+ * installed pg_grail or took one of its objects, reassigned to a plain role (as before DROP ROLE),
+ * would hand them over unseen, and with them code that runs with other roles' rights (README,
+ * Security). Refused before it runs, where the new owner is not a superuser.
+ */
+static void
+refuse_reassigning_extension_objects(ReassignOwnedStmt *stmt) {
+	std::vector<Oid> roles = role_oids(stmt->roles);
+	if (roles.empty() || !extension_in_step())
+		return;
+	Oid new_owner = guard([&] { return get_rolespec_oid(stmt->newrole, true); });
+	if (!OidIsValid(new_owner) || guard([&] { return superuser_arg(new_owner); }))
+		return;
+	// A caller without the rights of every role named gets PostgreSQL's own refusal.
+	Oid caller = guard([] { return GetUserId(); });
+	for (Oid role : roles)
+		if (!has_privileges_of(caller, role))
+			return;
+	if (!has_privileges_of(caller, new_owner))
+		return;
+	std::vector<std::string> objects = extension_objects_owned_by(roles);
+	if (objects.empty())
+		return;
+	std::string others = objects.size() == 1
+	                         ? std::string("It is the only one.")
+	                         : std::to_string(objects.size() - 1) + " more of pg_grail's objects would go too.";
+	raise(ERRCODE_INSUFFICIENT_PRIVILEGE,
+	      format("REASSIGN OWNED would leave pg_grail's %s to role \"%s\", which is not a superuser",
+	             objects[0].c_str(), role_name(new_owner)),
+	      "Give pg_grail's objects to a superuser first (ALTER ... OWNER TO), or reassign to a superuser.",
+	      others + " Their owner could change them, and they run with other roles' rights.");
+}
+
+/*
  * The relation whose owner the statement changes (ALTER TABLE and its kin with an OWNER TO
  * subcommand) and its owner before, InvalidOid where it changes none or names no relation (the
  * command itself reports that).
@@ -164,6 +198,9 @@ process_utility(PlannedStmt *pstmt, const char *query, bool read_only_tree, Proc
 		call_and_raise([](void *s) { refuse_dropping_owners(static_cast<DropRoleStmt *>(s)); }, stmt);
 	} else if (IsA(stmt, RenameStmt)) {
 		call_and_raise([](void *s) { refuse_renaming_extension_schema(static_cast<RenameStmt *>(s)); }, stmt);
+	} else if (IsA(stmt, ReassignOwnedStmt)) {
+		call_and_raise([](void *s) { refuse_reassigning_extension_objects(static_cast<ReassignOwnedStmt *>(s)); },
+		               stmt);
 	} else if (transaction != nullptr && transaction->kind == TRANS_STMT_PREPARE) {
 		note_prepare_transaction(transaction->gid);
 	}

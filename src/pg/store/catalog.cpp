@@ -33,6 +33,7 @@ extern "C" {
 #include "catalog/pg_extension.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -107,6 +108,14 @@ extension_schema(Oid schema) {
 	// member of it, as grail_internal is: pg_extension.extnamespace names it.
 	return row.found && (row.schema == schema ||
 	                     guard([&] { return getExtensionOfObject(NamespaceRelationId, schema); }) == row.oid);
+}
+
+bool
+catalog_writer(Oid role) {
+	if (guard([&] { return superuser_arg(role); }))
+		return true;
+	ExtensionRow row = extension_row();
+	return row.found && row.owner == role;
 }
 
 bool
@@ -720,6 +729,51 @@ reassign_graphs(const std::vector<Oid> &roles, Oid new_owner) {
 	});
 }
 
+std::vector<std::string>
+extension_objects_owned_by(const std::vector<Oid> &roles) {
+	return with_spi([&] {
+		Oid types[] = {OIDARRAYOID};
+		Datum values[] = {oid_array(roles.data(), int(roles.size()))};
+		int n = execute("WITH ours AS ("
+		                " SELECT o.classid, o.objid FROM grail_internal._objects() o"
+		                " UNION ALL"
+		                " SELECT 'pg_catalog.pg_extension'::pg_catalog.regclass::pg_catalog.oid, e.oid FROM "
+		                "pg_catalog.pg_extension e"
+		                " WHERE e.extname OPERATOR(pg_catalog.=) 'pg_grail'),"
+		                "owned AS ("
+		                " SELECT o.classid, o.objid,"
+		                "  COALESCE(p.proowner, c.relowner, n.nspowner, t.typowner, v.evtowner, x.extowner) AS owner"
+		                " FROM ours o"
+		                " LEFT JOIN pg_catalog.pg_proc p ON o.classid OPERATOR(pg_catalog.=) "
+		                "'pg_catalog.pg_proc'::pg_catalog.regclass"
+		                "  AND p.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_class c ON o.classid OPERATOR(pg_catalog.=) "
+		                "'pg_catalog.pg_class'::pg_catalog.regclass"
+		                "  AND c.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_namespace n"
+		                "  ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_namespace'::pg_catalog.regclass"
+		                "  AND n.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_type t ON o.classid OPERATOR(pg_catalog.=) "
+		                "'pg_catalog.pg_type'::pg_catalog.regclass"
+		                "  AND t.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_event_trigger v"
+		                "  ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_event_trigger'::pg_catalog.regclass"
+		                "  AND v.oid OPERATOR(pg_catalog.=) o.objid"
+		                " LEFT JOIN pg_catalog.pg_extension x"
+		                "  ON o.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_extension'::pg_catalog.regclass"
+		                "  AND x.oid OPERATOR(pg_catalog.=) o.objid)"
+		                "SELECT i.type OPERATOR(pg_catalog.||) ' ' OPERATOR(pg_catalog.||) i.identity FROM owned w"
+		                " CROSS JOIN LATERAL pg_catalog.pg_identify_object(w.classid, w.objid, 0) i"
+		                " WHERE w.owner OPERATOR(pg_catalog.=) ANY ($1)"
+		                " ORDER BY i.type OPERATOR(pg_catalog.<>) 'function', i.type, i.identity",
+		                1, types, values, SPI_OK_SELECT);
+		std::vector<std::string> objects(static_cast<size_t>(n));
+		for (int i = 0; i < n; i++)
+			objects[i] = guard([&] { return SPI_getvalue(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1); });
+		return objects;
+	});
+}
+
 void
 hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner) {
 	with_spi([&] {
@@ -836,6 +890,17 @@ struct ChunkTable {
 static constexpr int kInsertBatch = 64;
 
 /*
+ * Whether trigger is one of pg_grail's that refuse other writers of its catalog: it calls
+ * grail_internal._refuse_catalog_writes. PostgreSQL calls: run inside guard().
+ */
+static bool
+catalog_writes_trigger(const Trigger &trigger) {
+	char *function = get_func_name(trigger.tgfoid);
+	return function != NULL && strcmp(function, "_refuse_catalog_writes") == 0 &&
+	       get_func_namespace(trigger.tgfoid) == get_namespace_oid("grail_internal", true);
+}
+
+/*
  * grail.index_chunk, checked to have the columns this library writes. PostgreSQL calls: run inside
  * guard().
  */
@@ -870,9 +935,12 @@ open_chunk_table() {
 	// A trigger someone put on the table (its foreign key's are internal) fires as for any INSERT:
 	// then the rows go through SQL, uncompressed (an INSERT's executor stores a compressed parameter
 	// decompressed).
+	// pg_grail's own statement trigger, which refuses writers other than this one, is none of them.
 	bool user_triggers = false;
-	for (int i = 0; table.rel->trigdesc != NULL && i < table.rel->trigdesc->numtriggers; i++)
-		user_triggers |= !table.rel->trigdesc->triggers[i].tgisinternal;
+	for (int i = 0; table.rel->trigdesc != NULL && i < table.rel->trigdesc->numtriggers; i++) {
+		const Trigger &trigger = table.rel->trigdesc->triggers[i];
+		user_triggers |= !trigger.tgisinternal && !catalog_writes_trigger(trigger);
+	}
 	if (user_triggers) {
 		Oid types[] = {INT8OID, INT4OID, BYTEAOID};
 		table.plan = SPI_prepare("INSERT INTO grail.index_chunk (graph_id, seq, data) VALUES ($1, $2, $3)", 3, types);

@@ -200,6 +200,9 @@ bool graph_identity(int64_t id, GraphIdentity *graph);
 bool extension_in_step();
 // Whether schema is one of pg_grail's in this database: its own or a member of it (grail_internal).
 bool extension_schema(Oid schema);
+// Whether role may write pg_grail's catalog tables: a superuser, or the extension's owner, whose
+// rights pg_grail's own statements take (CatalogRights).
+bool catalog_writer(Oid role);
 
 // The graphs that any of roles owns, locked FOR UPDATE; name is schema-qualified and quoted.
 struct OwnedGraph {
@@ -209,6 +212,9 @@ struct OwnedGraph {
 std::vector<OwnedGraph> graphs_owned_by(const std::vector<Oid> &roles);
 // Makes new_owner the owner of every graph that any of roles owns (REASSIGN OWNED).
 void reassign_graphs(const std::vector<Oid> &roles, Oid new_owner);
+// pg_grail's objects (grail_internal._objects(): its members and schema) and the extension itself
+// that any of roles owns, each as pg_identify_object names it ("function grail.reachable(...)").
+std::vector<std::string> extension_objects_owned_by(const std::vector<Oid> &roles);
 // Makes new_owner the owner of the graphs over relation relid that old_owner owns (ALTER TABLE
 // ... OWNER TO, which hands a table's indexes over as well).
 void hand_over_relation_graphs(Oid relid, Oid old_owner, Oid new_owner);
