@@ -966,6 +966,39 @@ AS 'MODULE_PATHNAME', 'grail_filter_renamed'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
 
+-- The graphs whose filter no longer reads back (every column it names still there: a missing column
+-- makes its graph stale elsewhere), with the error reading it gave: what the event triggers' filter
+-- checks (_on_drop, _on_alter_object, _on_ddl_start) act on, each in its own way. A stale graph's
+-- filter is not read: its triggers log nothing, and its refresh says what is wrong.
+CREATE FUNCTION grail_internal._unreadable_filters()
+RETURNS TABLE (graph_id bigint, schema_name name, graph_name text, graph_filter text, error_text text)
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	filtered record;
+BEGIN
+	FOR filtered IN
+		SELECT gr.id, n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
+		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
+		WHERE gr.filter IS NOT NULL AND NOT gr.stale
+		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
+		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
+	LOOP
+		BEGIN
+			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
+		EXCEPTION WHEN OTHERS THEN
+			graph_id := filtered.id;
+			schema_name := filtered.nspname;
+			graph_name := filtered.name;
+			graph_filter := filtered.filter;
+			error_text := SQLERRM;
+			RETURN NEXT;
+		END;
+	END LOOP;
+END
+$$;
+REVOKE ALL ON FUNCTION grail_internal._unreadable_filters() FROM PUBLIC;
+
 -- {old name, new name} of a command that renamed a column, else NULL (src/pg/entry/ddl_commands.cpp).
 CREATE FUNCTION grail_internal._column_rename(pg_ddl_command)
 RETURNS text[]
@@ -1075,22 +1108,12 @@ BEGIN
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
 	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
-		FOR filtered IN
-			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
-			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-			WHERE gr.filter IS NOT NULL AND NOT gr.stale
-			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
-		LOOP
-			BEGIN
-				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
-			EXCEPTION WHEN OTHERS THEN
-				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
-				                filtered.name
-					USING ERRCODE = 'dependent_objects_still_exist',
-					      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
-					      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
-			END;
+		FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+			RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.schema_name,
+			                filtered.graph_name
+				USING ERRCODE = 'dependent_objects_still_exist',
+				      DETAIL = pg_catalog.format('The filter is: %s', filtered.graph_filter),
+				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
 		END LOOP;
 	END IF;
 END
@@ -1192,22 +1215,12 @@ AS $$
 DECLARE
 	filtered record;
 BEGIN
-	FOR filtered IN
-		SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
-		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-		WHERE gr.filter IS NOT NULL AND NOT gr.stale
-		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
-	LOOP
-		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
-		EXCEPTION WHEN OTHERS THEN
-			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
-			                filtered.nspname, filtered.name
-				USING ERRCODE = 'dependent_objects_still_exist',
-				      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
-				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
-		END;
+	FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+		RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
+		                filtered.schema_name, filtered.graph_name
+			USING ERRCODE = 'dependent_objects_still_exist',
+			      DETAIL = pg_catalog.format('The filter is: %s', filtered.graph_filter),
+			      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
 	END LOOP;
 END
 $$;
@@ -1233,23 +1246,13 @@ AS $$
 DECLARE
 	filtered record;
 BEGIN
-	FOR filtered IN
-		SELECT gr.id, n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
-		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-		WHERE gr.filter IS NOT NULL AND NOT gr.stale
-		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
-	LOOP
-		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
-		EXCEPTION WHEN OTHERS THEN
-			RAISE WARNING 'the filter of pg_grail graph "%.%" no longer reads back: the graph is stale', filtered.nspname,
-			              filtered.name
-				USING ERRCODE = 'object_not_in_prerequisite_state',
-				      DETAIL = pg_catalog.format('The filter is: %s (%s)', filtered.filter, SQLERRM),
-				      HINT = 'Put back what the filter uses and refresh the graph, or drop it with grail.drop_graph().';
-			UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) filtered.id;
-		END;
+	FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+		RAISE WARNING 'the filter of pg_grail graph "%.%" no longer reads back: the graph is stale', filtered.schema_name,
+		              filtered.graph_name
+			USING ERRCODE = 'object_not_in_prerequisite_state',
+			      DETAIL = pg_catalog.format('The filter is: %s (%s)', filtered.graph_filter, filtered.error_text),
+			      HINT = 'Put back what the filter uses and refresh the graph, or drop it with grail.drop_graph().';
+		UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) filtered.graph_id;
 	END LOOP;
 END
 $$;
@@ -1467,22 +1470,12 @@ BEGIN
 	IF EXISTS (SELECT 1 FROM pg_catalog.pg_event_trigger_dropped_objects() o
 	           WHERE o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_class'::pg_catalog.regclass
 	             AND o.classid OPERATOR(pg_catalog.<>) 'pg_catalog.pg_trigger'::pg_catalog.regclass) THEN
-		FOR filtered IN
-			SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
-			JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-			WHERE gr.filter IS NOT NULL AND NOT gr.stale
-			  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-			                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
-		LOOP
-			BEGIN
-				PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
-			EXCEPTION WHEN OTHERS THEN
-				RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.nspname,
-				                filtered.name
-					USING ERRCODE = 'dependent_objects_still_exist',
-					      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
-					      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
-			END;
+		FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+			RAISE EXCEPTION 'cannot drop an object that the filter of pg_grail graph "%.%" uses', filtered.schema_name,
+			                filtered.graph_name
+				USING ERRCODE = 'dependent_objects_still_exist',
+				      DETAIL = pg_catalog.format('The filter is: %s', filtered.graph_filter),
+				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
 		END LOOP;
 	END IF;
 END
@@ -1649,22 +1642,12 @@ AS $$
 DECLARE
 	filtered record;
 BEGIN
-	FOR filtered IN
-		SELECT n.nspname, gr.name, gr.relid, gr.filter FROM grail.graph gr
-		JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) gr.namespace
-		WHERE gr.filter IS NOT NULL AND NOT gr.stale
-		  AND NOT EXISTS (SELECT 1 FROM pg_catalog.unnest(gr.filter_columns) f
-		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
-	LOOP
-		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
-		EXCEPTION WHEN OTHERS THEN
-			RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
-			                filtered.nspname, filtered.name
-				USING ERRCODE = 'dependent_objects_still_exist',
-				      DETAIL = pg_catalog.format('The filter is: %s', filtered.filter),
-				      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
-		END;
+	FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+		RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
+		                filtered.schema_name, filtered.graph_name
+			USING ERRCODE = 'dependent_objects_still_exist',
+			      DETAIL = pg_catalog.format('The filter is: %s', filtered.graph_filter),
+			      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
 	END LOOP;
 END
 $$;
