@@ -16,6 +16,8 @@
 #             vs SELECT count(*) FROM pairs WHERE a = b                 (targets <= 5x uniform, <= 10x reachable)
 #   array     SELECT count(*) FROM one, unnest(grail.reachable(g, one.a, one.b)) r WHERE r
 #             vs SELECT count(*) FROM one, unnest(one.a, one.b) u(x, y) WHERE x = y   (target <= 2x)
+#             with the session's grail.search_threads (its helper threads), then as "array, backend
+#             alone" with grail.search_threads = 0 (the floor as before, in the same session)
 # and, on the random DAG, the per-row call with integer keys (the int4 overload) and on a copy of
 # the graph keyed by oid (the polymorphic overload) against the same floor, and each of those three
 # with a key against itself (answered before the index is read: the call's own cost). Every count of a
@@ -97,6 +99,7 @@ paired() {
 	local file=$workdir/statement.sql out
 	{
 		echo "$session"
+		echo "${session_more:-}"
 		echo "$1;"
 		echo "$2;"
 		echo '\timing on'
@@ -140,9 +143,15 @@ for g in $graphs; do
 			arr=$(paired "SELECT count(*) FROM ${kind}1_$g o, unnest(grail.reachable('$g', o.a, o.b)) r WHERE r" \
 				"SELECT count(*) FROM ${kind}1_$g o, unnest(o.a, o.b) u(x, y) WHERE x = y")
 			line "$g" "$name" "array" "<=2" "$arr"
+			alone=$(session_more="SET grail.search_threads = 0;" paired \
+				"SELECT count(*) FROM ${kind}1_$g o, unnest(grail.reachable('$g', o.a, o.b)) r WHERE r" \
+				"SELECT count(*) FROM ${kind}1_$g o, unnest(o.a, o.b) u(x, y) WHERE x = y")
+			line "$g" "$name" "array, backend alone" "" "$alone"
 			read -r _ _ row_count _ <<<"$row"
 			read -r _ _ arr_count _ <<<"$arr"
+			read -r _ _ alone_count _ <<<"$alone"
 			[ "$row_count" = "$arr_count" ] || echo "!!! $g $name: per row $row_count true, array $arr_count" >&2
+			[ "$arr_count" = "$alone_count" ] || echo "!!! $g $name: array $arr_count true, backend alone $alone_count" >&2
 			[ $kind = u ] || [ "$row_count" = "$pairs" ] || echo "!!! $g $name: $row_count of $pairs reachable pairs true" >&2
 	done
 	if [ "$g" = dag ]; then

@@ -303,10 +303,14 @@ public:
 		void answer(const std::vector<uint8_t> &reached, bool *answers) const;
 	};
 	// answers[i] = reachable(sources[i], targets[i]) where the ids, components and labels decide;
-	// the other pairs (answers false) are listed in undecided, for a search.
-	void decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers, Undecided &undecided);
-	// Answers the undecided pairs, each by the pruned search.
-	void search_each(const Undecided &undecided, bool *answers);
+	// the other pairs (answers false) are listed in undecided, for a search. helpers: threads beside
+	// the calling one that may take ranges of the pairs (a large batch only), each with a query of
+	// its own that this one keeps; the same answers and the same undecided list, in order.
+	void decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers, Undecided &undecided,
+	                 unsigned helpers = 0);
+	// Answers the undecided pairs, each by the pruned search; with helpers, those threads take
+	// runs of the pairs as the calling one does (where there are enough searches to pay for them).
+	void search_each(const Undecided &undecided, bool *answers, unsigned helpers = 0);
 
 	// Searches many component pairs (from[i] < to[i], undecided by the labels) at once, e.g. on a
 	// GPU: reached[i] = whether from[i] reaches to[i]. Returns false, reached untouched, to leave
@@ -317,7 +321,7 @@ public:
 	// search_many when it is given and there are at least min_searches of them, else (or when it
 	// declines) to search_each(). Returns how many pairs needed a search.
 	size_t reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
-	                      const PairSearch &search_many = {}, size_t min_searches = 0);
+	                      const PairSearch &search_many = {}, size_t min_searches = 0, unsigned helpers = 0);
 
 	// How the last call was decided, for the benchmark's filter statistics (unknown_vertex: an
 	// id that is not a vertex, compared with a different id; bloom: the Bloom-filter labels;
@@ -369,6 +373,8 @@ private:
 	// last. Answers as pruning::step() does.
 	pruning::Step rule(vid_t u, vid_t v) const noexcept;
 	bool search(vid_t from, vid_t to);
+	// The query of helper thread k (1 ..), made the first time a batch asks for it and kept.
+	ReachabilityQuery &helper(unsigned k);
 
 	const Index &index_;
 	VisitMarks visited_;
@@ -376,6 +382,8 @@ private:
 	std::vector<uint32_t> stack_, batch_, successors_;
 	uint64_t visits_ = 0;
 	Decided last_ = Decided::same_component;
+	// Each helper thread's query: its own visit marks and stack, kept as this query keeps its own.
+	std::vector<std::unique_ptr<ReachabilityQuery>> helpers_;
 };
 
 } // namespace grail

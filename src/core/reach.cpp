@@ -58,7 +58,7 @@ Reach::reachable(int64_t a, int64_t b) {
 
 size_t
 Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
-                      const DeviceFallback &fallback) {
+                      const DeviceFallback &fallback, unsigned helpers) {
 	if (overlay_) {
 		for (size_t i = 0; i < count; i++) {
 			if ((i & 0xFFFF) == 0xFFFF)
@@ -68,7 +68,7 @@ Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *an
 		return 0;
 	}
 	ReachabilityQuery::Undecided undecided;
-	query_.decide_many(a, b, count, answers, undecided);
+	query_.decide_many(a, b, count, answers, undecided, helpers);
 	std::vector<uint8_t> reached;
 	auto on_gpu = [&] {
 		if (!device_)
@@ -81,21 +81,21 @@ Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *an
 	        policy, "the reachability searches", index_.dag(), on_gpu, [] { return false; }, fallback))
 		undecided.answer(reached, answers);
 	else
-		query_.search_each(undecided, answers);
+		query_.search_each(undecided, answers, helpers);
 	return undecided.size();
 }
 
 void
 Reach::decide_many(const int64_t *a, const int64_t *b, size_t count, bool *answers,
-                   ReachabilityQuery::Undecided &undecided) {
+                   ReachabilityQuery::Undecided &undecided, unsigned helpers) {
 	if (overlay_)
 		throw Error(ErrorKind::internal, "a batch over pending changes has no undecided pairs to hand out");
-	query_.decide_many(a, b, count, answers, undecided);
+	query_.decide_many(a, b, count, answers, undecided, helpers);
 }
 
 void
-Reach::search_each(const ReachabilityQuery::Undecided &undecided, bool *answers) {
-	query_.search_each(undecided, answers);
+Reach::search_each(const ReachabilityQuery::Undecided &undecided, bool *answers, unsigned helpers) {
+	query_.search_each(undecided, answers, helpers);
 }
 
 size_t

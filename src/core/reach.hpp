@@ -82,16 +82,18 @@ public:
 	// answers[i] = reachable(a[i], b[i]), the pairs the labels leave undecided searched on the
 	// device the policy picks (on the CPU with changes); fallback is told where the GPU fails and
 	// the policy falls back. Returns how many pairs needed a search (0 with changes, which answer
-	// each pair as reachable() does).
+	// each pair as reachable() does). helpers: threads beside the calling one that the labels'
+	// pass and the CPU's searches of a large batch may use (ReachabilityQuery::decide_many,
+	// search_each); a batch with changes runs on the calling thread (the overlay grows as it answers).
 	size_t reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
-	                      const DeviceFallback &fallback);
+	                      const DeviceFallback &fallback, unsigned helpers = 0);
 
 	// The first half of reachable_many() without changes, for a searcher elsewhere (the GPU
 	// service): answers[i] where the ids and labels decide, the other pairs listed in undecided;
 	// search_each() answers those here. Error(internal) with changes.
 	void decide_many(const int64_t *a, const int64_t *b, size_t count, bool *answers,
-	                 ReachabilityQuery::Undecided &undecided);
-	void search_each(const ReachabilityQuery::Undecided &undecided, bool *answers);
+	                 ReachabilityQuery::Undecided &undecided, unsigned helpers = 0);
+	void search_each(const ReachabilityQuery::Undecided &undecided, bool *answers, unsigned helpers = 0);
 
 	// The overlay over the changes (null without), for statistics and tests.
 	ReachabilityOverlay *

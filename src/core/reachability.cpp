@@ -1,6 +1,7 @@
 // Answering reachable(a, b) from an index: the label filters, then a label-pruned search.
 #include "index.hpp"
 #include "error.hpp"
+#include "parallel.hpp"
 #include "pruning.hpp"
 
 #include <algorithm>
@@ -98,10 +99,40 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
 }
 
+ReachabilityQuery &
+ReachabilityQuery::helper(unsigned k) {
+	while (helpers_.size() < k)
+		helpers_.push_back(std::make_unique<ReachabilityQuery>(index_));
+	return *helpers_[k - 1];
+}
+
 void
 ReachabilityQuery::decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
-                               Undecided &undecided) {
+                               Undecided &undecided, unsigned helpers) {
 	undecided = Undecided{};
+	if (helpers > 0 && count >= kFewestItemsToSplit) {
+		// Runs of the pairs, each decided as below by the query of the thread that takes it (runs,
+		// not one range a thread: a thread that waits for a CPU leaves its runs to the others);
+		// their undecided pairs joined in run order are the list one pass makes.
+		constexpr size_t kRun = 1 << 14;
+		for (unsigned k = 1; k <= helpers; k++)
+			helper(k);
+		std::vector<Undecided> parts((count + kRun - 1) / kRun);
+		run_tasks(parts.size(), helpers, [&](size_t run, unsigned worker) {
+			poll_cancel(); // a run is shorter than the pass's own polling interval
+			ReachabilityQuery &query = worker == 0 ? *this : *helpers_[worker - 1];
+			size_t begin = run * kRun, end = std::min(count, begin + kRun);
+			query.decide_many(sources + begin, targets + begin, end - begin, answers + begin, parts[run]);
+			for (size_t &pair : parts[run].pair)
+				pair += begin;
+		});
+		for (Undecided &part : parts) {
+			undecided.pair.insert(undecided.pair.end(), part.pair.begin(), part.pair.end());
+			undecided.from.insert(undecided.from.end(), part.from.begin(), part.from.end());
+			undecided.to.insert(undecided.to.end(), part.to.begin(), part.to.end());
+		}
+		return;
+	}
 	// A pipeline over the pairs that keeps many cache misses in flight, where one pair at a time
 	// waits for each of its own in turn: pair i + 2 * kAhead's hash slots are prefetched, pair
 	// i + kAhead's ids resolved (their slots read by then) and its components' records prefetched,
@@ -156,22 +187,45 @@ ReachabilityQuery::Undecided::answer(const std::vector<uint8_t> &reached, bool *
 }
 
 void
-ReachabilityQuery::search_each(const Undecided &undecided, bool *answers) {
-	for (size_t k = 0; k < undecided.size(); k++)
-		answers[undecided.pair[k]] = search(undecided.from[k], undecided.to[k]);
+ReachabilityQuery::search_each(const Undecided &undecided, bool *answers, unsigned helpers) {
+	// Runs of pairs taken by whichever thread is free: searches differ in length by orders of
+	// magnitude, so fixed ranges would leave a thread idle. A run is long enough that taking it
+	// costs nothing beside its searches (a search is a microsecond or more), short enough that the
+	// threads end together. Below a few runs per thread, starting the helpers costs about what
+	// they would save.
+	constexpr size_t kRun = 64;
+	size_t count = undecided.size();
+	// Each search polls for a cancel as it goes; many short ones poll between them.
+	if (helpers == 0 || count < 4 * kRun * (size_t(helpers) + 1)) {
+		for (size_t k = 0; k < count; k++) {
+			if ((k & 0xFFF) == 0xFFF)
+				poll_cancel();
+			answers[undecided.pair[k]] = search(undecided.from[k], undecided.to[k]);
+		}
+		return;
+	}
+	for (unsigned k = 1; k <= helpers; k++)
+		helper(k);
+	run_tasks((count + kRun - 1) / kRun, helpers, [&](size_t run, unsigned worker) {
+		if ((run & 0x3F) == 0x3F)
+			poll_cancel();
+		ReachabilityQuery &query = worker == 0 ? *this : *helpers_[worker - 1];
+		for (size_t k = run * kRun, end = std::min(count, k + kRun); k < end; k++)
+			answers[undecided.pair[k]] = query.search(undecided.from[k], undecided.to[k]);
+	});
 }
 
 size_t
 ReachabilityQuery::reachable_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers,
-                                  const PairSearch &search_many, size_t min_searches) {
+                                  const PairSearch &search_many, size_t min_searches, unsigned helpers) {
 	Undecided undecided;
-	decide_many(sources, targets, count, answers, undecided);
+	decide_many(sources, targets, count, answers, undecided, helpers);
 	std::vector<uint8_t> reached;
 	if (search_many && undecided.size() > 0 && undecided.size() >= min_searches &&
 	    search_many(undecided.from, undecided.to, reached))
 		undecided.answer(reached, answers);
 	else
-		search_each(undecided, answers);
+		search_each(undecided, answers, helpers);
 	return undecided.size();
 }
 

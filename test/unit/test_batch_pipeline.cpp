@@ -4,10 +4,12 @@
 #include "generate.hpp"
 #include "index.hpp"
 #include "oracle.hpp"
+#include "parallel.hpp"
 #include "rng.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -93,4 +95,53 @@ TEST(BatchPipeline, LargeDagBatchMatchesOracle) {
 		b.push_back(rng.below(50) == 0 ? int64_t(1) << 40 : index.graph().ids[rng.below(index.graph().vertex_count())]);
 	}
 	ASSERT_NO_FATAL_FAILURE(check_prefix(index, oracle, a, b, a.size(), "random DAG"));
+}
+
+// Helper threads (decide_many's runs of pairs, search_each's runs of searches): the same answers
+// and the same undecided list as one thread, with 1 to 7 helpers, on a graph with cycles, in a
+// batch long enough that both split (more than kFewestItemsToSplit pairs, thousands searched).
+// One label and no lookup records, so that many pairs are searched; the one thread's answers are
+// checked pair by pair against reachable() (against the oracle in the tests above).
+TEST(BatchPipeline, HelpersAnswerAsOneThread) {
+	EdgeList edges = generate_random_dag(30000, 3, 23);
+	Rng rng(29);
+	for (int k = 0; k < 200; k++) { // a few edges back: strongly connected components
+		int64_t u = edges.source[rng.below(edges.size())], v = edges.target[rng.below(edges.size())];
+		edges.append(std::max(u, v), std::min(u, v));
+	}
+	BuildOptions options;
+	options.labels = 1;
+	options.supports = 0;
+	Index index = Index::build(edges, options);
+	const auto &ids = index.graph().ids;
+	std::vector<int64_t> a, b;
+	for (size_t k = 0; k < kFewestItemsToSplit + 4321; k++) {
+		a.push_back(ids[rng.below(ids.size())]);
+		b.push_back(rng.below(100) == 0 ? int64_t(1) << 40 : ids[rng.below(ids.size())]);
+	}
+	size_t n = a.size();
+	ReachabilityQuery alone(index), single(index);
+	std::unique_ptr<bool[]> expected(new bool[n]);
+	ReachabilityQuery::Undecided undecided_alone;
+	alone.decide_many(a.data(), b.data(), n, expected.get(), undecided_alone);
+	alone.search_each(undecided_alone, expected.get());
+	ASSERT_GT(undecided_alone.size(), size_t(4 * 64 * 8)) << "enough searches for every helper count to split them";
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(expected[i], single.reachable(a[i], b[i])) << "pair " << i;
+	ReachabilityQuery query(index); // one query for every count: its helpers are kept and reused
+	for (unsigned helpers : {1u, 2u, 3u, 7u, 2u}) {
+		std::unique_ptr<bool[]> answers(new bool[n]);
+		ReachabilityQuery::Undecided undecided;
+		query.decide_many(a.data(), b.data(), n, answers.get(), undecided, helpers);
+		ASSERT_EQ(undecided.pair, undecided_alone.pair) << helpers << " helpers";
+		ASSERT_EQ(undecided.from, undecided_alone.from) << helpers << " helpers";
+		ASSERT_EQ(undecided.to, undecided_alone.to) << helpers << " helpers";
+		query.search_each(undecided, answers.get(), helpers);
+		for (size_t i = 0; i < n; i++)
+			ASSERT_EQ(answers[i], expected[i]) << helpers << " helpers, pair " << i;
+		std::unique_ptr<bool[]> at_once(new bool[n]);
+		EXPECT_EQ(query.reachable_many(a.data(), b.data(), n, at_once.get(), {}, 0, helpers), undecided_alone.size());
+		for (size_t i = 0; i < n; i++)
+			ASSERT_EQ(at_once[i], expected[i]) << helpers << " helpers, reachable_many, pair " << i;
+	}
 }

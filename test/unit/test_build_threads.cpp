@@ -1,6 +1,7 @@
 // Builds on helper threads (BuildOptions::threads, parallel.hpp): the same index byte for byte
 // with any number of threads, on every kind of input; a cancel or an error on a helper surfaces on
-// the calling thread, after every helper has stopped.
+// the calling thread, after every helper has stopped. And a batch's searches on helper threads
+// (ReachabilityQuery::reachable_many's helpers): a cancel the same way.
 #include "error.hpp"
 #include "generate.hpp"
 #include "grail_labels.hpp"
@@ -157,6 +158,39 @@ TEST(BuildThreads, CancelStopsEveryThreadAndSurfacesHere) {
 	EXPECT_GE(cancelled, 5);
 	// And the build still makes the same image afterwards.
 	EXPECT_EQ(image(edges, 0), image(edges, 2));
+}
+
+TEST(SearchThreads, CancelStopsEveryThreadAndSurfacesHere) {
+	EdgeList edges = generate_random_dag(100000, 4, 13);
+	Index index = Index::build(edges, BuildOptions{});
+	const auto &ids = index.graph().ids;
+	Rng rng(17);
+	std::vector<int64_t> a, b;
+	for (size_t k = 0; k < 4 * kFewestItemsToSplit; k++) {
+		a.push_back(ids[rng.below(ids.size())]);
+		b.push_back(ids[rng.below(ids.size())]);
+	}
+	std::vector<uint8_t> expected(a.size()), answers(a.size());
+	ReachabilityQuery query(index);
+	query.reachable_many(a.data(), b.data(), a.size(), reinterpret_cast<bool *>(expected.data()));
+	size_t before = thread_count();
+	int cancelled = 0;
+	for (long after : {0L, 1L, 2L, 3L, 5L, 8L}) {
+		polls_left = after;
+		set_cancel_hook(cancel_after_polls);
+		try {
+			query.reachable_many(a.data(), b.data(), a.size(), reinterpret_cast<bool *>(answers.data()), {}, 0, 2);
+		} catch (const Error &e) {
+			EXPECT_EQ(e.kind(), ErrorKind::cancelled) << e.what();
+			cancelled++;
+		}
+		set_cancel_hook(nullptr);
+		EXPECT_EQ(thread_count(), before) << "after a cancel at poll " << after;
+	}
+	EXPECT_GE(cancelled, 3);
+	// The query answers as before afterwards, helpers and all.
+	query.reachable_many(a.data(), b.data(), a.size(), reinterpret_cast<bool *>(answers.data()), {}, 0, 2);
+	EXPECT_EQ(answers, expected);
 }
 
 TEST(BuildThreads, TasksRethrowOnTheCallingThreadAfterJoining) {

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <climits>
 
+#include <unistd.h>
+
 #include "boundary/settings.hpp"
 
 #include "boundary/guard.hpp"
@@ -79,6 +81,18 @@ define_settings() {
 	                        "A build runs min(grail.build_threads, grail.max_build_threads) helpers; only a "
 	                        "superuser may raise it.",
 	                        &settings.max_build_threads, 4, 0, 16, PGC_SUSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("grail.search_threads",
+	                        "Helper threads a batch of reachable() pairs may decide and search on beside its backend.",
+	                        "An array of pairs (or a set of them) is split among them and the backend, the same "
+	                        "answers; 0 answers on the backend's thread alone; -1 (the default): 2, no more than "
+	                        "the machine's CPUs less one.",
+	                        &settings.search_threads, -1, -1, 16, PGC_USERSET, 0, NULL, NULL, NULL);
+	// SUSET, as grail.max_build_threads: without a cap any role could have each of its sessions'
+	// batches run 17 threads.
+	DefineCustomIntVariable("grail.max_search_threads", "The most helper threads any batch of reachable() pairs runs.",
+	                        "A batch runs min(grail.search_threads, grail.max_search_threads) helpers; only a "
+	                        "superuser may raise it.",
+	                        &settings.max_search_threads, 4, 0, 16, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable(
 	    "grail.shared_cache_size", "Disk and page-cache space for the index image files that all backends share.",
 	    "Least recently used images are removed beyond it; 0 keeps a private copy in each backend.",
@@ -154,6 +168,16 @@ unsigned
 store_helper_threads() {
 	return std::max(build_helper_threads(),
 	                std::min(unsigned(std::max(settings.max_build_threads, 0)), store_default_helpers));
+}
+
+unsigned
+search_helper_threads() {
+	int asked = settings.search_threads;
+	if (asked < 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		asked = int(std::clamp(cpus - 1, 0L, 2L));
+	}
+	return unsigned(std::clamp(std::min(asked, settings.max_search_threads), 0, 16));
 }
 
 static void

@@ -30,6 +30,11 @@ struct Settings {
 	int build_threads = -1;
 	// The most helper threads any build takes, whatever build_threads asks (superuser, postgresql.conf).
 	int max_build_threads = 4;
+	// Helper threads a batch of reachable() pairs may search on beside its backend's; 0: none;
+	// -1: search_helper_threads()'s default.
+	int search_threads = -1;
+	// The most helper threads any batch searches on, whatever search_threads asks (superuser).
+	int max_search_threads = 4;
 	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
 	int merge_worker_nice = 0;
 	// bfs(), descendants() and ancestors() in FROM run as a Grail Traversal Scan (traversal_scan.cpp).
@@ -48,6 +53,10 @@ unsigned build_helper_threads();
 // and at least the process's default (one for a statement's build; none for a background merge)
 // where grail.max_build_threads allows it.
 unsigned store_helper_threads();
+// The helper threads a batch of reachable() pairs decides and searches on: grail.search_threads,
+// or where it is -1 two (as max_parallel_workers_per_gather gives a query), no more than the
+// machine's CPUs less one; capped by grail.max_search_threads.
+unsigned search_helper_threads();
 // This process's builds are background merges, beside the tables' readers and writers: no helper
 // threads by default, for the build or its store (the merge worker).
 void set_background_builds();

@@ -455,12 +455,13 @@ base_pairs_through_service(LoadedGraph &graph, const grail::DevicePolicy &policy
                            size_t count, bool *answers) {
 	grail::Reach &reach = graph.reach;
 	grail::ReachabilityQuery::Undecided undecided;
+	unsigned helpers = search_helper_threads();
 	double deciding = grail::now_ms();
-	reach.decide_many(a, b, count, answers, undecided);
+	reach.decide_many(a, b, count, answers, undecided, helpers);
 	double decide_ms = grail::ms_since(deciding);
 	if (undecided.size() == 0 ||
 	    (policy.mode == grail::DeviceMode::automatic && undecided.size() < policy.min_searches)) {
-		reach.search_each(undecided, answers);
+		reach.search_each(undecided, answers, helpers);
 		return undecided.size();
 	}
 	// The undecided pairs as the components the labels left them: the service only searches them.
@@ -474,7 +475,7 @@ base_pairs_through_service(LoadedGraph &graph, const grail::DevicePolicy &policy
 		try {
 			bytes = request(svc::FrameType::search, svc::encode(q), "reachable()");
 		} catch (const svc::ImageMissing &) {
-			reach.search_each(undecided, answers); // its file left the cache since this backend mapped it
+			reach.search_each(undecided, answers, helpers); // its file left the cache since this backend mapped it
 			return undecided.size();
 		}
 		double round_trip_ms = grail::ms_since(sent);
@@ -500,7 +501,7 @@ base_pairs_through_service(LoadedGraph &graph, const grail::DevicePolicy &policy
 		if (e.kind() != grail::ErrorKind::limit_exceeded)
 			throw;
 		notice_cpu_fallback("the reachability searches", e.what());
-		reach.search_each(undecided, answers);
+		reach.search_each(undecided, answers, helpers);
 	}
 	return undecided.size();
 }
@@ -556,7 +557,7 @@ size_t
 answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count, bool *answers) {
 	if (std::optional<size_t> searched = service_reachable_many(graph, reach, a, b, count, answers))
 		return *searched;
-	return reach.reachable_many(a, b, count, answers, device_policy(), notice_cpu_fallback);
+	return reach.reachable_many(a, b, count, answers, device_policy(), notice_cpu_fallback, search_helper_threads());
 }
 
 bool
