@@ -14,6 +14,8 @@
 # a warm-up of both):
 #   per row   SELECT count(*) FROM pairs WHERE grail.reachable(g, a, b)
 #             vs SELECT count(*) FROM pairs WHERE a = b                 (targets <= 5x uniform, <= 10x reachable)
+#             as the session plans it (the Grail Reachability Filter answers the rows by batches),
+#             then as "per row, one at a time" with grail.reachable_batch = off
 #   array     SELECT count(*) FROM one, unnest(grail.reachable(g, one.a, one.b)) r WHERE r
 #             vs SELECT count(*) FROM one, unnest(one.a, one.b) u(x, y) WHERE x = y   (target <= 2x)
 #             with the session's grail.search_threads (its helper threads), then as "array, backend
@@ -140,6 +142,8 @@ for g in $graphs; do
 			row=$(paired "SELECT count(*) FROM ${kind}_$g WHERE grail.reachable('$g', a, b)" "SELECT count(*) FROM ${kind}_$g WHERE a = b")
 			target=$([ $kind = u ] && echo 5 || echo 10)
 			line "$g" "$name" "per row, bigint" "<=$target" "$row"
+			one=$(session_more="SET grail.reachable_batch = off;" paired "SELECT count(*) FROM ${kind}_$g WHERE grail.reachable('$g', a, b)" "SELECT count(*) FROM ${kind}_$g WHERE a = b")
+			line "$g" "$name" "per row, one at a time" "" "$one"
 			arr=$(paired "SELECT count(*) FROM ${kind}1_$g o, unnest(grail.reachable('$g', o.a, o.b)) r WHERE r" \
 				"SELECT count(*) FROM ${kind}1_$g o, unnest(o.a, o.b) u(x, y) WHERE x = y")
 			line "$g" "$name" "array" "<=2" "$arr"

@@ -65,6 +65,12 @@ define_settings() {
 	                         "The scan hands the search's rows to the plan one at a time; off leaves the calls to "
 	                         "FunctionScan, which copies them into a tuplestore first.",
 	                         &settings.traversal_scan, true, PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("grail.reachable_batch",
+	                         "Answers reachable(graph, source, target) in a table's WHERE by batches of rows.",
+	                         "A Grail Reachability Filter over the table's sequential scan takes the rows that pass "
+	                         "the other conditions in batches and asks the array form of reachable() once per "
+	                         "batch; off leaves the condition to the scan, row by row.",
+	                         &settings.reachable_batch, true, PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("grail.build_threads", "Helper threads a graph build may run beside its backend.",
 	                        "They make the GRAIL labels' traversals, the id hash table and the lookup records' "
 	                        "order at once, the same index byte for byte; 0 computes on the backend's thread "

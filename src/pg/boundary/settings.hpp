@@ -39,6 +39,8 @@ struct Settings {
 	int merge_worker_nice = 0;
 	// bfs(), descendants() and ancestors() in FROM run as a Grail Traversal Scan (traversal_scan.cpp).
 	bool traversal_scan = true;
+	// reachable(graph, a, b) in a table scan's WHERE answered by batches (reachable_filter.cpp).
+	bool reachable_batch = true;
 };
 
 extern Settings settings;

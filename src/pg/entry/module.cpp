@@ -8,6 +8,7 @@
 #include "entry/gpu_service_worker.hpp"
 #include "entry/merge_worker.hpp"
 #include "entry/owner_hooks.hpp"
+#include "entry/reachable_filter.hpp"
 #include "entry/traversal_scan.hpp"
 #include "boundary/settings.hpp"
 #include "boundary/guard.hpp"
@@ -60,6 +61,7 @@ _PG_init(void) {
 	grail::pg::install_owner_hooks();
 	grail::pg::install_depth_pushdown();
 	grail::pg::install_traversal_scan();
+	grail::pg::install_reachable_filter();
 	if (process_shared_preload_libraries_in_progress) {
 		prev_shmem_request_hook = shmem_request_hook;
 		shmem_request_hook = request_shmem;

@@ -1,0 +1,263 @@
+-- reachable(graph, a, b) in a table's WHERE answered by batches (the Grail Reachability Filter,
+-- grail.reachable_batch): the plan takes it where it is safe and not elsewhere, and every query
+-- returns the same rows with it as without it (row by row): other conditions, NULL and unknown
+-- keys, expressions as keys, ORDER BY and LIMIT, joins, a correlated subquery (rescans with new
+-- parameters), cursors (forward, SCROLL backward), a prepared statement's generic plan, a
+-- materialized view, a live graph with pending inserts and deletes, batches past the largest
+-- (200,000 rows), a role without EXECUTE on the array form (answered row by row) or on the
+-- per-row function (refused, as without the filter), a missing graph and a cancel.
+BEGIN;
+CREATE EXTENSION IF NOT EXISTS pgtap;
+CREATE EXTENSION IF NOT EXISTS pg_grail;
+SELECT plan(38);
+
+SELECT setseed(0.5151);
+-- 3,000 vertices, 9,000 edges, forward within 60 (deep), one in thirty backward (cycles).
+CREATE TABLE rf_edges AS
+SELECT a::bigint AS source, b::bigint AS target
+FROM (SELECT a, CASE WHEN random() < 0.033 THEN greatest(a - 1 - floor(random() * 50)::int, 0)
+                     ELSE least(a + 1 + floor(random() * 60)::int, 2999) END AS b
+      FROM (SELECT floor(random() * 3000)::int AS a FROM generate_series(1, 9000)) p) q;
+SELECT grail.create_graph('rf', 'rf_edges', live => false);
+-- 200,000 pairs: near pairs (often reachable), far ones, NULLs, unknown ids and equal keys.
+CREATE TABLE rf_pairs AS
+SELECT i, CASE WHEN i % 101 = 0 THEN NULL WHEN i % 103 = 0 THEN 99999 ELSE (i * 7919) % 3000 END::bigint AS a,
+       CASE WHEN i % 107 = 0 THEN NULL WHEN i % 3 = 0 THEN (i * 7919) % 3000 + (i % 400)
+            ELSE (i * 104729) % 3000 END::bigint AS b,
+       'p' || i AS label
+FROM generate_series(1::bigint, 200000) i;
+UPDATE rf_pairs SET b = a WHERE i % 109 = 0;
+ANALYZE rf_pairs;
+CREATE TABLE rf_labels AS SELECT k AS id, 'vertex ' || k AS name FROM generate_series(0, 2999, 7) k;
+ANALYZE rf_labels;
+
+-- Whether the plan of a query holds the filter.
+CREATE FUNCTION rf_filtered(query text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
+		IF line LIKE '%Grail Reachability Filter%' THEN
+			RETURN true;
+		END IF;
+	END LOOP;
+	RETURN false;
+END $$;
+-- A query's rows (as text, in its order) with the filter and without it, each checked to have
+-- run as said.
+CREATE FUNCTION rf_rows(query text, batched boolean) RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+	result text[];
+BEGIN
+	PERFORM set_config('grail.reachable_batch', batched::text, true);
+	EXECUTE format('SELECT array_agg(r::text) FROM (%s) r', query) INTO result;
+	RETURN coalesce(result, '{}');
+END $$;
+CREATE FUNCTION rf_same(query text, what text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	batched text[];
+	by_rows text[];
+BEGIN
+	PERFORM set_config('grail.reachable_batch', 'on', true);
+	IF NOT rf_filtered(query) THEN
+		RETURN is(false, true, what || ': the plan takes the filter');
+	END IF;
+	batched := rf_rows(query, true);
+	by_rows := rf_rows(query, false);
+	PERFORM set_config('grail.reachable_batch', 'on', true);
+	RETURN is(batched, by_rows, what || ' (' || cardinality(by_rows) || ' rows)');
+END $$;
+
+SELECT ok((SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)) BETWEEN 20000 AND 180000,
+          'a mix of reachable and unreachable pairs');
+SELECT rf_same($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, 'count over 200,000 rows');
+SELECT rf_same($$SELECT i, a, b, label FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$,
+               'every column of the rows that pass, in order');
+SELECT rf_same($$SELECT i FROM rf_pairs WHERE i % 5 = 1 AND grail.reachable('rf', a, b) AND label LIKE 'p1%' ORDER BY i$$,
+               'with other conditions');
+SELECT rf_same($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a + 0, b * 1) ORDER BY i$$, 'keys as expressions');
+SELECT rf_same($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('r' || 'f', a, b) AND (a IS NULL OR b IS NULL OR a = 99999)$$,
+               'NULL and unknown keys (none returned but unknown = unknown)');
+SELECT rf_same($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i DESC LIMIT 17$$, 'ORDER BY ... LIMIT');
+SELECT rf_same($$SELECT p.i, l.name FROM rf_pairs p JOIN rf_labels l ON l.id = p.a WHERE grail.reachable('rf', p.a, p.b) ORDER BY p.i$$,
+               'a join on the table');
+SELECT rf_same($$SELECT x, (SELECT count(*) FROM rf_pairs p WHERE p.a = x AND grail.reachable('rf', p.a, p.b)) FROM generate_series(0, 2999, 97) x ORDER BY x$$,
+               'a correlated subquery (rescans with new parameters)');
+SELECT rf_same($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) AND i <= (SELECT max(id) FROM rf_labels) ORDER BY i$$,
+               'a condition with an initplan');
+
+-- Where it does not apply: a volatile condition, row locks, a write, the text form, an OR.
+SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND random() < 2$$),
+          'not with a volatile condition');
+SELECT ok(NOT rf_filtered($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) FOR UPDATE$$), 'not with FOR UPDATE');
+SELECT ok(NOT rf_filtered($$DELETE FROM rf_pairs WHERE grail.reachable('rf', a, b) AND false$$), 'not in a DELETE');
+SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a::text, b::text)$$),
+          'not for the text form');
+SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) OR i < 3$$), 'not inside an OR');
+SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable(label, a, b)$$),
+          'not where the graph is a column');
+SET LOCAL grail.reachable_batch = off;
+SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
+          'not with grail.reachable_batch off');
+RESET grail.reachable_batch;
+
+-- Cursors: forward in steps; SCROLL backward (a Material node keeps the rows). rf_cursor opens
+-- the query as a cursor, moves `skip` rows forward, then fetches `take` rows in `direction`.
+CREATE FUNCTION rf_cursor(query text, scroll boolean, skip int, direction text, take int) RETURNS bigint[]
+LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'rf_cursor';
+	got bigint[] := '{}';
+	v bigint;
+BEGIN
+	EXECUTE format('DECLARE rf_cursor %s CURSOR FOR %s', CASE WHEN scroll THEN 'SCROLL' ELSE 'NO SCROLL' END, query);
+	EXECUTE format('MOVE %s FROM rf_cursor', skip);
+	FOR k IN 1..take LOOP
+		IF direction = 'forward' THEN
+			FETCH NEXT FROM c INTO v;
+		ELSE
+			FETCH PRIOR FROM c INTO v;
+		END IF;
+		got := got || v;
+	END LOOP;
+	CLOSE c;
+	RETURN got;
+END $$;
+SELECT is(rf_cursor($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, false, 70000, 'forward', 5),
+          (SELECT array_agg(i) FROM (SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) OFFSET 70000 LIMIT 5) s),
+          'a cursor fetches the same rows past several batches');
+SELECT is(rf_cursor($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, true, 3000, 'backward', 3),
+          (SELECT array_agg(i ORDER BY n DESC) FROM (SELECT i, row_number() OVER () AS n FROM rf_pairs WHERE grail.reachable('rf', a, b)) s WHERE n BETWEEN 2997 AND 2999),
+          'a SCROLL cursor goes back over the same rows');
+
+-- A prepared statement's generic plan, the graph a parameter.
+SET LOCAL plan_cache_mode = force_generic_plan;
+PREPARE rf_prepared(text, int) AS SELECT count(*) FROM rf_pairs WHERE grail.reachable($1, a, b) AND i > $2;
+DO $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE 'EXECUTE rf_prepared(''rf'', 1000)' INTO n;
+	PERFORM set_config('rf.prepared', n::text, true);
+END $$;
+SET LOCAL grail.reachable_batch = off;
+SELECT is(current_setting('rf.prepared')::bigint, (SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND i > 1000),
+          'a prepared statement''s generic plan with the graph as a parameter');
+RESET grail.reachable_batch;
+RESET plan_cache_mode;
+DEALLOCATE rf_prepared;
+
+-- A materialized view as the table.
+CREATE MATERIALIZED VIEW rf_view AS SELECT * FROM rf_pairs WHERE i % 2 = 0;
+ANALYZE rf_view;
+SELECT rf_same($$SELECT i FROM rf_view WHERE grail.reachable('rf', a, b) ORDER BY i$$, 'a materialized view');
+
+-- A live graph with pending inserts and deletes: the rows the snapshot sees.
+CREATE TABLE rf_live_edges AS SELECT * FROM rf_edges;
+SELECT grail.create_graph('rf_live', 'rf_live_edges');
+INSERT INTO rf_live_edges SELECT k, k + 200 FROM generate_series(0, 2700, 300) k;
+DELETE FROM rf_live_edges WHERE source % 97 = 3;
+SELECT rf_same($$SELECT i FROM rf_pairs WHERE grail.reachable('rf_live', a, b) ORDER BY i$$,
+               'a live graph with pending inserts and deletes');
+SELECT is((SELECT count(*) FROM rf_pairs p WHERE p.i % 50 = 0 AND p.a <> p.b AND p.a IS NOT NULL AND p.b IS NOT NULL
+             AND grail.reachable('rf_live', p.a, p.b) IS DISTINCT FROM EXISTS (
+               WITH RECURSIVE r(v) AS (SELECT p.a UNION SELECT e.target FROM r JOIN rf_live_edges e ON e.source = r.v)
+               SELECT 1 FROM r WHERE r.v = p.b)),
+          0::bigint, 'the live graph''s answers are what its rows reach');
+
+-- Rights: without EXECUTE on the array form, row by row (the same rows); without it on the
+-- per-row function, refused as a plain scan refuses.
+CREATE ROLE rf_reader;
+GRANT USAGE ON SCHEMA grail TO rf_reader;
+GRANT SELECT ON rf_pairs, rf_edges TO rf_reader;
+REVOKE EXECUTE ON FUNCTION grail.reachable(text, bigint[], bigint[]) FROM PUBLIC;
+SET LOCAL ROLE rf_reader;
+SELECT ok(rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
+          'a role without EXECUTE on the array form still gets the filter');
+SELECT is(rf_rows($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$, true),
+          rf_rows($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$, false),
+          'and the same rows, answered row by row');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION grail.reachable(text, bigint[], bigint[]) TO PUBLIC;
+REVOKE EXECUTE ON FUNCTION grail.reachable(text, bigint, bigint) FROM PUBLIC;
+SET LOCAL ROLE rf_reader;
+SELECT throws_ok($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, '42501', NULL,
+                 'without EXECUTE on the per-row function: refused with the filter');
+SET LOCAL grail.reachable_batch = off;
+SELECT throws_ok($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, '42501', NULL,
+                 'and without it');
+RESET grail.reachable_batch;
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION grail.reachable(text, bigint, bigint) TO PUBLIC;
+
+-- Row security: a policy's reachable() must run before a user's condition, which may leak what
+-- the policy hides (a cheap IMMUTABLE function that writes each row it sees into a setting):
+-- no filter then, and nothing leaked. A policy of plain conditions and the user's reachable():
+-- the filter, after the policy.
+CREATE TABLE rf_secrets AS SELECT i AS owner, (i * 7) % 3000 AS target, 'secret ' || i AS secret
+FROM generate_series(0::bigint, 2999) i;
+ALTER TABLE rf_secrets ENABLE ROW LEVEL SECURITY;
+CREATE POLICY rf_reach ON rf_secrets USING (grail.reachable('rf', owner, 5));
+GRANT SELECT ON rf_secrets TO rf_reader;
+CREATE FUNCTION rf_leak(text) RETURNS boolean LANGUAGE plpgsql IMMUTABLE COST 0.0001 AS $$
+BEGIN
+	PERFORM set_config('rf.seen', current_setting('rf.seen', true) || $1 || ',', false);
+	RETURN true;
+END $$;
+SET LOCAL ROLE rf_reader;
+SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_secrets WHERE rf_leak(secret)$$),
+          'no filter where a policy''s reachable() must run before the user''s condition');
+SELECT set_config('rf.seen', '', false);
+SELECT is((SELECT count(*) FROM rf_secrets WHERE rf_leak(secret)),
+          (SELECT count(*) FROM rf_secrets), 'the policy''s rows');
+SELECT is(cardinality(string_to_array(rtrim(current_setting('rf.seen'), ','), ',')), (SELECT count(*)::int FROM rf_secrets),
+          'the user''s condition saw only the rows the policy lets through');
+RESET ROLE;
+DROP POLICY rf_reach ON rf_secrets;
+CREATE POLICY rf_some ON rf_secrets USING (owner % 3 = 0);
+SET LOCAL ROLE rf_reader;
+SELECT rf_same($$SELECT owner FROM rf_secrets WHERE grail.reachable('rf', owner, target) ORDER BY owner$$,
+               'the user''s reachable() under a policy of plain conditions');
+RESET ROLE;
+
+-- Batches bounded by work_mem (a few rows each at 64kB).
+SET LOCAL work_mem = '64kB';
+SELECT rf_same($$SELECT i, label FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$, 'batches within a small work_mem');
+RESET work_mem;
+
+-- Errors as a row-by-row call raises them.
+SELECT throws_ok($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_none', a, b)$$, NULL, NULL,
+                 'a missing graph is an error with the filter');
+SELECT is((SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND false), 0::bigint,
+          'a condition that is never true: no rows');
+SELECT is((SELECT count(*) FROM (SELECT * FROM rf_pairs LIMIT 0) p WHERE grail.reachable('rf', a, b)), 0::bigint,
+          'no rows at all');
+CREATE FUNCTION rf_timed_out() RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b);
+	RETURN 'finished';
+EXCEPTION WHEN query_canceled THEN
+	RETURN 'cancelled';
+END $$;
+SAVEPOINT before_timeout;
+SET LOCAL statement_timeout = '5ms';
+SELECT ok(rf_timed_out() IN ('finished', 'cancelled'), 'under a 5 ms statement_timeout: ends or is cancelled');
+ROLLBACK TO SAVEPOINT before_timeout;
+SELECT rf_same($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, 'and answers as before afterwards');
+
+-- EXPLAIN names the condition, and in VERBOSE how it is answered.
+CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	lines text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE) ' || query LOOP
+		lines := lines || line || E'\n';
+	END LOOP;
+	RETURN lines;
+END $$;
+SELECT matches(rf_explained($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
+               'Condition: grail\.reachable\(''rf''::text, rf_pairs\.a, rf_pairs\.b\).*Answered: by array', 'EXPLAIN VERBOSE names the condition and says the batches go by array');
+
+SELECT * FROM finish();
+ROLLBACK;
