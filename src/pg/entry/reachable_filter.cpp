@@ -6,14 +6,16 @@
 //
 // "Grail Reachability Filter" takes a scan's place where it is safe: a SELECT's plain table or
 // materialized view (no inheritance, no TABLESAMPLE, no row locks), read by a sequential scan,
-// with the condition grail.reachable(graph, source, target) (the bigint form, a member of the
-// extension) among its conditions, the graph an expression of no column, and no volatile
+// with the condition grail.reachable(graph, source, target) or NOT grail.reachable(...) among its
+// conditions (the extension's form for bigint, integer, smallint, text or uuid keys, each of which
+// has an array form), the graph an expression of no column, and no volatile
 // function, placeholder or subquery among the conditions or the columns read. Its child, the
 // sequential scan, applies every other condition; the filter takes the rows that pass them in
 // batches (1,024 rows at first, growing to 65,536, within work_mem), evaluates each row's source and target, calls the
 // array form once per batch through the function manager (its EXECUTE check, snapshot and
-// errors, the graph opened as a per-row call opens it) and returns the rows answered true, in the
-// child's order. A row with a NULL source or target is not returned (the function is STRICT).
+// errors, the graph opened as a per-row call opens it) and returns the rows answered true (false
+// under NOT), in the child's order. A row with a NULL source or target is not returned either way
+// (the function is STRICT: NULL, and NOT NULL is NULL).
 // Where the role may execute the per-row function but not the array form, each row of a batch is
 // answered by the per-row function: the same rows. Forward only (a SCROLL cursor gets a Material
 // node above). grail.reachable_batch = off leaves the condition to the scan, row by row.
@@ -36,6 +38,7 @@ extern "C" {
 #include "catalog/dependency.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
@@ -58,6 +61,7 @@ extern "C" {
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -105,8 +109,13 @@ struct ReachableFilterState {
 	ExprState *graph, *source, *target;
 	ExprContext *row_context; // the arguments' evaluation, one child row at a time
 	FmgrInfo row_function, array_function;
-	Oid collation;              // the call's input collation, as the per-row call takes it
-	bool by_rows;               // no EXECUTE on the array form: each row by the per-row function
+	Oid collation; // the call's input collation, as the per-row call takes it
+	bool by_rows;  // no EXECUTE on the array form: each row by the per-row function
+	bool negated;  // NOT reachable(...): the rows answered false
+	Oid key_type;  // the keys' type, and how its values are stored
+	int16 key_length;
+	bool key_by_value;
+	char key_align;
 	MemoryContext batch_memory; // the batch's rows, keys and answers; reset at each batch
 	int batch_size;             // rows the next batch reads at most
 	MinimalTuple *rows;         // the batch's rows whose source and target are not NULL
@@ -140,26 +149,39 @@ grail_reachable(const Oid *args) {
 	return function;
 }
 
-// The per-row reachable(text, bigint, bigint) among the conditions, with the array form's oid:
-// the clause (its restriction in *found), or null. Not one that must run before another condition
+// The key types whose per-row reachable(text, T, T) has an array form reachable(text, T[], T[]).
+bool
+batchable_key(Oid type) {
+	return type == INT8OID || type == INT4OID || type == INT2OID || type == TEXTOID || type == UUIDOID;
+}
+
+// A condition `reachable(graph, source, target)` or `NOT reachable(...)` among the conditions,
+// for a key type with an array form (whose oid goes to *array_function): the call (its restriction
+// in *found, whether negated in *negated), or null. Not one that must run before another condition
 // (a row security policy's, below a user's condition that may leak what the policy hides): the
 // child scan applies the others first.
 FuncExpr *
-batchable_call(List *restrictions, Oid *array_function, RestrictInfo **found) {
-	static const Oid row_args[] = {TEXTOID, INT8OID, INT8OID};
-	static const Oid array_args[] = {TEXTOID, INT8ARRAYOID, INT8ARRAYOID};
-	Oid row_function = InvalidOid;
+batchable_call(List *restrictions, Oid *array_function, RestrictInfo **found, bool *negated) {
 	ListCell *cell;
 	foreach (cell, restrictions) {
 		RestrictInfo *restriction = lfirst_node(RestrictInfo, cell);
-		if (restriction->pseudoconstant || !IsA(restriction->clause, FuncExpr))
+		if (restriction->pseudoconstant)
 			continue;
-		FuncExpr *call = reinterpret_cast<FuncExpr *>(restriction->clause);
-		if (list_length(call->args) != 3 || call->funcretset)
+		Node *clause = reinterpret_cast<Node *>(restriction->clause);
+		bool is_not = is_notclause(clause);
+		if (is_not)
+			clause = reinterpret_cast<Node *>(get_notclausearg(reinterpret_cast<Expr *>(clause)));
+		if (!IsA(clause, FuncExpr))
 			continue;
-		if (!OidIsValid(row_function))
-			row_function = grail_reachable(row_args);
-		if (!OidIsValid(row_function) || call->funcid != row_function)
+		FuncExpr *call = reinterpret_cast<FuncExpr *>(clause);
+		if (list_length(call->args) != 3 || call->funcretset || call->funcresulttype != BOOLOID)
+			continue;
+		Oid key = exprType(static_cast<Node *>(lsecond(call->args)));
+		if (!batchable_key(key) || exprType(static_cast<Node *>(lthird(call->args))) != key ||
+		    exprType(static_cast<Node *>(linitial(call->args))) != TEXTOID)
+			continue;
+		const Oid row_args[] = {TEXTOID, key, key};
+		if (call->funcid != grail_reachable(row_args))
 			continue;
 		// The graph must be the same for every row of a batch.
 		if (contain_var_clause(static_cast<Node *>(linitial(call->args))))
@@ -169,8 +191,10 @@ batchable_call(List *restrictions, Oid *array_function, RestrictInfo **found) {
 			if (lfirst_node(RestrictInfo, other)->security_level > restriction->security_level)
 				return nullptr;
 		}
+		const Oid array_args[] = {TEXTOID, get_array_type(key), get_array_type(key)};
 		*array_function = grail_reachable(array_args);
 		*found = restriction;
+		*negated = is_not;
 		return OidIsValid(*array_function) ? call : nullptr;
 	}
 	return nullptr;
@@ -214,7 +238,8 @@ add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTb
 		return;
 	Oid array_function = InvalidOid;
 	RestrictInfo *restriction = nullptr;
-	FuncExpr *call = batchable_call(rel->baserestrictinfo, &array_function, &restriction);
+	bool negated = false;
+	FuncExpr *call = batchable_call(rel->baserestrictinfo, &array_function, &restriction, &negated);
 	if (call == nullptr)
 		return;
 	Path *scan = create_seqscan_path(root, rel, nullptr, 0);
@@ -240,7 +265,8 @@ add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTb
 	    std::max(path->path.startup_cost, scan->total_cost - rel->tuples * per_row.per_tuple * 2 / 3);
 	path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	path->custom_paths = list_make1(scan);
-	path->custom_private = list_make2(call, makeInteger(int(uint32(array_function))));
+	path->custom_private =
+	    list_make4(restriction->clause, call, makeInteger(int(uint32(array_function))), makeBoolean(negated));
 	path->methods = &path_methods;
 	add_path(rel, &path->path);
 }
@@ -256,7 +282,8 @@ Plan *
 plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist, List *clauses,
                       List *custom_plans) {
 	Plan *child = static_cast<Plan *>(linitial(custom_plans));
-	Node *call = static_cast<Node *>(linitial(best_path->custom_private));
+	Node *clause = static_cast<Node *>(linitial(best_path->custom_private));
+	Node *call = static_cast<Node *>(lsecond(best_path->custom_private));
 	// The child scan applies every condition of the relation: all but the call, which the filter
 	// answers by batches.
 	if (!IsA(child, SeqScan))
@@ -265,7 +292,7 @@ plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	bool found = false;
 	ListCell *cell;
 	foreach (cell, child->qual) {
-		if (!found && equal(lfirst(cell), call))
+		if (!found && equal(lfirst(cell), clause))
 			found = true;
 		else
 			kept = lappend(kept, lfirst(cell));
@@ -275,7 +302,7 @@ plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	child->qual = kept;
 	// A cached plan is made again where the array form changes, as where the call's function does
 	// (setrefs records that one: it is in the plan's expressions).
-	record_plan_function_dependency(root, Oid(uint32(intVal(lsecond(best_path->custom_private)))));
+	record_plan_function_dependency(root, Oid(uint32(intVal(lthird(best_path->custom_private)))));
 	// The filter's tuple is the child's (scanrelid 0: no relation of its own), whose columns
 	// setrefs matches the filter's target and the call's arguments to.
 	CustomScan *filter = makeNode(CustomScan);
@@ -285,7 +312,7 @@ plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	filter->flags = best_path->flags;
 	filter->custom_plans = custom_plans;
 	filter->custom_exprs = list_make1(copyObjectImpl(call));
-	filter->custom_private = list_make1(lsecond(best_path->custom_private));
+	filter->custom_private = list_make2(lthird(best_path->custom_private), lfourth(best_path->custom_private));
 	filter->custom_scan_tlist = static_cast<List *>(copyObjectImpl(child->targetlist));
 	filter->custom_relids = bms_copy(rel->relids);
 	filter->methods = &scan_methods;
@@ -308,17 +335,29 @@ begin_reachable_filter(CustomScanState *node, EState *estate, int eflags) {
 	node->custom_ps = list_make1(state->child);
 	auto *call = static_cast<FuncExpr *>(linitial(plan->custom_exprs));
 	Oid array_function = Oid(uint32(intVal(linitial(plan->custom_private))));
+	state->negated = boolVal(lsecond(plan->custom_private));
+	state->key_type = exprType(static_cast<Node *>(lsecond(call->args)));
+	get_typlenbyvalalign(state->key_type, &state->key_length, &state->key_by_value, &state->key_align);
 	// As ExecInitFunc checks the per-row call it replaces: EXECUTE, and the hook (sepgsql).
 	AclResult row_allowed = pg_proc_aclcheck(call->funcid, GetUserId(), ACL_EXECUTE);
 	if (row_allowed != ACLCHECK_OK)
 		aclcheck_error(row_allowed, OBJECT_FUNCTION, get_func_name(call->funcid));
 	InvokeFunctionExecuteHook(call->funcid);
 	fmgr_info(call->funcid, &state->row_function);
+	fmgr_info_set_expr(reinterpret_cast<Node *>(call), &state->row_function);
 	state->collation = call->inputcollid;
 	state->by_rows = pg_proc_aclcheck(array_function, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK;
 	if (!state->by_rows) {
 		InvokeFunctionExecuteHook(array_function);
 		fmgr_info(array_function, &state->array_function);
+		// The call's expression, for a function that reads its argument types from it (the
+		// integer and smallint array forms share one C function): the graph, then two arrays.
+		Oid array_type = get_array_type(state->key_type);
+		List *args = list_make3(makeNullConst(TEXTOID, -1, DEFAULT_COLLATION_OID),
+		                        makeNullConst(array_type, -1, InvalidOid), makeNullConst(array_type, -1, InvalidOid));
+		fmgr_info_set_expr(reinterpret_cast<Node *>(makeFuncExpr(array_function, BOOLARRAYOID, args, InvalidOid,
+		                                                         call->inputcollid, COERCE_EXPLICIT_CALL)),
+		                   &state->array_function);
 	}
 	state->graph = ExecInitExpr(static_cast<Expr *>(linitial(call->args)), &node->ss.ps);
 	state->source = ExecInitExpr(static_cast<Expr *>(lsecond(call->args)), &node->ss.ps);
@@ -376,9 +415,10 @@ answer_batch(ReachableFilterState *state) {
 		// A STRICT function's NULL: the condition is not true.
 		if (graph_null || source_null || target_null)
 			continue;
-		sources[state->count] = source; // bigint: by value
-		targets[state->count] = target;
 		previous = MemoryContextSwitchTo(state->batch_memory);
+		// Keys by reference (text, uuid) point into the child's row or the row's memory: copied.
+		sources[state->count] = datumCopy(source, state->key_by_value, state->key_length);
+		targets[state->count] = datumCopy(target, state->key_by_value, state->key_length);
 		state->rows[state->count] = ExecCopySlotMinimalTuple(row);
 		MemoryContextSwitchTo(previous);
 		state->count++;
@@ -393,10 +433,10 @@ answer_batch(ReachableFilterState *state) {
 			state->answers[i] =
 			    DatumGetBool(FunctionCall3Coll(&state->row_function, state->collation, graph, sources[i], targets[i]));
 	} else {
-		ArrayType *source_array =
-		    construct_array(sources, state->count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
-		ArrayType *target_array =
-		    construct_array(targets, state->count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+		ArrayType *source_array = construct_array(sources, state->count, state->key_type, state->key_length,
+		                                          state->key_by_value, state->key_align);
+		ArrayType *target_array = construct_array(targets, state->count, state->key_type, state->key_length,
+		                                          state->key_by_value, state->key_align);
 		ArrayType *answered =
 		    DatumGetArrayTypeP(FunctionCall3Coll(&state->array_function, state->collation, graph,
 		                                         PointerGetDatum(source_array), PointerGetDatum(target_array)));
@@ -405,6 +445,9 @@ answer_batch(ReachableFilterState *state) {
 			elog(ERROR, "reachable() answered a batch of %d pairs otherwise than with as many booleans", state->count);
 		memcpy(state->answers, ARR_DATA_PTR(answered), size_t(state->count));
 	}
+	if (state->negated)
+		for (int i = 0; i < state->count; i++)
+			state->answers[i] = !state->answers[i];
 	MemoryContextSwitchTo(previous);
 }
 
@@ -470,9 +513,10 @@ explain_reachable_filter(CustomScanState *node, List *ancestors, ExplainState *e
 	auto *state = reinterpret_cast<ReachableFilterState *>(node);
 	CustomScan *plan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
 	List *context = set_deparse_context_plan(es->deparse_cxt, &plan->scan.plan, ancestors);
-	ExplainPropertyText(
-	    "Condition", deparse_expression(static_cast<Node *>(linitial(plan->custom_exprs)), context, es->verbose, false),
-	    es);
+	Node *condition = static_cast<Node *>(linitial(plan->custom_exprs));
+	if (state->negated)
+		condition = reinterpret_cast<Node *>(makeBoolExpr(NOT_EXPR, list_make1(condition), -1));
+	ExplainPropertyText("Condition", deparse_expression(condition, context, es->verbose, false), es);
 	if (es->verbose)
 		ExplainPropertyText("Answered", state->by_rows ? "row by row (no EXECUTE on the array form)" : "by array", es);
 }
