@@ -11,7 +11,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(44);
+SELECT plan(45);
 
 SELECT setseed(0.5151);
 -- 3,000 vertices, 9,000 edges, forward within 60 (deep), one in thirty backward (cycles).
@@ -99,6 +99,12 @@ BEGIN
 END $$;
 SELECT rf_same($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) AND rf_must_reach(a, b) AND i % 3 = 0 ORDER BY i$$,
                'a costlier condition sees only the rows that reachable() lets through');
+CREATE FUNCTION rf_label_has(label text, digit text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	RETURN strpos(label, digit) > 0;
+END $$;
+SELECT rf_same($$SELECT i, a FROM rf_pairs WHERE grail.reachable('rf', a, b) AND rf_label_has(label, '3') ORDER BY i$$,
+               'a costlier condition on a column that nothing else reads');
 
 -- Where it does not apply: a volatile condition, row locks, a write, the text form, an OR.
 SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND random() < 2$$),
