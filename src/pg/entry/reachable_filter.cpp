@@ -13,9 +13,9 @@
 // ones, and a row security policy's); the filter takes the rows that pass them in batches (1,024
 // rows at first, growing to 65,536, within work_mem), evaluates each row's source and target,
 // answers the batch's first pair by the per-row function (whatever the graph's checks raise, they
-// raise as a row-by-row call does, hint included) and the rest by one call of the array form,
-// both through the function manager (their EXECUTE checks, snapshot, errors and call counts in
-// pg_stat_user_functions, the graph opened as a per-row call opens it), and returns the rows
+// raise as a row-by-row call does, hint included), then all its pairs by one call of the array
+// form, both through the function manager (their EXECUTE checks, snapshot, errors and call counts
+// in pg_stat_user_functions, the graph opened as a per-row call opens it), and returns the rows
 // answered true, in the child's order, to the conditions ordered after the call (the costlier
 // ones: a function that row by row sees only the rows reachable() lets through sees only those
 // here too). A row with a NULL source or target is not returned (the function is STRICT). Where
@@ -451,25 +451,26 @@ answer_batch(ReachableFilterState *state) {
 	state->answers = static_cast<bool *>(palloc(sizeof(bool) * size_t(state->count)));
 	// The first pair by the per-row function: where the graph cannot answer (none of that name, no
 	// rights on its table, stale, keys of another kind), its error is the one a row-by-row call
-	// raises at this row, not the array form's (whose hint would give a call of arrays).
+	// raises at this row, not the array form's (whose hint would give a call of arrays). The pair
+	// stays in the array, whose length (65,536 for a full batch) is what decides whether its
+	// pairs are split among grail.search_threads helpers.
 	state->answers[0] = reachable_by_row(state, graph, sources[0], targets[0]);
-	int rest = state->count - 1;
 	if (state->by_rows) {
-		for (int i = 1; i <= rest; i++)
+		for (int i = 1; i < state->count; i++)
 			state->answers[i] = reachable_by_row(state, graph, sources[i], targets[i]);
-	} else if (rest > 0) {
+	} else {
 		ArrayType *source_array =
-		    construct_array(sources + 1, rest, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+		    construct_array(sources, state->count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 		ArrayType *target_array =
-		    construct_array(targets + 1, rest, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
+		    construct_array(targets, state->count, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE);
 		bool is_null;
 		Datum result = call_counted(&state->array_function, state->collation, graph, PointerGetDatum(source_array),
 		                            PointerGetDatum(target_array), &is_null);
 		ArrayType *answered = is_null ? nullptr : DatumGetArrayTypeP(result);
-		if (answered == nullptr || ARR_NDIM(answered) != 1 || ARR_DIMS(answered)[0] != rest || ARR_HASNULL(answered) ||
-		    ARR_ELEMTYPE(answered) != BOOLOID)
-			elog(ERROR, "reachable() answered a batch of %d pairs otherwise than with as many booleans", rest);
-		memcpy(state->answers + 1, ARR_DATA_PTR(answered), size_t(rest));
+		if (answered == nullptr || ARR_NDIM(answered) != 1 || ARR_DIMS(answered)[0] != state->count ||
+		    ARR_HASNULL(answered) || ARR_ELEMTYPE(answered) != BOOLOID)
+			elog(ERROR, "reachable() answered a batch of %d pairs otherwise than with as many booleans", state->count);
+		memcpy(state->answers, ARR_DATA_PTR(answered), size_t(state->count));
 	}
 	MemoryContextSwitchTo(previous);
 }
