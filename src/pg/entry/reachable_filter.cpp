@@ -410,8 +410,10 @@ answer_batch(ReachableFilterState *state) {
 	ExprContext *context = state->row_context;
 	Datum graph = 0;
 	bool have_graph = false, graph_null = false;
-	// At most `size` rows, and no more than work_mem of them (wide rows): at least one.
-	Size bytes_allowed = Size(work_mem) * 1024;
+	// At most `size` rows, and no more than work_mem of their copies (wide rows) beside the arrays
+	// just made (24 bytes a row of `size`, 1.5 MB for the largest batch, which must not leave a
+	// small work_mem a batch of one row, answered by two calls): at least one.
+	Size bytes_allowed = MemoryContextMemAllocated(state->batch_memory, true) + Size(work_mem) * 1024;
 	for (int read = 0; read < size; read++) {
 		if (state->count > 0 && MemoryContextMemAllocated(state->batch_memory, true) > bytes_allowed)
 			break;
