@@ -1,15 +1,18 @@
 -- reachable(graph, a, b) in a table's WHERE answered by batches (the Grail Reachability Filter,
 -- grail.reachable_batch): the plan takes it where it is safe and not elsewhere, and every query
--- returns the same rows with it as without it (row by row): other conditions, NULL and unknown
--- keys, expressions as keys, ORDER BY and LIMIT, joins, a correlated subquery (rescans with new
--- parameters), cursors (forward, SCROLL backward), a prepared statement's generic plan, a
+-- returns the same rows with it as without it (row by row): other conditions (a costlier one
+-- sees only the rows the call lets through), NOT reachable(), integer, smallint, text and uuid
+-- keys, NULL and unknown keys, expressions as keys, ORDER BY
+-- and LIMIT, joins, a correlated subquery (rescans with new parameters), cursors (forward, SCROLL
+-- backward, backward without SCROLL), a prepared statement's generic plan, a
 -- materialized view, a live graph with pending inserts and deletes, batches past the largest
 -- (200,000 rows), a role without EXECUTE on the array form (answered row by row) or on the
--- per-row function (refused, as without the filter), a missing graph and a cancel.
+-- per-row function (refused, as without the filter), a missing graph, a graph's error with the
+-- per-row call's hint, the calls counted in pg_stat_user_functions and a cancel.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(46);
+SELECT plan(54);
 
 SELECT setseed(0.5151);
 -- 3,000 vertices, 9,000 edges, forward within 60 (deep), one in thirty backward (cycles).
@@ -109,6 +112,24 @@ SELECT rf_same($$SELECT i FROM rf_small_pairs WHERE grail.reachable('rf', an, bn
 SELECT is((SELECT count(*) FROM rf_small_pairs WHERE grail.reachable('rf_text', at, bt)),
           (SELECT count(*) FROM rf_small_pairs WHERE grail.reachable('rf', a4, b4)), 'the text graph answers as the integer one');
 
+-- A condition that PostgreSQL orders after reachable() (a costlier one: a PL/pgSQL function costs
+-- 100) sees only the rows reachable() lets through, as row by row; this one fails on any other.
+CREATE FUNCTION rf_must_reach(x bigint, y bigint) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	IF NOT grail.reachable('rf', x, y) THEN
+		RAISE EXCEPTION 'rf_must_reach saw the unreachable pair (%, %)', x, y;
+	END IF;
+	RETURN true;
+END $$;
+SELECT rf_same($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) AND rf_must_reach(a, b) AND i % 3 = 0 ORDER BY i$$,
+               'a costlier condition sees only the rows that reachable() lets through');
+CREATE FUNCTION rf_label_has(label text, digit text) RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	RETURN strpos(label, digit) > 0;
+END $$;
+SELECT rf_same($$SELECT i, a FROM rf_pairs WHERE grail.reachable('rf', a, b) AND rf_label_has(label, '3') ORDER BY i$$,
+               'a costlier condition on a column that nothing else reads');
+
 -- Where it does not apply: a volatile condition, row locks, a write, the text form, an OR.
 SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND random() < 2$$),
           'not with a volatile condition');
@@ -150,6 +171,40 @@ SELECT is(rf_cursor($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b)$$
 SELECT is(rf_cursor($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, true, 3000, 'backward', 3),
           (SELECT array_agg(i ORDER BY n DESC) FROM (SELECT i, row_number() OVER () AS n FROM rf_pairs WHERE grail.reachable('rf', a, b)) s WHERE n BETWEEN 2997 AND 2999),
           'a SCROLL cursor goes back over the same rows');
+
+-- A cursor declared without SCROLL or NO SCROLL moves backward over the filter as over the plain
+-- scan (PostgreSQL makes it scrollable where the plan reads backward): rf_moves reads 5 rows,
+-- then 2 back, the 3,000th, 7 back, the last and the one before it.
+CREATE FUNCTION rf_moves(query text, batched boolean) RETURNS bigint[] LANGUAGE plpgsql AS $$
+DECLARE
+	c refcursor := 'rf_moving';
+	got bigint[] := '{}';
+	v bigint;
+BEGIN
+	PERFORM set_config('grail.reachable_batch', batched::text, true);
+	EXECUTE format('DECLARE rf_moving CURSOR FOR %s', query);
+	FOR k IN 1..5 LOOP
+		FETCH NEXT FROM c INTO v;
+		got := got || v;
+	END LOOP;
+	FOR k IN 1..2 LOOP
+		FETCH PRIOR FROM c INTO v;
+		got := got || v;
+	END LOOP;
+	FETCH ABSOLUTE 3000 FROM c INTO v;
+	got := got || v;
+	FETCH RELATIVE -7 FROM c INTO v;
+	got := got || v;
+	MOVE LAST FROM c;
+	FETCH PRIOR FROM c INTO v;
+	got := got || v;
+	CLOSE c;
+	PERFORM set_config('grail.reachable_batch', 'on', true);
+	RETURN got;
+END $$;
+SELECT is(rf_moves($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) AND i % 2 = 0$$, true),
+          rf_moves($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) AND i % 2 = 0$$, false),
+          'a cursor declared without SCROLL moves backward as over the plain scan');
 
 -- A prepared statement's generic plan, the graph a parameter.
 SET LOCAL plan_cache_mode = force_generic_plan;
@@ -265,6 +320,57 @@ SET LOCAL statement_timeout = '5ms';
 SELECT ok(rf_timed_out() IN ('finished', 'cancelled'), 'under a 5 ms statement_timeout: ends or is cancelled');
 ROLLBACK TO SAVEPOINT before_timeout;
 SELECT rf_same($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, 'and answers as before afterwards');
+
+-- An error that the graph raises (here: keys of another kind, bigint keys on the text graph) is
+-- the per-row call's, hint included, not the array form's.
+CREATE FUNCTION rf_error(query text, batched boolean) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	state text;
+	message text;
+	hint text;
+BEGIN
+	PERFORM set_config('grail.reachable_batch', batched::text, true);
+	EXECUTE query;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE, message = MESSAGE_TEXT, hint = PG_EXCEPTION_HINT;
+	RETURN state || ': ' || message || ' (' || hint || ')';
+END $$;
+SELECT ok(rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_text', a, b)$$),
+          'a graph of text keys named with bigint keys: the filter');
+SELECT is(rf_error($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_text', a, b)$$, true),
+          rf_error($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_text', a, b)$$, false),
+          'and the error of the per-row call, hint included');
+
+-- pg_stat_user_functions counts the calls the filter makes (none before this: track_functions
+-- was none): each batch's first pair by the per-row function, the others by the array form.
+SET LOCAL track_functions = 'all';
+SELECT is((SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND i <= 30000), 15259::bigint,
+          'the rows of 30,000, by four batches');
+SELECT is(ARRAY(SELECT calls FROM pg_stat_xact_user_functions
+                WHERE funcid IN ('grail.reachable(text, bigint, bigint)'::regprocedure,
+                                 'grail.reachable(text, bigint[], bigint[])'::regprocedure)
+                ORDER BY funcid::regprocedure::text),
+          ARRAY[4, 4]::bigint[], 'pg_stat_user_functions counts the calls, four of each');
+-- Within a small work_mem a batch still holds many rows: the batch's own arrays (1.5 MB for the
+-- largest) do not count against it, else each batch would be one row answered by two calls.
+CREATE FUNCTION rf_array_calls(query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	before bigint;
+	after bigint;
+BEGIN
+	SELECT coalesce(sum(calls), 0) INTO before FROM pg_stat_xact_user_functions
+	WHERE funcid = 'grail.reachable(text, bigint[], bigint[])'::regprocedure;
+	EXECUTE query;
+	SELECT coalesce(sum(calls), 0) INTO after FROM pg_stat_xact_user_functions
+	WHERE funcid = 'grail.reachable(text, bigint[], bigint[])'::regprocedure;
+	RETURN after - before;
+END $$;
+SET LOCAL work_mem = '64kB';
+SELECT cmp_ok(rf_array_calls($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$), '<', 500::bigint,
+              'at 64kB of work_mem, 200,000 rows in fewer than 500 batches');
+RESET work_mem;
+RESET track_functions;
 
 -- EXPLAIN names the condition, and in VERBOSE how it is answered.
 CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$

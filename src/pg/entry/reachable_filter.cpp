@@ -11,21 +11,28 @@
 // conditions (the extension's form for bigint, integer, smallint, text or uuid keys, each of
 // which has an array form), the graph an expression of no column, and no volatile function,
 // placeholder or correlated subquery among the conditions or the columns read. Its child, the
-// sequential scan, applies every other condition; the filter takes the rows that pass them in
-// batches (1,024 rows at first, growing to 65,536, within work_mem), evaluates each row's source
-// and target, calls the array form once per batch through the function manager (its EXECUTE
-// check, snapshot and errors, the graph opened as a per-row call opens it) and returns the rows
-// answered true (false under NOT), in the child's order. A row with a NULL source or target is
-// not returned either way (the function is STRICT: NULL, and NOT NULL is NULL). Where the role
-// may execute the per-row function but not the array form, each row of a batch is answered by
-// the per-row function: the same rows. Forward only (a SCROLL cursor gets a Material node above).
-// grail.reachable_batch = off leaves the condition to the scan, row by row.
+// sequential scan, applies the conditions that PostgreSQL orders before the call (the cheaper
+// ones, and a row security policy's); the filter takes the rows that pass them in batches (1,024
+// rows at first, growing to 65,536, within work_mem), evaluates each row's source and target,
+// answers the batch's first pair by the per-row function (whatever the graph's checks raise, they
+// raise as a row-by-row call does, hint included), then all its pairs by one call of the array
+// form, both through the function manager (their EXECUTE checks, snapshot, errors and call counts
+// in pg_stat_user_functions, the graph opened as a per-row call opens it), and returns the rows
+// answered true (false under NOT), in the child's order, to the conditions ordered after the call
+// (the costlier ones: a function that row by row sees only the rows reachable() lets through sees
+// only those here too). A row with a NULL source or target is not returned either way (the
+// function is STRICT: NULL, and NOT NULL is NULL). Where the role may execute the per-row function
+// but not the array form, each row of a batch is answered by the per-row function: the same rows.
+// A cursor that may move backward (one declared without NO SCROLL, as over a plain scan) gets the
+// rows one at a time, each answered by the per-row function as the child reads it in either
+// direction: no batch is read ahead of a backward step. grail.reachable_batch = off leaves the
+// condition to the scan, row by row.
 //
 // The read-ahead differs from a scan's only in when rows are read: a LIMIT above stops the child
-// up to a batch later (so an error in a key past the LIMIT shows), which is why volatile
-// functions (whose calls a user could count) keep the plain scan. And the call sees only the rows
-// that pass every other condition, where a scan orders conditions by cost: it never meets a row
-// the scan would not have asked about.
+// up to a batch later, which is why volatile functions (whose calls a user could count) keep the
+// plain scan. An error that the earlier conditions or the call raise on a row read ahead is raised
+// though the plan above would not have asked for that row (README, "Planner estimates and key
+// types"), as a parallel scan's workers raise it.
 //
 // Plain C-style PostgreSQL code: no C++ object lives across a call that may raise an error.
 #include "entry/reachable_filter.hpp"
@@ -61,6 +68,7 @@ extern "C" {
 #include "optimizer/tlist.h"
 #include "parser/parse_func.h"
 #include "parser/parsetree.h"
+#include "pgstat.h"
 #include "utils/acl.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -76,8 +84,6 @@ namespace {
 set_rel_pathlist_hook_type previous_hook = nullptr;
 
 constexpr int kFirstBatch = 1024, kLargestBatch = 65536;
-// The custom path's and plan's private list: the array form's oid.
-constexpr int kArrayFunction = 0;
 
 Plan *plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist, List *clauses,
                             List *custom_plans);
@@ -114,6 +120,7 @@ struct ReachableFilterState {
 	FmgrInfo row_function, array_function;
 	Oid collation; // the call's input collation, as the per-row call takes it
 	bool by_rows;  // no EXECUTE on the array form: each row by the per-row function
+	bool stepwise; // may be read backward: one child row at a time, no batch
 	bool negated;  // NOT reachable(...): the rows answered false
 	Oid key_type;  // the keys' type, and how its values are stored
 	int16 key_length;
@@ -266,7 +273,9 @@ add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte
 	path->path.startup_cost = scan->startup_cost + first_batch * (scan->total_cost - scan->startup_cost);
 	path->path.total_cost =
 	    std::max(path->path.startup_cost, scan->total_cost - rel->tuples * per_row.per_tuple * 2 / 3);
-	path->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	// Backward too, as the plain scan reads (stepwise, without batches): a cursor declared without
+	// NO SCROLL moves backward over it as over the plain scan.
+	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
 	path->custom_paths = list_make1(scan);
 	path->custom_private =
 	    list_make4(restriction->clause, call, makeInteger(int(uint32(array_function))), makeBoolean(negated));
@@ -287,22 +296,33 @@ plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	Plan *child = static_cast<Plan *>(linitial(custom_plans));
 	Node *clause = static_cast<Node *>(linitial(best_path->custom_private));
 	Node *call = static_cast<Node *>(lsecond(best_path->custom_private));
-	// The child scan applies every condition of the relation: all but the call, which the filter
-	// answers by batches.
+	// The scan's conditions are in the order PostgreSQL evaluates them (by security level, then
+	// cost): the child applies those before the call, the filter those after it, to the rows
+	// answered true, as row by row a costlier condition sees only the rows the call lets through.
 	if (!IsA(child, SeqScan))
 		elog(ERROR, "the Grail Reachability Filter's child is not a sequential scan");
-	List *kept = NIL;
+	List *before = NIL, *after = NIL;
 	bool found = false;
 	ListCell *cell;
 	foreach (cell, child->qual) {
 		if (!found && equal(lfirst(cell), clause))
 			found = true;
+		else if (found)
+			after = lappend(after, lfirst(cell));
 		else
-			kept = lappend(kept, lfirst(cell));
+			before = lappend(before, lfirst(cell));
 	}
 	if (!found)
 		elog(ERROR, "the Grail Reachability Filter's call is not among its scan's conditions");
-	child->qual = kept;
+	child->qual = before;
+	// The child returns the columns the later conditions read too.
+	List *vars = pull_var_clause(reinterpret_cast<Node *>(after), 0);
+	foreach (cell, vars) {
+		if (tlist_member(static_cast<Expr *>(lfirst(cell)), child->targetlist) == nullptr)
+			child->targetlist = lappend(
+			    child->targetlist, makeTargetEntry(static_cast<Expr *>(copyObjectImpl(lfirst(cell))),
+			                                       AttrNumber(list_length(child->targetlist) + 1), nullptr, false));
+	}
 	// A cached plan is made again where the array form changes, as where the call's function does
 	// (setrefs records that one: it is in the plan's expressions).
 	record_plan_function_dependency(root, Oid(uint32(intVal(lthird(best_path->custom_private)))));
@@ -310,7 +330,7 @@ plan_reachable_filter(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	// setrefs matches the filter's target and the call's arguments to.
 	CustomScan *filter = makeNode(CustomScan);
 	filter->scan.plan.targetlist = tlist;
-	filter->scan.plan.qual = NIL;
+	filter->scan.plan.qual = after;
 	filter->scan.scanrelid = 0;
 	filter->flags = best_path->flags;
 	filter->custom_plans = custom_plans;
@@ -334,6 +354,7 @@ void
 begin_reachable_filter(CustomScanState *node, EState *estate, int eflags) {
 	auto *state = reinterpret_cast<ReachableFilterState *>(node);
 	CustomScan *plan = reinterpret_cast<CustomScan *>(node->ss.ps.plan);
+	state->stepwise = (eflags & EXEC_FLAG_BACKWARD) != 0;
 	state->child = ExecInitNode(static_cast<Plan *>(linitial(plan->custom_plans)), estate, eflags);
 	node->custom_ps = list_make1(state->child);
 	auto *call = static_cast<FuncExpr *>(linitial(plan->custom_exprs));
@@ -371,6 +392,46 @@ begin_reachable_filter(CustomScanState *node, EState *estate, int eflags) {
 	state->batch_size = kFirstBatch;
 }
 
+// function(graph, source, target) called as the executor calls a function: counted in
+// pg_stat_user_functions where track_functions asks for it.
+Datum
+call_counted(FmgrInfo *function, Oid collation, Datum graph, Datum source, Datum target, bool *is_null) {
+	LOCAL_FCINFO(fcinfo, 3);
+	InitFunctionCallInfoData(*fcinfo, function, 3, collation, nullptr, nullptr);
+	const Datum args[] = {graph, source, target};
+	for (int i = 0; i < 3; i++) {
+		fcinfo->args[i].value = args[i];
+		fcinfo->args[i].isnull = false;
+	}
+	PgStat_FunctionCallUsage usage;
+	pgstat_init_function_usage(fcinfo, &usage);
+	Datum result = FunctionCallInvoke(fcinfo);
+	pgstat_end_function_usage(&usage, true);
+	*is_null = fcinfo->isnull;
+	return result;
+}
+
+// The per-row function's answer for a pair: a NULL does not pass, as in a WHERE.
+bool
+reachable_by_row(ReachableFilterState *state, Datum graph, Datum source, Datum target) {
+	bool is_null;
+	Datum answer = call_counted(&state->row_function, state->collation, graph, source, target, &is_null);
+	return !is_null && DatumGetBool(answer);
+}
+
+// The row context, reset, over a child row whose arguments are evaluated next.
+ExprContext *
+row_context_over(ReachableFilterState *state, TupleTableSlot *row) {
+	ExprContext *context = state->row_context;
+	ResetExprContext(context);
+	// The arguments were compiled for this node's scan tuple, a virtual slot, which is read
+	// without deforming: the child's row (a buffer's tuple, where the child does not project) is
+	// deformed first.
+	slot_getallattrs(row);
+	context->ecxt_scantuple = row;
+	return context;
+}
+
 // Reads the next batch of the child's rows and answers them: state->rows and state->answers.
 void
 answer_batch(ReachableFilterState *state) {
@@ -386,8 +447,10 @@ answer_batch(ReachableFilterState *state) {
 	ExprContext *context = state->row_context;
 	Datum graph = 0;
 	bool have_graph = false, graph_null = false;
-	// At most `size` rows, and no more than work_mem of them (wide rows): at least one.
-	Size bytes_allowed = Size(work_mem) * 1024;
+	// At most `size` rows, and no more than work_mem of their copies (wide rows) beside the arrays
+	// just made (24 bytes a row of `size`, 1.5 MB for the largest batch, which must not leave a
+	// small work_mem a batch of one row, answered by two calls): at least one.
+	Size bytes_allowed = MemoryContextMemAllocated(state->batch_memory, true) + Size(work_mem) * 1024;
 	for (int read = 0; read < size; read++) {
 		if (state->count > 0 && MemoryContextMemAllocated(state->batch_memory, true) > bytes_allowed)
 			break;
@@ -396,12 +459,7 @@ answer_batch(ReachableFilterState *state) {
 			state->child_done = true;
 			break;
 		}
-		ResetExprContext(context);
-		// The arguments were compiled for this node's scan tuple, a virtual slot, which is read
-		// without deforming: the child's row (a buffer's tuple, where the child does not project)
-		// is deformed first.
-		slot_getallattrs(row);
-		context->ecxt_scantuple = row;
+		row_context_over(state, row);
 		if (!have_graph) {
 			// The same for every row (no column of the relation): once a batch, kept in its memory.
 			Datum value = ExecEvalExpr(state->graph, context, &graph_null);
@@ -431,20 +489,26 @@ answer_batch(ReachableFilterState *state) {
 		return;
 	previous = MemoryContextSwitchTo(state->batch_memory);
 	state->answers = static_cast<bool *>(palloc(sizeof(bool) * size_t(state->count)));
+	// The first pair by the per-row function: where the graph cannot answer (none of that name, no
+	// rights on its table, stale, keys of another kind), its error is the one a row-by-row call
+	// raises at this row, not the array form's (whose hint would give a call of arrays). The pair
+	// stays in the array, whose length (65,536 for a full batch) is what decides whether its
+	// pairs are split among grail.search_threads helpers.
+	state->answers[0] = reachable_by_row(state, graph, sources[0], targets[0]);
 	if (state->by_rows) {
-		for (int i = 0; i < state->count; i++)
-			state->answers[i] =
-			    DatumGetBool(FunctionCall3Coll(&state->row_function, state->collation, graph, sources[i], targets[i]));
+		for (int i = 1; i < state->count; i++)
+			state->answers[i] = reachable_by_row(state, graph, sources[i], targets[i]);
 	} else {
 		ArrayType *source_array = construct_array(sources, state->count, state->key_type, state->key_length,
 		                                          state->key_by_value, state->key_align);
 		ArrayType *target_array = construct_array(targets, state->count, state->key_type, state->key_length,
 		                                          state->key_by_value, state->key_align);
-		ArrayType *answered =
-		    DatumGetArrayTypeP(FunctionCall3Coll(&state->array_function, state->collation, graph,
-		                                         PointerGetDatum(source_array), PointerGetDatum(target_array)));
-		if (ARR_NDIM(answered) != 1 || ARR_DIMS(answered)[0] != state->count || ARR_HASNULL(answered) ||
-		    ARR_ELEMTYPE(answered) != BOOLOID)
+		bool is_null;
+		Datum result = call_counted(&state->array_function, state->collation, graph, PointerGetDatum(source_array),
+		                            PointerGetDatum(target_array), &is_null);
+		ArrayType *answered = is_null ? nullptr : DatumGetArrayTypeP(result);
+		if (answered == nullptr || ARR_NDIM(answered) != 1 || ARR_DIMS(answered)[0] != state->count ||
+		    ARR_HASNULL(answered) || ARR_ELEMTYPE(answered) != BOOLOID)
 			elog(ERROR, "reachable() answered a batch of %d pairs otherwise than with as many booleans", state->count);
 		memcpy(state->answers, ARR_DATA_PTR(answered), size_t(state->count));
 	}
@@ -454,11 +518,40 @@ answer_batch(ReachableFilterState *state) {
 	MemoryContextSwitchTo(previous);
 }
 
+// The next child row in the executor's direction that the per-row function answers true, in the
+// scan tuple (its columns the child's, valid until the child's next row); an empty slot past the
+// last. What a plain scan with the call among its conditions does, for a cursor that may move
+// backward.
+TupleTableSlot *
+next_row_stepwise(ReachableFilterState *state, TupleTableSlot *slot) {
+	for (;;) {
+		TupleTableSlot *row = ExecProcNode(state->child);
+		if (TupIsNull(row))
+			return ExecClearTuple(slot);
+		ExprContext *context = row_context_over(state, row);
+		bool graph_null, source_null, target_null;
+		Datum graph = ExecEvalExpr(state->graph, context, &graph_null);
+		Datum source = ExecEvalExpr(state->source, context, &source_null);
+		Datum target = ExecEvalExpr(state->target, context, &target_null);
+		// NOT reachable(...): the rows answered false (a NULL key passes neither way).
+		if (graph_null || source_null || target_null ||
+		    reachable_by_row(state, graph, source, target) == state->negated)
+			continue;
+		int columns = slot->tts_tupleDescriptor->natts;
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, row->tts_values, sizeof(Datum) * size_t(columns));
+		memcpy(slot->tts_isnull, row->tts_isnull, sizeof(bool) * size_t(columns));
+		return ExecStoreVirtualTuple(slot);
+	}
+}
+
 // The next row answered true, in the scan tuple; an empty slot past the last.
 TupleTableSlot *
 next_row(ScanState *node) {
 	auto *state = reinterpret_cast<ReachableFilterState *>(node);
 	TupleTableSlot *slot = node->ss_ScanTupleSlot;
+	if (state->stepwise)
+		return next_row_stepwise(state, slot);
 	for (;;) {
 		while (state->next < state->count) {
 			int i = state->next++;
