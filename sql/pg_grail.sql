@@ -709,10 +709,23 @@ AS 'MODULE_PATHNAME', 'grail_filter_renamed'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
 
+-- True where a graph's stored filter reads back, an error where it does not, NULL where it was not
+-- read because another transaction holds a lock on the edge table that reading it would wait for
+-- (src/pg/entry/ddl_commands.cpp).
+CREATE FUNCTION grail_internal._filter_reads_back(edge_table oid, filter text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_filter_reads_back'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail_internal._filter_reads_back(oid, text) FROM PUBLIC;
+
 -- The graphs whose filter no longer reads back (every column it names still there: a missing column
 -- makes its graph stale elsewhere), with the error reading it gave: what the event triggers' filter
 -- checks (_on_drop, _on_alter_object, _on_ddl_start) act on, each in its own way. A stale graph's
--- filter is not read: its triggers log nothing, and its refresh says what is wrong.
+-- filter is not read: its triggers log nothing, and its refresh says what is wrong. Nor is the
+-- filter of a graph whose edge table another transaction holds locked against reads (its owner's
+-- LOCK TABLE, an ALTER TABLE under way): these checks run at every DDL command of the database,
+-- whoever runs it, and would wait for that lock (or take a lock_timeout for a broken filter); a
+-- later command's check reads it.
 CREATE FUNCTION grail_internal._unreadable_filters()
 RETURNS TABLE (graph_id bigint, schema_name name, graph_name text, graph_filter text, error_text text)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
@@ -728,7 +741,7 @@ BEGIN
 		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
+			PERFORM grail_internal._filter_reads_back(filtered.relid::pg_catalog.oid, filtered.filter);
 		EXCEPTION WHEN OTHERS THEN
 			graph_id := filtered.id;
 			schema_name := filtered.nspname;

@@ -17,6 +17,7 @@ extern "C" {
 #include "parser/parse_relation.h"
 #include "parser/parser.h"
 #include "parser/scansup.h"
+#include "storage/lmgr.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/bytea.h"
@@ -637,6 +638,24 @@ renamed_filter(Oid relid, const char *sql, const char *from, const char *to) {
 		return text;
 	});
 	return renamed;
+}
+
+bool
+filter_reads_back_now(Oid relid, const char *sql) {
+	return guard([&] {
+		if (!ConditionalLockRelationOid(relid, AccessShareLock))
+			return false;
+		Relation rel = try_table_open(relid, NoLock);
+		if (rel != nullptr) {
+			FixedSearchPath fixed;
+			PortableOutput portable;
+			(void)transform_filter(rel, raw_filter(sql), sql);
+			table_close(rel, NoLock);
+		}
+		// Only this call's hold: a lock the transaction held before stays.
+		UnlockRelationOid(relid, AccessShareLock);
+		return rel != nullptr;
+	});
 }
 
 } // namespace grail::pg

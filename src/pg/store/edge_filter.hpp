@@ -51,6 +51,13 @@ bool filter_columns_present(Relation rel, const char *sql);
 // renamed column's new name (grail_internal._filter_renamed, run by the ALTER TABLE's event trigger).
 std::string renamed_filter(Oid relid, const char *sql, const char *from, const char *to);
 
+// Reads the stored filter of a graph over relid back as renamed_filter does (an error where it no
+// longer reads back) and says true; false without reading it where another transaction holds a lock
+// on relid that the read would wait for, or relid is gone (grail_internal._filter_reads_back, run by
+// the event triggers at every DDL command of the database, whoever runs it). The lock it takes is
+// let go again: the read is a check, not a use of the table.
+bool filter_reads_back_now(Oid relid, const char *sql);
+
 // The filter, parsed against one relation (the edge table or a table of its family, whose columns
 // it names), ready to test rows of that relation's slots. Its functions run as the graph's owner,
 // in a restricted security context (as VACUUM runs an index expression as the table's owner): the
