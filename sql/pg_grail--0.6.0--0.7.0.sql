@@ -966,9 +966,8 @@ AS 'MODULE_PATHNAME', 'grail_filter_renamed'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
 
--- True where a graph's stored filter reads back, an error where it does not, NULL where it was not
--- read because another transaction holds a lock on the edge table that reading it would wait for
--- (src/pg/entry/ddl_commands.cpp).
+-- True where a graph's stored filter reads back, an error where it does not; read with its columns
+-- looked up in the catalog, without a lock on the edge table (src/pg/store/edge_filter.hpp).
 CREATE FUNCTION grail_internal._filter_reads_back(edge_table oid, filter text)
 RETURNS boolean
 AS 'MODULE_PATHNAME', 'grail_filter_reads_back'
@@ -978,11 +977,8 @@ REVOKE ALL ON FUNCTION grail_internal._filter_reads_back(oid, text) FROM PUBLIC;
 -- The graphs whose filter no longer reads back (every column it names still there: a missing column
 -- makes its graph stale elsewhere), with the error reading it gave: what the event triggers' filter
 -- checks (_on_drop, _on_alter_object, _on_ddl_start) act on, each in its own way. A stale graph's
--- filter is not read: its triggers log nothing, and its refresh says what is wrong. Nor is the
--- filter of a graph whose edge table another transaction holds locked against reads (its owner's
--- LOCK TABLE, an ALTER TABLE under way): these checks run at every DDL command of the database,
--- whoever runs it, and would wait for that lock (or take a lock_timeout for a broken filter); a
--- later command's check reads it.
+-- filter is not read: its triggers log nothing, and its refresh says what is wrong. These checks
+-- run at every DDL command of the database, whoever runs it: they wait for no lock on an edge table.
 CREATE FUNCTION grail_internal._unreadable_filters()
 RETURNS TABLE (graph_id bigint, schema_name name, graph_name text, graph_filter text, error_text text)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp

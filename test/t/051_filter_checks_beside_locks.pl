@@ -5,8 +5,9 @@
 # wait for it, and under lock_timeout the check took the timeout for a filter that no longer reads
 # back and left the graph stale; a DDL command's transaction then held a lock on every filtered
 # edge table until it ended, so that an open migration kept the tables' owners from altering them;
-# and the merge worker waited for the lock, stalling merges in every database. Now the checks leave
-# a table that another transaction holds, let go of what they took, and the worker skips the graph.
+# and the merge worker waited for the lock, stalling merges in every database. Now the checks read
+# a filter's columns from the catalog, with no lock on its table, and still refuse what breaks a
+# filter while the table is held; the worker skips the graph.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -109,17 +110,31 @@ is($ret, 0, "another role's open transaction that ran DDL holds no lock on alice
 $migration->query_safe(q{ROLLBACK});
 $migration->quit;
 
-# The checks still read the filters that no lock keeps from them: a broken filter is found.
+# The checks still read the filters of tables another transaction holds: a DROP of what a filter
+# uses is refused at once, and so is a RENAME.
 $node->safe_psql('postgres', q{
 	SET ROLE alice;
 	CREATE FUNCTION heavy(w int) RETURNS boolean LANGUAGE sql IMMUTABLE AS 'SELECT w > 3';
 	SELECT grail.drop_graph('a_g');
 	SELECT count(*) FROM (SELECT grail.create_graph('a_g', 'a_edges', filter => 'public.heavy(w)')) c;
 });
-($ret, $stdout, $stderr) = $node->psql('postgres', q{DROP FUNCTION public.heavy(int)},
-	extra_params => [ '-U', 'alice' ]);
+$locker->query_safe(q{BEGIN});
+$locker->query_safe(q{LOCK TABLE a_edges IN ACCESS EXCLUSIVE MODE});
+($ret, $stdout, $stderr) = $node->psql('postgres', q{
+	SET statement_timeout = '5s';
+	DROP FUNCTION public.heavy(int);
+}, extra_params => [ '-U', 'alice' ]);
 like($stderr, qr/cannot drop an object that the filter of pg_grail graph "public\.a_g" uses/,
-	'a DROP of what a filter uses is still refused');
+	'a DROP of what a filter uses is refused while its table is held');
+($ret, $stdout, $stderr) = $node->psql('postgres', q{
+	SET statement_timeout = '5s';
+	ALTER FUNCTION public.heavy(int) RENAME TO light;
+}, extra_params => [ '-U', 'alice' ]);
+like($stderr, qr/cannot change an object that the filter of pg_grail graph "public\.a_g" uses/,
+	'so is a RENAME');
+$locker->query_safe(q{ROLLBACK});
+is($node->safe_psql('postgres', q{SELECT stale FROM grail.graph WHERE name = 'a_g'}), 'f',
+	'and the graph stays in step');
 
 $locker->quit;
 $node->stop;

@@ -143,16 +143,12 @@ GRAIL_FUNCTION(grail_filter_renamed) {
 
 /*
  * grail_internal._filter_reads_back(edge_table oid, filter text): true where a graph's stored filter
- * reads back, an error where it does not, NULL where it was not read because another transaction
- * holds a lock on the edge table that the read would wait for (grail_internal._unreadable_filters:
- * the event triggers of every DDL command of the database, whoever runs it, must not wait for a
- * role's LOCK TABLE of its own edge table, nor take a lock_timeout for a filter that no longer reads).
+ * reads back, an error where it does not, read without a lock on the edge table
+ * (grail_internal._unreadable_filters: store/edge_filter.hpp).
  */
 GRAIL_FUNCTION(grail_filter_reads_back) {
 	Oid relid = PG_GETARG_OID(0);
-	const char *filter = text_argument(fcinfo, 1);
-	if (!filter_reads_back_now(relid, filter))
-		PG_RETURN_NULL();
+	filter_reads_back(relid, text_argument(fcinfo, 1));
 	PG_RETURN_BOOL(true);
 }
 
