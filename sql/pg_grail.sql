@@ -709,10 +709,19 @@ AS 'MODULE_PATHNAME', 'grail_filter_renamed'
 LANGUAGE C STABLE STRICT;
 REVOKE ALL ON FUNCTION grail_internal._filter_renamed(oid, text, name, name) FROM PUBLIC;
 
+-- True where a graph's stored filter reads back, an error where it does not; read with its columns
+-- looked up in the catalog, without a lock on the edge table (src/pg/store/edge_filter.hpp).
+CREATE FUNCTION grail_internal._filter_reads_back(edge_table oid, filter text)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'grail_filter_reads_back'
+LANGUAGE C STABLE STRICT;
+REVOKE ALL ON FUNCTION grail_internal._filter_reads_back(oid, text) FROM PUBLIC;
+
 -- The graphs whose filter no longer reads back (every column it names still there: a missing column
 -- makes its graph stale elsewhere), with the error reading it gave: what the event triggers' filter
 -- checks (_on_drop, _on_alter_object, _on_ddl_start) act on, each in its own way. A stale graph's
--- filter is not read: its triggers log nothing, and its refresh says what is wrong.
+-- filter is not read: its triggers log nothing, and its refresh says what is wrong. These checks
+-- run at every DDL command of the database, whoever runs it: they wait for no lock on an edge table.
 CREATE FUNCTION grail_internal._unreadable_filters()
 RETURNS TABLE (graph_id bigint, schema_name name, graph_name text, graph_filter text, error_text text)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
@@ -728,7 +737,7 @@ BEGIN
 		                  WHERE NOT grail_internal._has_column(gr.relid::pg_catalog.oid, f))
 	LOOP
 		BEGIN
-			PERFORM grail_internal._filter_renamed(filtered.relid::pg_catalog.oid, filtered.filter, ''::pg_catalog.name, ''::pg_catalog.name);
+			PERFORM grail_internal._filter_reads_back(filtered.relid::pg_catalog.oid, filtered.filter);
 		EXCEPTION WHEN OTHERS THEN
 			graph_id := filtered.id;
 			schema_name := filtered.nspname;
@@ -858,6 +867,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	r record;
+	filtered record;
 BEGIN
 	UPDATE grail.graph g SET source_column = a.attname
 	FROM pg_catalog.pg_event_trigger_ddl_commands() c
@@ -907,6 +917,18 @@ BEGIN
 	       OR EXISTS (SELECT 1 FROM pg_catalog.unnest(g.filter_columns) f
 	                  WHERE grail_internal._alters_column_type(c.command, f, f)))
 	  AND NOT g.stale;
+	-- A filter can read a field of a column whose type is another table's row type, (c).f: an ALTER
+	-- TABLE that renames or drops that table's column would leave the filter invalid, and every write
+	-- to the edge table would fail in its trigger. Refused as a change of a function the filter uses
+	-- is (grail_internal._on_alter_object); the edge table's own filter columns were followed above,
+	-- or their graph made stale.
+	FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+		RAISE EXCEPTION 'cannot change an object that the filter of pg_grail graph "%.%" uses, as that would leave the filter invalid',
+		                filtered.schema_name, filtered.graph_name
+			USING ERRCODE = 'dependent_objects_still_exist',
+			      DETAIL = pg_catalog.format('The filter is: %s', filtered.graph_filter),
+			      HINT = 'Drop the graph with grail.drop_graph() first, or create it again with another filter.';
+	END LOOP;
 END
 $$;
 REVOKE ALL ON FUNCTION grail_internal._on_alter_table() FROM PUBLIC;
@@ -1448,14 +1470,19 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
 	filtered record;
+	graph_owner pg_catalog.regrole;
 BEGIN
 	FOR filtered IN SELECT * FROM grail_internal._unreadable_filters() LOOP
+		UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) filtered.graph_id
+		RETURNING owner INTO graph_owner;
+		-- Said to the graph's owner (its members, superusers) only: the command may be any role's, and
+		-- grail.graphs shows a graph's filter only to roles that may read its columns.
+		CONTINUE WHEN NOT pg_catalog.pg_has_role(SESSION_USER, graph_owner::pg_catalog.oid, 'MEMBER');
 		RAISE WARNING 'the filter of pg_grail graph "%.%" no longer reads back: the graph is stale', filtered.schema_name,
 		              filtered.graph_name
 			USING ERRCODE = 'object_not_in_prerequisite_state',
 			      DETAIL = pg_catalog.format('The filter is: %s (%s)', filtered.graph_filter, filtered.error_text),
 			      HINT = 'Put back what the filter uses and refresh the graph, or drop it with grail.drop_graph().';
-		UPDATE grail.graph SET stale = true WHERE id OPERATOR(pg_catalog.=) filtered.graph_id;
 	END LOOP;
 END
 $$;

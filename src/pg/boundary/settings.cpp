@@ -128,6 +128,17 @@ define_settings() {
 	                        "Higher yields more of the CPU to the queries while a merge builds; 0 runs at the "
 	                        "server's priority. Taken by workers started after a change.",
 	                        &settings.merge_worker_nice, 0, 0, 19, PGC_SIGHUP, 0, NULL, NULL, NULL);
+	// A graph's owner decides what its merge runs: its filter's functions, which can sleep, wait for
+	// an advisory lock or loop. One worker serves every database by default and merges one graph
+	// after another, so without a limit one such graph held up the merges of every other graph of
+	// every database for as long as its merge ran. 10min, as grail.log_merge_min_duration, which
+	// counts a merge of minutes as long; a graph whose merges take longer needs it raised (the LOG
+	// line of a cancelled merge says so), or merge_graph() by hand, which it does not limit.
+	DefineCustomIntVariable("grail.merge_timeout",
+	                        "How long one background merge may run before it is cancelled and the worker goes on "
+	                        "with the next graph.",
+	                        "The cancelled merge rolls back and is tried again later; 0 sets no limit.",
+	                        &settings.merge_timeout_ms, 600000, 0, INT_MAX, PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 	// 10min, as log_autovacuum_min_duration since PostgreSQL 15: a table that takes a steady stream
 	// of writes merges every few seconds, and a line for each would drown the log; a merge that
 	// takes minutes is worth a line. 0 logs every merge, -1 none. SUSET, as log_min_duration_statement:

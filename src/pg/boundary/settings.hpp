@@ -37,6 +37,8 @@ struct Settings {
 	int max_search_threads = 4;
 	// The nice value (Unix scheduling priority) a background merge worker takes at its start; 0: none.
 	int merge_worker_nice = 0;
+	// How long one background merge may run before it is cancelled (merge_worker.cpp); 0: no limit.
+	int merge_timeout_ms = 600000;
 	// bfs(), descendants() and ancestors() in FROM run as a Grail Traversal Scan (traversal_scan.cpp).
 	bool traversal_scan = true;
 	// reachable(graph, a, b) in a table scan's WHERE answered by batches (reachable_filter.cpp).

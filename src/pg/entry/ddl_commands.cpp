@@ -142,6 +142,17 @@ GRAIL_FUNCTION(grail_filter_renamed) {
 }
 
 /*
+ * grail_internal._filter_reads_back(edge_table oid, filter text): true where a graph's stored filter
+ * reads back, an error where it does not, read without a lock on the edge table
+ * (grail_internal._unreadable_filters: store/edge_filter.hpp).
+ */
+GRAIL_FUNCTION(grail_filter_reads_back) {
+	Oid relid = PG_GETARG_OID(0);
+	filter_reads_back(relid, text_argument(fcinfo, 1));
+	PG_RETURN_BOOL(true);
+}
+
+/*
  * grail_internal._column_rename(pg_ddl_command): {old name, new name} when the command renamed a column
  * (ALTER TABLE, VIEW, MATERIALIZED VIEW, FOREIGN TABLE ... RENAME COLUMN; ALTER TYPE ... RENAME
  * ATTRIBUTE), else NULL: which filter column a rename renamed, by its old name.

@@ -53,6 +53,7 @@ extern "C" {
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
+#include "utils/timeout.h"
 #include "utils/timestamp.h"
 
 PGDLLEXPORT void grail_merge_launcher_main(Datum arg);
@@ -329,14 +330,29 @@ merge_context(void *arg) {
 	errcontext("background merge of pg_grail graph %lld", (long long)*static_cast<int64_t *>(arg));
 }
 
-// Merges one graph in its own transaction. An error (a failed or cancelled merge) is logged and
-// rolled back with the transaction, which leaves the previous build and every pending change.
-// False where pg_grail is gone from the database (or of another version): nothing is left to merge.
+// Ends the timer of grail.merge_timeout. A cancel it raised after the merge's last check for
+// interrupts (during its commit) would otherwise cancel the next graph's merge.
+void
+stop_merge_timer() {
+	disable_timeout(STATEMENT_TIMEOUT, false);
+	if (get_timeout_indicator(STATEMENT_TIMEOUT, true))
+		QueryCancelPending = false;
+}
+
+// Merges one graph in its own transaction, cancelled past grail.merge_timeout (the statement
+// timeout's timer: the worker runs no statement of a client). An error (a failed or cancelled
+// merge) is logged and rolled back with the transaction, which leaves the previous build and every
+// pending change. False where pg_grail is gone from the database (or of another version): nothing
+// is left to merge.
 bool
 merge_one(int64_t graph_id) {
 	MemoryContext context = CurrentMemoryContext;
 	MergeCall call{graph_id, false, false, false, {0}};
 	volatile bool gone = false; // read after PG_END_TRY: set between the setjmp and a longjmp
+	int timeout_ms = settings.merge_timeout_ms;
+	TimestampTz started = GetCurrentTimestamp();
+	if (timeout_ms > 0)
+		enable_timeout_after(STATEMENT_TIMEOUT, timeout_ms);
 	PG_TRY();
 	{
 		ErrorContextCallback callback;
@@ -386,8 +402,17 @@ merge_one(int64_t graph_id) {
 		note_merge_failed();
 		RESUME_INTERRUPTS();
 		pgstat_report_activity(STATE_IDLE, NULL);
+		if (timeout_ms > 0 && TimestampDifferenceExceeds(started, GetCurrentTimestamp(), timeout_ms))
+			ereport(LOG, (errmsg("pg_grail background merge of graph %lld cancelled after grail.merge_timeout (%d ms)",
+			                     (long long)graph_id, timeout_ms),
+			              errdetail("Its changes stay pending; the merge is tried again later."),
+			              errhint("Raise grail.merge_timeout where a graph's merges take this long (merge_graph() by "
+			                      "hand has no such limit). A merge runs its graph's filter functions as the graph's "
+			                      "owner, and a slow one holds up the merges of the other graphs meanwhile.")));
 	}
 	PG_END_TRY();
+	if (timeout_ms > 0)
+		stop_merge_timer();
 	return !gone;
 }
 

@@ -563,6 +563,14 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	bool background = background_id != 0;
 	if (background && (row.id != background_id || !row.live || row.stale || !row.watched))
 		return std::string();
+	// A background merge waits for no lock: one worker serves every database by default, and a
+	// transaction that holds a lock on one of the graph's tables that a read waits for (its owner's
+	// LOCK TABLE, left idle) would stall every merge. Taken before the checks: reading the stored
+	// filter back opens the table. The graph's row is locked after, as below.
+	if (background && !lock_tables_at_once(row.relid)) {
+		*busy = true;
+		return std::string();
+	}
 	check_buildable(row.relid);
 	check_edge_columns(row.relid, row.source_attnum, row.target_attnum);
 	if (!row.filter.empty())
@@ -576,12 +584,10 @@ rebuild(const GraphName &name, BuildCommand command, int64_t background_id, bool
 	bool blocking = !row.live || row.stale || !row.watched;
 	if (blocking)
 		lock_relation(row.relid, ShareLock);
-	// A background merge waits for no lock: one worker serves every database by default, and a
-	// transaction that holds the graph's row (its owner's merge_graph(), left idle) or a lock on one
-	// of its tables that a read waits for would stall every merge. It leaves such a graph and tells
-	// its worker to come back later (busy); a graph dropped meanwhile, whose row is gone, looks the
-	// same, and the next look finds it gone.
-	if (background && (!lock_tables_at_once(row.relid) || !find_graph(name, &row, true, true))) {
+	// Nor for the graph's row (its owner's merge_graph(), left idle): it leaves such a graph and
+	// tells its worker to come back later (busy); a graph dropped meanwhile, whose row is gone,
+	// looks the same, and the next look finds it gone.
+	if (background && !find_graph(name, &row, true, true)) {
 		*busy = true;
 		return std::string();
 	}

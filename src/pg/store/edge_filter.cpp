@@ -225,24 +225,49 @@ filter_error_context(void *arg) {
 	errcontext("pg_grail filter: %s", static_cast<const char *>(arg));
 }
 
+// A column of the relation whose oid is the hook's state, looked up by name in the catalog
+// (filter_reads_back: no lock on the relation, nor a range table entry for it).
+Node *
+column_from_catalog(ParseState *pstate, ColumnRef *ref, Node *var) {
+	Oid relid = *static_cast<Oid *>(pstate->p_ref_hook_state);
+	Node *last = static_cast<Node *>(llast(ref->fields));
+	if (var != nullptr || list_length(ref->fields) != 1 || !IsA(last, String))
+		return nullptr;
+	AttrNumber attnum = get_attnum(relid, strVal(last));
+	if (attnum <= 0)
+		return nullptr;
+	Oid type, collation;
+	int32 typmod;
+	get_atttypetypmodcoll(relid, attnum, &type, &typmod, &collation);
+	return reinterpret_cast<Node *>(makeVar(1, attnum, type, typmod, collation, 0));
+}
+
+Node *checked_filter(ParseState *pstate, Node *raw, const char *text);
+
 // The filter parsed and checked against rel, in the search_path in force (PostgreSQL calls).
 Node *
 transform_filter(Relation rel, Node *raw, const char *text, Rename *rename = nullptr) {
-	ErrorContextCallback callback;
-	callback.callback = filter_error_context;
-	callback.arg = const_cast<char *>(text);
-	callback.previous = error_context_stack;
-	error_context_stack = &callback;
 	ParseState *pstate = make_parsestate(nullptr);
-	// No source text: an error's position would point into the caller's statement, not the filter
-	// (the context line names the filter).
-	pstate->p_sourcetext = nullptr;
 	if (rename != nullptr) {
 		pstate->p_post_columnref_hook = follow_rename;
 		pstate->p_ref_hook_state = rename;
 	}
 	ParseNamespaceItem *item = addRangeTableEntryForRelation(pstate, rel, AccessShareLock, nullptr, false, true);
 	addNSItemToQuery(pstate, item, false, true, true);
+	return checked_filter(pstate, raw, text);
+}
+
+// The filter parsed in pstate, whose columns are in place, and checked (PostgreSQL calls).
+Node *
+checked_filter(ParseState *pstate, Node *raw, const char *text) {
+	ErrorContextCallback callback;
+	callback.callback = filter_error_context;
+	callback.arg = const_cast<char *>(text);
+	callback.previous = error_context_stack;
+	error_context_stack = &callback;
+	// No source text: an error's position would point into the caller's statement, not the filter
+	// (the context line names the filter).
+	pstate->p_sourcetext = nullptr;
 	// As a partial index's predicate: the parser refuses subqueries, aggregates, window and
 	// set-returning functions, and parameters.
 	Node *expr = transformExpr(pstate, static_cast<Node *>(copyObjectImpl(raw)), EXPR_KIND_INDEX_PREDICATE);
@@ -637,6 +662,18 @@ renamed_filter(Oid relid, const char *sql, const char *from, const char *to) {
 		return text;
 	});
 	return renamed;
+}
+
+void
+filter_reads_back(Oid relid, const char *sql) {
+	guard([&] {
+		ParseState *pstate = make_parsestate(nullptr);
+		pstate->p_post_columnref_hook = column_from_catalog;
+		pstate->p_ref_hook_state = &relid;
+		FixedSearchPath fixed;
+		PortableOutput portable;
+		(void)checked_filter(pstate, raw_filter(sql), sql);
+	});
 }
 
 } // namespace grail::pg

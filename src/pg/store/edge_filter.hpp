@@ -51,6 +51,16 @@ bool filter_columns_present(Relation rel, const char *sql);
 // renamed column's new name (grail_internal._filter_renamed, run by the ALTER TABLE's event trigger).
 std::string renamed_filter(Oid relid, const char *sql, const char *from, const char *to);
 
+// Reads the stored filter of a graph over relid back as renamed_filter does: an error where it no
+// longer reads back (grail_internal._filter_reads_back, run by the event triggers at every DDL
+// command of the database, whoever runs it). Its columns are looked up by name in relid's catalog
+// rows, with no lock on relid: a role's lock on its own edge table (LOCK TABLE, left idle) must not
+// hold up every other role's DDL, and a check that waited would end in a lock_timeout taken for a
+// filter that no longer reads back. What it reads is the committed catalog, as a later lock would
+// give it once a transaction that changes the table rolls back (one that commits checks its own
+// change).
+void filter_reads_back(Oid relid, const char *sql);
+
 // The filter, parsed against one relation (the edge table or a table of its family, whose columns
 // it names), ready to test rows of that relation's slots. Its functions run as the graph's owner,
 // in a restricted security context (as VACUUM runs an index expression as the table's owner): the
