@@ -11,6 +11,7 @@
 // that copies the call from the range table. Plain C-style PostgreSQL code: no C++ object lives
 // across a call that may raise an error.
 #include "entry/depth_pushdown.hpp"
+#include "entry/plan_checks.hpp"
 
 extern "C" {
 #include "postgres.h"
@@ -174,8 +175,7 @@ is_depth_bounded_search(Oid function) {
 	char *schema_name = OidIsValid(schema) ? get_namespace_name(schema) : nullptr;
 	if (schema_name == nullptr || strcmp(schema_name, "grail") != 0)
 		return false;
-	Oid extension = get_extension_oid("pg_grail", true);
-	return OidIsValid(extension) && getExtensionOfObject(ProcedureRelationId, function) == extension;
+	return is_extension_function(function);
 }
 
 void

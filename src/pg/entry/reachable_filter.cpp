@@ -40,6 +40,7 @@
 #include <algorithm>
 
 #include "boundary/settings.hpp"
+#include "entry/plan_checks.hpp"
 
 extern "C" {
 #include "postgres.h"
@@ -134,29 +135,12 @@ struct ReachableFilterState {
 	bool child_done;
 };
 
-// Whether the expression holds what the filter does not evaluate as the scan would: a
-// placeholder (an outer join's expression), a subquery, or a whole row of the relation.
-bool
-holds_unplain(Node *node, void *context) {
-	if (node == nullptr)
-		return false;
-	if (IsA(node, PlaceHolderVar) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, SubLink))
-		return true;
-	if (IsA(node, Var) && reinterpret_cast<Var *>(node)->varattno == InvalidAttrNumber)
-		return true;
-	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(holds_unplain), context);
-}
-
 // The extension's function `reachable` in schema grail taking `args`, or InvalidOid.
 Oid
 grail_reachable(const Oid *args) {
 	Oid function =
 	    LookupFuncName(list_make2(makeString(pstrdup("grail")), makeString(pstrdup("reachable"))), 3, args, true);
-	Oid extension = get_extension_oid("pg_grail", true);
-	if (!OidIsValid(function) || !OidIsValid(extension) ||
-	    getExtensionOfObject(ProcedureRelationId, function) != extension)
-		return InvalidOid;
-	return function;
+	return grail::pg::is_extension_function(function) ? function : InvalidOid;
 }
 
 // The key types whose per-row reachable(text, T, T) has an array form reachable(text, T[], T[]).
@@ -233,9 +217,13 @@ add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte
 		return;
 	ListCell *cell;
 	foreach (cell, rel->reltarget->exprs) {
-		if (!IsA(lfirst(cell), Var) || reinterpret_cast<Var *>(lfirst(cell))->varattno == InvalidAttrNumber)
+		if (!IsA(lfirst(cell), Var))
 			return;
 	}
+	// The child's tuple lists the relation's columns: no whole row.
+	if (grail::pg::uses_whole_row(reinterpret_cast<Node *>(rel->reltarget->exprs), rel->relid) ||
+	    grail::pg::restrictions_use_whole_row(rel->baserestrictinfo, rel->relid))
+		return;
 	List *clauses = NIL;
 	foreach (cell, rel->baserestrictinfo) {
 		RestrictInfo *restriction = lfirst_node(RestrictInfo, cell);
@@ -244,7 +232,7 @@ add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte
 		clauses = lappend(clauses, restriction->clause);
 	}
 	if (contain_volatile_functions(reinterpret_cast<Node *>(clauses)) ||
-	    holds_unplain(reinterpret_cast<Node *>(clauses), nullptr))
+	    grail::pg::holds_placeholder_or_subplan(reinterpret_cast<Node *>(clauses)))
 		return;
 	Oid array_function = InvalidOid;
 	RestrictInfo *restriction = nullptr;

@@ -24,6 +24,7 @@
 
 #include "boundary/settings.hpp"
 #include "entry/depth_pushdown.hpp"
+#include "entry/plan_checks.hpp"
 #include "entry/traversal_rows.hpp"
 
 extern "C" {
@@ -97,36 +98,6 @@ struct TraversalScanState {
 	bool past_end;
 };
 
-// Whether the expression holds what the scan does not evaluate as FunctionScan does: a
-// placeholder (an outer join's expression, replaced by createplan in ways this file does not
-// repeat) or a subplan.
-bool
-holds_unplain(Node *node, void *context) {
-	if (node == nullptr)
-		return false;
-	if (IsA(node, PlaceHolderVar) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) || IsA(node, SubLink))
-		return true;
-	return expression_tree_walker(node, reinterpret_cast<bool (*)()>(holds_unplain), context);
-}
-
-// Whether the expression needs the relation's whole row (the scan's tuple lists its columns only).
-bool
-uses_whole_row(Node *node, Index rti) {
-	Bitmapset *attributes = nullptr;
-	pull_varattnos(node, rti, &attributes);
-	return bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attributes);
-}
-
-bool
-restrictions_use_whole_row(List *restrictions, Index rti) {
-	ListCell *cell;
-	foreach (cell, restrictions) {
-		if (uses_whole_row(reinterpret_cast<Node *>(lfirst_node(RestrictInfo, cell)->clause), rti))
-			return true;
-	}
-	return false;
-}
-
 // The relation's target where it holds Vars alone and a join above projects: all the function's
 // columns in order instead, so that the scan's tuple is its output and ExecScan projects nothing a
 // row (as a relation scan's physical tlist, which createplan makes for no custom path); the join
@@ -164,13 +135,13 @@ add_traversal_path(PlannerInfo *root, RelOptInfo *rel, Index rti, RangeTblEntry 
 	if (function_path->pathtype != T_FunctionScan || !IsA(function->funcexpr, FuncExpr))
 		return;
 	FuncExpr *call = reinterpret_cast<FuncExpr *>(function->funcexpr);
-	if (!call->funcretset || holds_unplain(function->funcexpr, nullptr) ||
+	if (!call->funcretset || grail::pg::holds_placeholder_or_subplan(function->funcexpr) ||
 	    !grail::pg::is_depth_bounded_search(call->funcid))
 		return;
-	if (uses_whole_row(reinterpret_cast<Node *>(rel->reltarget->exprs), rti) ||
-	    restrictions_use_whole_row(rel->baserestrictinfo, rti) ||
+	if (grail::pg::uses_whole_row(reinterpret_cast<Node *>(rel->reltarget->exprs), rti) ||
+	    grail::pg::restrictions_use_whole_row(rel->baserestrictinfo, rti) ||
 	    (function_path->param_info != nullptr &&
-	     restrictions_use_whole_row(function_path->param_info->ppi_clauses, rti)))
+	     grail::pg::restrictions_use_whole_row(function_path->param_info->ppi_clauses, rti)))
 		return;
 	// The FunctionScan's estimates (the functions' support gives its rows), for the same work less
 	// the copy; the scan replaces that path rather than compete with it.
