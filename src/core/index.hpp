@@ -304,8 +304,9 @@ public:
 	};
 	// answers[i] = reachable(sources[i], targets[i]) where the ids, components and labels decide;
 	// the other pairs (answers false) are listed in undecided, for a search. helpers: threads beside
-	// the calling one that may take ranges of the pairs (a large batch only), each with a query of
-	// its own that this one keeps; the same answers and the same undecided list, in order.
+	// the calling one that may take runs of the pairs (a batch of kFewestItemsToSplit pairs or
+	// more), each with a query of its own that this one keeps; the same answers and the same
+	// undecided list, in order.
 	void decide_many(const int64_t *sources, const int64_t *targets, size_t count, bool *answers, Undecided &undecided,
 	                 unsigned helpers = 0);
 	// Answers the undecided pairs, each by the pruned search; with helpers, those threads take
