@@ -89,9 +89,9 @@ define_settings() {
 	                        &settings.max_build_threads, 4, 0, 16, PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("grail.search_threads",
 	                        "Helper threads a batch of reachable() pairs may decide and search on beside its backend.",
-	                        "An array of pairs (or a set of them) is split among them and the backend, the same "
-	                        "answers; 0 answers on the backend's thread alone; -1 (the default): 2, no more than "
-	                        "the machine's CPUs less one.",
+	                        "An array of pairs (or a batch of a table's rows, by the Grail Reachability Filter) is "
+	                        "split among them and the backend, the same answers; 0 answers on the backend's thread "
+	                        "alone; -1 (the default): 2, no more than the machine's CPUs less one.",
 	                        &settings.search_threads, -1, -1, 16, PGC_USERSET, 0, NULL, NULL, NULL);
 	// SUSET, as grail.max_build_threads: without a cap any role could have each of its sessions'
 	// batches run 17 threads.
