@@ -12,7 +12,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(54);
+SELECT plan(69);
 
 SELECT setseed(0.5151);
 -- 3,000 vertices, 9,000 edges, forward within 60 (deep), one in thirty backward (cycles).
@@ -371,6 +371,57 @@ SELECT cmp_ok(rf_array_calls($$SELECT count(*) FROM rf_pairs WHERE grail.reachab
               'at 64kB of work_mem, 200,000 rows in fewer than 500 batches');
 RESET work_mem;
 RESET track_functions;
+
+-- A parallel plan: a filter in each process over its share of a parallel scan, under a Gather,
+-- the same rows as row by row; in a worker without EXECUTE on the array form, row by row too; not
+-- where the array form may not run in a worker.
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL max_parallel_workers_per_gather = 2;
+CREATE FUNCTION rf_parallel(query text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	lines text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
+		lines := lines || line || E'\n';
+	END LOOP;
+	RETURN lines ~ 'Gather.*Grail Reachability Filter.*Parallel Seq Scan';
+END $$;
+CREATE FUNCTION rf_same_parallel(query text, what text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+BEGIN
+	PERFORM set_config('grail.reachable_batch', 'on', true);
+	RETURN NEXT ok(rf_parallel(query), what || ': a filter under a Gather');
+	RETURN NEXT is(rf_rows(query, true), rf_rows(query, false), what || ': the rows of row by row');
+	PERFORM set_config('grail.reachable_batch', 'on', true);
+END $$;
+SELECT rf_same_parallel($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$, 'parallel count');
+SELECT rf_same_parallel($$SELECT i, a, b, label FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$,
+                        'parallel, every column in order');
+SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE i % 5 = 1 AND NOT grail.reachable('rf', a, b) ORDER BY i$$,
+                        'parallel NOT reachable() with another condition');
+SELECT rf_same_parallel($$SELECT i, at FROM rf_small_pairs WHERE grail.reachable('rf_text', at, bt) ORDER BY i$$,
+                        'parallel, text keys');
+SELECT rf_same_parallel($$SELECT p.i, l.name FROM rf_pairs p JOIN rf_labels l ON l.id = p.b
+                          WHERE grail.reachable('rf', p.a, p.b) ORDER BY p.i$$, 'parallel, joined to another table');
+SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE grail.reachable('rf_live', a, b) ORDER BY i$$,
+                        'parallel, a live graph with pending inserts and deletes');
+REVOKE EXECUTE ON FUNCTION grail.reachable(text, bigint[], bigint[]) FROM PUBLIC;
+SET LOCAL ROLE rf_reader;
+SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$,
+                        'parallel, without EXECUTE on the array form');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION grail.reachable(text, bigint[], bigint[]) TO PUBLIC;
+SAVEPOINT array_form_unsafe;
+ALTER FUNCTION grail.reachable(text, bigint[], bigint[]) PARALLEL UNSAFE;
+SELECT ok(NOT rf_parallel($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
+          'no filter under a Gather where the array form is not parallel safe');
+ROLLBACK TO SAVEPOINT array_form_unsafe;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
 
 -- EXPLAIN names the condition, and in VERBOSE how it is answered.
 CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$

@@ -206,6 +206,45 @@ child_target(PlannerInfo *root, RelOptInfo *rel, FuncExpr *call) {
 	return set_pathtarget_cost_width(root, target);
 }
 
+// The filter's path over a sequential scan of rel: a whole scan (workers 0), or a partial one
+// whose parallel scan hands each process of a parallel plan its share of the rows.
+CustomPath *
+filter_path(PlannerInfo *root, RelOptInfo *rel, FuncExpr *call, RestrictInfo *restriction, Oid array_function,
+            bool negated, int workers) {
+	Path *scan = create_seqscan_path(root, rel, nullptr, workers);
+	// The rows one process's filter returns: the scan's estimate (all the conditions, its share).
+	double rows = scan->rows, share = rows / std::max(rel->rows, 1.0), tuples = rel->tuples * share;
+	scan->pathtarget = child_target(root, rel, call);
+	// The rows that pass the other conditions (the scan's own estimate counts the call's too).
+	List *others = list_copy(rel->baserestrictinfo);
+	others = list_delete_ptr(others, restriction);
+	scan->rows = clamp_row_est(tuples * clauselist_selectivity(root, others, 0, JOIN_INNER, nullptr));
+	// The scan's costs, less the part of the call's per-row cost that answering a batch saves (a
+	// pair by array costs about a third of a pair by row).
+	QualCost per_row;
+	cost_qual_eval_node(&per_row, reinterpret_cast<Node *>(call), root);
+	CustomPath *path = makeNode(CustomPath);
+	path->path.pathtype = T_CustomScan;
+	path->path.parent = rel;
+	path->path.pathtarget = rel->reltarget;
+	path->path.param_info = nullptr;
+	path->path.parallel_aware = false; // the child scan shares the table out
+	path->path.parallel_safe = workers > 0;
+	path->path.parallel_workers = workers;
+	path->path.rows = rows;
+	double first_batch = std::min(tuples, double(kFirstBatch)) / std::max(tuples, 1.0);
+	path->path.startup_cost = scan->startup_cost + first_batch * (scan->total_cost - scan->startup_cost);
+	path->path.total_cost = std::max(path->path.startup_cost, scan->total_cost - tuples * per_row.per_tuple * 2 / 3);
+	// Backward too, as the plain scan reads (stepwise, without batches): a cursor declared without
+	// NO SCROLL moves backward over it as over the plain scan. A parallel plan is never read so.
+	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | (workers > 0 ? 0 : CUSTOMPATH_SUPPORT_BACKWARD_SCAN);
+	path->custom_paths = list_make1(scan);
+	path->custom_private =
+	    list_make4(restriction->clause, call, makeInteger(int(uint32(array_function))), makeBoolean(negated));
+	path->methods = &path_methods;
+	return path;
+}
+
 void
 add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte) {
 	if (!grail::pg::settings.reachable_batch || rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION ||
@@ -240,35 +279,18 @@ add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte
 	FuncExpr *call = batchable_call(rel->baserestrictinfo, &array_function, &restriction, &negated);
 	if (call == nullptr)
 		return;
-	Path *scan = create_seqscan_path(root, rel, nullptr, 0);
-	scan->pathtarget = child_target(root, rel, call);
-	// The rows that pass the other conditions (the scan's own estimate counts the call's too).
-	List *others = list_copy(rel->baserestrictinfo);
-	others = list_delete_ptr(others, restriction);
-	scan->rows = clamp_row_est(rel->tuples * clauselist_selectivity(root, others, 0, JOIN_INNER, nullptr));
-	// The scan's costs, less the part of the call's per-row cost that answering a batch saves (a
-	// pair by array costs about a third of a pair by row).
-	QualCost per_row;
-	cost_qual_eval_node(&per_row, reinterpret_cast<Node *>(call), root);
-	CustomPath *path = makeNode(CustomPath);
-	path->path.pathtype = T_CustomScan;
-	path->path.parent = rel;
-	path->path.pathtarget = rel->reltarget;
-	path->path.param_info = nullptr;
-	path->path.parallel_safe = false;
-	path->path.rows = rel->rows;
-	double first_batch = std::min(rel->tuples, double(kFirstBatch)) / std::max(rel->tuples, 1.0);
-	path->path.startup_cost = scan->startup_cost + first_batch * (scan->total_cost - scan->startup_cost);
-	path->path.total_cost =
-	    std::max(path->path.startup_cost, scan->total_cost - rel->tuples * per_row.per_tuple * 2 / 3);
-	// Backward too, as the plain scan reads (stepwise, without batches): a cursor declared without
-	// NO SCROLL moves backward over it as over the plain scan.
-	path->flags = CUSTOMPATH_SUPPORT_PROJECTION | CUSTOMPATH_SUPPORT_BACKWARD_SCAN;
-	path->custom_paths = list_make1(scan);
-	path->custom_private =
-	    list_make4(restriction->clause, call, makeInteger(int(uint32(array_function))), makeBoolean(negated));
-	path->methods = &path_methods;
-	add_path(rel, &path->path);
+	add_path(rel, &filter_path(root, rel, call, restriction, array_function, negated, 0)->path);
+	// Beside a parallel sequential scan, one filter in each process that reads the table (the
+	// leader and its workers), each answering the rows its scan hands it in batches of its own:
+	// without it a large table's parallel plan, cheaper than one process's filter, answers row by
+	// row. Only where every condition and column may be computed in a worker (consider_parallel)
+	// and the array form may be called there too.
+	if (rel->consider_parallel && max_parallel_workers_per_gather > 0 &&
+	    func_parallel(array_function) == PROPARALLEL_SAFE) {
+		int workers = compute_parallel_worker(rel, double(rel->pages), -1, max_parallel_workers_per_gather);
+		if (workers > 0)
+			add_partial_path(rel, &filter_path(root, rel, call, restriction, array_function, negated, workers)->path);
+	}
 }
 
 void
