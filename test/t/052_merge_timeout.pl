@@ -3,7 +3,8 @@
 # only in the merge worker (it passed create_graph at once) held up every other graph's merges for
 # as long as it slept. grail.merge_timeout cancels such a merge: it rolls back, leaves the graph's
 # changes pending and its answers exact, says so in the server log, and the worker goes on with the
-# next graph, here another role's, and one of another database.
+# next graph, here another role's, and one of another database. The worker takes the smallest
+# graphs first, so a large graph whose merges time out no longer holds the others back at all.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -40,6 +41,8 @@ $node->safe_psql('postgres', q{
 	END $$;
 	CREATE TABLE m_edges (source bigint, target bigint, w int);
 	INSERT INTO m_edges SELECT i, i + 1, 1 FROM generate_series(1, 50) i;
+	-- Larger than the victim's graph, though created first.
+	INSERT INTO m_edges SELECT i, i + 1, 1 FROM generate_series(1001, 1500) i;
 	SELECT count(*) FROM (SELECT grail.create_graph('m_g', 'm_edges', filter => 'public.slow_in_worker(w)')) c;
 	SET ROLE victim;
 	CREATE TABLE v_edges (source bigint, target bigint);
@@ -61,17 +64,19 @@ $node->safe_psql('postgres', q{INSERT INTO v_edges SELECT i, i + 1 FROM generate
 my $offset = -s $node->logfile;
 $node->append_conf('postgresql.conf', qq{
 grail.merge_threshold = 100
-grail.merge_timeout = '3s'
+grail.merge_timeout = '6s'
 });
 $node->reload;
 
 ok($node->poll_query_until('postgres', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'v_g'}),
 	"another role's graph is merged though mallory's merge sleeps");
+unlike(slurp_file($node->logfile, $offset), qr/cancelled after grail\.merge_timeout/,
+	"before mallory's larger graph's merge times out: the smaller graph goes first");
 # Written while mallory's merge may still hold the worker.
 $node->safe_psql('other', q{INSERT INTO o_edges SELECT i, i + 1 FROM generate_series(1, 300) i});
 ok($node->poll_query_until('other', q{SELECT pending_changes = 0 FROM grail.activity WHERE graph = 'o_g'}),
 	'so is a graph of another database');
-ok($node->wait_for_log(qr/pg_grail background merge of graph \d+ cancelled after grail\.merge_timeout \(3000 ms\)/,
+ok($node->wait_for_log(qr/pg_grail background merge of graph \d+ cancelled after grail\.merge_timeout \(6000 ms\)/,
 	$offset), 'the server log says which merge was cancelled, and why');
 like(slurp_file($node->logfile, $offset), qr/HINT:  Raise grail\.merge_timeout/, 'and what to do');
 is($node->safe_psql('postgres', q{SELECT pending_changes FROM grail.activity WHERE graph = 'm_g'}), '250',

@@ -505,13 +505,16 @@ graphs_to_merge(int64_t threshold) {
 		Oid types[] = {INT8OID};
 		Datum values[] = {Int64GetDatum(threshold)};
 		// Edge changes, as grail.graphs counts them, of at most threshold rows of each graph (each
-		// row holds at least one: the sum passes the threshold iff the graph's total does).
+		// row holds at least one: the sum passes the threshold iff the graph's total does). The
+		// smallest graphs first (a merge's time grows with its graph's edges): one whose merges take
+		// long, or run past grail.merge_timeout, goes after the quick ones instead of holding them
+		// back a whole merge_timeout every round.
 		int n = execute("SELECT g.id FROM grail.graph g WHERE g.live AND NOT g.stale "
 		                "AND (SELECT pg_catalog.sum(COALESCE(pg_catalog.cardinality(s.source), "
 		                "pg_catalog.cardinality(s.source_key), 1)) FROM (SELECT p.source, p.source_key "
 		                "FROM grail.pending_change p WHERE p.graph_id OPERATOR(pg_catalog.=) g.id LIMIT $1) s) "
 		                "OPERATOR(pg_catalog.>=) $1 "
-		                "ORDER BY g.id",
+		                "ORDER BY COALESCE(g.edges, 0), g.id",
 		                1, types, values, SPI_OK_SELECT);
 		std::vector<int64_t> ids;
 		for (int i = 0; i < n; i++)
