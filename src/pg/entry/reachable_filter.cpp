@@ -429,9 +429,12 @@ reachable_by_row(ReachableFilterState *state, Datum graph, Datum source, Datum t
 	return !is_null && DatumGetBool(answer);
 }
 
-// The row context, reset, over a child row whose arguments are evaluated next.
-ExprContext *
-row_context_over(ReachableFilterState *state, TupleTableSlot *row) {
+// The call's arguments over a child row, in the row context (reset first), in the call's order:
+// the graph's name where graph is given (*graph_null where it is NULL), then the source and target;
+// false where either of those is NULL.
+bool
+evaluate_arguments(ReachableFilterState *state, TupleTableSlot *row, Datum *graph, bool *graph_null, Datum *source,
+                   Datum *target) {
 	ExprContext *context = state->row_context;
 	ResetExprContext(context);
 	// The arguments were compiled for this node's scan tuple, a virtual slot, which is read
@@ -439,7 +442,12 @@ row_context_over(ReachableFilterState *state, TupleTableSlot *row) {
 	// deformed first.
 	slot_getallattrs(row);
 	context->ecxt_scantuple = row;
-	return context;
+	if (graph != nullptr)
+		*graph = ExecEvalExpr(state->graph, context, graph_null);
+	bool source_null, target_null;
+	*source = ExecEvalExpr(state->source, context, &source_null);
+	*target = ExecEvalExpr(state->target, context, &target_null);
+	return !source_null && !target_null;
 }
 
 // Reads the next batch of the child's rows and answers them: state->rows and state->answers.
@@ -469,10 +477,11 @@ answer_batch(ReachableFilterState *state) {
 			state->child_done = true;
 			break;
 		}
-		row_context_over(state, row);
+		// The graph is the same for every row (no column of the relation): once a batch, kept in
+		// its memory.
+		Datum value = 0, source, target;
+		bool keys = evaluate_arguments(state, row, have_graph ? nullptr : &value, &graph_null, &source, &target);
 		if (!have_graph) {
-			// The same for every row (no column of the relation): once a batch, kept in its memory.
-			Datum value = ExecEvalExpr(state->graph, context, &graph_null);
 			have_graph = true;
 			if (!graph_null) {
 				previous = MemoryContextSwitchTo(state->batch_memory);
@@ -480,11 +489,8 @@ answer_batch(ReachableFilterState *state) {
 				MemoryContextSwitchTo(previous);
 			}
 		}
-		bool source_null, target_null;
-		Datum source = ExecEvalExpr(state->source, context, &source_null);
-		Datum target = ExecEvalExpr(state->target, context, &target_null);
 		// A STRICT function's NULL: the condition is not true.
-		if (graph_null || source_null || target_null)
+		if (graph_null || !keys)
 			continue;
 		previous = MemoryContextSwitchTo(state->batch_memory);
 		// Keys by reference (text, uuid) point into the child's row or the row's memory: copied.
@@ -538,13 +544,10 @@ next_row_stepwise(ReachableFilterState *state, TupleTableSlot *slot) {
 		TupleTableSlot *row = ExecProcNode(state->child);
 		if (TupIsNull(row))
 			return ExecClearTuple(slot);
-		ExprContext *context = row_context_over(state, row);
-		bool graph_null, source_null, target_null;
-		Datum graph = ExecEvalExpr(state->graph, context, &graph_null);
-		Datum source = ExecEvalExpr(state->source, context, &source_null);
-		Datum target = ExecEvalExpr(state->target, context, &target_null);
-		// NOT reachable(...): the rows answered false (a NULL key passes neither way).
-		if (graph_null || source_null || target_null ||
+		Datum graph, source, target;
+		bool graph_null;
+		// NOT reachable(...): the rows answered false (a NULL argument passes neither way).
+		if (!evaluate_arguments(state, row, &graph, &graph_null, &source, &target) || graph_null ||
 		    reachable_by_row(state, graph, source, target) == state->negated)
 			continue;
 		int columns = slot->tts_tupleDescriptor->natts;
