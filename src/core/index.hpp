@@ -280,8 +280,9 @@ private:
 };
 
 // Answers reachable(a, b) from an Index. Holds the scratch space of the label-pruned search (a
-// depth-first search by batches, reachability.cpp): one per thread. Its visit marks and vectors
-// are kept, so that once searches have grown them, queries allocate nothing.
+// depth-first search by batches, reachability.cpp), for one search or several interleaved: one
+// per thread. Its visit marks and vectors are kept, so that once searches have grown them,
+// queries allocate nothing.
 class ReachabilityQuery {
 public:
 	explicit ReachabilityQuery(const Index &index);
@@ -373,14 +374,37 @@ private:
 	// GRAIL record first, its interval containment and end test in one pass, the Bloom record
 	// last. Answers as pruning::step() does.
 	pruning::Step rule(vid_t u, vid_t v) const noexcept;
+
+	// A search in progress, advanced one phase at a time by search_step(): its batch's successor
+	// lists asked for, then the lists read and their components' records asked for, then those
+	// components judged. Between phases the memory they asked for is on its way, while the thread
+	// advances other searches (search_range()).
+	struct SearchSlot {
+		enum class Phase : uint8_t { take, scan, judge };
+		vid_t from = 0, to = 0;
+		size_t item = 0; // which of the caller's searches
+		Phase phase = Phase::take;
+		uint64_t visits = 0;
+		// The stack, the batch taken off it, the batch's successors to judge, and the components
+		// this slot's search marked (in marks_, bit `slot` of the slot's index).
+		std::vector<uint32_t> stack, batch, successors, marked;
+	};
+	enum class Progress { searching, reached, exhausted };
+	// Starts slot k's next search (its previous one's marks taken back).
+	void start_search(size_t k, vid_t from, vid_t to);
+	Progress search_step(size_t k);
 	bool search(vid_t from, vid_t to);
+	// Answers the undecided pairs begin .. end - 1 (answers[pair[k]]), several searches at a time.
+	void search_range(const Undecided &undecided, size_t begin, size_t end, bool *answers);
 	// The query of helper thread k (1 ..), made the first time a batch asks for it and kept.
 	ReachabilityQuery &helper(unsigned k);
 
 	const Index &index_;
-	VisitMarks visited_;
-	// The search's stack, the batch taken off it and the batch's successors: kept between searches.
-	std::vector<uint32_t> stack_, batch_, successors_;
+	// The searches that search_range() interleaves (search() uses the first) and their marks: kept
+	// between batches.
+	std::vector<SearchSlot> slots_;
+	SearchMarks marks_;
+	uint64_t steps_ = 0; // successors judged, for polling for a cancel
 	uint64_t visits_ = 0;
 	Decided last_ = Decided::same_component;
 	// Each helper thread's query: its own visit marks and stack, kept as this query keeps its own.

@@ -59,6 +59,57 @@ private:
 	uint32_t epoch_ = 0;
 };
 
+// Visit marks for up to kMaxSearches searches at once, a bit each in one byte per component: the
+// interleaved searches of one thread (ReachabilityQuery::search_range) share the bytes, a quarter of
+// what one search's VisitMarks take. Each search lists the components it marked and takes its bits
+// back before its next search (take_back()), most of them still in the cache. Zeroed by calloc on
+// first use, as VisitMarks are.
+class SearchMarks {
+public:
+	static constexpr unsigned kMaxSearches = 8;
+	// Marks for count components (the same count every time); none set.
+	void
+	reserve(size_t count) {
+		if (!marks_) {
+			marks_.reset(static_cast<uint8_t *>(std::calloc(std::max<size_t>(count, 1), 1)));
+			if (!marks_)
+				throw std::bad_alloc();
+		}
+	}
+	// Asks the cache for v's byte (after reserve()).
+	void
+	prefetch(uint32_t v) const noexcept {
+		__builtin_prefetch(marks_.get() + v);
+	}
+	// Marks v for search `search` (< kMaxSearches), listing it in marked; false when it was marked.
+	bool
+	visit(uint32_t v, unsigned search, std::vector<uint32_t> &marked) {
+		uint8_t bit = uint8_t(1u << search);
+		if (marks_[v] & bit)
+			return false;
+		marks_[v] |= bit;
+		marked.push_back(v);
+		return true;
+	}
+	// Clears search `search`'s bits of the components listed in marked, and the list.
+	void
+	take_back(unsigned search, std::vector<uint32_t> &marked) noexcept {
+		uint8_t keep = uint8_t(~(1u << search));
+		for (uint32_t v : marked)
+			marks_[v] &= keep;
+		marked.clear();
+	}
+
+private:
+	struct Free {
+		void
+		operator()(uint8_t *p) const noexcept {
+			std::free(p);
+		}
+	};
+	std::unique_ptr<uint8_t[], Free> marks_;
+};
+
 // Whether `from` reaches `to` (from != to, and the rule at `from` said expand) over count vertices.
 // for_each_successor(u, visit) calls visit(w) for u's successors until one returns true (the
 // target found; a successor list may also end early, past everything that can lead to `to`);

@@ -195,13 +195,9 @@ ReachabilityQuery::search_each(const Undecided &undecided, bool *answers, unsign
 	// they would save.
 	constexpr size_t kRun = 64;
 	size_t count = undecided.size();
-	// Each search polls for a cancel as it goes; many short ones poll between them.
+	// The searches poll for a cancel as they go (search_step(), start_search()).
 	if (helpers == 0 || count < 4 * kRun * (size_t(helpers) + 1)) {
-		for (size_t k = 0; k < count; k++) {
-			if ((k & 0xFFF) == 0xFFF)
-				poll_cancel();
-			answers[undecided.pair[k]] = search(undecided.from[k], undecided.to[k]);
-		}
+		search_range(undecided, 0, count, answers);
 		return;
 	}
 	for (unsigned k = 1; k <= helpers; k++)
@@ -210,8 +206,7 @@ ReachabilityQuery::search_each(const Undecided &undecided, bool *answers, unsign
 		if ((run & 0x3F) == 0x3F)
 			poll_cancel();
 		ReachabilityQuery &query = worker == 0 ? *this : *helpers_[worker - 1];
-		for (size_t k = run * kRun, end = std::min(count, k + kRun); k < end; k++)
-			answers[undecided.pair[k]] = query.search(undecided.from[k], undecided.to[k]);
+		query.search_range(undecided, run * kRun, std::min(count, (run + 1) * kRun), answers);
 	});
 }
 
@@ -265,80 +260,151 @@ ReachabilityQuery::rule(vid_t u, vid_t v) const noexcept {
 	return pruning::bloom_allows(bloom.record(u), bloom.record(v)) ? Step::expand : Step::prune;
 }
 
-bool
-ReachabilityQuery::search(vid_t from, vid_t to) {
-	// Depth first, a batch at a time: the kBatch components last pushed (fewer where their lists
-	// already hold kBatchEdges successors) are taken off the stack together, their successor lists
-	// asked for at once, then the GRAIL and Bloom records and visit
-	// marks of every successor, then each successor judged by rule() and those to expand pushed.
-	// The batch overlaps the cache misses of many components, as a level-by-level search does,
-	// while the stack still goes deep first, towards the target: where paths are long (the deep
-	// local DAG) a breadth-first search visits every component of every level on the way (527 a
-	// searched pair that reaches, against 333 here). A depth-first search one component at a time
-	// waits for each one's misses in turn (on the random DAG's searched pairs, nearly all negative,
-	// about 20% slower than level by level; these batches are not). The lookup records are not
-	// read here: they would spare 2-5% of the visits, for a line more a visit that costs more.
-	// The cap on a batch's successors is for graphs with hubs (R-MAT: a batch of sixteen that holds
-	// a hub's list asks for thousands of lines at once; capped, its searched pairs took 20% less
-	// time, the random and deep DAGs' batches were never cut).
-	// Lists are ascending and components topologically numbered: those past `to` cannot reach it.
+// The search is depth first, a batch at a time: the kBatch components last pushed (fewer where
+// their lists already hold kBatchEdges successors) are taken off the stack together, their
+// successor lists asked for at once, then the GRAIL and Bloom records of every successor not yet
+// visited, then each successor judged by rule() and those to expand pushed (their offsets asked
+// for). The batch overlaps the cache misses of many components, as a level-by-level search does,
+// while the stack still goes deep first, towards the target: where paths are long (the deep local
+// DAG) a breadth-first search visits every component of every level on the way (527 a searched
+// pair that reaches, against 333 here). A depth-first search one component at a time waits for each
+// one's misses in turn (on the random DAG's searched pairs, nearly all negative, about 20% slower
+// than level by level; these batches are not). The lookup records are not read here: they would
+// spare 2-5% of the visits, for a line more a visit that costs more.
+// The cap on a batch's successors is for graphs with hubs (R-MAT: a batch of sixteen that holds a
+// hub's list asks for thousands of lines at once; capped, its searched pairs took 20% less time,
+// the random and deep DAGs' batches were never cut).
+// Lists are ascending and components topologically numbered: those past `to` cannot reach it.
+void
+ReachabilityQuery::start_search(size_t k, vid_t from, vid_t to) {
+	if ((++steps_ & 0xFFFF) == 0) // many searches that end at once judge few components
+		poll_cancel();
+	SearchSlot &slot = slots_[k];
+	marks_.reserve(index_.dag().vertex_count());
+	marks_.take_back(unsigned(k), slot.marked);
+	slot.from = from;
+	slot.to = to;
+	slot.phase = SearchSlot::Phase::take;
+	slot.visits = 0;
+	marks_.visit(from, unsigned(k), slot.marked);
+	slot.stack.assign(1, from);
+	__builtin_prefetch(&index_.dag().offsets[from]);
+}
+
+ReachabilityQuery::Progress
+ReachabilityQuery::search_step(size_t k) {
 	constexpr size_t kBatch = 16, kBatchEdges = 256;
+	SearchSlot &slot = slots_[k];
 	const Csr &dag = index_.dag();
-	const GrailLabels &labels = index_.labels();
-	const BloomLabels &bloom = index_.bloom();
-	const size_t width = labels.record_width(); // a record may span two lines: both are asked for
-	visited_.start(dag.vertex_count());
-	visited_.visit(from);
-	std::vector<uint32_t> &stack = stack_, &batch = batch_, &successors = successors_;
-	stack.clear();
-	stack.push_back(from);
-	uint64_t visited = 0, steps = 0;
-	while (!stack.empty()) {
+	switch (slot.phase) {
+	case SearchSlot::Phase::take: {
+		if (slot.stack.empty())
+			return Progress::exhausted;
 		size_t take = 0; // at least one
-		for (size_t edges = 0; take < stack.size() && take < kBatch && edges < kBatchEdges; take++) {
-			uint32_t u = stack[stack.size() - 1 - take];
-			edges += size_t(dag.offsets[u + 1] - dag.offsets[u]);
+		for (size_t edges = 0; take < slot.stack.size() && take < kBatch && edges < kBatchEdges; take++) {
+			uint32_t u = slot.stack[slot.stack.size() - 1 - take];
+			edges += size_t(dag.offsets[u + 1] - dag.offsets[u]); // asked for when u was pushed
 		}
-		batch.assign(stack.end() - std::ptrdiff_t(take), stack.end());
-		stack.resize(stack.size() - take);
-		for (uint32_t u : batch) // their offsets were asked for when they were pushed
+		slot.batch.assign(slot.stack.end() - std::ptrdiff_t(take), slot.stack.end());
+		slot.stack.resize(slot.stack.size() - take);
+		for (uint32_t u : slot.batch)
 			__builtin_prefetch(dag.begin(u));
-		successors.clear();
-		for (size_t i = batch.size(); i-- > 0;) { // the last pushed first
-			const vid_t *end = dag.end(batch[i]);
-			for (const vid_t *p = dag.begin(batch[i]); p != end && *p <= to; p++) {
-				if (*p == to) {
-					visits_ = visited;
-					return true;
-				}
+		slot.phase = SearchSlot::Phase::scan;
+		return Progress::searching;
+	}
+	case SearchSlot::Phase::scan: {
+		const GrailLabels &labels = index_.labels();
+		const BloomLabels &bloom = index_.bloom();
+		const size_t width = labels.record_width(); // a record may span two lines: both are asked for
+		slot.successors.clear();
+		for (size_t i = slot.batch.size(); i-- > 0;) { // the last pushed first
+			const vid_t *end = dag.end(slot.batch[i]);
+			for (const vid_t *p = dag.begin(slot.batch[i]); p != end && *p <= slot.to; p++) {
+				if (*p == slot.to)
+					return Progress::reached;
 				__builtin_prefetch(labels.record(*p));
 				__builtin_prefetch(labels.record(*p) + width - 1);
 				__builtin_prefetch(&bloom.record(*p));
-				visited_.prefetch(*p);
-				successors.push_back(*p);
+				marks_.prefetch(*p);
+				slot.successors.push_back(*p);
 			}
 		}
-		for (uint32_t w : successors) {
-			if ((++steps & 0xFFFF) == 0)
+		slot.phase = SearchSlot::Phase::judge;
+		return Progress::searching;
+	}
+	case SearchSlot::Phase::judge:
+		for (uint32_t w : slot.successors) {
+			if ((++steps_ & 0xFFFF) == 0)
 				poll_cancel();
-			if (!visited_.visit(w))
+			if (!marks_.visit(w, unsigned(k), slot.marked))
 				continue;
-			visited++;
-			switch (rule(w, to)) {
+			slot.visits++;
+			switch (rule(w, slot.to)) {
 			case pruning::Step::reached:
-				visits_ = visited;
-				return true;
+				return Progress::reached;
 			case pruning::Step::expand:
 				__builtin_prefetch(&dag.offsets[w]);
-				stack.push_back(w);
+				slot.stack.push_back(w);
 				break;
 			case pruning::Step::prune:
 				break;
 			}
 		}
+		slot.phase = SearchSlot::Phase::take;
+		return Progress::searching;
 	}
-	visits_ = visited;
-	return false;
+	return Progress::exhausted;
+}
+
+bool
+ReachabilityQuery::search(vid_t from, vid_t to) {
+	if (slots_.empty())
+		slots_.resize(1);
+	start_search(0, from, to);
+	Progress progress;
+	while ((progress = search_step(0)) == Progress::searching) {
+	}
+	visits_ = slots_[0].visits;
+	return progress == Progress::reached;
+}
+
+void
+ReachabilityQuery::search_range(const Undecided &undecided, size_t begin, size_t end, bool *answers) {
+	// Several searches advanced in turn, a phase each: what one phase asks of memory arrives while
+	// the others run theirs, where one search alone waits for it. Four: a batch of 100,000 pairs of
+	// a 1M-vertex random DAG (grail_cli bench-queries, one thread) went from 0.41-0.49 to 0.37-0.38
+	// us a uniform pair and from 0.79-0.91 to 0.59-0.63 a reachable one, the deep local DAG's
+	// reachable pairs from 3.2-3.9 to 3.1 us; two gained less, six and eight no more (their lines
+	// crowd each other out of the cache).
+	constexpr size_t kInterleaved = 4;
+	static_assert(kInterleaved <= SearchMarks::kMaxSearches, "a search's mark is a bit of a byte");
+	size_t count = std::min(kInterleaved, end - begin), next = begin;
+	if (slots_.size() < count)
+		slots_.resize(count);
+	size_t running = 0;
+	for (size_t k = 0; k < count; k++, next++, running++) {
+		slots_[k].item = next;
+		start_search(k, undecided.from[next], undecided.to[next]);
+	}
+	while (running > 0) {
+		for (size_t k = 0; k < count; k++) {
+			SearchSlot &slot = slots_[k];
+			if (slot.item == end)
+				continue; // done, no search left to start
+			Progress progress = search_step(k);
+			if (progress == Progress::searching)
+				continue;
+			answers[undecided.pair[slot.item]] = progress == Progress::reached;
+			if (next < end) {
+				slot.item = next;
+				start_search(k, undecided.from[next], undecided.to[next]);
+				next++;
+			} else {
+				slot.item = end;
+				running--;
+			}
+		}
+	}
 }
 
 } // namespace grail

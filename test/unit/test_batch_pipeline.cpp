@@ -145,3 +145,48 @@ TEST(BatchPipeline, HelpersAnswerAsOneThread) {
 			ASSERT_EQ(at_once[i], expected[i]) << helpers << " helpers, reachable_many, pair " << i;
 	}
 }
+
+// The searches of a batch run interleaved, several on one thread, each with its bit of the shared
+// visit marks, taken back before the slot's next search: one query answering batches of every
+// size from 1 to 40 searches, with single searches (the first slot's) between them, over a DAG
+// where searches cross the same components, answers as the oracle. A mark left behind, or seen by
+// another search, would cut a path short.
+TEST(BatchPipeline, InterleavedSearchesKeepTheirMarksApart) {
+	// Each vertex to 3 random ones of the next 40: long paths through shared components.
+	EdgeList edges;
+	Rng draw(7);
+	for (int64_t v = 0; v < 4000; v++)
+		for (int k = 0; k < 3; k++)
+			edges.append(v, v + 1 + int64_t(draw.below(40)));
+	grail_test::Oracle oracle(edges);
+	BuildOptions options;
+	options.labels = 1;
+	Index index = Index::build(edges, options);
+	Rng rng(17);
+	ReachabilityQuery query(index), single(index);
+	size_t searched = 0;
+	for (size_t size = 1; size <= 40; size++) {
+		std::vector<int64_t> a, b;
+		// Pairs a single query searches, half of them reachable.
+		while (a.size() < size) {
+			int64_t x = index.graph().ids[rng.below(index.graph().vertex_count())];
+			int64_t y = index.graph().ids[rng.below(index.graph().vertex_count())];
+			single.reachable(x, y);
+			if (single.last_decision() != ReachabilityQuery::Decided::search)
+				continue;
+			a.push_back(x);
+			b.push_back(y);
+		}
+		std::unique_ptr<bool[]> answers(new bool[size]);
+		ReachabilityQuery::Undecided undecided;
+		query.decide_many(a.data(), b.data(), size, answers.get(), undecided);
+		ASSERT_EQ(undecided.size(), size);
+		query.search_each(undecided, answers.get());
+		for (size_t i = 0; i < size; i++)
+			ASSERT_EQ(answers[i], oracle.reachable(a[i], b[i])) << size << " searches, pair " << i;
+		searched += size;
+		size_t k = rng.below(size);
+		ASSERT_EQ(query.reachable(a[k], b[k]), oracle.reachable(a[k], b[k])) << "a single search after " << size;
+	}
+	EXPECT_EQ(searched, 820u);
+}
