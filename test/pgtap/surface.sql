@@ -78,7 +78,7 @@ SELECT is((SELECT array_agg(DISTINCT p.proname::text ORDER BY p.proname::text) F
                 'find_cycle', 'gpu_service_images', 'merge_graph', 'path', 'reachable', 'refresh_graph',
                 'save_chordless_cycles', 'scc_component', 'scc_components'],
           'grail holds the user functions');
-SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 29::bigint,
+SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 30::bigint,
           'grail_internal holds the other internal functions');
 SELECT is((SELECT e.extname::text FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
            WHERE d.classid = 'pg_namespace'::regclass AND d.objid = 'grail_internal'::regnamespace AND d.deptype = 'e'),
