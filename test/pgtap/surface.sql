@@ -2,7 +2,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(52);
+SELECT plan(54);
 
 SELECT has_function('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text']);
 SELECT function_returns('grail', 'create_graph', ARRAY['text', 'regclass', 'name', 'name', 'integer', 'boolean', 'boolean', 'text'], 'text');
@@ -78,7 +78,7 @@ SELECT is((SELECT array_agg(DISTINCT p.proname::text ORDER BY p.proname::text) F
                 'find_cycle', 'gpu_service_images', 'merge_graph', 'path', 'reachable', 'refresh_graph',
                 'save_chordless_cycles', 'scc_component', 'scc_components'],
           'grail holds the user functions');
-SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 29::bigint,
+SELECT is((SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'grail_internal'::regnamespace), 30::bigint,
           'grail_internal holds the other internal functions');
 SELECT is((SELECT e.extname::text FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid
            WHERE d.classid = 'pg_namespace'::regclass AND d.objid = 'grail_internal'::regnamespace AND d.deptype = 'e'),
@@ -97,6 +97,13 @@ SELECT is((SELECT array_agg(evtfoid::regprocedure::text ORDER BY evtname) FROM p
           'the event triggers call the moved functions');
 SELECT function_privs_are('grail_internal', '_watch', ARRAY['bigint'], 'public', ARRAY[]::text[]);
 SELECT function_privs_are('grail_internal', '_on_drop', ARRAY[]::text[], 'public', ARRAY[]::text[]);
+SELECT function_privs_are('grail_internal', '_refuse_unreadable_filters', ARRAY['text'], 'public', ARRAY[]::text[]);
+-- A SECURITY DEFINER function runs with its owner's rights in every caller: none may take an
+-- unqualified name from the caller's search_path.
+SELECT is((SELECT array_agg(p.oid::regprocedure::text ORDER BY p.oid::regprocedure::text) FROM pg_proc p
+           WHERE p.pronamespace IN ('grail'::regnamespace, 'grail_internal'::regnamespace) AND p.prosecdef
+             AND p.proconfig IS DISTINCT FROM ARRAY['search_path=pg_catalog, pg_temp']),
+          NULL::text[], 'every SECURITY DEFINER function pins search_path');
 SELECT has_function('grail', 'explain_graph', ARRAY['text']);
 
 SELECT * FROM finish();

@@ -2,9 +2,10 @@
 # field of a column whose type is another role's table's row type, (c).f: that role's ALTER TABLE
 # ... RENAME or DROP COLUMN of f went through, and every write to the edge table then failed in its
 # trigger; it is now refused, as a change of a function the filter uses is. And a filter broken
-# unseen (event triggers disabled meanwhile) makes its graph stale when the next DDL command starts,
-# whoever runs it: the WARNING that names the graph and shows its filter went to that command's
-# role, one that may not read the filter's columns; it now goes to the graph's owner only.
+# unseen (event triggers disabled meanwhile) makes its graph stale when the next DDL command that a
+# filter check can refuse starts (a DROP TABLE: a table's row type is a dropped object), whoever runs
+# it: the WARNING that names the graph and shows its filter went to that command's role, one that
+# may not read the filter's columns; it now goes to the graph's owner only.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -67,13 +68,13 @@ sub break_unseen
 	});
 }
 break_unseen(2);
-($ret, $stdout, $stderr) = $node->psql('postgres', q{CREATE TABLE carol_t (x int)},
+($ret, $stdout, $stderr) = $node->psql('postgres', q{CREATE TABLE carol_t (x int); DROP TABLE carol_t},
 	extra_params => [ '-U', 'carol' ]);
 is($ret, 0, "carol's DDL goes on");
 unlike($stderr, qr/ceg2|\(c\)\.f/, "and tells her nothing of alice's graph or its filter") or diag($stderr);
 is($node->safe_psql('postgres', q{SELECT stale FROM grail.graph WHERE name = 'ceg2'}), 't', 'which is stale now');
 break_unseen(3);
-($ret, $stdout, $stderr) = $node->psql('postgres', q{CREATE TABLE alice_t (x int)},
+($ret, $stdout, $stderr) = $node->psql('postgres', q{CREATE TABLE alice_t (x int); DROP TABLE alice_t},
 	extra_params => [ '-U', 'alice' ]);
 like($stderr, qr/WARNING:  the filter of pg_grail graph "public\.ceg3" no longer reads back: the graph is stale/,
 	"alice's own DDL tells her");
