@@ -10,7 +10,8 @@
 // with the condition grail.reachable(graph, source, target) or NOT grail.reachable(...) among its
 // conditions (the extension's form for bigint, integer, smallint, text or uuid keys, each of
 // which has an array form), the graph an expression of no column, and no volatile function,
-// placeholder or correlated subquery among the conditions or the columns read. Its child, the
+// placeholder or correlated subquery among the conditions or the columns read; in a parallel plan,
+// one in each process over its share of a Parallel Seq Scan. Its child, the
 // sequential scan, applies the conditions that PostgreSQL orders before the call (the cheaper
 // ones, and a row security policy's); the filter takes the rows that pass them in batches (1,024
 // rows at first, growing to 65,536, within work_mem), evaluates each row's source and target,
