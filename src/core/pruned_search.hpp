@@ -15,6 +15,14 @@
 
 namespace grail {
 
+// Frees what calloc gave (the marks below), for std::unique_ptr.
+struct FreeMemory {
+	void
+	operator()(void *p) const noexcept {
+		std::free(p);
+	}
+};
+
 // Visited marks by epoch, so that nothing is cleared between searches. Zeroed by calloc on the
 // first search, whose large blocks are fresh pages that cost nothing until a search touches them:
 // a backend's first query must not write one word per component first.
@@ -49,13 +57,7 @@ public:
 	}
 
 private:
-	struct Free {
-		void
-		operator()(uint32_t *p) const noexcept {
-			std::free(p);
-		}
-	};
-	std::unique_ptr<uint32_t[], Free> marks_;
+	std::unique_ptr<uint32_t[], FreeMemory> marks_;
 	uint32_t epoch_ = 0;
 };
 
@@ -101,13 +103,7 @@ public:
 	}
 
 private:
-	struct Free {
-		void
-		operator()(uint8_t *p) const noexcept {
-			std::free(p);
-		}
-	};
-	std::unique_ptr<uint8_t[], Free> marks_;
+	std::unique_ptr<uint8_t[], FreeMemory> marks_;
 };
 
 // Whether `from` reaches `to` (from != to, and the rule at `from` said expand) over count vertices.

@@ -372,6 +372,20 @@ SELECT cmp_ok(rf_array_calls($$SELECT count(*) FROM rf_pairs WHERE grail.reachab
 RESET work_mem;
 RESET track_functions;
 
+-- EXPLAIN names the condition, and in VERBOSE how it is answered.
+CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	lines text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE) ' || query LOOP
+		lines := lines || line || E'\n';
+	END LOOP;
+	RETURN lines;
+END $$;
+SELECT matches(rf_explained($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
+               'Condition: grail\.reachable\(''rf''::text, rf_pairs\.a, rf_pairs\.b\).*Answered: by array', 'EXPLAIN VERBOSE names the condition and says the batches go by array');
+
 -- A parallel plan: a filter in each process over its share of a parallel scan, under a Gather,
 -- the same rows as row by row; in a worker without EXECUTE on the array form, row by row too; not
 -- where the array form may not run in a worker.
@@ -379,16 +393,9 @@ SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SET LOCAL max_parallel_workers_per_gather = 2;
-CREATE FUNCTION rf_parallel(query text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	lines text := '';
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
-		lines := lines || line || E'\n';
-	END LOOP;
-	RETURN lines ~ 'Gather.*Grail Reachability Filter.*Parallel Seq Scan';
-END $$;
+CREATE FUNCTION rf_parallel(query text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT rf_explained(query) ~ 'Gather.*Grail Reachability Filter.*Parallel Seq Scan'
+$$;
 CREATE FUNCTION rf_same_parallel(query text, what text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 BEGIN
 	PERFORM set_config('grail.reachable_batch', 'on', true);
@@ -422,20 +429,6 @@ RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 RESET max_parallel_workers_per_gather;
-
--- EXPLAIN names the condition, and in VERBOSE how it is answered.
-CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	lines text := '';
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (VERBOSE) ' || query LOOP
-		lines := lines || line || E'\n';
-	END LOOP;
-	RETURN lines;
-END $$;
-SELECT matches(rf_explained($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
-               'Condition: grail\.reachable\(''rf''::text, rf_pairs\.a, rf_pairs\.b\).*Answered: by array', 'EXPLAIN VERBOSE names the condition and says the batches go by array');
 
 SELECT * FROM finish();
 ROLLBACK;
