@@ -12,7 +12,7 @@
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(69);
+SELECT plan(76);
 
 SELECT setseed(0.5151);
 -- 3,000 vertices, 9,000 edges, forward within 60 (deep), one in thirty backward (cycles).
@@ -45,6 +45,17 @@ BEGIN
 		END IF;
 	END LOOP;
 	RETURN false;
+END $$;
+-- A query's EXPLAIN (VERBOSE), its lines joined.
+CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+	lines text := '';
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (VERBOSE) ' || query LOOP
+		lines := lines || line || E'\n';
+	END LOOP;
+	RETURN lines;
 END $$;
 -- A query's rows (as text, in its order) with the filter and without it, each checked to have
 -- run as said.
@@ -129,6 +140,29 @@ BEGIN
 END $$;
 SELECT rf_same($$SELECT i, a FROM rf_pairs WHERE grail.reachable('rf', a, b) AND rf_label_has(label, '3') ORDER BY i$$,
                'a costlier condition on a column that nothing else reads');
+
+-- Partitions and inheritance children: the filter over each member of the Append, the parent's
+-- own rows included; a UNION ALL of two tables likewise.
+CREATE TABLE rf_parts (i bigint, a bigint, b bigint, label text) PARTITION BY RANGE (i);
+CREATE TABLE rf_parts_low PARTITION OF rf_parts FOR VALUES FROM (MINVALUE) TO (70000);
+CREATE TABLE rf_parts_mid PARTITION OF rf_parts FOR VALUES FROM (70000) TO (140000);
+CREATE TABLE rf_parts_high PARTITION OF rf_parts FOR VALUES FROM (140000) TO (MAXVALUE);
+INSERT INTO rf_parts SELECT * FROM rf_pairs;
+ANALYZE rf_parts;
+CREATE TABLE rf_parent AS SELECT * FROM rf_pairs WHERE i % 3 = 0;
+CREATE TABLE rf_heir (extra int) INHERITS (rf_parent);
+INSERT INTO rf_heir SELECT *, 1 FROM rf_pairs WHERE i % 3 = 1;
+ANALYZE rf_parent, rf_heir;
+SELECT rf_same($$SELECT i, a, b FROM rf_parts WHERE grail.reachable('rf', a, b) ORDER BY i$$, 'a partitioned table');
+SELECT ok(rf_explained($$SELECT count(*) FROM rf_parts WHERE grail.reachable('rf', a, b)$$)
+            ~ 'Append.*Grail Reachability Filter.*rf_parts_low.*Grail Reachability Filter.*rf_parts_mid',
+          'a filter over each partition');
+SELECT rf_same($$SELECT i FROM rf_parts WHERE i BETWEEN 60000 AND 80000 AND NOT grail.reachable('rf', a, b) ORDER BY i$$,
+               'NOT reachable() over the partitions a condition leaves');
+SELECT rf_same($$SELECT i, label FROM rf_parent WHERE grail.reachable('rf', a, b) ORDER BY i$$,
+               'an inheritance parent and its child');
+SELECT rf_same($$SELECT i FROM (SELECT i, a, b FROM rf_parent UNION ALL SELECT i, a, b FROM rf_pairs) u
+                 WHERE grail.reachable('rf', a, b) ORDER BY i$$, 'a UNION ALL of two tables');
 
 -- Where it does not apply: a volatile condition, row locks, a write, the text form, an OR.
 SELECT ok(NOT rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b) AND random() < 2$$),
@@ -373,16 +407,6 @@ RESET work_mem;
 RESET track_functions;
 
 -- EXPLAIN names the condition, and in VERBOSE how it is answered.
-CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-	lines text := '';
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN (VERBOSE) ' || query LOOP
-		lines := lines || line || E'\n';
-	END LOOP;
-	RETURN lines;
-END $$;
 SELECT matches(rf_explained($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf', a, b)$$),
                'Condition: grail\.reachable\(''rf''::text, rf_pairs\.a, rf_pairs\.b\).*Answered: by array', 'EXPLAIN VERBOSE names the condition and says the batches go by array');
 
@@ -414,6 +438,8 @@ SELECT rf_same_parallel($$SELECT p.i, l.name FROM rf_pairs p JOIN rf_labels l ON
                           WHERE grail.reachable('rf', p.a, p.b) ORDER BY p.i$$, 'parallel, joined to another table');
 SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE grail.reachable('rf_live', a, b) ORDER BY i$$,
                         'parallel, a live graph with pending inserts and deletes');
+SELECT rf_same_parallel($$SELECT i, a FROM rf_parts WHERE grail.reachable('rf', a, b) ORDER BY i$$,
+                        'parallel, a partitioned table (Parallel Append)');
 REVOKE EXECUTE ON FUNCTION grail.reachable(text, bigint[], bigint[]) FROM PUBLIC;
 SET LOCAL ROLE rf_reader;
 SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$,

@@ -6,7 +6,8 @@
 // (bench/lookup_sql.sh, 2 cores).
 //
 // "Grail Reachability Filter" takes a scan's place where it is safe: a SELECT's plain table or
-// materialized view (no inheritance, no TABLESAMPLE, no row locks), read by a sequential scan,
+// materialized view, or each partition or inheritance child of one (no TABLESAMPLE, no row locks),
+// read by a sequential scan,
 // with the condition grail.reachable(graph, source, target) or NOT grail.reachable(...) among its
 // conditions (the extension's form for bigint, integer, smallint, text or uuid keys, each of
 // which has an array form), the graph an expression of no column, and no volatile function,
@@ -248,9 +249,13 @@ filter_path(PlannerInfo *root, RelOptInfo *rel, FuncExpr *call, RestrictInfo *re
 
 void
 add_reachable_filter_path(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte) {
-	if (!grail::pg::settings.reachable_batch || rel->reloptkind != RELOPT_BASEREL || rte->rtekind != RTE_RELATION ||
-	    rte->inh || rte->tablesample != nullptr || root->parse->commandType != CMD_SELECT ||
-	    root->parse->rowMarks != NIL || root->rowMarks != NIL || rel->baserestrictinfo == NIL)
+	// A table, or each partition or inheritance child of one (an Append's member: the parent's
+	// conditions translated to its columns), never the parent's own scan (rte->inh).
+	if (!grail::pg::settings.reachable_batch ||
+	    (rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+	    rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != nullptr ||
+	    root->parse->commandType != CMD_SELECT || root->parse->rowMarks != NIL || root->rowMarks != NIL ||
+	    rel->baserestrictinfo == NIL)
 		return;
 	char kind = get_rel_relkind(rte->relid);
 	if (kind != RELKIND_RELATION && kind != RELKIND_MATVIEW)
