@@ -40,8 +40,9 @@ FailAllocation::failed() noexcept {
 
 } // namespace grail_test
 
-// The aligned and nothrow forms keep the standard library's own definitions, which call these or
-// allocate apart from them.
+// Every form that frees with free(), the nothrow ones included: a sanitizer's runtime defines each
+// form, and memory from its operator new must not reach this free() (alloc-dealloc-mismatch under
+// ASan, e.g. std::stable_sort's buffer). The aligned forms keep their own pairs.
 void *
 operator new(std::size_t size) {
 	return allocate(size);
@@ -50,6 +51,24 @@ operator new(std::size_t size) {
 void *
 operator new[](std::size_t size) {
 	return allocate(size);
+}
+
+void *
+operator new(std::size_t size, const std::nothrow_t &) noexcept {
+	try {
+		return allocate(size);
+	} catch (const std::bad_alloc &) {
+		return nullptr;
+	}
+}
+
+void *
+operator new[](std::size_t size, const std::nothrow_t &) noexcept {
+	try {
+		return allocate(size);
+	} catch (const std::bad_alloc &) {
+		return nullptr;
+	}
 }
 
 void
@@ -69,5 +88,15 @@ operator delete(void *p, std::size_t) noexcept {
 
 void
 operator delete[](void *p, std::size_t) noexcept {
+	std::free(p);
+}
+
+void
+operator delete(void *p, const std::nothrow_t &) noexcept {
+	std::free(p);
+}
+
+void
+operator delete[](void *p, const std::nothrow_t &) noexcept {
 	std::free(p);
 }
