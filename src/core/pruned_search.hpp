@@ -84,13 +84,16 @@ public:
 		__builtin_prefetch(marks_.get() + v);
 	}
 	// Marks v for search `search` (< kMaxSearches), listing it in marked; false when it was marked.
+	// Listed first: where the list cannot grow (std::bad_alloc), v stays unmarked, so take_back()
+	// still clears every bit the search set (a bit left set would hide v from the slot's later
+	// searches, kept by the backend past the error: "no" where a path goes through v).
 	bool
 	visit(uint32_t v, unsigned search, std::vector<uint32_t> &marked) {
 		uint8_t bit = uint8_t(1u << search);
 		if (marks_[v] & bit)
 			return false;
-		marks_[v] |= bit;
 		marked.push_back(v);
+		marks_[v] |= bit;
 		return true;
 	}
 	// Clears search `search`'s bits of the components listed in marked, and the list.

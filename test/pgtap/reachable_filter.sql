@@ -8,11 +8,13 @@
 -- materialized view, a live graph with pending inserts and deletes, batches past the largest
 -- (200,000 rows), a role without EXECUTE on the array form (answered row by row) or on the
 -- per-row function (refused, as without the filter), a missing graph, a graph's error with the
--- per-row call's hint, the calls counted in pg_stat_user_functions and a cancel.
+-- per-row call's hint, a text key that is no literal of the graph's kind on a later row (with the
+-- per-row call's hint too, in a serial and in a parallel plan), the calls counted in
+-- pg_stat_user_functions and a cancel.
 BEGIN;
 CREATE EXTENSION IF NOT EXISTS pgtap;
 CREATE EXTENSION IF NOT EXISTS pg_grail;
-SELECT plan(76);
+SELECT plan(80);
 
 SELECT setseed(0.5151);
 -- 3,000 vertices, 9,000 edges, forward within 60 (deep), one in thirty backward (cycles).
@@ -375,6 +377,17 @@ SELECT ok(rf_filtered($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_
 SELECT is(rf_error($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_text', a, b)$$, true),
           rf_error($$SELECT count(*) FROM rf_pairs WHERE grail.reachable('rf_text', a, b)$$, false),
           'and the error of the per-row call, hint included');
+-- A text key that is no integer literal, on a row past a batch's first (answered by the array form,
+-- as the other keys' of its batch): the per-row call's hint, which gives the call the query makes,
+-- not a call of arrays (in a parallel plan too, below).
+CREATE TABLE rf_text_keys AS SELECT i, a::text AS a, b::text AS b FROM rf_pairs;
+UPDATE rf_text_keys SET a = 'no key' WHERE i = 150000;
+ANALYZE rf_text_keys;
+SELECT ok(rf_filtered($$SELECT count(*) FROM rf_text_keys WHERE grail.reachable('rf', a, b)$$),
+          'text keys on the integer graph: the filter');
+SELECT is(rf_error($$SELECT count(*) FROM rf_text_keys WHERE grail.reachable('rf', a, b)$$, true),
+          rf_error($$SELECT count(*) FROM rf_text_keys WHERE grail.reachable('rf', a, b)$$, false),
+          'a key that is no literal of the graph''s kind, on a later row: the per-row call''s error, hint included');
 
 -- pg_stat_user_functions counts the calls the filter makes (none before this: track_functions
 -- was none): each batch's first pair by the per-row function, the others by the array form.
@@ -440,6 +453,11 @@ SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE grail.reachable('rf_live'
                         'parallel, a live graph with pending inserts and deletes');
 SELECT rf_same_parallel($$SELECT i, a FROM rf_parts WHERE grail.reachable('rf', a, b) ORDER BY i$$,
                         'parallel, a partitioned table (Parallel Append)');
+SELECT ok(rf_parallel($$SELECT count(*) FROM rf_text_keys WHERE grail.reachable('rf', a, b)$$),
+          'parallel, text keys on the integer graph: a filter under a Gather');
+SELECT is(rf_error($$SELECT count(*) FROM rf_text_keys WHERE grail.reachable('rf', a, b)$$, true),
+          rf_error($$SELECT count(*) FROM rf_text_keys WHERE grail.reachable('rf', a, b)$$, false),
+          'parallel, a key that is no literal of the graph''s kind: the per-row call''s error, hint included');
 REVOKE EXECUTE ON FUNCTION grail.reachable(text, bigint[], bigint[]) FROM PUBLIC;
 SET LOCAL ROLE rf_reader;
 SELECT rf_same_parallel($$SELECT i FROM rf_pairs WHERE grail.reachable('rf', a, b) ORDER BY i$$,

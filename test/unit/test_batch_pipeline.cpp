@@ -1,6 +1,7 @@
 // The batch deciders' pipeline (ReachabilityQuery::decide_many prefetches and resolves pairs ahead
 // of the one it decides): batches of every length around the pipeline's depth, against the
 // brute-force closure and against the per-pair path, with the undecided pairs listed in order.
+#include "failing_allocations.hpp"
 #include "generate.hpp"
 #include "index.hpp"
 #include "oracle.hpp"
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -51,6 +53,33 @@ check_prefix(const Index &index, const grail_test::Oracle &oracle, const std::ve
 	for (size_t i = 0; i < n; i++)
 		ASSERT_EQ(answers[i], oracle.reachable(a[i], b[i])) << what << ": pair " << i << " after the searches";
 }
+
+std::atomic<long> polls_left{0};
+bool
+cancel_after_polls() {
+	return polls_left.fetch_sub(1) <= 0;
+}
+
+// A side x side grid, vertex r * side + c, edges right and down: r1 * side + c1 reaches
+// r2 * side + c2 exactly where r1 <= r2 and c1 <= c2, and a search between such vertices crosses
+// the components many other searches cross.
+struct Grid {
+	int64_t side;
+	EdgeList edges;
+	explicit Grid(int64_t n) : side(n) {
+		for (int64_t r = 0; r < n; r++)
+			for (int64_t c = 0; c < n; c++) {
+				if (c + 1 < n)
+					edges.append(r * n + c, r * n + c + 1);
+				if (r + 1 < n)
+					edges.append(r * n + c, (r + 1) * n + c);
+			}
+	}
+	bool
+	reaches(int64_t a, int64_t b) const {
+		return a / side <= b / side && a % side <= b % side;
+	}
+};
 
 } // namespace
 
@@ -189,4 +218,119 @@ TEST(BatchPipeline, InterleavedSearchesKeepTheirMarksApart) {
 		ASSERT_EQ(query.reachable(a[k], b[k]), oracle.reachable(a[k], b[k])) << "a single search after " << size;
 	}
 	EXPECT_EQ(searched, 820u);
+}
+
+// A cancel stops a batch's searches where they are, their marks set: each slot's next search must
+// take them back first. One query (and its helpers) cancelled after more and more polls, part way
+// through the searches of one thread or three, answers its next batch, and single searches, as the
+// grid says; a mark left behind would cut a later search's path short (a false "no").
+TEST(BatchPipeline, CancelledSearchesLeaveNoMarksBehind) {
+	Grid grid(300);
+	BuildOptions options;
+	options.labels = 1;
+	options.supports = 0;
+	Index index = Index::build(grid.edges, options);
+	Rng rng(41);
+	const int64_t n = grid.side * grid.side;
+	// Pairs near each other, down and to the right or not quite: most searched, about half reached.
+	auto draw = [&](std::vector<int64_t> &a, std::vector<int64_t> &b, size_t count) {
+		a.clear();
+		b.clear();
+		for (size_t k = 0; k < count; k++) {
+			int64_t x = int64_t(rng.below(uint64_t(n)));
+			int64_t r = std::min(grid.side - 1, x / grid.side + int64_t(rng.below(60)));
+			int64_t c = x % grid.side + int64_t(rng.below(60)) - 3;
+			c = std::max<int64_t>(0, std::min(grid.side - 1, c));
+			a.push_back(x);
+			b.push_back(r * grid.side + c);
+		}
+	};
+	ReachabilityQuery query(index);
+	int cancelled = 0;
+	for (unsigned helpers : {0u, 3u}) {
+		for (long after : {0L, 1L, 2L, 3L, 5L, 8L, 13L, 21L}) {
+			std::vector<int64_t> a, b;
+			draw(a, b, 20000);
+			std::unique_ptr<bool[]> answers(new bool[a.size()]);
+			polls_left = after;
+			set_cancel_hook(cancel_after_polls);
+			try {
+				query.reachable_many(a.data(), b.data(), a.size(), answers.get(), {}, 0, helpers);
+			} catch (const Error &e) {
+				EXPECT_EQ(e.kind(), ErrorKind::cancelled) << e.what();
+				cancelled++;
+			}
+			set_cancel_hook(nullptr);
+			draw(a, b, 20000);
+			size_t searched = query.reachable_many(a.data(), b.data(), a.size(), answers.get(), {}, 0, helpers);
+			ASSERT_GT(searched, a.size() / 4) << "most pairs searched";
+			for (size_t i = 0; i < a.size(); i++)
+				ASSERT_EQ(answers[i], grid.reaches(a[i], b[i]))
+				    << helpers << " helpers, cancelled after " << after << " polls: pair " << i << " " << a[i] << " -> "
+				    << b[i];
+			for (size_t i = 0; i < 200; i++)
+				ASSERT_EQ(query.reachable(a[i], b[i]), grid.reaches(a[i], b[i]))
+				    << helpers << " helpers, cancelled after " << after << " polls: single search " << i;
+		}
+	}
+	EXPECT_GE(cancelled, 12) << "most batches cancelled part way";
+}
+
+// An allocation that fails in a search (the list of the components it marked growing, its stack,
+// its batch) leaves the query as consistent as a cancel does: every mark it set is listed and taken
+// back before the slot's next search. A chain of diamonds (v -> x, y -> the next v), where every v
+// is on every path past it: a mark of one left set would make a later search through it answer
+// "no". Each allocation of a fresh query's first searches made to fail in turn, then every pair
+// asked again, single and in a batch.
+TEST(BatchPipeline, FailedAllocationLeavesNoMarksBehind) {
+	EdgeList edges;
+	const int64_t diamonds = 400;
+	for (int64_t i = 0; i < diamonds; i++) {
+		edges.append(3 * i, 3 * i + 1);
+		edges.append(3 * i, 3 * i + 2);
+		edges.append(3 * i + 1, 3 * i + 3);
+		edges.append(3 * i + 2, 3 * i + 3);
+	}
+	grail_test::Oracle oracle(edges);
+	BuildOptions options;
+	options.labels = 1;
+	options.supports = 0;
+	Index index = Index::build(edges, options);
+	// Pairs that reach and need a search.
+	ReachabilityQuery single(index);
+	Rng rng(3);
+	std::vector<int64_t> a, b;
+	while (a.size() < 64) {
+		int64_t x = int64_t(rng.below(uint64_t(3 * diamonds))), y = int64_t(rng.below(uint64_t(3 * diamonds + 1)));
+		if (!oracle.reachable(x, y) || !single.reachable(x, y) ||
+		    single.last_decision() != ReachabilityQuery::Decided::search)
+			continue;
+		a.push_back(x);
+		b.push_back(y);
+	}
+	int failures = 0;
+	for (long after = 0; after < 400; after++) {
+		ReachabilityQuery query(index);
+		bool failed = false;
+		try {
+			grail_test::FailAllocation fail(after);
+			for (size_t i = 0; i < a.size(); i++)
+				query.reachable(a[i], b[i]);
+			std::unique_ptr<bool[]> answers(new bool[a.size()]);
+			query.reachable_many(a.data(), b.data(), a.size(), answers.get());
+		} catch (const std::bad_alloc &) {
+			failed = true;
+		}
+		if (!failed)
+			break; // past the last allocation of these searches
+		failures++;
+		for (size_t i = 0; i < a.size(); i++)
+			ASSERT_TRUE(query.reachable(a[i], b[i])) << "allocation " << after << " failed: " << a[i] << " -> " << b[i];
+		std::unique_ptr<bool[]> answers(new bool[a.size()]);
+		query.reachable_many(a.data(), b.data(), a.size(), answers.get());
+		for (size_t i = 0; i < a.size(); i++)
+			ASSERT_TRUE(answers[i]) << "allocation " << after << " failed, in a batch: " << a[i] << " -> " << b[i];
+	}
+	EXPECT_GT(failures, 8) << "allocations made to fail";
+	EXPECT_LT(failures, 400) << "the searches ran to the end without a failure";
 }

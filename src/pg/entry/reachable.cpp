@@ -10,6 +10,7 @@
 #include "boundary/gpu_choice.hpp"
 #include "boundary/key_datums.hpp"
 #include "entry/key_checks.hpp"
+#include "entry/reachable_filter.hpp"
 #include "service/gpu_client.hpp"
 #include "service/open_graph.hpp"
 
@@ -214,14 +215,16 @@ reachable_batch(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	ReachabilityView view = open_reachability(fcinfo, 0, std::nullopt);
 	grail::KeyKind actual = view.graph.index.keys().kind();
 	if (actual != kind) {
-		// Text keys on a uuid or integer graph: read as its keys, in place.
+		// Text keys on a uuid or integer graph: read as its keys, in place. A key that is no literal
+		// of the graph's kind, in a batch of the filter's rows, is a per-row call's error.
 		if (kind != grail::KeyKind::text)
 			wrong_key_kind(fcinfo, actual, kind, "grail.reachable", 2, true);
+		bool arrays = !answers_filter_rows(fcinfo);
 		for (KeyArray *keys : {&sources, &targets})
 			for (int i = 0; i < keys->count; i++)
 				if (!keys->nulls[i])
 					keys->values[i] =
-					    text_key_as(fcinfo, keys->values[i], actual, view.graph.key_type, "grail.reachable", 2, true);
+					    text_key_as(fcinfo, keys->values[i], actual, view.graph.key_type, "grail.reachable", 2, arrays);
 		kind = actual;
 	} else if (kind == grail::KeyKind::integer) {
 		check_bigint_oid_keys(fcinfo, view.graph.key_type, 1, 2, true);

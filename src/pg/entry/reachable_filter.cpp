@@ -409,11 +409,12 @@ begin_reachable_filter(CustomScanState *node, EState *estate, int eflags) {
 }
 
 // function(graph, source, target) called as the executor calls a function: counted in
-// pg_stat_user_functions where track_functions asks for it.
+// pg_stat_user_functions where track_functions asks for it. context: the filter's node for a call
+// of the array form (answers_filter_rows()), else null.
 Datum
-call_counted(FmgrInfo *function, Oid collation, Datum graph, Datum source, Datum target, bool *is_null) {
+call_counted(FmgrInfo *function, Oid collation, Node *context, Datum graph, Datum source, Datum target, bool *is_null) {
 	LOCAL_FCINFO(fcinfo, 3);
-	InitFunctionCallInfoData(*fcinfo, function, 3, collation, nullptr, nullptr);
+	InitFunctionCallInfoData(*fcinfo, function, 3, collation, context, nullptr);
 	const Datum args[] = {graph, source, target};
 	for (int i = 0; i < 3; i++) {
 		fcinfo->args[i].value = args[i];
@@ -431,7 +432,7 @@ call_counted(FmgrInfo *function, Oid collation, Datum graph, Datum source, Datum
 bool
 reachable_by_row(ReachableFilterState *state, Datum graph, Datum source, Datum target) {
 	bool is_null;
-	Datum answer = call_counted(&state->row_function, state->collation, graph, source, target, &is_null);
+	Datum answer = call_counted(&state->row_function, state->collation, nullptr, graph, source, target, &is_null);
 	return !is_null && DatumGetBool(answer);
 }
 
@@ -526,8 +527,8 @@ answer_batch(ReachableFilterState *state) {
 		ArrayType *target_array = construct_array(targets, state->count, state->key_type, state->key_length,
 		                                          state->key_by_value, state->key_align);
 		bool is_null;
-		Datum result = call_counted(&state->array_function, state->collation, graph, PointerGetDatum(source_array),
-		                            PointerGetDatum(target_array), &is_null);
+		Datum result = call_counted(&state->array_function, state->collation, reinterpret_cast<Node *>(state), graph,
+		                            PointerGetDatum(source_array), PointerGetDatum(target_array), &is_null);
 		ArrayType *answered = is_null ? nullptr : DatumGetArrayTypeP(result);
 		if (answered == nullptr || ARR_NDIM(answered) != 1 || ARR_DIMS(answered)[0] != state->count ||
 		    ARR_HASNULL(answered) || ARR_ELEMTYPE(answered) != BOOLOID)
@@ -639,6 +640,13 @@ explain_reachable_filter(CustomScanState *node, List *ancestors, ExplainState *e
 } // namespace
 
 namespace grail::pg {
+
+bool
+answers_filter_rows(FunctionCallInfo fcinfo) {
+	Node *context = fcinfo->context;
+	return context != nullptr && IsA(context, CustomScanState) &&
+	       reinterpret_cast<CustomScanState *>(context)->methods == &exec_methods;
+}
 
 void
 install_reachable_filter() {
