@@ -404,7 +404,7 @@ private:
 	// between batches.
 	std::vector<SearchSlot> slots_;
 	SearchMarks marks_;
-	uint64_t steps_ = 0; // successors judged, for polling for a cancel
+	uint64_t steps_ = 0; // searches started and successors judged, for polling for a cancel
 	uint64_t visits_ = 0;
 	Decided last_ = Decided::same_component;
 	// Each helper thread's query: its own visit marks and stack, kept as this query keeps its own.
