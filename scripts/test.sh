@@ -50,6 +50,9 @@ $sudo make install >/dev/null
 
 echo "== SQL tests"
 trap 'scripts/cluster.sh stop' EXIT
+# A cluster left running by an earlier build keeps that build's library preloaded: started afresh,
+# the server loads the one just installed.
+scripts/cluster.sh stop
 eval "$(scripts/cluster.sh start)"
 if ! make installcheck; then
 	cat regression.diffs
