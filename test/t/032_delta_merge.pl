@@ -13,7 +13,10 @@ use Test::More;
 
 my $primary = PostgreSQL::Test::Cluster->new('delta_primary');
 $primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', "restart_after_crash = on\nmax_wal_size = 2GB\n");
+# wal_keep_size: the standby loses its stream at the kill -9 below and reconnects seconds later;
+# without it the primary's checkpoints (recovery, restart, the full build's WAL) had removed the
+# segment it asks for, and it never caught up again.
+$primary->append_conf('postgresql.conf', "restart_after_crash = on\nmax_wal_size = 2GB\nwal_keep_size = 1GB\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
 	CREATE EXTENSION pg_grail;
