@@ -36,18 +36,6 @@ ANALYZE rf_pairs;
 CREATE TABLE rf_labels AS SELECT k AS id, 'vertex ' || k AS name FROM generate_series(0, 2999, 7) k;
 ANALYZE rf_labels;
 
--- Whether the plan of a query holds the filter.
-CREATE FUNCTION rf_filtered(query text) RETURNS boolean LANGUAGE plpgsql AS $$
-DECLARE
-	line text;
-BEGIN
-	FOR line IN EXECUTE 'EXPLAIN ' || query LOOP
-		IF line LIKE '%Grail Reachability Filter%' THEN
-			RETURN true;
-		END IF;
-	END LOOP;
-	RETURN false;
-END $$;
 -- A query's EXPLAIN (VERBOSE), its lines joined.
 CREATE FUNCTION rf_explained(query text) RETURNS text LANGUAGE plpgsql AS $$
 DECLARE
@@ -59,6 +47,10 @@ BEGIN
 	END LOOP;
 	RETURN lines;
 END $$;
+-- Whether the plan of a query holds the filter.
+CREATE FUNCTION rf_filtered(query text) RETURNS boolean LANGUAGE sql AS $$
+	SELECT rf_explained(query) LIKE '%Grail Reachability Filter%'
+$$;
 -- A query's rows (as text, in its order) with the filter and without it, each checked to have
 -- run as said.
 CREATE FUNCTION rf_rows(query text, batched boolean) RETURNS text[] LANGUAGE plpgsql AS $$
