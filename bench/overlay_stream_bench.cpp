@@ -14,9 +14,11 @@
 // (ReachabilityOverlay::set_widening_budget). --restart E: every E rounds the overlay starts
 // again from PENDING new inserts, untimed, as a reader's does after each merge (the live graph's
 // pending changes stay between PENDING and PENDING + E * BATCH, as beside a writer and its merges,
-// for as many rounds as the run asks).
+// for as many rounds as the run asks). --burst-every K --burst S: every K-th round takes S inserts,
+// not BATCH (a reader's statement after it waited for a CPU while the writer went on); their CPU
+// is told apart.
 //   overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] [--budget G]
-//                        [--restart E]
+//                        [--restart E] [--burst-every K --burst S]
 #include "overlay_changes.hpp"
 #include "reach.hpp"
 #include "rng.hpp"
@@ -55,7 +57,7 @@ cpu_ms() {
 int
 main(int argc, char **argv) {
 	uint64_t vertices = 200000, edges = 1000000, pending = 30000, rounds = 20000, batch = 1,
-	         budget = ReachabilityOverlay::kWideningBudget, restart = 0;
+	         budget = ReachabilityOverlay::kWideningBudget, restart = 0, burst_every = 0, burst = 0;
 	for (int i = 1; i + 1 < argc; i += 2) {
 		uint64_t value = bench::number_arg("overlay_stream_bench", argv[i + 1]);
 		if (std::strcmp(argv[i], "--vertices") == 0)
@@ -72,12 +74,16 @@ main(int argc, char **argv) {
 			budget = value;
 		else if (std::strcmp(argv[i], "--restart") == 0)
 			restart = value;
+		else if (std::strcmp(argv[i], "--burst-every") == 0)
+			burst_every = value;
+		else if (std::strcmp(argv[i], "--burst") == 0)
+			burst = value;
 		else
 			vertices = 0;
 	}
 	if (vertices < 3 || argc % 2 == 0) {
 		std::fputs("usage: overlay_stream_bench [--vertices N] [--edges M] [--pending K] [--rounds R] [--batch B] "
-		           "[--budget G] [--restart E]\n",
+		           "[--budget G] [--restart E] [--burst-every K --burst S]\n",
 		           stderr);
 		return 2;
 	}
@@ -94,7 +100,9 @@ main(int argc, char **argv) {
 	}
 	Index index = Index::build(std::move(list), BuildOptions{});
 	// A remade overlay holds every change of the run (since the last restart): no more than an overlay takes.
-	if (!OverlayChanges::takes(pending + (restart ? std::min(restart, rounds) : rounds) * batch, index)) {
+	uint64_t held_rounds = restart ? std::min(restart, rounds) : rounds;
+	if (!OverlayChanges::takes(pending + held_rounds * batch + (burst_every ? held_rounds / burst_every * burst : 0),
+	                           index)) {
 		std::fputs("overlay_stream_bench: PENDING + ROUNDS * BATCH changes are more than an overlay takes\n", stderr);
 		return 2;
 	}
@@ -107,7 +115,7 @@ main(int argc, char **argv) {
 	std::printf("graph: %zu vertices, %zu edges; overlay of %llu inserts made in %.1f ms\n",
 	            size_t(index.graph().vertex_count()), size_t(index.graph().out.edge_count()),
 	            (unsigned long long)pending, now_ms() - t);
-	std::vector<double> extend_us, query_us, round_us, round_cpu_us;
+	std::vector<double> extend_us, query_us, round_us, round_cpu_us, burst_cpu_us;
 	std::vector<size_t> grown;   // records the round's widening grew
 	std::vector<uint8_t> remade; // whether the round's overlay was made again
 	size_t unfinished = 0;       // rounds whose query found the widening unfinished
@@ -121,7 +129,8 @@ main(int argc, char **argv) {
 			reach->overlay()->set_widening_budget(budget);
 		}
 		std::vector<EdgeChange> more;
-		for (uint64_t i = 0; i < batch; i++)
+		bool bursting = burst_every && r % burst_every == burst_every - 1;
+		for (uint64_t i = 0; i < (bursting ? burst : batch); i++)
 			more.push_back(forward_edge());
 		all.insert(all.end(), more.begin(), more.end());
 		double cpu = cpu_ms();
@@ -143,6 +152,8 @@ main(int argc, char **argv) {
 		query_us.push_back((now_ms() - t) * 1000);
 		round_us.push_back(extend_us.back() + query_us.back());
 		round_cpu_us.push_back((cpu_ms() - cpu) * 1000);
+		if (bursting)
+			burst_cpu_us.push_back(round_cpu_us.back());
 		grown.push_back(reach->overlay()->records_grown() - grown_before);
 	}
 	std::printf("%llu rounds of %llu insert(s) and one reachable() (%zu yes), %zu declined, %zu queries with the "
@@ -157,6 +168,10 @@ main(int argc, char **argv) {
 		std::printf("%-10s %10.1f %10.1f %10.1f %10.1f %10.1f\n", name, percentile(*v, 0.5), percentile(*v, 0.9),
 		            percentile(*v, 0.99), percentile(*v, 1.0), sum / double(v->size()));
 	}
+	if (!burst_cpu_us.empty())
+		std::printf("%-10s %10.1f %10.1f %10.1f %10.1f %10.1f\n", "burst cpu", percentile(burst_cpu_us, 0.5),
+		            percentile(burst_cpu_us, 0.9), percentile(burst_cpu_us, 0.99), percentile(burst_cpu_us, 1.0),
+		            std::accumulate(burst_cpu_us.begin(), burst_cpu_us.end(), 0.0) / double(burst_cpu_us.size()));
 	// What the slowest rounds (by CPU) spent on: a remade overlay, a widening that grew many
 	// records (a cascade), the query, or none of these.
 	for (double share : {0.01, 0.02}) {

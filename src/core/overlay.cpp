@@ -203,7 +203,7 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 	// held, each build was followed by another. A reader that a build makes slower than the writers
 	// would otherwise see a larger batch at each statement, and build again each time.)
 	size_t size = inserted.size() + batch.retracted.size() + batch.gone.size();
-	size_t held = inserted_.size() + vanished_.size();
+	size_t held = inserted_.size() + deferred_.size() + vanished_.size();
 	if (size > 256 + held && double(size) * double(held + size) > 64.0 * double(base_.dag().edge_count()))
 		return false;
 	for (const auto &[u, v] : inserted)
@@ -221,6 +221,11 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 	// between_ counts the inserted edges of the changes: this batch's in, its retracted ones out.
 	count_between(inserted, 1);
 	count_between(batch.retracted, -1);
+	// A batch that takes edges out finds every edge of G' widened, as before L (the header): L is
+	// widened first.
+	bool deleting = !batch.retracted.empty() || !batch.gone.empty();
+	if (deleting && !deferred_.empty())
+		widen_deferred(deferred_.size(), widening_budget_);
 	// Inserted edges taken back: the DAG edge between their components goes where no other inserted
 	// edge holds it (one the base DAG holds was never in inserted_). Inside a component, an inserted
 	// edge may have been what kept it strongly connected after a deletion: rebuild then.
@@ -261,7 +266,10 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 			});
 		}
 	}
-	std::vector<std::pair<uint32_t, uint32_t>> fresh; // new edges of G' between components
+	// The batch's new edges between components join G' (hashed in, ordered: a cycle refuses) and L,
+	// whose widening waits: each call widens a few (admit()), so a statement that reads a burst of
+	// rows written while it waited for a CPU does not widen them all at once
+	// (bench/live_pgbench.sh). A batch that takes edges out, or past kDeferredMost, widens them all.
 	for (const auto &[u, v] : inserted) {
 		uint32_t cu = component(u), cv = component(v);
 		if (cu == cv || !new_between(cu, cv))
@@ -272,27 +280,56 @@ ReachabilityOverlay::extend(size_t added, const Extension &batch) {
 		flags_[cv] |= kInsertedIn;
 		if (!order_edge(cu, cv))
 			return false;
-		fresh.emplace_back(cu, cv);
+		deferred_.emplace_back(cu, cv);
 	}
-	if (fresh.empty()) {
-		propagate(widening_budget_);
-		return true;
+	if (deleting || deferred_.size() > kDeferredMost)
+		widen_deferred(deferred_.size(), widening_budget_);
+	else
+		admit(admission_);
+	return true;
+}
+
+/*
+ * The first `count` edges of L widened: their tails' G'-ancestors flagged into A_I, each tail
+ * taking its head's contribution in, and the widening on by `budget` records (all of them where U
+ * grows past its bound). The flags of A_I are made whole first, whatever the widening leaves for
+ * later: a component outside A_I is answered by the base's rules over G' - L. The edges join U
+ * until the widening has finished (the header); past kUnwidenedMost of them it finishes now, where
+ * a query's closure over U would cost more than the widening left. Labels only grow as edges are
+ * added, so the widening ends at the fixpoint build() computes for the same changes.
+ */
+void
+ReachabilityOverlay::widen_deferred(size_t count, size_t budget) {
+	if (count == 0) {
+		if (!queue_.empty())
+			propagate(budget);
+		return;
 	}
-	// The widened labels: each new edge's tail joins A_I or takes its head's contribution in, and
-	// what grew pushes into its G'-predecessors (which join A_I where they were not in it), until
-	// nothing grows. Labels only grow as edges are added, so this ends at the fixpoint build()
-	// computes for the same changes. The flags of A_I are made whole first, whatever the widening
-	// leaves for later: a component outside A_I is answered by the base's rules. The new edges join
-	// U until the widening has finished (the header); past kUnwidenedMost of them it finishes now,
-	// where a query's closure over U would cost more than the widening left.
+	ComponentPairs &taken = admitted_;
+	taken.assign(deferred_.begin(), deferred_.begin() + long(count));
+	deferred_.erase(deferred_.begin(), deferred_.begin() + long(count));
 	if (slot_.empty())
 		slot_.assign(components_ + added_, kNoSlot);
-	flag_ancestors(fresh, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
-	for (const auto &[cu, cv] : fresh)
+	flag_ancestors(taken, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
+	for (const auto &[cu, cv] : taken)
 		widen_edge(cu, cv);
-	unwidened_.insert(unwidened_.end(), fresh.begin(), fresh.end());
-	propagate(unwidened_.size() > kUnwidenedMost ? kWholeWidening : widening_budget_);
-	return true;
+	unwidened_.insert(unwidened_.end(), taken.begin(), taken.end());
+	propagate(unwidened_.size() > kUnwidenedMost ? kWholeWidening : budget);
+}
+
+/*
+ * The first edges of L, at most `most`, widened while U has room for them (the widening is then
+ * never forced to finish by them), and the widening on by its budget.
+ */
+void
+ReachabilityOverlay::admit(size_t most) {
+	size_t room = unwidened_.size() < kUnwidenedMost ? kUnwidenedMost - unwidened_.size() : 0;
+	widen_deferred(std::min({most, room, deferred_.size()}), widening_budget_);
+}
+
+void
+ReachabilityOverlay::settle() {
+	widen_deferred(deferred_.size(), kWholeWidening);
 }
 
 void
@@ -1031,64 +1068,65 @@ ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 	if (a == b)
 		return true;
 	uint32_t ca = component(a), cb = component(b);
-	if (!queue_.empty())
-		propagate(widening_budget_);
-	// Outside A_I no path reaches an inserted edge, of U or not.
-	if (unwidened_.empty() || !(flags_[ca] & kReachesInsertion))
+	admit(admission_);
+	// Outside A_I no path of G' reaches a widened edge, of U or not (with L empty: an edge of L
+	// leaves its tail's ancestors unflagged).
+	if (deferred_.empty() && (unwidened_.empty() || !(flags_[ca] & kReachesInsertion)))
 		return search(ca, cb);
-	// A path of G' from ca to cb is one of G' - U, which search() finds, or goes through edges of
-	// U joined by paths of G' - U: ca reaches the first one's tail, each head the next one's tail
-	// and the last one's head cb by such a path, which the rules at their starts do not rule out.
-	// So only the edges of U that the rules leave within reach of ca (directly, or from the head
-	// of one so left) matter; of those, the ones whose head reaches cb are found (their heads'
-	// searches for cb, then for the tails of those found, until no more are found), then ca's
-	// searches for their tails: a search for a tail of U, a component with many ancestors, is made
-	// only where its edge leads to cb.
-	if (search(ca, cb))
-		return true;
-	size_t count = unwidened_.size();
-	auto within_reach = [&](uint32_t from, uint32_t tail) {
-		target_ = own_record(tail);
-		return from == tail || step(from, tail) != pruning::Step::prune;
+	return search(ca, cb) || through_unfinished(ca, cb);
+}
+
+/*
+ * Whether a path from ca to cb takes edges of U or L (search() found none without). Such a path is
+ * one of G' - U - L and of those edges: it goes through a first one (t1, h1), ca reaching t1 by a
+ * path of G' - U - L, h1 the next one's tail by such a path, and so on, the last one's head reaching
+ * cb. Every edge of G' goes forward in its topological order, L's too: the path's edges come in that
+ * order, each between ca and cb. So those edges taken in the order of their tails, an edge is on a
+ * path from ca where ca or the head of one before it that is (a source) reaches its tail; the answer
+ * is yes where the head of one so reaches cb.
+ * Past kClosureSearches searches the overlay widens every edge of L and finishes its
+ * widening, and answers by a search (a query with many such edges between its ends is rare: each
+ * must lie between them in the order).
+ */
+bool
+ReachabilityOverlay::through_unfinished(uint32_t ca, uint32_t cb) {
+	auto between = [&](const std::pair<uint32_t, uint32_t> &e) {
+		return (e.first == ca || after(e.first, ca)) && (e.second == cb || after(cb, e.second));
 	};
-	// Per edge of U: kFirst (within ca's reach), kWithin (within reach of ca or of a head so), kLeads.
-	enum : uint8_t { kFirst = 1, kWithin = 2, kLeads = 4 };
-	std::vector<uint8_t> &edge = edge_marks_;
-	edge.assign(count, 0);
-	std::vector<uint32_t> &heads = closure_;
-	heads.clear();
-	for (size_t i = 0; i < count; i++)
-		if (within_reach(ca, unwidened_[i].first)) {
-			edge[i] = kFirst | kWithin;
-			heads.push_back(uint32_t(i));
-		}
-	while (!heads.empty()) {
-		uint32_t h = unwidened_[heads.back()].second;
-		heads.pop_back();
-		for (size_t i = 0; i < count; i++)
-			if (!(edge[i] & kWithin) && within_reach(h, unwidened_[i].first)) {
-				edge[i] |= kWithin;
-				heads.push_back(uint32_t(i));
+	ComponentPairs &window = window_;
+	window.clear();
+	for (const auto &e : unwidened_)
+		if (between(e))
+			window.push_back(e);
+	for (const auto &e : deferred_)
+		if (between(e))
+			window.push_back(e);
+	if (window.empty())
+		return false;
+	std::sort(window.begin(), window.end(), [&](const auto &x, const auto &y) {
+		return x.first != y.first ? after(y.first, x.first) : after(y.second, x.second);
+	});
+	std::vector<uint32_t> &sources = closure_;
+	sources.assign(1, ca);
+	size_t searches = 0;
+	for (const auto &[tail, head] : window) {
+		bool entered = false;
+		for (size_t i = 0; i < sources.size() && !entered; i++) {
+			uint32_t s = sources[i];
+			if (s != tail && !after(tail, s))
+				continue;
+			if (++searches > closure_searches_) {
+				settle();
+				return search(ca, cb);
 			}
-	}
-	bool more = false;
-	for (size_t i = 0; i < count; i++)
-		if ((edge[i] & kWithin) && search(unwidened_[i].second, cb)) {
-			edge[i] |= kLeads;
-			more = true;
+			entered = search(s, tail);
 		}
-	while (more) {
-		more = false;
-		for (size_t i = 0; i < count; i++)
-			for (size_t j = 0; j < count && (edge[i] & (kWithin | kLeads)) == kWithin; j++)
-				if ((edge[j] & kLeads) && search(unwidened_[i].second, unwidened_[j].first)) {
-					edge[i] |= kLeads;
-					more = true;
-				}
-	}
-	for (size_t i = 0; i < count; i++)
-		if ((edge[i] & (kFirst | kLeads)) == (kFirst | kLeads) && search(ca, unwidened_[i].first))
+		if (!entered)
+			continue;
+		if (search(head, cb))
 			return true;
+		sources.push_back(head);
+	}
 	return false;
 }
 

@@ -35,11 +35,26 @@
 //  - The topological order is kept for all of G' at once (order_edge()), and the "yes"es name
 //    paths of G outside A_D: both hold in G' as they are.
 // So a search for v (reachable()) finds it wherever a path of G'' leads there, and says yes only
-// along edges of G'. A path of G' that is not of G'' goes through a first edge (a, b) of U, a
-// reached by a path of G''; b reaches v in G' in turn. reachable() finds the edges of U whose head
-// reaches v (searches from the heads, for v and then for the tails of those found, to a
-// fixpoint), then searches for their tails: at most 1 + |U|^2 searches, most of them decided by a
-// component's labels at once. Past kUnwidenedMost edges in U a batch finishes the widening.
+// along edges of G'. A path of G' that is not of G'' goes through edges of U joined by paths of
+// G''; every edge of G' goes forward in its topological order, so the edges of such a path come in
+// that order, each between its ends. reachable() sweeps the edges of U between a query's ends by
+// their tails' places (through_unfinished()): an edge is on a path from the source where the source,
+// or the head of an edge before it that is, reaches its tail; yes where the head of one so reaches
+// v. Past kClosureSearches searches a query finishes the widening and searches once more; past
+// kUnwidenedMost edges in U a batch finishes it.
+//
+// Widenings deferred. A batch's new edges between components join G' at once (hashed in, ordered: a
+// cycle refuses), but their widening waits on a list, L: each later extend() or reachable() widens
+// a few of them (while U has room: admit()), which then join U. Why the rules stay sound for paths
+// of G''' = G' - U - L: A_I is closed upward over the edges of G' outside L (every edge widened
+// flagged its tail's G'-ancestors; one of L has not), so a component outside it reaches no widened
+// edge's tail by such a path; records are at least the fixpoint over G''' as over G'' above (a
+// record that took in more through an edge of L bounds more than the fixpoint: sound). A search
+// follows L's edges too, and says yes only along edges of G'. A query's path through edges of U
+// and L takes them in the topological order of G' (L's edges are ordered): reachable() sweeps
+// those between its ends by their tails (through_unfinished()), with searches over G''' between
+// them. So a statement that reads a burst of rows written while it waited for a CPU widens a few
+// edges, not all of them at once. A batch that takes edges out widens L first.
 #pragma once
 #include "cpp_only.hpp"
 
@@ -147,6 +162,24 @@ public:
 	unwidened() const noexcept {
 		return unwidened_.size();
 	}
+	// Edges between components deferred (L, the header), for tests and statistics.
+	size_t
+	deferred() const noexcept {
+		return deferred_.size();
+	}
+	// Every edge of L widened and the widening finished: for a batch of queries, which would each
+	// sweep L otherwise.
+	void settle();
+	// Edges of L a call widens at most (kAdmittedAtOnce, and as U has room), and searches a query's
+	// sweep makes before it settles: for tests, which make them tiny.
+	void
+	set_admission(size_t edges) noexcept {
+		admission_ = edges;
+	}
+	void
+	set_closure_searches(size_t searches) noexcept {
+		closure_searches_ = searches;
+	}
 
 private:
 	ReachabilityOverlay(const Index &base, size_t added);
@@ -230,6 +263,10 @@ private:
 	void count_between(const Edges &edges, int sign);
 	void add_vertices(size_t added);
 	bool order_edge(uint32_t from, uint32_t to);
+	using ComponentPairs = std::vector<std::pair<uint32_t, uint32_t>>;
+	void widen_deferred(size_t count, size_t budget);
+	void admit(size_t most);
+	bool through_unfinished(uint32_t ca, uint32_t cb);
 	void renumber();
 	void insert(const Edges &inserted);
 	void mark_ancestors();
@@ -351,10 +388,19 @@ private:
 	size_t widening_budget_ = kWideningBudget;
 	// U (the header): the DAG edges inserted since the widening's queue was last empty, at most
 	// kUnwidenedMost.
-	std::vector<std::pair<uint32_t, uint32_t>> unwidened_;
-	static constexpr size_t kUnwidenedMost = 16;
-	// reachable()'s: marks of the edges of U, the edges whose heads are to be looked from.
-	std::vector<uint8_t> edge_marks_;
+	ComponentPairs unwidened_;
+	static constexpr size_t kUnwidenedMost = 256;
+	// L (the header), first deferred first; past kDeferredMost a batch widens them all.
+	ComponentPairs deferred_;
+	static constexpr size_t kDeferredMost = 1024;
+	static constexpr size_t kAdmittedAtOnce = 16;
+	size_t admission_ = kAdmittedAtOnce;
+	static constexpr size_t kClosureSearches = 2048;
+	size_t closure_searches_ = kClosureSearches;
+	// Scratch: edges widened at once; through_unfinished()'s edges between the query's ends and the
+	// heads on a path from its source.
+	ComponentPairs admitted_;
+	ComponentPairs window_;
 	std::vector<uint32_t> closure_;
 	static constexpr uint32_t kNoSlot = UINT32_MAX;
 };

@@ -150,13 +150,21 @@ next_rows(const Rows &before, const Rows &after, const Index &index, const std::
 
 // Statements of single-row writes (next_rows) on random graphs, each taken in by the kept
 // reachability where it takes it, made again where not; after every statement every pair answers as
-// a fresh reachability and as the closure of the rows. widening_budget: the kept overlay's
-// (ReachabilityOverlay::set_widening_budget); unfinished counts the statements that left it
-// widening.
+// a fresh reachability and as the closure of the rows. Tuning: the kept overlay's widening budget
+// (ReachabilityOverlay::set_widening_budget), its deferred edges taken in a call and its sweep's
+// searches (set_admission, set_closure_searches). Counted: the statements that left the overlay
+// widening, those that left edges deferred.
+struct Tuning {
+	size_t widening_budget = ReachabilityOverlay::kWideningBudget;
+	size_t admission = 16;
+	size_t closure_searches = SIZE_MAX;
+};
+struct Left {
+	size_t unfinished = 0, deferred = 0, settled = 0; // settled: by a query, of deferred edges
+};
 void
-single_row_writes_match(size_t widening_budget, size_t &unfinished) {
+single_row_writes_match(const Tuning &tuning, Left &left) {
 	size_t extended = 0, steps = 0, deleting_steps = 0;
-	unfinished = 0;
 	for (uint64_t seed = 0; seed < 400; seed++) {
 		grail_test::TestGraph t = grail_test::random_graph(seed + 5000, seed % 4 == 0 ? 50 : 20);
 		Rows before = rows_of(t.edges);
@@ -184,8 +192,11 @@ single_row_writes_match(size_t widening_budget, size_t &unfinished) {
 				});
 			} else {
 				reach = fresh_reach(index, all);
-				if (reach)
-					reach->overlay()->set_widening_budget(widening_budget);
+				if (reach) {
+					reach->overlay()->set_widening_budget(tuning.widening_budget);
+					reach->overlay()->set_admission(tuning.admission);
+					reach->overlay()->set_closure_searches(tuning.closure_searches);
+				}
 			}
 			std::unique_ptr<Reach> fresh = fresh_reach(index, all);
 			if (taken) {
@@ -193,7 +204,9 @@ single_row_writes_match(size_t widening_budget, size_t &unfinished) {
 			}
 			if (!reach)
 				continue;
-			unfinished += reach->overlay()->unwidened() != 0;
+			left.unfinished += reach->overlay()->unwidened() != 0;
+			bool deferred = reach->overlay()->deferred() != 0;
+			left.deferred += deferred;
 			// The lists sorted when asked for, after appends and take-outs, equal those made at once.
 			ASSERT_EQ(reach->changes()->inserted(), fresh->changes()->inserted())
 			    << "seed " << seed << " step " << step;
@@ -213,6 +226,7 @@ single_row_writes_match(size_t widening_budget, size_t &unfinished) {
 					    << b;
 					ASSERT_EQ(fresh->reachable(a, b), expected) << "seed " << seed << " step " << step;
 				}
+			left.settled += deferred && reach->overlay()->deferred() == 0;
 		}
 	}
 	// Most statements extend the overlay, deleting ones included.
@@ -223,17 +237,46 @@ single_row_writes_match(size_t widening_budget, size_t &unfinished) {
 } // namespace
 
 TEST(OverlayStream, SingleRowWritesMatchFreshAndOracle) {
-	size_t unfinished;
-	single_row_writes_match(ReachabilityOverlay::kWideningBudget, unfinished);
+	Left left;
+	single_row_writes_match(Tuning{}, left);
 }
 
 // The same with the widening left unfinished by every statement (a budget of none: it finishes only
 // where U grows past its bound): every pair answers through the closure over U, with edges of U
 // taken back, deletions beside them and new ids.
 TEST(OverlayStream, SingleRowWritesMatchWithTheWideningUnfinished) {
-	size_t unfinished;
-	single_row_writes_match(0, unfinished);
-	EXPECT_GT(unfinished, 1500u);
+	Tuning tuning;
+	tuning.widening_budget = 0;
+	Left left;
+	single_row_writes_match(tuning, left);
+	EXPECT_GT(left.unfinished, 1500u);
+}
+
+// The same with the new edges deferred until a statement takes something out or adds an edge
+// backward in the order (none taken in by a call): every pair answers through the sweep over L, and
+// over U beside it where the widening is left unfinished too.
+TEST(OverlayStream, SingleRowWritesMatchWithEdgesDeferred) {
+	Tuning tuning;
+	tuning.admission = 0;
+	Left left;
+	single_row_writes_match(tuning, left);
+	EXPECT_GT(left.deferred, 1500u);
+	tuning.widening_budget = 0;
+	Left both;
+	single_row_writes_match(tuning, both);
+	EXPECT_GT(both.deferred, 1500u);
+	EXPECT_GT(both.unfinished, 500u);
+}
+
+// With a sweep that gives up after its first search and settles the overlay (every deferred edge
+// taken in, the widening finished) before it answers.
+TEST(OverlayStream, SingleRowWritesMatchWithSweepsCutShort) {
+	Tuning tuning;
+	tuning.admission = 0;
+	tuning.closure_searches = 1;
+	Left left;
+	single_row_writes_match(tuning, left);
+	EXPECT_GT(left.settled, 150u);
 }
 
 // The same edge, one row at a time: inserted, written twice more, deleted row by row, inserted

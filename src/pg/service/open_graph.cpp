@@ -707,13 +707,14 @@ live_overlay(const GraphName &name, const GraphRow &row, Oid key_type, std::opti
 	double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
 	const grail::ReachabilityOverlay *now = overlay_of(live);
 	size_t grown = now ? now->records_grown() - (was.lock() == live ? grown_before : 0) : 0;
-	size_t unwidened = now ? now->unwidened() : 0;
+	size_t unwidened = now ? now->unwidened() : 0, deferred = now ? now->deferred() : 0;
 	guard([&] {
 		ereport(DEBUG1,
 		        (errmsg_internal("pg_grail overlay of graph %lld: %s, %zu log rows read, %.3f ms, %.3f ms on "
-		                         "the CPU (%.3f reading the log), %zu records widened, %zu edges left unwidened",
+		                         "the CPU (%.3f reading the log), %zu records widened, %zu edges left unwidened, "
+		                         "%zu deferred",
 		                         (long long)row.id, overlay_trace.how, overlay_trace.rows, ms, cpu,
-		                         overlay_trace.reading_cpu_ms, grown, unwidened)));
+		                         overlay_trace.reading_cpu_ms, grown, unwidened, deferred)));
 	});
 	return live;
 }
