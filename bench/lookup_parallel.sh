@@ -9,15 +9,17 @@
 # runs of each form, the forms interleaved in one session after a warm-up; the planned workers
 # (EXPLAIN) and the `a = b` floor under the same setting. Ratios: row by row / filter.
 # Uses the project's throwaway cluster (scripts/cluster.sh); the server's max_worker_processes and
-# max_parallel_workers bound the workers launched.
+# max_parallel_workers bound the workers launched. --device sets grail.device (cpu unless told:
+# auto on a GPU host without the GPU service shows what each process's own GPU costs it).
 #   bench/lookup_parallel.sh [--vertices N] [--edges E] [--rows R] [--workers "0 2 4"] [--runs R] [--reuse 1]
+#                            [--device cpu|auto|gpu]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=bench/common.sh
 source bench/common.sh
-vertices=1000000 edges=5000000 rows=2000000 workers="0 2 4" runs=5 reuse=0 scale=0
-parse_args "$0 [--vertices N] [--edges E] [--rows R] [--workers LIST] [--runs R] [--reuse 1]" \
-	vertices edges rows workers runs reuse -- "$@"
+vertices=1000000 edges=5000000 rows=2000000 workers="0 2 4" runs=5 reuse=0 scale=0 device=cpu
+parse_args "$0 [--vertices N] [--edges E] [--rows R] [--workers LIST] [--runs R] [--reuse 1] [--device D]" \
+	vertices edges rows workers runs reuse device -- "$@"
 eval "$(scripts/cluster.sh start)"
 db=grail_lookup_parallel_${vertices}_${edges}_${rows}
 bench_db "$reuse"
@@ -33,7 +35,7 @@ if ! exists pairs; then
 	      JOIN vert va ON va.k = p.ka JOIN vert vb ON vb.k = p.kb" \
 	  -c "VACUUM ANALYZE pairs" >/dev/null
 fi
-session="SET jit = off; SET grail.device = cpu;"
+session="SET jit = off; SET grail.device = $device;"
 query="SELECT count(*) FROM pairs WHERE grail.reachable('dag', a, b)"
 file=$(mktemp)
 trap 'rm -f "$file"' EXIT

@@ -7,6 +7,7 @@
 #include "boundary/guard.hpp"
 
 extern "C" {
+#include "access/parallel.h"
 #include "utils/builtins.h"
 }
 
@@ -19,6 +20,14 @@ device_policy() {
 	              : settings.device == DEVICE_GPU ? grail::DeviceMode::gpu
 	                                              : grail::DeviceMode::automatic;
 	policy.min_edges = uint64_t(settings.gpu_min_edges);
+	return policy;
+}
+
+grail::DevicePolicy
+in_process_device_policy() {
+	grail::DevicePolicy policy = device_policy();
+	if (policy.mode == grail::DeviceMode::automatic && IsParallelWorker())
+		policy.mode = grail::DeviceMode::cpu;
 	return policy;
 }
 
