@@ -188,6 +188,15 @@ ReachabilityOverlay::count_between(const Edges &edges, int sign) {
 
 bool
 ReachabilityOverlay::extend(size_t added, const Extension &batch) {
+	if (!intact_)
+		return false;
+	intact_ = false;
+	intact_ = take(added, batch);
+	return intact_;
+}
+
+bool
+ReachabilityOverlay::take(size_t added, const Extension &batch) {
 	const Edges &inserted = batch.inserted;
 	if (added < added_)
 		throw Error(ErrorKind::internal, "a graph overlay was extended with fewer added vertices than it has");
@@ -305,15 +314,18 @@ ReachabilityOverlay::widen_deferred(size_t count, size_t budget) {
 			propagate(budget);
 		return;
 	}
+	// The edges leave L only once they are in U: a query's error part-way (reachable() widens too,
+	// and the kept overlay answers the next statement) leaves them in one or the other, and flags
+	// and records that grew more than they would have are sound.
 	ComponentPairs &taken = admitted_;
 	taken.assign(deferred_.begin(), deferred_.begin() + long(count));
-	deferred_.erase(deferred_.begin(), deferred_.begin() + long(count));
 	if (slot_.empty())
 		slot_.assign(components_ + added_, kNoSlot);
 	flag_ancestors(taken, kReachesInsertion, [&](uint32_t c, auto &&reach) { for_each_predecessor(c, reach); });
 	for (const auto &[cu, cv] : taken)
 		widen_edge(cu, cv);
 	unwidened_.insert(unwidened_.end(), taken.begin(), taken.end());
+	deferred_.erase(deferred_.begin(), deferred_.begin() + long(count));
 	propagate(unwidened_.size() > kUnwidenedMost ? kWholeWidening : budget);
 }
 
@@ -329,7 +341,10 @@ ReachabilityOverlay::admit(size_t most) {
 
 void
 ReachabilityOverlay::settle() {
+	bool was = intact_;
+	intact_ = false;
 	widen_deferred(deferred_.size(), kWholeWidening);
+	intact_ = was;
 }
 
 void
@@ -793,10 +808,10 @@ ReachabilityOverlay::grow(uint32_t c, Record from) {
 				flags_[c] |= kFullBloom;
 			return;
 		}
+		intervals_.resize(size_t(slots_ + 1) * 2 * labels_);
+		bloom_out_.resize(size_t(slots_ + 1) * kBloomWords);
 		uint32_t slot = slots_++;
 		slot_[c] = slot;
-		intervals_.resize(size_t(slots_) * 2 * labels_);
-		bloom_out_.resize(size_t(slots_) * kBloomWords);
 		std::copy(own.intervals, own.intervals + 2 * labels_, intervals(slot));
 		std::copy(own.bloom, own.bloom + kBloomWords, bloom_out(slot));
 		widen_into(slot, from);
@@ -812,8 +827,8 @@ ReachabilityOverlay::grow(uint32_t c, Record from) {
 	if ((growth & kBloomGrew) && full(bloom_out(slot_[c])))
 		flags_[c] |= kFullBloom;
 	if (!queued_[c]) {
-		queued_[c] = 1;
 		queue_.emplace(place(c), c);
+		queued_[c] = 1;
 	}
 }
 
@@ -1067,7 +1082,15 @@ bool
 ReachabilityOverlay::reachable(vid_t a, vid_t b) {
 	if (a == b)
 		return true;
-	uint32_t ca = component(a), cb = component(b);
+	bool was = intact_;
+	intact_ = false;
+	bool reached = answer(component(a), component(b));
+	intact_ = was;
+	return reached;
+}
+
+bool
+ReachabilityOverlay::answer(uint32_t ca, uint32_t cb) {
 	admit(admission_);
 	// Outside A_I no path of G' reaches a widened edge, of U or not (with L empty: an edge of L
 	// leaves its tail's ancestors unflagged).

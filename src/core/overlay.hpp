@@ -121,6 +121,15 @@ public:
 	};
 	bool extend(size_t added, const Extension &batch);
 
+	// False once a change of the overlay ended part-way: an extend() that returned false, or an
+	// error (a bad_alloc, a cancel) out of extend(), reachable() or settle(), which widen the labels
+	// as they go (a record given its slot, a component taken off the widening's queue may be left
+	// half done). Such an overlay answers nothing reliably: drop it and make a new one.
+	bool
+	intact() const noexcept {
+		return intact_;
+	}
+
 	// The base DAG's transpose this overlay used, for the next overlay of the same base; null when
 	// the changes did not need it (and none was given).
 	std::shared_ptr<const Csr>
@@ -263,6 +272,8 @@ private:
 	void count_between(const Edges &edges, int sign);
 	void add_vertices(size_t added);
 	bool order_edge(uint32_t from, uint32_t to);
+	bool take(size_t added, const Extension &batch);
+	bool answer(uint32_t ca, uint32_t cb);
 	using ComponentPairs = std::vector<std::pair<uint32_t, uint32_t>>;
 	void widen_deferred(size_t count, size_t budget);
 	void admit(size_t most);
@@ -335,6 +346,7 @@ private:
 
 	const Index &base_;
 	ReachabilityQuery base_query_;
+	bool intact_ = true; // intact()
 	size_t vertices_, components_, added_;
 	unsigned labels_;
 	uint64_t max_rank_ = 0;                 // the largest rank of the base labels: added vertices rank past it

@@ -21,7 +21,7 @@ Reach::with_changes(const Index &index, OverlayChanges changes, std::shared_ptr<
 
 bool
 Reach::extend(const std::vector<EdgeChange> &more) {
-	if (!overlay_ || !changes_)
+	if (!overlay_ || !changes_ || !overlay_->intact())
 		return false;
 	OverlayChanges::Extension extension;
 	if (!changes_->extend(more, extension))

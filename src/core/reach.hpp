@@ -95,6 +95,13 @@ public:
 	                 ReachabilityQuery::Undecided &undecided, unsigned helpers = 0);
 	void search_each(const ReachabilityQuery::Undecided &undecided, bool *answers, unsigned helpers = 0);
 
+	// Whether its overlay (if any) is intact (ReachabilityOverlay::intact()): a caller that keeps a
+	// reachability across statements drops one that is not, after an error part-way.
+	bool
+	intact() const noexcept {
+		return !overlay_ || overlay_->intact();
+	}
+
 	// The overlay over the changes (null without), for statistics and tests.
 	ReachabilityOverlay *
 	overlay() noexcept {

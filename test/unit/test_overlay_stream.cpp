@@ -10,6 +10,7 @@
 #include "oracle.hpp"
 #include "overlay_changes.hpp"
 #include "reach.hpp"
+#include "failing_allocations.hpp"
 #include "rng.hpp"
 
 #include <gtest/gtest.h>
@@ -315,4 +316,63 @@ TEST(OverlayStream, OneEdgeComesAndGoes) {
 		ASSERT_TRUE(fresh);
 		ASSERT_EQ(reach->changes()->inserted(), fresh->changes()->inserted()) << "step " << step;
 	}
+}
+
+// A query that widens edges of L (reachable() admits them) and fails part way, an allocation
+// thrown at each step in turn. The kept overlay answers the next statement unless it says it is not
+// intact (the glue then makes a new one): one that says it is must answer every pair as the rows
+// do, and one that is not refuses to be extended.
+TEST(OverlayStream, AQueryThatFailsPartWayLeavesTheOverlayExactOrNotIntact) {
+	size_t failed_queries = 0, broken = 0;
+	for (uint64_t seed = 0; seed < 40; seed++) {
+		grail_test::TestGraph t = grail_test::random_graph(seed + 9000, 30);
+		Rows before = rows_of(t.edges);
+		Index index = Index::build(edge_list(before), BuildOptions{});
+		std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+		if (ids.size() < 4)
+			continue;
+		// Rows forward in the build's component order (no cycle between components), taken in by
+		// a statement after the first.
+		const auto &of = index.components().of_vertex;
+		Rng rng(seed + 1);
+		Rows after = before;
+		for (int k = 0; k < 24; k++) {
+			int64_t u = ids[rng.below(ids.size())], v = ids[rng.below(ids.size())];
+			if (of[size_t(index.find(u))] > of[size_t(index.find(v))])
+				std::swap(u, v);
+			after.emplace_back(u, v);
+		}
+		std::vector<EdgeChange> batch = logged(before, after);
+		if (batch.size() < 2)
+			continue;
+		grail_test::Oracle oracle(edge_list(after));
+		std::vector<int64_t> query = grail_test::ids_of(after);
+		for (long at = 0;; at++) {
+			std::unique_ptr<Reach> kept = fresh_reach(index, {batch.front()});
+			ASSERT_TRUE(kept);
+			kept->overlay()->set_admission(1);
+			ASSERT_TRUE(kept->extend(std::vector<EdgeChange>(batch.begin() + 1, batch.end())));
+			bool failed = false;
+			try {
+				grail_test::FailAllocation fail(at);
+				kept->reachable(query.front(), query.back());
+			} catch (const std::bad_alloc &) {
+				failed = true;
+			}
+			if (!failed)
+				break;
+			failed_queries++;
+			if (!kept->intact()) {
+				broken++;
+				EXPECT_FALSE(kept->extend({}));
+				continue;
+			}
+			for (int64_t a : query)
+				for (int64_t b : query)
+					ASSERT_EQ(kept->reachable(a, b), oracle.reachable(a, b))
+					    << "seed " << seed << ", allocation " << at << " failed: " << a << " -> " << b;
+		}
+	}
+	EXPECT_GT(failed_queries, 40u);
+	EXPECT_GT(broken, 40u);
 }

@@ -759,9 +759,12 @@ kept_or_new_overlay(const GraphName &name, const GraphRow &row, Oid key_type, st
 	bool carry = !same_build && carries_across(last, row, key_type);
 	if (carry)
 		carried_trace = "carried across build " + std::to_string(row.build);
-	// Its build's image file is checked as load_build checks it (a truncated file is never read).
+	// Its build's image file is checked as load_build checks it (a truncated file is never read),
+	// and the overlay is made again where an error (out of memory, a cancel) left it part-way in an
+	// earlier statement's query (grail::Reach::intact()).
 	if ((same_build || carry) &&
-	    (!last.value || !last.value->base || still_cached(last.value->base->image_file.get()))) {
+	    (!last.value || !last.value->base || still_cached(last.value->base->image_file.get())) &&
+	    (!last.value || !last.value->reach || last.value->reach->intact())) {
 		std::vector<PendingRow> rows;
 		PendingLog next;
 		double reading_started = thread_cpu_ms();
