@@ -21,8 +21,10 @@ Reach::with_changes(const Index &index, OverlayChanges changes, std::shared_ptr<
 
 bool
 Reach::extend(const std::vector<EdgeChange> &more) {
-	if (!overlay_ || !changes_ || !overlay_->intact())
+	if (!overlay_ || !changes_ || !intact())
 		return false;
+	// The changes and the overlay change together: part-way (false, or an error) they disagree.
+	changes_intact_ = false;
 	OverlayChanges::Extension extension;
 	if (!changes_->extend(more, extension))
 		return false;
@@ -31,7 +33,8 @@ Reach::extend(const std::vector<EdgeChange> &more) {
 	bool deletes = !extension.gone.empty();
 	ReachabilityOverlay::Extension batch{extension.appeared, extension.retracted, extension.gone,
 	                                     deletes ? changes_->inserted() : none, deletes ? changes_->deleted() : none};
-	return overlay_->extend(changes_->added(), batch);
+	changes_intact_ = overlay_->extend(changes_->added(), batch);
+	return changes_intact_;
 }
 
 std::shared_ptr<const Csr>

@@ -95,11 +95,12 @@ public:
 	                 ReachabilityQuery::Undecided &undecided, unsigned helpers = 0);
 	void search_each(const ReachabilityQuery::Undecided &undecided, bool *answers, unsigned helpers = 0);
 
-	// Whether its overlay (if any) is intact (ReachabilityOverlay::intact()): a caller that keeps a
-	// reachability across statements drops one that is not, after an error part-way.
+	// False once extend() ended part-way (false, or an error) or its overlay is not intact
+	// (ReachabilityOverlay::intact()): a caller that keeps a reachability across statements drops
+	// one that is not, after an error part-way.
 	bool
 	intact() const noexcept {
-		return !overlay_ || overlay_->intact();
+		return changes_intact_ && (!overlay_ || overlay_->intact());
 	}
 
 	// The overlay over the changes (null without), for statistics and tests.
@@ -119,6 +120,7 @@ private:
 	ReachabilityQuery query_;
 	std::optional<OverlayChanges> changes_;
 	std::unique_ptr<ReachabilityOverlay> overlay_; // with changes_
+	bool changes_intact_ = true;                   // intact()
 	std::unique_ptr<GpuReachability> device_;      // without: made by the first batch on the GPU
 };
 

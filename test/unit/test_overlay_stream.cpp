@@ -318,6 +318,31 @@ TEST(OverlayStream, OneEdgeComesAndGoes) {
 	}
 }
 
+// A random graph of up to 30 vertices (random_graph(seed)): its rows, its build and the build's ids;
+// none where it has fewer than 4 vertices.
+struct SmallBuild {
+	Rows rows;
+	Index index;
+	std::vector<int64_t> ids;
+};
+std::optional<SmallBuild>
+small_build(uint64_t seed) {
+	Rows rows = rows_of(grail_test::random_graph(seed, 30).edges);
+	Index index = Index::build(edge_list(rows), BuildOptions{});
+	std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
+	if (ids.size() < 4)
+		return std::nullopt;
+	return SmallBuild{std::move(rows), std::move(index), std::move(ids)};
+}
+
+// Every pair of `query` answers as the rows of `oracle` do.
+void
+expect_rows_answer(Reach &reach, const grail_test::Oracle &oracle, const std::vector<int64_t> &query, uint64_t seed) {
+	for (int64_t a : query)
+		for (int64_t b : query)
+			ASSERT_EQ(reach.reachable(a, b), oracle.reachable(a, b)) << "seed " << seed << ": " << a << " -> " << b;
+}
+
 // A query that widens edges of L (reachable() admits them) and fails part way, an allocation
 // thrown at each step in turn. The kept overlay answers the next statement unless it says it is not
 // intact (the glue then makes a new one): one that says it is must answer every pair as the rows
@@ -325,12 +350,12 @@ TEST(OverlayStream, OneEdgeComesAndGoes) {
 TEST(OverlayStream, AQueryThatFailsPartWayLeavesTheOverlayExactOrNotIntact) {
 	size_t failed_queries = 0, broken = 0;
 	for (uint64_t seed = 0; seed < 40; seed++) {
-		grail_test::TestGraph t = grail_test::random_graph(seed + 9000, 30);
-		Rows before = rows_of(t.edges);
-		Index index = Index::build(edge_list(before), BuildOptions{});
-		std::vector<int64_t> ids(index.graph().ids.begin(), index.graph().ids.end());
-		if (ids.size() < 4)
+		std::optional<SmallBuild> built = small_build(seed + 9000);
+		if (!built)
 			continue;
+		const Rows &before = built->rows;
+		const Index &index = built->index;
+		const std::vector<int64_t> &ids = built->ids;
 		// Rows forward in the build's component order (no cycle between components), taken in by
 		// a statement after the first.
 		const auto &of = index.components().of_vertex;
@@ -367,12 +392,59 @@ TEST(OverlayStream, AQueryThatFailsPartWayLeavesTheOverlayExactOrNotIntact) {
 				EXPECT_FALSE(kept->extend({}));
 				continue;
 			}
-			for (int64_t a : query)
-				for (int64_t b : query)
-					ASSERT_EQ(kept->reachable(a, b), oracle.reachable(a, b))
-					    << "seed " << seed << ", allocation " << at << " failed: " << a << " -> " << b;
+			expect_rows_answer(*kept, oracle, query, seed);
 		}
 	}
 	EXPECT_GT(failed_queries, 40u);
 	EXPECT_GT(broken, 40u);
+}
+
+// The same for the statement's extension: each of its allocations failed in turn leaves a
+// reachability that says it is not intact and refuses to be extended again; once none fails, it
+// answers every pair as the rows do.
+TEST(OverlayStream, AnExtensionThatFailsPartWayIsNotIntact) {
+	size_t failed_extensions = 0;
+	for (uint64_t seed = 0; seed < 20; seed++) {
+		std::optional<SmallBuild> built = small_build(seed + 9500);
+		if (!built)
+			continue;
+		const Rows &before = built->rows;
+		const Index &index = built->index;
+		const std::vector<int64_t> &ids = built->ids;
+		Rng rng(seed + 3);
+		Rows after = before;
+		for (int k = 0; k < 16; k++)
+			after.emplace_back(ids[rng.below(ids.size())], rng.below(4) ? ids[rng.below(ids.size())] : 3000000 + k);
+		if (!before.empty())
+			after.erase(after.begin()); // a row of the build deleted too
+		std::vector<EdgeChange> batch = logged(before, after);
+		if (batch.size() < 2)
+			continue;
+		grail_test::Oracle oracle(edge_list(after));
+		std::vector<int64_t> query = grail_test::ids_of(after);
+		for (long at = 0;; at++) {
+			std::unique_ptr<Reach> kept = fresh_reach(index, {batch.front()});
+			if (!kept)
+				break;
+			std::vector<EdgeChange> rest(batch.begin() + 1, batch.end());
+			bool failed = false, taken = false;
+			try {
+				grail_test::FailAllocation fail(at);
+				taken = kept->extend(rest);
+			} catch (const std::bad_alloc &) {
+				failed = true;
+			}
+			if (failed) {
+				failed_extensions++;
+				EXPECT_FALSE(kept->intact()) << "seed " << seed << ", allocation " << at;
+				EXPECT_FALSE(kept->extend({})) << "seed " << seed << ", allocation " << at;
+				continue;
+			}
+			EXPECT_EQ(kept->intact(), taken);
+			if (taken)
+				expect_rows_answer(*kept, oracle, query, seed);
+			break;
+		}
+	}
+	EXPECT_GT(failed_extensions, 100u);
 }
