@@ -21,15 +21,15 @@
 //
 // A widening left unfinished. A batch's widening (extend()) grows at most a budget of records; the
 // rest stays on its queue, and each later extend() or reachable() goes on by another budget. U, the
-// DAG edges inserted since the queue was last empty, holds the edges whose widening may not have
-// finished. Why the rules stay sound (G'' = G' - U):
+// DAG edges whose widening began since the queue was last empty, holds the edges whose widening may
+// not have finished. Why the rules stay sound (G'' = G' - U; with L empty, below):
 //  - When the queue was last empty the records were the fixpoint over the G' of then, which holds
 //    every edge of G'' (G'' has no edge inserted since, and deletions and edges taken back only
 //    take edges away; an edge taken back that is in U leaves U). A fixpoint only grows with the
 //    graph, and records only grow: every record is at least the fixpoint over G'', so its "no"
 //    holds for every path of G''.
-//  - The flags of A_I are complete for G' before any widening (extend() flags a new edge's tail's
-//    G'-ancestors at once): a component outside A_I reaches no inserted edge, of U or not, and its
+//  - The flags of A_I are complete for G' before any widening (a new edge's widening first flags
+//    its tail's G'-ancestors): a component outside A_I reaches no inserted edge, of U or not, and its
 //    base rules hold. One that joined A_I while U was not empty reaches an inserted edge only
 //    through U in G'', and its own record is its fixpoint over G''.
 //  - The topological order is kept for all of G' at once (order_edge()), and the "yes"es name
@@ -93,7 +93,8 @@ public:
 	// past the base's now, at least as many as before):
 	//  - inserted: edges that G' lacks (u != v), each added to G'. Only the components the new edges
 	//    change are touched: the tail's and its G'-ancestors' widened labels grow until nothing
-	//    changes (the same fixpoint build() computes, since a label only grows when edges are added),
+	//    changes (the same fixpoint build() computes, since a label only grows when edges are added;
+	//    a few edges a call, the rest waiting on L: the header),
 	//    and the topological order of G' moves only the components that reach a new edge's tail
 	//    and came after its head (one side of Pearce and Kelly's dynamic topological order).
 	//  - retracted: edges inserted before that G' no longer has. Labels, flags and the order stay
@@ -398,8 +399,8 @@ private:
 	std::vector<uint64_t> head_bloom_;
 	bool queue_keys_stale_ = false; // the order moved components since they were queued
 	size_t widening_budget_ = kWideningBudget;
-	// U (the header): the DAG edges inserted since the widening's queue was last empty, at most
-	// kUnwidenedMost.
+	// U (the header): the DAG edges whose widening began since the widening's queue was last empty,
+	// at most kUnwidenedMost.
 	ComponentPairs unwidened_;
 	static constexpr size_t kUnwidenedMost = 256;
 	// L (the header), first deferred first; past kDeferredMost a batch widens them all.
