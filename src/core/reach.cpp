@@ -63,7 +63,7 @@ size_t
 Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *answers, const DevicePolicy &policy,
                       const DeviceFallback &fallback, unsigned helpers) {
 	if (overlay_) {
-		overlay_->settle();
+		settle();
 		for (size_t i = 0; i < count; i++) {
 			if ((i & 0xFFFF) == 0xFFFF)
 				poll_cancel();

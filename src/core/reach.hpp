@@ -78,6 +78,13 @@ public:
 
 	// Whether id a reaches id b.
 	bool reachable(int64_t a, int64_t b);
+	// Before many reachable() calls: the overlay's deferred widening finished at once
+	// (ReachabilityOverlay::settle()), where each call would otherwise sweep what is left.
+	void
+	settle() {
+		if (overlay_)
+			overlay_->settle();
+	}
 
 	// answers[i] = reachable(a[i], b[i]), the pairs the labels leave undecided searched on the
 	// device the policy picks (on the CPU with changes); fallback is told where the GPU fails and

@@ -523,6 +523,7 @@ service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a
 	if (changed.empty())
 		return std::nullopt;
 	const grail::Index &index = graph.index;
+	reach.settle();
 	std::vector<int64_t> base_a, base_b;
 	std::vector<size_t> place;
 	for (size_t i = 0; i < count; i++) {
