@@ -59,6 +59,38 @@ struct DevicePolicy {
 	}
 };
 
+// Under automatic, the device that searches a graph's batches (the pairs their labels leave
+// undecided): whichever has searched them faster so far. Which wins depends on the graph, its
+// pairs and the machine: a GPU batch costs a round trip per level of its searches, the CPU's
+// searches its threads' time, so a host with many cores can beat its GPU (the filter over 2M pairs
+// of a 1M-vertex random DAG: 888 ms with the batches of 6,000 searches on the H200 against 610 on
+// 16 CPU threads) where dense DAGs' long searches go 11x faster on the GPU than on one core. So
+// both are measured on the graph's own batches: the first batches try the GPU, then the CPU; then
+// each batch goes to the one cheaper per search so far, and the other is tried again after a
+// stretch of batches that doubles each time it loses again (8 to 1,024), so that a change in what
+// the batches ask (or in the machine's load) is noticed. Answers are the same either way.
+class SearchDeviceChoice {
+public:
+	// Whether the next batch goes to the GPU (asked only under automatic, for a batch the policy
+	// lets go there: batch_may_use_gpu() and use_gpu()).
+	bool gpu_next() noexcept;
+	// The searches of the batch just asked about took ms on the GPU (gpu) or the CPU.
+	void record(bool gpu, size_t searches, double ms) noexcept;
+	// ms a search on the GPU (gpu) or the CPU so far, a running average; 0 until one was measured.
+	double
+	cost(bool gpu) const noexcept {
+		return cost_[gpu];
+	}
+
+	static constexpr uint64_t kFirstStretch = 8, kLongestStretch = 1024;
+
+private:
+	double cost_[2] = {0, 0};
+	uint64_t batches_ = 0;             // batches on the cheaper device since the other was tried
+	uint64_t stretch_ = kFirstStretch; // batches before the other is tried again
+	bool trying_other_ = false;        // gpu_next() picked the device that is not the cheaper
+};
+
 // gpu() where the policy picks the GPU for graph, cpu() otherwise or after a GPU failure the policy
 // falls back from, which fallback(what, reason) reports first.
 template <typename Gpu, typename Cpu>

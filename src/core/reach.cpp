@@ -1,4 +1,5 @@
 #include "reach.hpp"
+#include "clock.hpp"
 
 namespace grail {
 
@@ -74,18 +75,26 @@ Reach::reachable_many(const int64_t *a, const int64_t *b, size_t count, bool *an
 	ReachabilityQuery::Undecided undecided;
 	query_.decide_many(a, b, count, answers, undecided, helpers);
 	std::vector<uint8_t> reached;
+	// Under automatic the GPU searches only where it has been the faster (search_device()).
+	bool choosing = policy.mode == DeviceMode::automatic && policy.batch_may_use_gpu(undecided.size());
+	bool gpu = false;
 	auto on_gpu = [&] {
+		if (choosing && !search_device_.gpu_next())
+			return false;
 		if (!device_)
 			device_ = std::make_unique<GpuReachability>(index_);
 		device_->search(undecided.from, undecided.to, reached);
-		return true;
+		return gpu = true;
 	};
+	double started = now_ms();
 	if (policy.batch_may_use_gpu(undecided.size()) &&
 	    run_on_device(
 	        policy, "the reachability searches", index_.dag(), on_gpu, [] { return false; }, fallback))
 		undecided.answer(reached, answers);
 	else
 		query_.search_each(undecided, answers, helpers);
+	if (choosing)
+		search_device_.record(gpu, undecided.size(), ms_since(started));
 	return undecided.size();
 }
 

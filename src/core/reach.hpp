@@ -119,6 +119,13 @@ public:
 	// Device memory of the GPU copy of the index, 0 until a batch made it.
 	size_t device_bytes() const noexcept;
 
+	// Under automatic, where this build's batches search: reachable_many()'s own choice, and the
+	// GPU service's path (which searches the pairs decide_many() leaves elsewhere) asks it too.
+	SearchDeviceChoice &
+	search_device() noexcept {
+		return search_device_;
+	}
+
 private:
 	// The overlay's vertex of an id, or -1.
 	int64_t vertex(int64_t id) const noexcept;
@@ -129,6 +136,7 @@ private:
 	std::unique_ptr<ReachabilityOverlay> overlay_; // with changes_
 	bool changes_intact_ = true;                   // intact()
 	std::unique_ptr<GpuReachability> device_;      // without: made by the first batch on the GPU
+	SearchDeviceChoice search_device_;
 };
 
 } // namespace grail

@@ -1,10 +1,13 @@
 // DevicePolicy: which device runs an algorithm under each mode, when the GPU is probed, and the
-// fallback to the CPU after a GPU failure, against probes that say what the test wants.
+// fallback to the CPU after a GPU failure, against probes that say what the test wants; and
+// SearchDeviceChoice, automatic's choice of device for a graph's batches by their measured costs.
 #include "device_policy.hpp"
 #include "error.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -121,4 +124,90 @@ TEST(DevicePolicy, RunOnDevice) {
 	EXPECT_THROW(run_on_device(automatic, "x", dense, gpu_bad, cpu, tell, usable_gpu), Error);
 	EXPECT_EQ(run_on_device(policy(DeviceMode::cpu), "x", dense, gpu_full, cpu, tell, usable_gpu), "cpu");
 	EXPECT_TRUE(told.empty());
+}
+
+// SearchDeviceChoice: the GPU first, then the CPU, then the cheaper per search, with the other
+// tried again after a stretch that doubles each time it loses and starts over when it wins.
+namespace {
+
+// Asks for the next batch's device and records its searches at the cost that device has now.
+bool
+run_batch(SearchDeviceChoice &choice, double gpu_ms, double cpu_ms, size_t searches = 1000) {
+	bool gpu = choice.gpu_next();
+	choice.record(gpu, searches, (gpu ? gpu_ms : cpu_ms) * double(searches));
+	return gpu;
+}
+
+// The batches until the device that is not the cheaper is tried (the count of batches on the
+// cheaper one before it), at most `most`.
+int
+batches_before_other(SearchDeviceChoice &choice, bool cheaper_gpu, double gpu_ms, double cpu_ms, int most = 5000) {
+	for (int k = 0; k < most; k++)
+		if (run_batch(choice, gpu_ms, cpu_ms) != cheaper_gpu)
+			return k;
+	return -1;
+}
+
+} // namespace
+
+TEST(SearchDeviceChoice, TriesTheGpuThenTheCpuThenKeepsTheCheaper) {
+	SearchDeviceChoice choice;
+	EXPECT_TRUE(run_batch(choice, 0.02, 0.01));
+	EXPECT_FALSE(run_batch(choice, 0.02, 0.01));
+	EXPECT_DOUBLE_EQ(choice.cost(true), 0.02);
+	EXPECT_DOUBLE_EQ(choice.cost(false), 0.01);
+	for (int k = 0; k < int(SearchDeviceChoice::kFirstStretch); k++)
+		EXPECT_FALSE(run_batch(choice, 0.02, 0.01)) << k;
+	// Where the GPU is the faster, it keeps the batches the same way.
+	SearchDeviceChoice gpu_wins;
+	run_batch(gpu_wins, 0.001, 0.01);
+	run_batch(gpu_wins, 0.001, 0.01);
+	for (int k = 0; k < int(SearchDeviceChoice::kFirstStretch); k++)
+		EXPECT_TRUE(run_batch(gpu_wins, 0.001, 0.01)) << k;
+}
+
+TEST(SearchDeviceChoice, TheLoserIsTriedAgainLessAndLessOften) {
+	SearchDeviceChoice choice;
+	run_batch(choice, 0.02, 0.01);
+	run_batch(choice, 0.02, 0.01);
+	uint64_t stretch = SearchDeviceChoice::kFirstStretch;
+	for (int round = 0; round < 10; round++) {
+		EXPECT_EQ(batches_before_other(choice, false, 0.02, 0.01), int(stretch)) << round;
+		stretch = std::min(stretch * 2, SearchDeviceChoice::kLongestStretch);
+	}
+	EXPECT_EQ(batches_before_other(choice, false, 0.02, 0.01), int(SearchDeviceChoice::kLongestStretch));
+}
+
+TEST(SearchDeviceChoice, FollowsTheCostsWhenTheyChange) {
+	SearchDeviceChoice choice;
+	run_batch(choice, 0.02, 0.01);
+	run_batch(choice, 0.02, 0.01);
+	// The CPU gets slower (the machine gets busy): once its average passes the GPU's measured cost,
+	// the GPU takes the batches.
+	int on_cpu = 0;
+	while (!run_batch(choice, 0.02, 0.05) && on_cpu < 100)
+		on_cpu++;
+	EXPECT_GT(on_cpu, 0);
+	EXPECT_LT(on_cpu, 10);
+	for (int k = 0; k < 5; k++)
+		EXPECT_TRUE(run_batch(choice, 0.02, 0.05)) << k;
+	// The GPU gets slower in turn, and its stretch started over when it won: the CPU is tried
+	// again within the first stretch, wins, and takes the batches back.
+	EXPECT_LE(batches_before_other(choice, true, 0.2, 0.01), int(SearchDeviceChoice::kFirstStretch));
+	int on_gpu = 0;
+	while (run_batch(choice, 0.2, 0.01) && on_gpu < 100)
+		on_gpu++;
+	EXPECT_LE(on_gpu, int(SearchDeviceChoice::kFirstStretch) + 1);
+	for (int k = 0; k < 5; k++)
+		EXPECT_FALSE(run_batch(choice, 0.2, 0.01)) << k;
+}
+
+TEST(SearchDeviceChoice, AnEmptyBatchOrABadTimeTeachesNothing) {
+	SearchDeviceChoice choice;
+	EXPECT_TRUE(choice.gpu_next());
+	choice.record(true, 0, 5.0);
+	choice.record(true, 100, -1.0);
+	choice.record(true, 100, std::nan(""));
+	EXPECT_EQ(choice.cost(true), 0.0);
+	EXPECT_TRUE(choice.gpu_next());
 }

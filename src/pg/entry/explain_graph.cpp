@@ -111,7 +111,9 @@ batch_device(const OpenedFor &opened) {
 		return d;
 	if (policy.mode == grail::DeviceMode::automatic)
 		d.detail += "; under grail.device = auto, for batches whose labels leave at least " +
-		            std::to_string(policy.min_searches) + " pairs to search (the others on the cpu)";
+		            std::to_string(policy.min_searches) +
+		            " pairs to search, while the gpu searches this graph's batches faster than the cpu's threads "
+		            "(the others on the cpu)";
 	return d;
 }
 

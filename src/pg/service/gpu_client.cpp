@@ -459,9 +459,15 @@ base_pairs_through_service(LoadedGraph &graph, const grail::DevicePolicy &policy
 	double deciding = grail::now_ms();
 	reach.decide_many(a, b, count, answers, undecided, helpers);
 	double decide_ms = grail::ms_since(deciding);
-	if (undecided.size() == 0 ||
-	    (policy.mode == grail::DeviceMode::automatic && undecided.size() < policy.min_searches)) {
+	// Under automatic, batches large enough go to the device that has searched this build's batches
+	// faster so far (grail::SearchDeviceChoice): the service's GPU, or this backend's CPU threads.
+	bool automatic = policy.mode == grail::DeviceMode::automatic;
+	bool choosing = automatic && undecided.size() >= policy.min_searches;
+	double searching = grail::now_ms();
+	if (undecided.size() == 0 || (automatic && !choosing) || (choosing && !reach.search_device().gpu_next())) {
 		reach.search_each(undecided, answers, helpers);
+		if (choosing)
+			reach.search_device().record(false, undecided.size(), grail::ms_since(searching));
 		return undecided.size();
 	}
 	// The undecided pairs as the components the labels left them: the service only searches them.
@@ -489,6 +495,8 @@ base_pairs_through_service(LoadedGraph &graph, const grail::DevicePolicy &policy
 		}
 		for (size_t k = 0; k < undecided.size(); k++)
 			answers[undecided.pair[k]] = searched[k];
+		if (choosing)
+			reach.search_device().record(true, undecided.size(), grail::ms_since(searching));
 		// The search itself apart from the deciding here and the trip (grail.reachable's DEBUG1 line
 		// gives the whole).
 		guard([&] {
