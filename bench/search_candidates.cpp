@@ -5,7 +5,10 @@
 //     other way): how many of the searched pairs k more of each would rule out;
 //   - a second set of 64 supports chosen for the searched pairs;
 //   - one step of the search: every successor of the source ruled out by all the deciders;
-//   - the components a forward and a backward pruned search visit (a bidirectional search's bound);
+//   - the components a forward and a backward pruned search visit (a bidirectional search's bound),
+//     and a pruned bidirectional search with two policies (sides in turn, or the side whose stack is
+//     shorter), on these pairs and on the searched ones of known reachable pairs (the end of a
+//     random walk of 1 to 32 steps, as grail_cli bench-queries draws them);
 // then times the old depth-first search against the engine's search (depth first by batches) on the same
 // pairs, interleaved in blocks of 64 (the machine may be shared: only the ratio is meaningful).
 //   search_candidates INDEX.bin [SEED] [--quick]   (--quick: the timing only)
@@ -102,6 +105,74 @@ visits(const Index &index, const Csr &next, vid_t from, vid_t to, bool backward,
 	return count;
 }
 
+// Components a pruned bidirectional search visits: depth first on each side, forward from `from`
+// (successors that may reach `to`) and backward from `to` over up, the DAG's predecessor lists
+// (predecessors that `from` may reach), a component's expansion at a time on the side the policy
+// picks: in turn (alternate), or the side whose stack is shorter. It ends at a component both sides
+// visited, at the rule's "yes", or when either side runs out.
+size_t
+bidirectional_visits(const Index &index, const Csr &up, vid_t from, vid_t to, bool alternate,
+                     std::vector<uint32_t> &forward_mark, std::vector<uint32_t> &backward_mark, uint32_t epoch) {
+	const Csr &dag = index.dag();
+	std::vector<vid_t> ahead{from}, behind{to};
+	forward_mark[from] = backward_mark[to] = epoch;
+	size_t count = 0;
+	bool forward_turn = false;
+	while (!ahead.empty() && !behind.empty()) {
+		bool forward = alternate ? (forward_turn = !forward_turn) : ahead.size() <= behind.size();
+		std::vector<vid_t> &stack = forward ? ahead : behind;
+		vid_t u = stack.back();
+		stack.pop_back();
+		const Csr &next = forward ? dag : up;
+		for (const vid_t *e = next.begin(u); e != next.end(u); e++) {
+			vid_t w = *e;
+			if (forward ? w > to : w < from)
+				continue;
+			std::vector<uint32_t> &mine = forward ? forward_mark : backward_mark;
+			const std::vector<uint32_t> &theirs = forward ? backward_mark : forward_mark;
+			if (mine[w] == epoch)
+				continue;
+			mine[w] = epoch;
+			count++;
+			if (theirs[w] == epoch)
+				return count;
+			pruning::Step step = forward ? grail_step(index, w, to) : grail_step(index, from, w);
+			if (step == pruning::Step::reached)
+				return count;
+			if (step == pruning::Step::expand)
+				stack.push_back(w);
+		}
+	}
+	return count;
+}
+
+// The components of the pairs the deciders leave to a search, of 100,000 pairs drawn by rng:
+// uniform, or (walks) a vertex and the end of a random walk of 1 to 32 steps from it. *reached:
+// how many of them reach.
+std::vector<std::pair<vid_t, vid_t>>
+searched_pairs(const Index &index, Rng &rng, bool walks, size_t *reached) {
+	const Array<int64_t> &ids = index.graph().ids;
+	const Csr &out = index.graph().out;
+	const Array<uint32_t> &of = index.components().of_vertex;
+	ReachabilityQuery q(index);
+	std::vector<std::pair<vid_t, vid_t>> searched;
+	*reached = 0;
+	for (int k = 0; k < 100000; k++) {
+		vid_t a = vid_t(rng.below(ids.size())), b = vid_t(rng.below(ids.size()));
+		if (walks) {
+			b = a;
+			for (uint64_t step = 0, steps = 1 + rng.below(32); step < steps && out.begin(b) != out.end(b); step++)
+				b = out.begin(b)[rng.below(size_t(out.end(b) - out.begin(b)))];
+		}
+		bool yes = q.reachable(ids[a], ids[b]);
+		if (q.last_decision() == ReachabilityQuery::Decided::search) {
+			searched.push_back({of[a], of[b]});
+			*reached += yes;
+		}
+	}
+	return searched;
+}
+
 } // namespace
 
 int
@@ -122,17 +193,8 @@ main(int argc, char **argv) {
 	}
 	Rng rng(seed);
 	ReachabilityQuery q(index);
-	std::vector<std::pair<vid_t, vid_t>> searched;
 	size_t reached = 0;
-	for (int k = 0; k < 100000; k++) {
-		int64_t a = ids[rng.below(ids.size())], b = ids[rng.below(ids.size())];
-		bool yes = q.reachable(a, b);
-		if (q.last_decision() == ReachabilityQuery::Decided::search) {
-			const Array<uint32_t> &of = index.components().of_vertex;
-			searched.push_back({of[size_t(index.find(a))], of[size_t(index.find(b))]});
-			reached += yes;
-		}
-	}
+	std::vector<std::pair<vid_t, vid_t>> searched = searched_pairs(index, rng, false, &reached);
 	size_t s = searched.size();
 	std::printf("100000 uniform pairs: %zu searched, %zu of them reachable\n", s, reached);
 	if (s == 0)
@@ -185,18 +247,28 @@ main(int argc, char **argv) {
 		}
 		std::printf("  one step (every successor ruled out by all deciders): %zu (%.1f%%)\n", one_step,
 		            100.0 * one_step / s);
-		std::vector<uint32_t> mark(n, 0);
+		std::vector<uint32_t> mark(n, 0), other_mark(n, 0);
 		uint32_t epoch = 0;
-		double fw = 0, bw = 0, least = 0;
-		for (auto [u, v] : searched) {
-			size_t f = visits(index, dag, u, v, false, mark, ++epoch);
-			size_t b = visits(index, up, u, v, true, mark, ++epoch);
-			fw += double(f);
-			bw += double(b);
-			least += double(std::min(f, b));
+		size_t walks_reached = 0;
+		std::vector<std::pair<vid_t, vid_t>> walks = searched_pairs(index, rng, true, &walks_reached);
+		for (const auto *pairs : {&searched, &walks}) {
+			double fw = 0, bw = 0, least = 0, turns = 0, shorter = 0,
+			       count = double(std::max<size_t>(pairs->size(), 1));
+			for (auto [u, v] : *pairs) {
+				size_t f = visits(index, dag, u, v, false, mark, ++epoch);
+				size_t b = visits(index, up, u, v, true, mark, ++epoch);
+				fw += double(f);
+				bw += double(b);
+				least += double(std::min(f, b));
+				turns += double(bidirectional_visits(index, up, u, v, true, mark, other_mark, ++epoch));
+				shorter += double(bidirectional_visits(index, up, u, v, false, mark, other_mark, ++epoch));
+			}
+			if (pairs == &walks)
+				std::printf("100000 known reachable pairs (random walks): %zu searched\n", walks.size());
+			std::printf("  components visited per search: forward %.1f, backward %.1f, the smaller of the two %.1f; "
+			            "bidirectional, sides in turn %.1f, the shorter stack's side %.1f\n",
+			            fw / count, bw / count, least / count, turns / count, shorter / count);
 		}
-		std::printf("  components visited per search: forward %.1f, backward %.1f, the smaller of the two %.1f\n",
-		            fw / s, bw / s, least / s);
 	}
 	DepthFirst old{index, {}, {}};
 	double t_old = 0, t_new = 0;
