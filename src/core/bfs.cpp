@@ -285,6 +285,13 @@ BfsScratch::finish(const std::vector<vid_t> &reached) noexcept {
 	dirty_ = false;
 }
 
+size_t
+BfsScratch::bytes() const noexcept {
+	return (seen.capacity() + level.capacity()) * sizeof(uint64_t) +
+	       (lists.capacity() + next_lists.capacity()) * sizeof(const vid_t *) +
+	       (next.capacity() + spare.capacity()) * sizeof(vid_t) + (parent_of_ ? capacity_ * sizeof(vid_t) : 0);
+}
+
 vid_t *
 BfsScratch::parents() {
 	if (!parent_of_)

@@ -44,6 +44,8 @@ public:
 	void finish(const std::vector<vid_t> &reached) noexcept;
 	// The discoverers' room, made by the first search that records parents.
 	vid_t *parents();
+	// The bytes it holds: its bitmaps, lists and discoverers' room.
+	size_t bytes() const noexcept;
 	std::vector<uint64_t> seen, level;
 	// The level's vertices' lists and the next level's, as search() reads them; a level's new
 	// vertices, and room to sort them.

@@ -351,6 +351,13 @@ public:
 	// Whether component ca reaches component cb (components of this index).
 	bool reachable_components(vid_t ca, vid_t cb);
 
+	// The bytes this query keeps for its searches between calls (its visit marks, its slots'
+	// vectors) and its helper threads' queries keep for theirs: what a caller that bounds a
+	// process's memory counts (the glue: grail.backend_memory_limit).
+	size_t scratch_bytes() const noexcept;
+	// Frees all of it (the helpers' queries too); the next search makes it again.
+	void release_scratch() noexcept;
+
 	// Components the most recent search visited (kept until the next search), for the benchmark.
 	uint64_t
 	last_search_visits() const noexcept {

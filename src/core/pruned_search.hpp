@@ -76,7 +76,13 @@ public:
 			marks_.reset(static_cast<uint8_t *>(std::calloc(std::max<size_t>(count, 1), 1)));
 			if (!marks_)
 				throw std::bad_alloc();
+			bytes_ = std::max<size_t>(count, 1);
 		}
+	}
+	// The marks' bytes, 0 before reserve().
+	size_t
+	bytes() const noexcept {
+		return bytes_;
 	}
 	// Asks the cache for v's byte (after reserve()).
 	void
@@ -107,6 +113,7 @@ public:
 
 private:
 	std::unique_ptr<uint8_t[], FreeMemory> marks_;
+	size_t bytes_ = 0;
 };
 
 // Whether `from` reaches `to` (from != to, and the rule at `from` said expand) over count vertices.

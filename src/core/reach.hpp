@@ -119,6 +119,17 @@ public:
 	// Device memory of the GPU copy of the index, 0 until a batch made it.
 	size_t device_bytes() const noexcept;
 
+	// The bytes the build's queries keep for their searches (ReachabilityQuery::scratch_bytes()):
+	// without changes, what batches and single pairs leave behind; an overlay's own are its.
+	size_t
+	scratch_bytes() const noexcept {
+		return query_.scratch_bytes();
+	}
+	void
+	release_scratch() noexcept {
+		query_.release_scratch();
+	}
+
 	// Under automatic, where this build's batches search: reachable_many()'s own choice, and the
 	// GPU service's path (which searches the pairs decide_many() leaves elsewhere) asks it too.
 	SearchDeviceChoice &

@@ -99,6 +99,24 @@ ReachabilityQuery::reachable(int64_t source, int64_t target) {
 	return verdict == Verdict::search ? search(ca, cb) : verdict == Verdict::yes;
 }
 
+size_t
+ReachabilityQuery::scratch_bytes() const noexcept {
+	size_t bytes = marks_.bytes() + slots_.capacity() * sizeof(SearchSlot);
+	for (const SearchSlot &slot : slots_)
+		bytes += (slot.stack.capacity() + slot.batch.capacity() + slot.successors.capacity() + slot.marked.capacity()) *
+		         sizeof(uint32_t);
+	for (const std::unique_ptr<ReachabilityQuery> &helper : helpers_)
+		bytes += sizeof(ReachabilityQuery) + helper->scratch_bytes();
+	return bytes;
+}
+
+void
+ReachabilityQuery::release_scratch() noexcept {
+	marks_ = SearchMarks();
+	std::vector<SearchSlot>().swap(slots_);
+	helpers_.clear();
+}
+
 ReachabilityQuery &
 ReachabilityQuery::helper(unsigned k) {
 	while (helpers_.size() < k)

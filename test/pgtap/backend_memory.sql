@@ -12,7 +12,7 @@ SET client_min_messages = warning;
 -- Rebuilds made on the host: a GPU's rebuild keeps its arrays where the device's build left them,
 -- which the heap's growth does not see (README, Limits).
 SET grail.device = cpu;
-SELECT plan(14);
+SELECT plan(19);
 
 CREATE TABLE mb_e (source bigint, target bigint);
 SELECT setseed(0.25);
@@ -89,6 +89,37 @@ SELECT throws_ok($$SELECT count(*) FROM grail.descendants('mb_g4', 1::bigint)$$,
 RESET grail.backend_memory_limit;
 SELECT results_eq('SELECT * FROM pg_temp.answers() ORDER BY 1, 2', 'SELECT * FROM mb_unlimited ORDER BY 1, 2',
                   'after the errors, the graphs answer as before');
+
+-- What a batch's searches keep for the next batch counts too: a byte a component for the backend
+-- and each helper thread (grail.search_threads), with their stacks. A random DAG of 400,000
+-- vertices whose 40,000 uniform pairs leave over 1,280 to a search (so that four helpers take part):
+-- five threads' marks pass a 1 MB limit, the backend's alone do not.
+SELECT setseed(0.5);
+CREATE TABLE mb_dag AS SELECT s AS source, s + 1 + (random() * (400000 - s - 1))::bigint AS target
+	FROM (SELECT 1 + (random() * 399998)::bigint AS s FROM generate_series(1, 1200000)) x;
+SELECT count(*) FROM (SELECT grail.create_graph('mb_scratch', 'mb_dag')) made;
+CREATE TEMP TABLE mb_pairs AS SELECT array_agg(1 + (random() * 399999)::bigint) AS a,
+	array_agg(1 + (random() * 399999)::bigint) AS b FROM generate_series(1, 40000);
+CREATE FUNCTION pg_temp.batch() RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM mb_pairs, unnest(grail.reachable('mb_scratch', a, b)) r WHERE r
+$$;
+SET grail.search_threads = 4;
+CREATE TEMP TABLE mb_batch AS SELECT pg_temp.batch() AS reached;
+SELECT cmp_ok((SELECT reached FROM mb_batch), '>', 0::bigint, 'the batch reaches some pairs');
+-- Row by row (a function scan: no filter, no batch), the same answers.
+SELECT is((SELECT count(*) FROM mb_pairs, unnest(a, b) p(x, y) WHERE grail.reachable('mb_scratch', x, y)),
+          (SELECT reached FROM mb_batch), 'the same pairs row by row give the same answers');
+SET grail.backend_memory_limit = '1MB';
+SELECT throws_like($$SELECT pg_temp.batch()$$,
+                   'pg_grail graph "mb_scratch" needs % MB for its search scratch, %grail.backend_memory_limit (1 MB)',
+                   'five threads'' search scratch past the limit fails the batch, naming it');
+SET grail.search_threads = 0;
+SELECT is(pg_temp.batch(), (SELECT reached FROM mb_batch),
+          'the scratch went with the failed batch: the backend alone answers within the limit');
+RESET grail.backend_memory_limit;
+SET grail.search_threads = 4;
+SELECT is(pg_temp.batch(), (SELECT reached FROM mb_batch), 'without the limit, five threads again');
+RESET grail.search_threads;
 
 -- Only a superuser sets the limit.
 CREATE ROLE mb_plain;

@@ -173,6 +173,21 @@ TEST(BatchPipeline, HelpersAnswerAsOneThread) {
 		for (size_t i = 0; i < n; i++)
 			ASSERT_EQ(at_once[i], expected[i]) << helpers << " helpers, reachable_many, pair " << i;
 	}
+	// What the query and its seven helpers keep for their searches (what grail.backend_memory_limit
+	// counts: a thread's marks are a byte a component once it searched; which helpers took runs
+	// depends on the scheduler, the query's own search here does not), all freed by
+	// release_scratch(); the query answers as before afterwards, its scratch made again.
+	size_t components = index.dag().vertex_count();
+	query.reachable_components(undecided_alone.from[0], undecided_alone.to[0]);
+	EXPECT_GE(query.scratch_bytes(), components + 7 * sizeof(ReachabilityQuery));
+	query.release_scratch();
+	EXPECT_EQ(query.scratch_bytes(), size_t(0));
+	std::unique_ptr<bool[]> again(new bool[n]);
+	query.reachable_many(a.data(), b.data(), n, again.get(), {}, 0, 2);
+	for (size_t i = 0; i < n; i++)
+		ASSERT_EQ(again[i], expected[i]) << "after release_scratch(), pair " << i;
+	query.reachable_components(undecided_alone.from[0], undecided_alone.to[0]);
+	EXPECT_GE(query.scratch_bytes(), components + 2 * sizeof(ReachabilityQuery));
 }
 
 // The searches of a batch run interleaved, several on one thread, each with its bit of the shared

@@ -380,6 +380,7 @@ search(FunctionCallInfo fcinfo, grail::KeyKind kind, Direction direction, bool w
 			    [&] { return grail::bfs(edges(), reverse, from, max_depth, graph.bfs_scratch(), output); },
 			    gpu_probe_for(graph));
 		}
+		graph.count_scratch();
 	}
 
 	if (TraversalCall *call = traversal_call(fcinfo)) {

@@ -564,10 +564,12 @@ service_reachable_many(LoadedGraph &graph, grail::Reach &reach, const int64_t *a
 
 size_t
 answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count, bool *answers) {
-	if (std::optional<size_t> searched = service_reachable_many(graph, reach, a, b, count, answers))
-		return *searched;
-	return reach.reachable_many(a, b, count, answers, in_process_device_policy(), notice_cpu_fallback,
-	                            search_helper_threads());
+	std::optional<size_t> searched = service_reachable_many(graph, reach, a, b, count, answers);
+	if (!searched)
+		searched = reach.reachable_many(a, b, count, answers, in_process_device_policy(), notice_cpu_fallback,
+		                                search_helper_threads());
+	graph.count_scratch();
+	return *searched;
 }
 
 bool

@@ -86,7 +86,8 @@ std::optional<size_t> service_reachable_many(LoadedGraph &graph, grail::Reach &r
 
 // reach.reachable_many(a, b, count, answers) under the settings' device policy, through the service
 // where service_reachable_many() takes the batch, else in this backend; on the CPU with
-// grail.search_threads' helpers. Returns the pairs that needed a search.
+// grail.search_threads' helpers; what the searches keep for the next batch is counted in
+// grail.backend_memory_limit (LoadedGraph::count_scratch()). Returns the pairs that needed a search.
 size_t answer_pairs(LoadedGraph &graph, grail::Reach &reach, const int64_t *a, const int64_t *b, size_t count,
                     bool *answers);
 

@@ -1004,6 +1004,28 @@ LoadedGraph::path_finder() {
 	return *path_finder_;
 }
 
+void
+LoadedGraph::count_scratch() {
+	size_t now = reach.scratch_bytes() + (bfs_scratch_ ? bfs_scratch_->bytes() : 0);
+	size_t counted = scratch_kept_ ? scratch_kept_->bytes() : 0;
+	if (now <= counted)
+		return;
+	try {
+		keep_within_budget(name, "search scratch", now - counted);
+	} catch (...) {
+		// The statement fails, and what the searches keep goes with it: the next call (with fewer
+		// helper threads, or once other graphs were dropped) starts from nothing, where a kept
+		// helper's marks would fail every later call of this build.
+		reach.release_scratch();
+		bfs_scratch_.reset();
+		scratch_kept_.reset();
+		throw;
+	}
+	if (!scratch_kept_)
+		scratch_kept_ = std::make_unique<KeptBytes>();
+	scratch_kept_->add(now - counted);
+}
+
 BfsScratch &
 LoadedGraph::bfs_scratch() {
 	if (!bfs_scratch_)

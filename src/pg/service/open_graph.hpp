@@ -58,10 +58,17 @@ struct LoadedGraph {
 	// reaches few vertices costs what it reaches; freed with the build (a drop, a newer build).
 	BfsScratch &bfs_scratch();
 
+	// Counts in kept what the build's reachability searches (its own and its helper threads':
+	// Reach::scratch_bytes()) and traversals (bfs_scratch()) keep for their next calls, after a
+	// call that may have grown it: room within grail.backend_memory_limit as for anything kept
+	// (53200 where none is left). A batch with helper threads keeps a byte a component for each.
+	void count_scratch();
+
 private:
 	std::unique_ptr<const Csr> in_edges_;
 	std::unique_ptr<PathFinder> path_finder_;
 	std::unique_ptr<BfsScratch> bfs_scratch_;
+	std::unique_ptr<KeptBytes> scratch_kept_; // count_scratch()'s
 };
 
 // What reachable() answers from: the loaded build (its index turns keys into ids), and the
