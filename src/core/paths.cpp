@@ -67,6 +67,7 @@ void
 PathFinder::Balls::start(size_t count) {
 	if (!slots) {
 		slots.reset(new DepthSlot[std::max<size_t>(count, 1)]());
+		slot_count = std::max<size_t>(count, 1);
 		epoch = 0;
 	}
 	if (++epoch == 0) {
@@ -77,6 +78,19 @@ PathFinder::Balls::start(size_t count) {
 
 PathFinder::PathFinder(const Index &index, std::function<const Csr &()> in_edges)
     : index_(index), in_edges_(std::move(in_edges)) {
+}
+
+size_t
+PathFinder::scratch_bytes() const noexcept {
+	const Balls &b = balls_;
+	return b.slot_count * sizeof(DepthSlot) +
+	       (b.forward.capacity() + b.backward.capacity() + b.next.capacity() + b.layers.capacity()) * sizeof(vid_t) +
+	       (b.layer_start.capacity() + b.layer_work.capacity()) * sizeof(size_t);
+}
+
+void
+PathFinder::release_scratch() noexcept {
+	balls_ = Balls();
 }
 
 const Csr &

@@ -109,6 +109,7 @@ public:
 		// The backward side's levels one after another, where each starts, the in-edges of each.
 		std::vector<vid_t> layers;
 		std::vector<size_t> layer_start, layer_work;
+		size_t slot_count = 0; // of slots, made by the first start()
 	};
 	// What the last search scanned: the edges of the two balls' expansions, and of the pass that
 	// finds the shortest paths' vertices past the forward ball (its levels read from S's out-edges
@@ -122,6 +123,12 @@ public:
 	last_counts() const noexcept {
 		return counts_;
 	}
+
+	// The bytes its searches keep for the next one (the depth slots, 16 bytes a vertex, and the
+	// frontiers' vectors), for a caller that bounds a process's memory; release_scratch() frees
+	// them, and the next search makes them again.
+	size_t scratch_bytes() const noexcept;
+	void release_scratch() noexcept;
 
 private:
 	const Csr &in_edges();

@@ -12,7 +12,7 @@ SET client_min_messages = warning;
 -- Rebuilds made on the host: a GPU's rebuild keeps its arrays where the device's build left them,
 -- which the heap's growth does not see (README, Limits).
 SET grail.device = cpu;
-SELECT plan(19);
+SELECT plan(21);
 
 CREATE TABLE mb_e (source bigint, target bigint);
 SELECT setseed(0.25);
@@ -120,6 +120,18 @@ RESET grail.backend_memory_limit;
 SET grail.search_threads = 4;
 SELECT is(pg_temp.batch(), (SELECT reached FROM mb_batch), 'without the limit, five threads again');
 RESET grail.search_threads;
+-- path() keeps 16 bytes a vertex of depth slots for its next search (6.4 MB here), beside the
+-- reversed edges it makes first (8 MB, counted before they are made): a 12 MB limit holds those
+-- and the batches' 2 MB, not the slots.
+CREATE TEMP TABLE mb_far AS SELECT s.a, max(d.vertex) AS b
+	FROM (SELECT min(source) AS a FROM mb_dag) s, grail.descendants('mb_scratch', s.a) d GROUP BY s.a;
+SET grail.backend_memory_limit = '12MB';
+SELECT throws_like($$SELECT grail.path('mb_scratch', a, b) FROM mb_far$$,
+                   'pg_grail graph "mb_scratch" needs % MB for its search scratch%',
+                   'path()''s depth slots past the limit fail the call, naming them');
+RESET grail.backend_memory_limit;
+SELECT is((SELECT p[1] = a AND p[array_length(p, 1)] = b FROM (SELECT a, b, grail.path('mb_scratch', a, b) p FROM mb_far) x),
+          true, 'without the limit, path() answers');
 
 -- Only a superuser sets the limit.
 CREATE ROLE mb_plain;

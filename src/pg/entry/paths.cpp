@@ -101,8 +101,9 @@ path(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 			return keys_array(fcinfo, kind, graph.key_type, as_text, 1, [&](size_t) { return key[0]; });
 		PG_RETURN_NULL();
 	}
-	return key_array(fcinfo, index, kind, graph.key_type, as_text,
-	                 graph.path_finder().shortest_path(grail::vid_t(a), grail::vid_t(b)));
+	std::vector<grail::vid_t> path = graph.path_finder().shortest_path(grail::vid_t(a), grail::vid_t(b));
+	graph.count_scratch();
+	return key_array(fcinfo, index, kind, graph.key_type, as_text, path);
 }
 
 static Datum
@@ -114,7 +115,9 @@ find_cycle(FunctionCallInfo fcinfo, grail::KeyKind kind) {
 	int64_t v = vertex_of(index, kind, key[0]);
 	if (v < 0)
 		PG_RETURN_NULL();
-	return key_array(fcinfo, index, kind, graph.key_type, as_text, graph.path_finder().shortest_cycle(grail::vid_t(v)));
+	std::vector<grail::vid_t> cycle = graph.path_finder().shortest_cycle(grail::vid_t(v));
+	graph.count_scratch();
+	return key_array(fcinfo, index, kind, graph.key_type, as_text, cycle);
 }
 
 // path() and find_cycle() of integer, smallint, oid or reg* keys (anycompatible, anyelement): the

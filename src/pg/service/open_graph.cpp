@@ -1006,7 +1006,8 @@ LoadedGraph::path_finder() {
 
 void
 LoadedGraph::count_scratch() {
-	size_t now = reach.scratch_bytes() + (bfs_scratch_ ? bfs_scratch_->bytes() : 0);
+	size_t now = reach.scratch_bytes() + (bfs_scratch_ ? bfs_scratch_->bytes() : 0) +
+	             (path_finder_ ? path_finder_->scratch_bytes() : 0);
 	size_t counted = scratch_kept_ ? scratch_kept_->bytes() : 0;
 	if (now <= counted)
 		return;
@@ -1018,6 +1019,8 @@ LoadedGraph::count_scratch() {
 		// helper's marks would fail every later call of this build.
 		reach.release_scratch();
 		bfs_scratch_.reset();
+		if (path_finder_)
+			path_finder_->release_scratch();
 		scratch_kept_.reset();
 		throw;
 	}

@@ -59,9 +59,10 @@ struct LoadedGraph {
 	BfsScratch &bfs_scratch();
 
 	// Counts in kept what the build's reachability searches (its own and its helper threads':
-	// Reach::scratch_bytes()) and traversals (bfs_scratch()) keep for their next calls, after a
-	// call that may have grown it: room within grail.backend_memory_limit as for anything kept
-	// (53200 where none is left). A batch with helper threads keeps a byte a component for each.
+	// Reach::scratch_bytes()), traversals (bfs_scratch()) and paths (path_finder()'s depth slots,
+	// 16 bytes a vertex) keep for their next calls, after a call that may have grown it: room
+	// within grail.backend_memory_limit as for anything kept (53200 where none is left, and the
+	// scratch is let go). A batch with helper threads keeps a byte a component for each.
 	void count_scratch();
 
 private:
