@@ -76,11 +76,11 @@ for my $round (1 .. 16)
 {
 	# A batch the reader's per-row reads take in and sweep while its widening waits.
 	my $batch = 300 + ($round * 211) % 700;
-	$node->safe_psql('postgres', "INSERT INTO e SELECT * FROM cross_edges($batch)");
+	$node->safe_psql('postgres', "SELECT setseed($round / 64.0); INSERT INTO e SELECT * FROM cross_edges($batch)");
 	$node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('fresh')) r});
 	is($reader->query_safe('SELECT wrong_per_row()'), '0', "round $round: per row with $batch new edges deferred");
 	# Another, widened all at once by an array-form read that a statement_timeout cancels.
-	$node->safe_psql('postgres', "INSERT INTO e SELECT * FROM cross_edges($batch)");
+	$node->safe_psql('postgres', "SELECT setseed(-$round / 64.0); INSERT INTO e SELECT * FROM cross_edges($batch)");
 	$reader->query_safe("SELECT grail.reachable('g', $_ * 997 % 50000, $_ * 7919 % 50000)") for 1 .. 3;
 	my $timeout = 1 + ($round * 7) % 20;
 	$reader->{stderr} = '';
@@ -102,8 +102,9 @@ for my $round (1 .. 16)
 cmp_ok($cancelled, '>', 0, 'some array-form reads were cancelled');
 note "cancelled $cancelled reads; the overlay was made again after $remade";
 
-# A session's pending changes deleted and written again, then the same reads: still exact.
+# Pending rows deleted (their edges taken back) and more written: still exact.
 $node->safe_psql('postgres', q{
+	SELECT setseed(0.5);
 	DELETE FROM e WHERE ctid IN (SELECT ctid FROM e ORDER BY ctid DESC LIMIT 200);
 	INSERT INTO e SELECT * FROM cross_edges(500)});
 $node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('fresh')) r});
