@@ -7,10 +7,39 @@
 #   ms ARGS...     the time of the last statement of P ARGS..., in ms (psql's \timing)
 #   median         the median of the numbers on stdin, one per line (nan for none)
 #   ratio A B      B / A with two decimals (- where A is not a positive number)
+#   dense_files G DIR PYTHON
+#                  graph G's table e_G and pair tables u_G, r_G (bench/lookup_sql.sh's) with ids
+#                  numbered densely 0 .. n-1 (edges deduplicated) into DIR: edges.txt, u.pairs,
+#                  r.pairs, and bench/report.py convert's files for BFL and O'Reach; prints n
+#   build_oreach SRC WORKDIR LOG
+#                  O'Reach's source tree SRC copied to WORKDIR/oreach-src and built there (cmake,
+#                  Boost), its output to LOG; prints the executable's path, or fails
 P() { psql -XAtq -v ON_ERROR_STOP=1 -d "$db" "$@"; }
 ms() { P -c '\timing on' "$@" | awk '/^Time:/ { print $2 }' | tail -1; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }'; }
+dense_files() {
+	local g=$1 gd=$2 py=$3 kind n
+	mkdir -p "$gd"
+	P -c "DROP TABLE IF EXISTS dense_$g" \
+	  -c "CREATE TABLE dense_$g AS SELECT row_number() OVER (ORDER BY v) - 1 AS k, v FROM (SELECT source AS v FROM e_$g UNION SELECT target FROM e_$g) s" \
+	  -c "CREATE UNIQUE INDEX ON dense_$g (v)" -c "ANALYZE dense_$g" >/dev/null
+	P -c "\\copy (SELECT DISTINCT x.k, y.k FROM e_$g e JOIN dense_$g x ON x.v = e.source JOIN dense_$g y ON y.v = e.target ORDER BY 1, 2) TO '$gd/edges.txt' WITH (FORMAT text, DELIMITER ' ')" >/dev/null
+	for kind in u r; do
+		P -c "\\copy (SELECT x.k, y.k FROM ${kind}_$g p JOIN dense_$g x ON x.v = p.a JOIN dense_$g y ON y.v = p.b ORDER BY p.k) TO '$gd/$kind.pairs' WITH (FORMAT text, DELIMITER ' ')" >/dev/null
+	done
+	n=$(P -c "SELECT count(*) FROM dense_$g")
+	"$py" bench/report.py convert --dir "$gd" --vertices "$n" >/dev/null
+	echo "$n"
+}
+build_oreach() {
+	local src=$1 work=$2 log=$3
+	rm -rf "$work/oreach-src"
+	cp -r "$src" "$work/oreach-src"
+	rm -rf "$work/oreach-src/build" # a build of the user's own there would name other paths
+	(cd "$work/oreach-src" && cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j "$(nproc)") >"$log" 2>&1 &&
+		[ -x "$work/oreach-src/build/reachability" ] && echo "$work/oreach-src/build/reachability"
+}
 parse_args() {
 	local usage=$1 names=() name known
 	shift

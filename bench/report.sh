@@ -182,20 +182,11 @@ for g in $graphs; do
 		fi
 	done
 
-	# 4. The same graph and pairs as files with dense ids 0 .. n-1 (edges deduplicated) for the
-	# engine alone and the other indexes.
+	# 4. The same graph and pairs as files with dense ids 0 .. n-1 for the engine alone and the
+	# other indexes (bench/common.sh).
 	echo "report: $g: files for the engine, BFL and O'Reach" >&2
 	gd=$workdir/graphs/$g
-	mkdir -p "$gd"
-	P -c "DROP TABLE IF EXISTS dense_$g" \
-	  -c "CREATE TABLE dense_$g AS SELECT row_number() OVER (ORDER BY v) - 1 AS k, v FROM (SELECT source AS v FROM e_$g UNION SELECT target FROM e_$g) s" \
-	  -c "CREATE UNIQUE INDEX ON dense_$g (v)" -c "ANALYZE dense_$g" >/dev/null
-	P -c "\\copy (SELECT DISTINCT x.k, y.k FROM e_$g e JOIN dense_$g x ON x.v = e.source JOIN dense_$g y ON y.v = e.target ORDER BY 1, 2) TO '$gd/edges.txt' WITH (FORMAT text, DELIMITER ' ')"
-	for kind in u r; do
-		P -c "\\copy (SELECT x.k, y.k FROM ${kind}_$g p JOIN dense_$g x ON x.v = p.a JOIN dense_$g y ON y.v = p.b ORDER BY p.k) TO '$gd/$kind.pairs' WITH (FORMAT text, DELIMITER ' ')"
-	done
-	n=$(P -c "SELECT count(*) FROM dense_$g")
-	"$py" bench/report.py convert --dir "$gd" --vertices "$n"
+	n=$(dense_files "$g" "$gd" "$py")
 	put engine "$g" - vertices "$n"
 	put engine "$g" - edges "$(wc -l <"$gd/edges.txt")"
 	put engine "$g" - pairs "$pairs"
@@ -243,13 +234,10 @@ done
 # 6. BFL and O'Reach from the source trees the user points at (copied into WORKDIR and built there).
 if [ -n "$oreach" ]; then
 	echo "report: building O'Reach from $oreach" >&2
-	rm -rf "$workdir/oreach-src"
-	cp -r "$oreach" "$workdir/oreach-src"
-	if (cd "$workdir/oreach-src" && { cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j "$(nproc)"; } >"$raw/oreach_build.log" 2>&1) &&
-		[ -x "$workdir/oreach-src/build/reachability" ]; then
+	if oreach_bin=$(build_oreach "$oreach" "$workdir" "$raw/oreach_build.log"); then
 		for g in $graphs; do
 			gd=$workdir/graphs/$g
-			"$workdir/oreach-src/build/reachability" "$gd/graph.metis" --pbibfs --seed 1 \
+			"$oreach_bin" "$gd/graph.metis" --pbibfs --seed 1 \
 				--queries "$gd/u.query.txt" --queries "$gd/r.query.t.txt" >"$raw/oreach_$g.txt" 2>&1 ||
 				note "O'Reach failed on $g (see $raw/oreach_$g.txt)"
 		done
