@@ -280,18 +280,29 @@ ReachabilityQuery::rule(vid_t u, vid_t v) const noexcept {
 
 // The search is depth first, a batch at a time: the kBatch components last pushed (fewer where
 // their lists already hold kBatchEdges successors) are taken off the stack together, their
-// successor lists asked for at once, then the GRAIL and Bloom records and visit marks of every
-// successor, then each successor not yet visited judged by rule() and those to expand pushed
-// (their offsets asked for). The batch overlaps the cache misses of many components, as a level-by-level search does,
-// while the stack still goes deep first, towards the target: where paths are long (the deep local
-// DAG) a breadth-first search visits every component of every level on the way (527 a searched
-// pair that reaches, against 333 here). A depth-first search one component at a time waits for each
-// one's misses in turn (on the random DAG's searched pairs, nearly all negative, about 20% slower
-// than level by level; these batches are not). The lookup records are not read here: they would
-// spare 2-5% of the visits, for a line more a visit that costs more.
-// The cap on a batch's successors is for graphs with hubs (R-MAT: a batch of sixteen that holds a
-// hub's list asks for thousands of lines at once; capped, its searched pairs took 20% less time,
-// the random and deep DAGs' batches were never cut).
+// successor lists asked for at once, then the GRAIL and Bloom records, visit marks and offsets of
+// every successor, then each successor not yet visited judged by rule() and those to expand pushed
+// (their lists asked for), the highest on top.
+//
+// The batch overlaps the cache misses of many components, as a level-by-level search does, while
+// the stack still goes deep first, towards the target: where paths are long (the deep local DAG) a
+// breadth-first search visits every component of every level on the way (527 a searched pair that
+// reaches, against 333 here). A depth-first search one component at a time waits for each one's
+// misses in turn (on the random DAG's searched pairs, nearly all negative, about 20% slower than
+// level by level; these batches are not). The lookup records are not read here: they would spare
+// 2-5% of the visits, for a line more a visit that costs more. The cap on a batch's successors is
+// for graphs with hubs (R-MAT: a batch of sixteen that holds a hub's list asks for thousands of
+// lines at once; capped, its searched pairs took 20% less time, the random and deep DAGs' batches
+// were never cut).
+//
+// A level of the search waits for two rounds of misses, the lists and then the successors' lines:
+// a successor's offsets asked for with its records, rather than once it is pushed, make it two
+// where it was three (known reachable pairs, grail_cli query --time, this 2-core machine: the
+// random DAG's 98-102 -> 90-92 ms a 100,000, the deep local DAG's 367-383 -> 350). Taking the pushed components
+// highest first spares visits (on those pairs 17.5 -> 14.2 a search on the random DAG, 374 -> 273
+// on the deep one, by a replay of the search); sorting all that a batch pushed cost the deep DAG,
+// whose batches push dozens, more than it spared, hence the kBatch highest only (with the offsets:
+// 86-90 and 344-348 ms).
 // Lists are ascending and components topologically numbered: those past `to` cannot reach it.
 void
 ReachabilityQuery::start_search(size_t k, vid_t from, vid_t to) {
@@ -344,13 +355,15 @@ ReachabilityQuery::search_step(size_t k) {
 				__builtin_prefetch(labels.record(*p) + width - 1);
 				__builtin_prefetch(&bloom.record(*p));
 				marks_.prefetch(*p);
+				__builtin_prefetch(&dag.offsets[*p]); // a line of its own: the list's start, if it is expanded
 				slot.successors.push_back(*p);
 			}
 		}
 		slot.phase = SearchSlot::Phase::judge;
 		return Progress::searching;
 	}
-	case SearchSlot::Phase::judge:
+	case SearchSlot::Phase::judge: {
+		const size_t pushed_from = slot.stack.size();
 		for (uint32_t w : slot.successors) {
 			if ((++steps_ & 0xFFFF) == 0)
 				poll_cancel();
@@ -361,15 +374,26 @@ ReachabilityQuery::search_step(size_t k) {
 			case pruning::Step::reached:
 				return Progress::reached;
 			case pruning::Step::expand:
-				__builtin_prefetch(&dag.offsets[w]);
+				__builtin_prefetch(dag.begin(w)); // its offsets asked for by the scan
 				slot.stack.push_back(w);
 				break;
 			case pruning::Step::prune:
 				break;
 			}
 		}
+		// What this batch pushed, the highest components on top in ascending order: the next batch
+		// is the kBatch of them nearest the target in topological order, whichever lists they came
+		// from, the nearest scanned first (each list was pushed ascending, the batch's lists one
+		// after another).
+		auto first = slot.stack.begin() + std::ptrdiff_t(pushed_from), last = slot.stack.end();
+		if (last - first > std::ptrdiff_t(kBatch)) {
+			std::nth_element(first, last - std::ptrdiff_t(kBatch), last);
+			first = last - std::ptrdiff_t(kBatch);
+		}
+		std::sort(first, last);
 		slot.phase = SearchSlot::Phase::take;
 		return Progress::searching;
+	}
 	}
 	return Progress::exhausted;
 }

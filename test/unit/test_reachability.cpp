@@ -491,3 +491,75 @@ TEST(Reachability, SearchRuleMatchesBfsOnDeepAndCyclicGraphs) {
 	EXPECT_LT(searched_reachable, searches);
 	EXPECT_GT(visits, searches); // the searches went past their first step
 }
+
+// A source with dozens of successors that the labels cannot rule out, one of which alone leads to
+// the target: its first batch pushes more than the next one takes, and the search must keep the
+// rest (ReachabilityQuery::search_step orders only the highest of what a batch pushed). The
+// others' only ancestor is the source, and the target has a thousand other ancestors (sources of
+// their own), so that its Bloom "in" filter is saturated and allows them; each reaches a random
+// DAG that never meets the target (the target reaches its end). Every pair from the source, and random pairs, against
+// the oracle, one at a time and as a batch.
+TEST(Reachability, WideSearchBatchesKeepWhatTheyPushed) {
+	size_t wide_searches = 0;
+	for (uint64_t seed = 0; seed < 16; seed++) {
+		Rng rng(seed + 500);
+		std::vector<int64_t> ids(8000);
+		for (size_t i = 0; i < ids.size(); i++)
+			ids[i] = int64_t(i) * 104729 % 1000003 - 500000;
+		for (size_t i = ids.size(); i > 1; i--)
+			std::swap(ids[i - 1], ids[rng.below(i)]);
+		size_t next = 0;
+		auto vertex = [&] { return ids[next++]; };
+		const int64_t root = vertex(), source = vertex(), target = vertex();
+		EdgeList edges;
+		edges.append(root, source); // source is not the ancestor that the backward order finishes first
+		std::vector<int64_t> pool(3000);
+		for (int64_t &v : pool)
+			v = vertex();
+		for (size_t i = 0; i + 1 < pool.size(); i++)
+			for (unsigned k = 0; k < 3; k++)
+				edges.append(pool[i], pool[i + 1 + rng.below(pool.size() - i - 1)]);
+		const size_t children = 40 + rng.below(40), leading = rng.below(children);
+		for (size_t c = 0; c < children; c++) {
+			int64_t child = vertex();
+			edges.append(source, child);
+			for (unsigned k = 0; k < 20; k++)
+				edges.append(child, pool[rng.below(pool.size() / 2)]);
+			if (c == leading) { // child -> a chain of five -> target
+				int64_t at = child;
+				for (unsigned k = 0; k < 5; k++) {
+					int64_t step = vertex();
+					edges.append(at, step);
+					at = step;
+				}
+				edges.append(at, target);
+			}
+		}
+		for (unsigned k = 0; k < 1000; k++)
+			edges.append(vertex(), target);
+		// The target leads into the pool's end: the backward order then finds the source from the
+		// pool's sinks, outside the target's subtree, and leaves the pair to the search.
+		edges.append(target, pool[pool.size() - 1 - rng.below(10)]);
+		grail_test::Oracle oracle(edges);
+		BuildOptions options;
+		options.labels = 1;
+		options.supports = 0;
+		options.seed = seed;
+		Index index = Index::build(copy(edges), options);
+		ReachabilityQuery q(index);
+		auto check = [&](int64_t a, int64_t b) {
+			bool expected = oracle.reachable(a, b);
+			ASSERT_EQ(q.reachable(a, b), expected) << "seed " << seed << " " << a << " -> " << b;
+			bool batch = !expected;
+			q.reachable_many(&a, &b, 1, &batch);
+			ASSERT_EQ(batch, expected) << "seed " << seed << " " << a << " -> " << b;
+		};
+		check(source, target);
+		wide_searches += q.last_decision() == ReachabilityQuery::Decided::search && q.last_search_visits() > children;
+		for (size_t k = 0; k < next; k += 7)
+			check(source, ids[k]);
+		for (unsigned k = 0; k < 2000; k++)
+			check(ids[rng.below(next)], ids[rng.below(next)]);
+	}
+	EXPECT_GE(wide_searches, 12u); // most sources' searches for the target went past their children
+}
