@@ -107,10 +107,11 @@ def parse_questions(path):
         line = line.rstrip("\n")
         if line.startswith("|") and not line.startswith("|-"):
             cells = [c.strip() for c in line.strip("|").split("|")]
-            if len(cells) == 8 and cells[0] != "graph":
+            # graph, function, rows, grail, CTE, table, [SRF,] vs CTE, vs table[, vs SRF]: the SRF
+            # floor's two columns came later.
+            if len(cells) in (8, 10) and cells[0] != "graph":
                 table.append(dict(graph=cells[0], function=cells[1], rows=cells[2], grail_ms=num(cells[3]),
-                                  cte_ms=num(cells[4]), table_ms=num(cells[5]), vs_cte=num(cells[6]),
-                                  vs_table=num(cells[7])))
+                                  cte_ms=num(cells[4]), table_ms=num(cells[5])))
             continue
         m = re.match(r"^(\w+) \((\d+) vertices, degree (\d+)\): (.*)$", line)
         if m:
@@ -119,6 +120,11 @@ def parse_questions(path):
             p = re.search(r"path: (\d+) pairs, mean length ([\d.]+); reachable\(\) ([\d.]+) ms, path\(\) ([\d.]+) ms", rest)
             if p:
                 s.update(path_pairs=p.group(1), mean_length=p.group(2), reach_ms=num(p.group(3)), path_ms=num(p.group(4)))
+            # As questions.sh prints it now: path() against reachable() plus the path's length.
+            p = re.search(r"path: (\d+) pairs, mean length ([\d.]+); path\(\) ([\d.]+) ms vs reachable\(\) plus the "
+                          r"length ([\d.]+) ms", rest)
+            if p:
+                s.update(path_pairs=p.group(1), mean_length=p.group(2), path_ms=num(p.group(3)), reach_ms=num(p.group(4)))
             p = re.search(r"over (\d+) pairs pgr_dijkstra ([\d.]+) ms, path\(\) ([\d.]+) ms", rest)
             if p:
                 s.update(pgr_pairs=p.group(1), pgr_ms=num(p.group(2)), pgr_path_ms=num(p.group(3)))
@@ -450,7 +456,7 @@ def render(args):
                      fmt(s.get("path_ms")), fmt(ratio(s.get("path_ms"), s.get("reach_ms")), 2) + "×" if ratio(s.get("path_ms"), s.get("reach_ms")) else "–",
                      f"{fmt(s.get('pgr_ms'))} / {fmt(s.get('pgr_path_ms'))} over {s['pgr_pairs']} pairs" if "pgr_ms" in s else "–",
                      f"{s.get('estimate', '–')} / {s.get('actual', '–')}"])
-    w(table(["graph", "path pairs", "mean length", "reachable() ms", "path() ms", "path / reachable",
+    w(table(["graph", "path pairs", "mean length", "reachable() plus the length, ms", "path() ms", "path / reachable",
              "pgr_dijkstra ms / path() ms", "reachable() join: estimate / actual rows"], rows))
     w("")
     if qtable:
@@ -495,11 +501,12 @@ def render(args):
     w("## The engine alone, BFL and O'Reach on the same graphs and pairs")
     w("")
     w("Each graph of the SQL runs written out with dense ids (duplicate edges dropped), with the same "
-      "uniform and reachable pairs. The engine: `grail_cli build` (wall time, reading the edge file "
-      "included); its query time in process from `grail_cli bench-queries` (pairs drawn as the SQL "
-      "pairs are, as many); and `grail_cli query` over the very pairs of the SQL runs (repeated to at "
-      "least 500,000 queries, less the time of loading the index; parsing and printing included), whose "
-      "counts of reachable pairs are checked against `reachable()` in SQL. BFL and O'Reach run only "
+      "uniform and reachable pairs. The engine: `grail_cli build`'s build total (in process, one "
+      "thread, as O'Reach's init is timed); its query time in process from `grail_cli bench-queries` "
+      "(pairs drawn as the SQL pairs are, as many), and from `grail_cli query --time` over the very "
+      "pairs of the SQL runs (read first, then answered one at a time; median of the runs), whose "
+      "counts of reachable pairs are checked against `reachable()` in SQL. The ratio to O'Reach is "
+      "over these same pairs. BFL and O'Reach run only "
       "when `--bfl DIR` / `--oreach DIR` point at their public source trees, which the report builds "
       "in its work directory. O'Reach: `reachability GRAPH.metis --pbibfs --queries u.query.txt "
       "--queries r.query.t.txt`, its `init took` and `total for queries` (input format and options "
@@ -529,12 +536,12 @@ def render(args):
                          fmt(eng_us, 3), fmt(cli_us, 3), f"{ek.get('positives', '?')} of {e.get('pairs', '?')}",
                          fmt(bf.get("build_ms")) if bfl_on else "not run", fmt(bfl_us, 3) if bfl_on else "not run",
                          fmt(orr.get("build_ms")) if oreach_on else "not run", fmt(or_us, 3) if oreach_on else "not run",
-                         (fmt(ratio(eng_us, or_us)) + "×") if ratio(eng_us, or_us) else "–",
+                         (fmt(ratio(cli_us, or_us)) + "×") if ratio(cli_us, or_us) else "–",
                          (fmt(ratio(eb, bf.get("build_ms"))) + "×") if ratio(eb, bf.get("build_ms")) else "–"])
             groups.append(f"{g}\n{kind}")
             s_eng.append(eng_us), s_cli.append(cli_us), s_bfl.append(bfl_us), s_or.append(or_us)
     w(table(["graph", "pairs", "vertices", "edges", "engine build ms", "engine index MiB",
-             "engine µs a query (in process)", "engine µs a query (grail_cli query, these pairs)",
+             "engine µs a query (bench-queries' pairs)", "engine µs a query (these pairs)",
              "engine: reachable of these pairs", "BFL build ms", "BFL µs a query", "O'Reach build ms",
              "O'Reach µs a query", "engine / O'Reach query (≤ 0.5×)", "engine / BFL build (≤ 2×)"], rows))
     w("")
@@ -545,7 +552,7 @@ def render(args):
         w("O'Reach was not run: pass `--oreach DIR` (a checkout of https://github.com/o-reach/O-Reach) to compare.")
         w("")
     if groups:
-        series = [("pg_grail engine (in process)", s_eng), ("grail_cli query (with I/O)", s_cli)]
+        series = [("pg_grail engine (bench-queries' pairs)", s_eng), ("pg_grail engine (these pairs)", s_cli)]
         if bfl_on:
             series.append(("BFL", s_bfl))
         if oreach_on:
