@@ -399,7 +399,10 @@ private:
 	enum class Progress { searching, reached, exhausted };
 	// Starts slot k's next search (its previous one's marks taken back).
 	void start_search(size_t k, vid_t from, vid_t to);
-	Progress search_step(size_t k);
+	// alone: no other search runs interleaved with this one (search()), so that nothing else hides
+	// its misses: each level then asks for its successors' offsets with their records, and the next
+	// batch is the highest of what this one pushed (reachability.cpp says why not otherwise).
+	Progress search_step(size_t k, bool alone);
 	bool search(vid_t from, vid_t to);
 	// Answers the undecided pairs begin .. end - 1 (answers[pair[k]]), several searches at a time.
 	void search_range(const Undecided &undecided, size_t begin, size_t end, bool *answers);

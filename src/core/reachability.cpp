@@ -295,14 +295,17 @@ ReachabilityQuery::rule(vid_t u, vid_t v) const noexcept {
 // lines at once; capped, its searched pairs took 20% less time, the random and deep DAGs' batches
 // were never cut).
 //
-// A level of the search waits for two rounds of misses, the lists and then the successors' lines:
-// a successor's offsets asked for with its records, rather than once it is pushed, make it two
-// where it was three (known reachable pairs, grail_cli query --time, this 2-core machine: the
-// random DAG's 98-102 -> 90-92 ms a 100,000, the deep local DAG's 367-383 -> 350). Taking the pushed components
-// highest first spares visits (on those pairs 17.5 -> 14.2 a search on the random DAG, 374 -> 273
-// on the deep one, by a replay of the search); sorting all that a batch pushed cost the deep DAG,
-// whose batches push dozens, more than it spared, hence the kBatch highest only (with the offsets:
-// 86-90 and 344-348 ms).
+// A search alone (search(): one pair) waits at each level for two rounds of misses, the lists and
+// then the successors' lines: a successor's offsets asked for with its records, rather than once it
+// is pushed, make it two where it was three (known reachable pairs, grail_cli query --time, this
+// 2-core machine: the random DAG's 98-102 -> 90-92 ms a 100,000, the deep local DAG's 367-383 ->
+// 350). Taking the pushed components highest first spares it visits (on those pairs 17.5 -> 14.2 a
+// search on the random DAG, 374 -> 273 on the deep one, by a replay of the search); sorting all
+// that a batch pushed cost the deep DAG, whose batches push dozens, more than it spared, hence the
+// kBatch highest only (with the offsets: 86-90 and 344-348 ms). Where searches run interleaved
+// (search_range()) the others' phases hide those misses already, and both cost: the extra line a
+// successor and the sort took the deep DAG's batch of reachable pairs from 2.70-2.78 to 2.88-2.96
+// us a pair and the random DAG's uniform batch from 0.34 to 0.37 (grail_cli bench-queries).
 // Lists are ascending and components topologically numbered: those past `to` cannot reach it.
 void
 ReachabilityQuery::start_search(size_t k, vid_t from, vid_t to) {
@@ -321,7 +324,7 @@ ReachabilityQuery::start_search(size_t k, vid_t from, vid_t to) {
 }
 
 ReachabilityQuery::Progress
-ReachabilityQuery::search_step(size_t k) {
+ReachabilityQuery::search_step(size_t k, bool alone) {
 	constexpr size_t kBatch = 16, kBatchEdges = 256;
 	SearchSlot &slot = slots_[k];
 	const Csr &dag = index_.dag();
@@ -355,7 +358,8 @@ ReachabilityQuery::search_step(size_t k) {
 				__builtin_prefetch(labels.record(*p) + width - 1);
 				__builtin_prefetch(&bloom.record(*p));
 				marks_.prefetch(*p);
-				__builtin_prefetch(&dag.offsets[*p]); // a line of its own: the list's start, if it is expanded
+				if (alone) // a line of its own: the list's start, if it is expanded
+					__builtin_prefetch(&dag.offsets[*p]);
 				slot.successors.push_back(*p);
 			}
 		}
@@ -374,7 +378,10 @@ ReachabilityQuery::search_step(size_t k) {
 			case pruning::Step::reached:
 				return Progress::reached;
 			case pruning::Step::expand:
-				__builtin_prefetch(dag.begin(w)); // its offsets asked for by the scan
+				if (alone)
+					__builtin_prefetch(dag.begin(w)); // its offsets asked for by the scan
+				else
+					__builtin_prefetch(&dag.offsets[w]);
 				slot.stack.push_back(w);
 				break;
 			case pruning::Step::prune:
@@ -385,12 +392,14 @@ ReachabilityQuery::search_step(size_t k) {
 		// is the kBatch of them nearest the target in topological order, whichever lists they came
 		// from, the nearest scanned first (each list was pushed ascending, the batch's lists one
 		// after another).
-		auto first = slot.stack.begin() + std::ptrdiff_t(pushed_from), last = slot.stack.end();
-		if (last - first > std::ptrdiff_t(kBatch)) {
-			std::nth_element(first, last - std::ptrdiff_t(kBatch), last);
-			first = last - std::ptrdiff_t(kBatch);
+		if (alone) {
+			auto first = slot.stack.begin() + std::ptrdiff_t(pushed_from), last = slot.stack.end();
+			if (last - first > std::ptrdiff_t(kBatch)) {
+				std::nth_element(first, last - std::ptrdiff_t(kBatch), last);
+				first = last - std::ptrdiff_t(kBatch);
+			}
+			std::sort(first, last);
 		}
-		std::sort(first, last);
 		slot.phase = SearchSlot::Phase::take;
 		return Progress::searching;
 	}
@@ -404,7 +413,7 @@ ReachabilityQuery::search(vid_t from, vid_t to) {
 		slots_.resize(1);
 	start_search(0, from, to);
 	Progress progress;
-	while ((progress = search_step(0)) == Progress::searching) {
+	while ((progress = search_step(0, true)) == Progress::searching) {
 	}
 	visits_ = slots_[0].visits;
 	return progress == Progress::reached;
@@ -433,7 +442,7 @@ ReachabilityQuery::search_range(const Undecided &undecided, size_t begin, size_t
 			SearchSlot &slot = slots_[k];
 			if (slot.item == end)
 				continue; // done, no search left to start
-			Progress progress = search_step(k);
+			Progress progress = search_step(k, false);
 			if (progress == Progress::searching)
 				continue;
 			answers[undecided.pair[slot.item]] = progress == Progress::reached;
