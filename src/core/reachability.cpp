@@ -89,7 +89,17 @@ ReachabilityQuery::decide_labels(vid_t ca, vid_t cb) noexcept {
 ReachabilityQuery::Verdict
 ReachabilityQuery::decide(int64_t source, int64_t target, vid_t &ca, vid_t &cb) noexcept {
 	Verdict verdict = decide_ids(source, target, ca, cb);
-	return verdict == Verdict::search ? decide_labels(ca, cb) : verdict;
+	if (verdict != Verdict::search)
+		return verdict;
+	// The search that may follow starts at ca's list: its offsets asked for beside the records the
+	// labels read, then the list itself, so that the search's first level waits for neither (the
+	// random DAG's known reachable pairs, two in three of them searched: 80.9 -> 78.0 ms a 100,000,
+	// grail_cli query --time, 5 alternated rounds).
+	__builtin_prefetch(&index_.dag().offsets[ca]);
+	verdict = decide_labels(ca, cb);
+	if (verdict == Verdict::search)
+		__builtin_prefetch(index_.dag().begin(ca));
+	return verdict;
 }
 
 bool
