@@ -345,7 +345,7 @@ ReachabilityQuery::search_step(size_t k, bool alone) {
 		size_t take = 0; // at least one
 		for (size_t edges = 0; take < slot.stack.size() && take < kBatch && edges < kBatchEdges; take++) {
 			uint32_t u = slot.stack[slot.stack.size() - 1 - take];
-			edges += size_t(dag.offsets[u + 1] - dag.offsets[u]); // asked for when u was pushed
+			edges += size_t(dag.offsets[u + 1] - dag.offsets[u]); // asked for by the scan, or once u was pushed
 		}
 		slot.batch.assign(slot.stack.end() - std::ptrdiff_t(take), slot.stack.end());
 		slot.stack.resize(slot.stack.size() - take);
