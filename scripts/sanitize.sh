@@ -41,9 +41,9 @@ if [ "$what" = all ] || [ "$what" = unit ]; then
 	echo "== sanitizers: engine unit tests (ASan + UBSan)"
 	rm -rf "$reports" && mkdir -p "$reports"
 	cmake -S . -B build/sanitize-unit -DGRAIL_WITH_CUDA=OFF -DGRAIL_SANITIZE=ON -DGRAIL_BUILD_TESTS=ON >/dev/null
-	# The unit tests only (the CLI and benchmarks are not tested here); the guard's test exists where
-	# PostgreSQL's server headers do.
-	targets=(grail_unit_tests)
+	# The unit tests, and the CLI that one of them runs (the benchmarks are not tested here); the
+	# guard's test exists where PostgreSQL's server headers do.
+	targets=(grail_unit_tests grail_cli)
 	if cmake --build build/sanitize-unit --target help | grep grail_guard_tests >/dev/null; then targets+=(grail_guard_tests); fi
 	cmake --build build/sanitize-unit -j "$jobs" --target "${targets[@]}" >/dev/null
 	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1:log_path=$reports/asan \
