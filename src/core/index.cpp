@@ -96,7 +96,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		                                           std::to_string(st.edges) + " edges), more than the limit of " +
 		                                           std::to_string(options.memory_limit_bytes >> 20) + " MB");
 
-	// The id hash table's slots depend only on the ids: with helpers, placed on one while this thread
+	// The id table's slots (direct or hashed) depend only on the ids: with helpers, placed on one while this thread
 	// finds the components (their numbers fill the slots after); without, made after the labels,
 	// when their scratch is gone (keyed graphs need no hash table: a vertex's id is the vertex,
 	// keys.hpp, found by its key). Declared after the index, so that a throw joins it before the
@@ -201,6 +201,15 @@ void
 Index::fill_hash_components() {
 	const Array<uint32_t> &components = components_.of_vertex;
 	const uint32_t *of_vertex = components.data();
+	if (!id_table_.empty()) {
+		const Array<int64_t> &ids = graph_.ids;
+		for (size_t v = 0; v < ids.size(); v++) {
+			if (v % 65536 == 0)
+				poll_cancel();
+			id_table_[uint64_t(ids[v]) - uint64_t(id_first_)].component = of_vertex[v];
+		}
+		return;
+	}
 	for (size_t slot = 0; slot < hash_.size(); slot++) {
 		if (slot % 65536 == 0)
 			poll_cancel();
@@ -214,19 +223,34 @@ void
 Index::place_hash(uint64_t seed, const uint32_t *components) {
 	size_t n = graph_.ids.size();
 	hash_.clear();
+	id_table_.clear();
+	id_first_ = 0;
 	hash_seeded_ = true;
 	hash_seed_ = seed;
 	if (n == 0)
 		return;
+	// Read through const views: the arrays may be borrowed (a build's parts where the GPU service's
+	// answer lies), and a borrowed array takes no write access.
+	const Array<int64_t> &ids = graph_.ids;
+	// (Ascending ids: the span is the last less the first, taken unsigned so that it cannot overflow.)
+	uint64_t span = uint64_t(ids[n - 1]) - uint64_t(ids[0]) + 1;
+	if (span != 0 && span <= kDenseSpan * n) {
+		id_first_ = ids[0];
+		hash_shift_ = 0;
+		id_table_.assign(span, IdSlot{kNoVertex, 0});
+		for (size_t v = 0; v < n; v++) {
+			if (v % 65536 == 0)
+				poll_cancel();
+			id_table_[uint64_t(ids[v]) - uint64_t(id_first_)] = {vid_t(v), components != nullptr ? components[v] : 0};
+		}
+		return;
+	}
 	unsigned bits = 1;
 	while ((size_t(1) << bits) < 2 * n)
 		bits++;
 	hash_shift_ = 64 - bits;
 	hash_.assign(size_t(1) << bits, HashSlot{0, kNoVertex, 0});
 	size_t mask = hash_.size() - 1;
-	// Read through const views: the arrays may be borrowed (a build's parts where the GPU service's
-	// answer lies), and a borrowed array takes no write access.
-	const Array<int64_t> &ids = graph_.ids;
 	for (size_t v = 0; v < n; v++) {
 		if (v % 4096 == 0)
 			poll_cancel();
@@ -260,6 +284,14 @@ Index::resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept {
 		*component = components_.of_vertex[size_t(id)];
 		return true;
 	}
+	if (!id_table_.empty()) {
+		const IdSlot *d = direct_slot(id);
+		if (d == nullptr || d->vertex == kNoVertex)
+			return false;
+		*vertex = d->vertex;
+		*component = d->component;
+		return true;
+	}
 	const HashSlot *s = lookup(id);
 	if (s == nullptr)
 		return false;
@@ -273,6 +305,9 @@ Index::prefetch_resolve(int64_t id) const noexcept {
 	if (keys_.kind() != KeyKind::integer) {
 		if (id >= 0 && uint64_t(id) < graph_.ids.size())
 			__builtin_prefetch(&components_.of_vertex[size_t(id)]);
+	} else if (!id_table_.empty()) {
+		if (const IdSlot *d = direct_slot(id))
+			__builtin_prefetch(d);
 	} else if (!hash_.empty()) {
 		__builtin_prefetch(&hash_[hash_slot(id)]);
 	}
@@ -310,8 +345,8 @@ Index::array_bytes() const noexcept {
 	auto bytes = [](const auto &array) { return array.size() * sizeof(array[0]); };
 	return bytes(graph_.ids) + bytes(graph_.out.offsets) + bytes(graph_.out.targets) + bytes(graph_.repeated) +
 	       bytes(components_.of_vertex) + bytes(components_.smallest_vertex) + bytes(dag_.offsets) +
-	       bytes(dag_.targets) + bytes(labels_.data()) + bytes(bloom_.data()) + bytes(hash_) + bytes(keys_.offsets()) +
-	       bytes(keys_.bytes()) + bytes(keys_.hash()) + bytes(lookup_.records());
+	       bytes(dag_.targets) + bytes(labels_.data()) + bytes(bloom_.data()) + bytes(hash_) + bytes(id_table_) +
+	       bytes(keys_.offsets()) + bytes(keys_.bytes()) + bytes(keys_.hash()) + bytes(lookup_.records());
 }
 
 } // namespace grail

@@ -1,8 +1,9 @@
 // The persisted pg_grail index of one graph: vertex ids, the graph's CSR, its strongly
-// connected components, the condensation DAG, GRAIL and Bloom-filter labels over it, an id hash
-// table and, for text or uuid keys, their dictionary (keys.hpp). Built once per create/refresh into a flat image of
-// versioned, checksummed sections (index_image.cpp), which is queried where it lies: an Index attached to an image
-// borrows its arrays from it (array.hpp), so many readers can share one image.
+// connected components, the condensation DAG, GRAIL and Bloom-filter labels over it, an id table
+// (direct where the ids are dense, a hash table otherwise) and, for text or uuid keys, their dictionary (keys.hpp).
+// Built once per create/refresh into a flat image of versioned, checksummed sections (index_image.cpp), which is
+// queried where it lies: an Index attached to an image borrows its arrays from it (array.hpp), so many readers can
+// share one image.
 #pragma once
 #include "cpp_only.hpp"
 #include "bfs.hpp"
@@ -156,15 +157,18 @@ public:
 	static Index build(EdgeList edges, const BuildOptions &options, BuildStats *stats = nullptr,
 	                   KeyDictionary keys = {});
 
-	// The image (format version 7): a 64-byte header (magic "PGGRAIL\0", format version, section
+	// The image (format version 8): a 64-byte header (magic "PGGRAIL\0", format version, section
 	// count, payload bytes, 64-bit checksum of the payload), a table of sections {tag, offset,
 	// bytes}, then the sections, each at a 64-byte boundary: vertex ids, CSR, components, DAG,
-	// labels, Bloom labels, id hash header {shift u32, seeded u32, seed u64} and table, and the key dictionary (meta
+	// labels, Bloom labels, id table header {shift u32, kind u32, seed or first id u64} and table
+	// (kind 1: a seeded hash table of HashSlot; kind 2, version 8: a direct table of IdSlot, one
+	// per id from the first to the last), and the key dictionary (meta
 	// {kind u32, hash shift u32, hash seed u64}, key offsets u64[n + 1], key bytes, key hash table; the last three
 	// empty for integer keys), the edges several rows held (RepeatedEdge, by ascending place), and the
 	// lookup labels (the supports u32[kMaxSupports], kNoVertex where unused; LookupRecord per component, with
 	// the backward DFS order). A version 6 image (24-byte lookup records, no backward order) is read
-	// by copying its records, and answers without the backward order.
+	// by copying its records, and answers without the backward order; a version 7 image has a hash
+	// table whatever its ids.
 	std::vector<uint8_t> serialize() const;
 	// The same image in pieces, for a writer that stores it a stretch at a time.
 	ImagePieces image_pieces() const;
@@ -185,7 +189,7 @@ public:
 	static std::shared_ptr<uint8_t> image_buffer(size_t size);
 	// The header's checksum of a payload (XXH64, seed 0).
 	static uint64_t checksum(const uint8_t *bytes, size_t size) noexcept;
-	static constexpr uint32_t kFormatVersion = 7;
+	static constexpr uint32_t kFormatVersion = 8;
 
 	const Graph &
 	graph() const noexcept {
@@ -220,17 +224,18 @@ public:
 		return keys_;
 	}
 
-	// Dense index of a vertex id, or -1. O(1) expected: for integer keys an open-addressing hash
-	// table, a section of the image (built when a version 1 image is read); for text or uuid keys
-	// the id is the vertex (no table).
+	// Dense index of a vertex id, or -1. O(1) expected: for integer keys a table indexed by the id
+	// where the ids are dense, else an open-addressing hash table, a section of the image (built
+	// when a version 1 image is read); for text or uuid keys the id is the vertex (no table).
 	int64_t find(int64_t id) const noexcept;
 
 	// Component id of a vertex id: the smallest vertex id of its SCC. An id that is not a
 	// vertex is its own component.
 	int64_t component_id(int64_t id) const noexcept;
 
-	// The most slots a lookup of a vertex id walks in the id hash table (0 without one): small
-	// whatever the ids, since the table is seeded per build.
+	// The most slots a lookup of a vertex id walks in the id hash table (0 without one, as where the
+	// ids are dense enough for a direct table): small whatever the ids, since the table is seeded
+	// per build.
 	size_t longest_probe() const noexcept;
 
 	// The bytes of the index's arrays (those its image holds, without the image's padding): what
@@ -246,13 +251,29 @@ private:
 		vid_t vertex; // kNoVertex for an empty slot
 		uint32_t component;
 	};
+	// Ids that span at most kDenseSpan times as many numbers as there are vertices (serial keys,
+	// with gaps where rows went) are resolved by a table with a slot per number from the first id
+	// to the last: no hash to compute, half the bytes of a slot, and never more slots' bytes than
+	// the hash table it replaces (at least 2n slots of 16 bytes), so that more of it stays cached.
+	struct IdSlot {
+		vid_t vertex; // kNoVertex for a number that is no vertex's id
+		uint32_t component;
+	};
+	static constexpr uint64_t kDenseSpan = 4;
 	void build_hash(uint64_t seed);
 	// build_hash() in two steps: the ids' slots depend only on the ids and the seed (components
 	// null: the slots' components are left for fill_hash_components()), so a build places them
 	// while it finds the components.
+	// With dense ids, both make the direct table instead (the seed unused).
 	void place_hash(uint64_t seed, const uint32_t *components);
 	void fill_hash_components();
-	const HashSlot *lookup(int64_t id) const noexcept; // integer keys; nullptr when id is not a vertex
+	const HashSlot *lookup(int64_t id) const noexcept; // the hash table; nullptr when id is not a vertex
+	// The direct table's slot of id, nullptr outside the span of the ids.
+	const IdSlot *
+	direct_slot(int64_t id) const noexcept {
+		uint64_t k = uint64_t(id) - uint64_t(id_first_);
+		return k < id_table_.size() ? &id_table_[k] : nullptr;
+	}
 	// The vertex and component of a vertex id; false when id is not a vertex. The per-row path.
 	bool resolve(int64_t id, vid_t *vertex, uint32_t *component) const noexcept;
 	// Asks the cache for the memory resolve(id) reads first (the id's home slot in the hash, or a
@@ -272,8 +293,10 @@ private:
 	GrailLabels labels_;
 	BloomLabels bloom_;
 	LookupLabels lookup_;
-	Array<HashSlot> hash_;     // power-of-two capacity
+	Array<HashSlot> hash_;     // power-of-two capacity; empty where id_table_ is not
 	unsigned hash_shift_ = 63; // 64 - log2(capacity)
+	Array<IdSlot> id_table_;   // slot k: the vertex whose id is id_first_ + k
+	int64_t id_first_ = 0;
 	bool hash_seeded_ = true;
 	uint64_t hash_seed_ = 0;
 	KeyDictionary keys_;

@@ -1,5 +1,10 @@
 // The flat index image: format, writer, reader and validation (see index.hpp).
 //
+// Version 8 (0.7.0) is version 7 where the id table may be direct: its header's second field is a
+// kind (0: an unseeded hash table, 1: a seeded one, 2: a direct table), and a direct table is an
+// Index::IdSlot for each number from the first vertex id (in the header's last field) to the last,
+// made where the ids span at most Index::kDenseSpan numbers a vertex. Older images are read as
+// they were, with a hash table whatever their ids.
 // Version 7 (0.7.0) is version 6 with 32-byte lookup records (LookupRecord, grail_labels.hpp):
 // the 24 bytes of version 6 (its last four bytes reserved, 0) and the backward DFS order,
 // {back_post, back_first, back_lo} u32. A version 6 image is read by copying its records into
@@ -59,7 +64,7 @@ enum Tag : uint32_t {
 	kBloom,
 	kTagCountV1 = kBloom,
 	kHashMeta, // version 2: {hash shift u32, 0 u32}; version 5: HashMeta
-	kHash,     // version 2: the open-addressing table of Index::HashSlot
+	kHash,     // version 2: the open-addressing table of Index::HashSlot; version 8: or Index::IdSlot
 	kTagCountV2 = kHash,
 	kKeyMeta,    // version 3: KeyMeta
 	kKeyOffsets, // version 3: u64[n + 1], or none for integer keys
@@ -74,9 +79,14 @@ enum Tag : uint32_t {
 };
 
 struct HashMeta {
-	uint32_t shift;
-	uint32_t seeded; // 1: slots by XXH64 of the id with seed; 0 (an older image's table): unseeded
-	uint64_t seed;
+	uint32_t shift; // 0 for a direct table
+	uint32_t kind;
+	uint64_t seed; // a direct table's first id
+};
+enum HashKind : uint32_t {
+	kUnseededHash = 0, // an older image's table: slots by an unseeded Fibonacci hash
+	kSeededHash = 1,   // slots by XXH64 of the id with seed
+	kDirectTable = 2,  // version 8: slot k for id seed + k
 };
 
 struct KeyMeta {
@@ -286,23 +296,29 @@ struct ImageReader {
 		if (bloom_meta[0] != kBloomBits || bloom_meta[1] != 0)
 			corrupt("Bloom header is invalid (" + std::to_string(bloom_meta[0]) + " bits)");
 		index.bloom_ = BloomLabels::from_data(section_array<BloomRecord>(sections[kBloom], kBloom, c, keep));
+		bool direct = false;
 		if (version >= 5) {
 			HashMeta hash_meta = section_array<HashMeta>(sections[kHashMeta], kHashMeta, 1, nullptr)[0];
-			if (hash_meta.seeded > 1 || (hash_meta.seeded == 0 && hash_meta.seed != 0))
-				corrupt("id hash header is invalid (seeded " + std::to_string(hash_meta.seeded) + ")");
+			direct = hash_meta.kind == kDirectTable;
+			if (hash_meta.kind > (version >= 8 ? kDirectTable : kSeededHash) ||
+			    (hash_meta.kind == kUnseededHash && hash_meta.seed != 0) || (direct && hash_meta.shift != 0))
+				corrupt("id hash header is invalid (kind " + std::to_string(hash_meta.kind) + ")");
 			index.hash_shift_ = hash_meta.shift;
-			index.hash_seeded_ = hash_meta.seeded != 0;
-			index.hash_seed_ = hash_meta.seed;
+			index.hash_seeded_ = hash_meta.kind != kUnseededHash;
+			index.hash_seed_ = direct ? 0 : hash_meta.seed;
+			index.id_first_ = direct ? int64_t(hash_meta.seed) : 0;
 		} else if (version >= 2) {
 			Array<uint32_t> hash_meta = section_array<uint32_t>(sections[kHashMeta], kHashMeta, 2, nullptr);
 			index.hash_shift_ = hash_meta[0];
 			index.hash_seeded_ = false;
 			index.hash_seed_ = 0;
 		}
-		if (version >= 2) {
+		if (direct)
+			index.id_table_ = section_array<Index::IdSlot>(
+			    sections[kHash], kHash, count_of(sections[kHash], sizeof(Index::IdSlot), kHash), keep);
+		else if (version >= 2)
 			index.hash_ = section_array<Index::HashSlot>(
 			    sections[kHash], kHash, count_of(sections[kHash], sizeof(Index::HashSlot), kHash), keep);
-		}
 		if (version >= 3)
 			index.keys_ = keys(sections, n, keep);
 		g.rows_known = version >= 4;
@@ -505,12 +521,16 @@ struct ImageReader {
 		}
 	}
 
-	// The stored hash table finds every vertex (with its component) and holds nothing else; a graph
-	// with text or uuid keys has none (its ids are its vertices).
+	// The stored id table (hashed or direct) finds every vertex (with its component) and holds
+	// nothing else; a graph with text or uuid keys has none (its ids are its vertices).
 	static void
 	check_hash(const Index &index) {
 		size_t n = index.graph_.ids.size();
 		size_t capacity = index.hash_.size();
+		if (!index.id_table_.empty()) {
+			check_direct(index);
+			return;
+		}
 		if (index.keys_.kind() != KeyKind::integer) {
 			if (capacity != 0)
 				corrupt("id hash table of a graph keyed by its dictionary is not empty");
@@ -548,6 +568,41 @@ struct ImageReader {
 				corrupt("id hash table does not find vertex " + std::to_string(v));
 		}
 	}
+
+	// A direct table spans the ids from the first to the last (ids strictly ascending, check()),
+	// within Index::kDenseSpan numbers a vertex, with each vertex in its id's slot: n distinct ids
+	// in n used slots is every vertex.
+	static void
+	check_direct(const Index &index) {
+		const Array<int64_t> &ids = index.graph_.ids;
+		const Array<Index::IdSlot> &table = index.id_table_;
+		size_t n = ids.size();
+		if (index.keys_.kind() != KeyKind::integer || n == 0 || !index.hash_.empty())
+			corrupt("a direct id table where there should be none");
+		uint64_t span = uint64_t(ids[n - 1]) - uint64_t(ids[0]) + 1;
+		if (index.id_first_ != ids[0] || table.size() != span || span > Index::kDenseSpan * n)
+			corrupt("direct id table has " + std::to_string(table.size()) + " slots from id " +
+			        std::to_string(index.id_first_) + " for " + std::to_string(n) + " vertices from " +
+			        std::to_string(ids[0]) + " to " + std::to_string(ids[n - 1]));
+		size_t used = 0;
+		for (size_t k = 0; k < table.size(); k++) {
+			if (k % 4096 == 0)
+				poll_cancel();
+			const Index::IdSlot &slot = table[k];
+			int64_t id = int64_t(uint64_t(index.id_first_) + k);
+			if (slot.vertex == kNoVertex) {
+				if (slot.component != 0)
+					corrupt("direct id table has a component in the empty slot of id " + std::to_string(id));
+				continue;
+			}
+			used++;
+			if (slot.vertex >= n || ids[slot.vertex] != id ||
+			    slot.component != index.components_.of_vertex[slot.vertex])
+				corrupt("direct id table has a wrong entry for id " + std::to_string(id));
+		}
+		if (used != n)
+			corrupt("direct id table holds " + std::to_string(used) + " ids, expected " + std::to_string(n));
+	}
 };
 
 ImagePieces
@@ -560,7 +615,9 @@ Index::image_pieces() const {
 	ImagePieces image;
 	uint32_t label_meta[2] = {labels_.label_count(), 0};
 	uint32_t bloom_meta[2] = {kBloomBits, 0};
-	HashMeta hash_meta = {hash_shift_, hash_seeded_ ? 1u : 0u, hash_seed_};
+	bool direct = !id_table_.empty();
+	HashMeta hash_meta = direct ? HashMeta{0, kDirectTable, uint64_t(id_first_)}
+	                            : HashMeta{hash_shift_, hash_seeded_ ? kSeededHash : kUnseededHash, hash_seed_};
 	KeyMeta key_meta = {uint32_t(keys_.kind()), keys_.hash_shift(), keys_.seed()};
 	uint32_t lookup_meta[kMaxSupports];
 	std::fill(lookup_meta, lookup_meta + kMaxSupports, kNoVertex);
@@ -585,7 +642,8 @@ Index::image_pieces() const {
 	    {kBloomMeta, bloom_meta, sizeof bloom_meta},
 	    {kBloom, bloom_.data().data(), bloom_.data().size() * sizeof(BloomRecord)},
 	    {kHashMeta, &hash_meta, sizeof hash_meta},
-	    {kHash, hash_.data(), hash_.size() * sizeof(HashSlot)},
+	    direct ? Part{kHash, id_table_.data(), id_table_.size() * sizeof(IdSlot)}
+	           : Part{kHash, hash_.data(), hash_.size() * sizeof(HashSlot)},
 	    {kKeyMeta, &key_meta, sizeof key_meta},
 	    {kKeyOffsets, keys_.offsets().data(), keys_.offsets().size() * sizeof(uint64_t)},
 	    {kKeyBytes, keys_.bytes().data(), keys_.bytes().size()},

@@ -28,7 +28,7 @@ SELECT results_eq($$SELECT function FROM grail.explain_graph('eg_static')$$,
                         'chordless_cycles, chordless_cycle_counts'], 'one row per group of functions');
 SELECT is((SELECT count(*) FROM grail.explain_graph('eg_static') e, grail.graph g
            WHERE g.name = 'eg_static' AND e.build = g.build AND e.build_uuid = g.build_uuid AND e.built_at = g.built_at
-             AND e.answers_from = 'build' AND e.image_format = 7 AND e.pending_changes IS NULL
+             AND e.answers_from = 'build' AND e.image_format = 8 AND e.pending_changes IS NULL
              AND e.overlay_inserted IS NULL AND e.overlay_deleted IS NULL),
           7::bigint, 'a static graph: every function answers from its last build, as the catalog names it');
 SELECT is((SELECT array_agg(DISTINCT image) FROM grail.explain_graph('eg_static')),
@@ -170,7 +170,7 @@ SELECT is((SELECT count(*) FROM grail.explain_graph('eg_live') WHERE overlay_ins
 -- A merge folds the changes into a new build.
 SELECT lives_ok($$SELECT grail.merge_graph('eg_live')$$, 'merged');
 SELECT is((SELECT count(*) FROM grail.explain_graph('eg_live') e JOIN grail.graph g ON g.name = 'eg_live'
-           WHERE e.answers_from = 'build' AND e.build = g.build AND e.pending_changes = 0 AND e.image_format = 7),
+           WHERE e.answers_from = 'build' AND e.build = g.build AND e.pending_changes = 0 AND e.image_format = 8),
           7::bigint, 'after a merge: the new build, nothing pending');
 
 -- A statement whose own writes are not logged yet: the rows are read.
@@ -206,7 +206,7 @@ SELECT is((SELECT (answers_from, overlay_inserted, overlay_deleted) FROM grail.e
           ('build and overlay'::text, 0::bigint, 1::bigint), 'uuid keys: a deleted edge');
 CREATE TABLE eg_empty (source bigint, target bigint);
 SELECT lives_ok($$SELECT grail.create_graph('eg_empty', 'eg_empty')$$, 'empty graph built');
-SELECT is((SELECT count(*) FROM grail.explain_graph('eg_empty') WHERE answers_from = 'build' AND image_format = 7),
+SELECT is((SELECT count(*) FROM grail.explain_graph('eg_empty') WHERE answers_from = 'build' AND image_format = 8),
           7::bigint, 'the empty graph');
 
 -- NULL, unknown names, a name of a table, a dropped graph, no privileges.

@@ -1,4 +1,4 @@
--- The backward DFS order of the lookup records (image format 7), which decides most pairs of
+-- The backward DFS order of the lookup records (image format 7 and later), which decides most pairs of
 -- skewed ("R-MAT like") DAGs before the GRAIL records are read: reachable() per row and as an
 -- array against a recursive-CTE closure, bigint keys over a pool holding both extremes and uuid
 -- keys, with cycles, self-loops, duplicate edges and isolated ids; the same graphs with pending
@@ -106,9 +106,9 @@ END $f$;
 -- 3 rounds of 3 x 3: 27.
 SELECT pg_temp.bo_round(r) FROM generate_series(1, 3) r;
 
--- A build writes format 7 (the lookup records with the backward order).
-SELECT is((SELECT min(image_format) FROM grail.explain_graph('bo') WHERE answers_from = 'build'), 7,
-          'a build answers from an image of format 7');
+-- A build writes format 8 (the lookup records with the backward order, since format 7).
+SELECT is((SELECT min(image_format) FROM grail.explain_graph('bo') WHERE answers_from = 'build'), 8,
+          'a build answers from an image of format 8');
 -- Unknown keys, NULLs; a graph dropped between calls.
 SELECT is(grail.reachable('bo', 123456789012, (SELECT v FROM bo_pool WHERE i = 1)), false, 'an unknown id reaches nothing else');
 SELECT is(ARRAY[grail.reachable('bo', NULL::bigint, 1::bigint), grail.reachable('bo', 1::bigint, NULL::bigint),

@@ -28,13 +28,19 @@ expect_corrupt(const std::vector<uint8_t> &bytes, const std::string &what) {
 	}
 }
 
+// An edge between two ids far from the others, so that the ids are too sparse for a direct table
+// and the index has a hash table, as every image before format 8 did.
+constexpr int64_t kFarId = int64_t(1) << 40;
+
 Index
-small_index() {
+small_index(bool hashed = false) {
 	grail_test::TestGraph t = grail_test::random_graph(3, 40);
 	for (int k = 0; k < 10; k++) // make sure there are a few components and DAG edges
 		t.edges.append(k, k + 1);
 	t.edges.append(10, 0);
 	t.edges.append(10, 11);
+	if (hashed)
+		t.edges.append(kFarId, kFarId + 1);
 	BuildOptions options;
 	options.labels = 3;
 	return Index::build(t.edges, options);
@@ -235,6 +241,14 @@ reseal(std::vector<uint8_t> &bytes) {
 	std::memcpy(bytes.data() + 24, &sum, 8);
 }
 
+// The kind in an image's id table header: 1 a seeded hash table, 2 a direct table.
+uint32_t
+id_table_kind(const std::vector<uint8_t> &image) {
+	uint32_t kind;
+	std::memcpy(&kind, image.data() + section_offset(image, 12) + 4, 4);
+	return kind;
+}
+
 // An image of the current format laid out as formats 4 and 5 were: the first 18 sections (no
 // lookup labels), the table and offsets to match, the version given.
 std::vector<uint8_t>
@@ -428,10 +442,83 @@ TEST(Index, CraftedIdsDoNotCollide) {
 	EXPECT_FALSE(q.reachable(int64_t(30000 * inverse), int64_t(3 * inverse)));
 }
 
+// Ids that span at most four numbers a vertex (serial keys with gaps, negative ones, at either end
+// of int64) are found through a direct table, and sparser ones through the hash: every number
+// around them finds its vertex or none, and reachability answers as over the same graph with its
+// ids spread far apart.
+TEST(Index, DenseIdsResolveThroughADirectTable) {
+	const int64_t lo = std::numeric_limits<int64_t>::min(), hi = std::numeric_limits<int64_t>::max();
+	struct Shape {
+		int64_t first;
+		uint64_t step;    // between consecutive ids; 0: the two ends of int64
+		bool random_gaps; // gaps of 1..step instead
+		size_t n;
+		bool direct;
+	};
+	const Shape shapes[] = {
+	    {0, 1, false, 2000, true},           // contiguous
+	    {-1000, 3, true, 700, true},         // gaps, from negative to positive
+	    {lo, 4, false, 500, true},           // from INT64_MIN, the sparsest a direct table takes: span 4n - 3
+	    {hi - 3 * 699, 3, false, 700, true}, // up to INT64_MAX
+	    {7, 5, false, 600, false},           // past it: span 5n - 4
+	    {lo, 0, false, 2, false},            // INT64_MIN and INT64_MAX: a span of 2^64
+	};
+	for (const Shape &shape : shapes) {
+		grail::Rng rng(uint64_t(shape.first) ^ shape.n);
+		std::vector<int64_t> ids = {shape.first};
+		while (ids.size() < shape.n)
+			ids.push_back(shape.step == 0 ? hi
+			                              : int64_t(uint64_t(ids.back()) +
+			                                        (shape.random_gaps ? 1 + rng.below(shape.step) : shape.step)));
+		EdgeList e, spread;
+		auto far = [&](int64_t id) { return int64_t((uint64_t(id) - uint64_t(ids[0])) * 1000003); };
+		for (size_t k = 0; k + 1 < ids.size(); k++) {
+			size_t to = k + 1 + rng.below(std::min<uint64_t>(5, ids.size() - k - 1));
+			e.append(ids[k], ids[to]);
+			spread.append(far(ids[k]), far(ids[to]));
+			if (k % 97 == 0 && k > 3) { // a few cycles
+				e.append(ids[k], ids[k - 3]);
+				spread.append(far(ids[k]), far(ids[k - 3]));
+			}
+		}
+		Index index = Index::build(copy(e), BuildOptions{}), reference = Index::build(copy(spread), BuildOptions{});
+		std::vector<uint8_t> image = index.serialize();
+		ASSERT_EQ(id_table_kind(image), shape.direct ? 2u : 1u) << shape.first << " step " << shape.step;
+		ASSERT_EQ(id_table_kind(reference.serialize()), 1u);
+		Index loaded = Index::deserialize(image.data(), image.size());
+		EXPECT_EQ(loaded.serialize(), image);
+		std::vector<int64_t> probes = {lo, lo + 1, hi, hi - 1, -1, 0, 1};
+		for (size_t k = 0; k < ids.size(); k++)
+			for (int64_t d : {-1, 0, 1})
+				probes.push_back(int64_t(uint64_t(ids[k]) + uint64_t(d)));
+		for (int64_t id : probes) {
+			auto at = std::lower_bound(ids.begin(), ids.end(), id);
+			int64_t want = at != ids.end() && *at == id ? int64_t(at - ids.begin()) : -1;
+			ASSERT_EQ(index.find(id), want) << id;
+			ASSERT_EQ(loaded.find(id), want) << id;
+		}
+		ReachabilityQuery a(loaded), b(reference);
+		for (size_t k = 0; k < 3000; k++) {
+			int64_t s = ids[rng.below(ids.size())], t = ids[rng.below(ids.size())];
+			ASSERT_EQ(a.reachable(s, t), b.reachable(far(s), far(t))) << s << "->" << t;
+		}
+		// The batch path prefetches through the same table.
+		std::vector<int64_t> from, to;
+		for (size_t k = 0; k < 500; k++) {
+			from.push_back(probes[rng.below(probes.size())]);
+			to.push_back(probes[rng.below(probes.size())]);
+		}
+		std::unique_ptr<bool[]> many(new bool[from.size()]);
+		a.reachable_many(from.data(), to.data(), from.size(), many.get());
+		for (size_t k = 0; k < from.size(); k++)
+			ASSERT_EQ(many[k], a.reachable(from[k], to[k])) << from[k] << "->" << to[k];
+	}
+}
+
 // A format 4 image (0.5.0, 0.6.0) placed its ids by the unseeded hash: it still attaches in place
 // and finds them, and is rewritten with the table it had.
 TEST(Index, Version4ImagesStillAttach) {
-	Index built = small_index();
+	Index built = small_index(true);
 	std::vector<uint8_t> v4 = without_lookup(built.serialize(), 4);
 	// The hash header of format 4: {shift u32, 0 u32}, in the same 64-byte section.
 	uint32_t shift;
@@ -483,6 +570,7 @@ TEST(Index, Version5ImagesAnswerWithoutLookupLabels) {
 	e.append(5, 5);
 	e.append(1, 2);
 	e.append(1, 2);
+	e.append(kFarId, kFarId + 1);
 	Index built = Index::build(copy(e), BuildOptions{});
 	ASSERT_FALSE(built.lookup().empty());
 	std::vector<uint8_t> v5 = without_lookup(built.serialize(), 5);
@@ -656,21 +744,56 @@ TEST(Index, StructuralChecksBehindAValidChecksum) {
 	    {9, 4, 0, c, "tree interval"},      // post0 of component 0
 	    {9, 4, 2, 1000000, "inconsistent"}, // level of component 0
 	    {10, 4, 0, 512, "Bloom header"},    // Bloom bits
-	    {12, 4, 0, 40, "id hash table"},    // hash shift
-	    {13, 4, 2, n, "id hash table"},     // vertex of hash slot 0 ({id, vertex, component})
 	};
-	for (const Case &k : cases) {
-		std::vector<uint8_t> bad = good;
+	auto expect_refused = [](const std::vector<uint8_t> &image, const Case &k) {
+		std::vector<uint8_t> bad = image;
 		std::memcpy(bad.data() + section_offset(bad, k.tag) + k.element * k.element_size, &k.value, k.element_size);
 		reseal(bad);
 		try {
 			Index::deserialize(bad.data(), bad.size());
-			ADD_FAILURE() << "section " << k.tag << " accepted";
+			ADD_FAILURE() << "section " << k.tag << " element " << k.element << " accepted";
 		} catch (const Error &e) {
 			EXPECT_EQ(e.kind(), ErrorKind::corrupt_index);
 			EXPECT_NE(std::string(e.what()).find(k.message), std::string::npos) << k.tag << ": " << e.what();
 		}
-	}
+	};
+	for (const Case &k : cases)
+		expect_refused(good, k);
+	// The direct id table: {shift u32, kind u32, first id u64}, then {vertex, component} a number.
+	ASSERT_EQ(id_table_kind(good), 2u);
+	uint64_t first = uint64_t(index.graph().ids[0]);
+	uint32_t empty_slot = 0;
+	while (index.find(int64_t(first + empty_slot)) >= 0)
+		empty_slot++;
+	ASSERT_LT(empty_slot, uint64_t(index.graph().ids[n - 1]) - first) << "the ids have no gap";
+	const Case direct[] = {
+	    {12, 4, 0, 40, "id hash header"},                  // a shift
+	    {12, 4, 1, 3, "id hash header"},                   // an unknown kind
+	    {12, 8, 1, first + 1, "direct id table"},          // the first id
+	    {13, 4, 0, n, "direct id table"},                  // the vertex of the first id's slot
+	    {13, 4, 1, c, "direct id table"},                  // its component
+	    {13, 4, 2 * empty_slot, 0, "direct id table"},     // a vertex in the slot of an id that is none
+	    {13, 4, 2 * empty_slot + 1, 1, "direct id table"}, // a component there
+	};
+	for (const Case &k : direct)
+		expect_refused(good, k);
+	// A direct table in an image that says it is of format 7, which had none: refused.
+	std::vector<uint8_t> as_seven = good;
+	uint32_t seven = 7;
+	std::memcpy(as_seven.data() + 8, &seven, 4);
+	reseal(as_seven);
+	expect_corrupt(as_seven, "a direct id table in a format 7 image");
+	// The hash table, where the ids are sparse.
+	Index hashed = small_index(true);
+	std::vector<uint8_t> hashed_image = hashed.serialize();
+	ASSERT_EQ(id_table_kind(hashed_image), 1u);
+	const Case hash[] = {
+	    {12, 4, 0, 40, "id hash table"},                            // hash shift
+	    {13, 4, 2, hashed.graph().vertex_count(), "id hash table"}, // vertex of hash slot 0 ({id, vertex, component})
+	    {12, 4, 1, 2, "id hash header"},                            // the hash table read as a direct one
+	};
+	for (const Case &k : hash)
+		expect_refused(hashed_image, k);
 	// Bloom labels: an empty out() at the source of a DAG edge, or an empty in() at its target,
 	// breaks the subset order along that edge (every filter holds at least its own bit).
 	vid_t source = 0;
@@ -729,7 +852,9 @@ fnv1a(const uint8_t *p, size_t n) {
 
 // Hashes and images are persisted (an image's checksum, where its ids and keys sit in its hash
 // tables): the values below were made by pg_grail's own XXH64 before it moved to the xxHash
-// library, and every hash and image must stay bit for bit what it was.
+// library, and every hash and image must stay bit for bit what it was (but for the format version
+// in the header, 8 since the direct id tables: these ids are too sparse for one, and text keys
+// have none).
 TEST(Index, HashesAndImagesAreTheOnesAlreadyStored) {
 	std::vector<uint8_t> bytes(300);
 	uint64_t x = 0x2545f4914f6cdd1dull;
@@ -776,7 +901,7 @@ TEST(Index, HashesAndImagesAreTheOnesAlreadyStored) {
 	BuildOptions options;
 	options.labels = 3;
 	options.id_hash_seed = 0x1d5eed;
-	expect_image(Index::build(copy(edges), options), 10880, 0x32dbd1a6076fb22cull, 0xeb547ac3b07af6dfull,
+	expect_image(Index::build(copy(edges), options), 10880, 0x32dbd1a6076fb22cull, 0x4c80ac5ea35d8f84ull,
 	             "integer keys");
 
 	KeyDictionaryBuilder builder(KeyKind::text, 0x5eed);
@@ -787,7 +912,7 @@ TEST(Index, HashesAndImagesAreTheOnesAlreadyStored) {
 	}
 	KeyDictionary keys = builder.finish(ids);
 	expect_image(Index::build(std::move(ids), options, nullptr, std::move(keys)), 11200, 0x638ac5af6259e315ull,
-	             0x45484ed30daebcd9ull, "text keys");
+	             0x05f6868a778d2a6eull, "text keys");
 }
 
 // A build's memory estimate counts its index's arrays at least as large as its image, in the
