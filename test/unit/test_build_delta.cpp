@@ -40,9 +40,14 @@ int_of(const std::string &k) {
 	return int64_t(u);
 }
 
+// Integer ids spread over int64 (a hash table), or dense (a direct id table).
+enum class Ids { sparse, dense };
+
 std::string
-random_vertex(Rng &rng, KeyKind kind, size_t n) {
+random_vertex(Rng &rng, KeyKind kind, size_t n, Ids ids = Ids::sparse) {
 	uint64_t i = rng.below(n);
+	if (kind == KeyKind::integer && ids == Ids::dense) // now and then one far away: a hash table
+		return int_key(rng.below(20 * n) == 0 ? int64_t(1) << 40 : int64_t(i) - 5);
 	if (kind == KeyKind::integer) {
 		if (i == 0)
 			return int_key(INT64_MIN);
@@ -115,11 +120,11 @@ sorted_changes(const BuildDelta &d) {
 }
 
 Rows
-random_rows(Rng &rng, KeyKind kind, size_t n, size_t m) {
+random_rows(Rng &rng, KeyKind kind, size_t n, size_t m, Ids ids = Ids::sparse) {
 	Rows r;
 	for (size_t i = 0; i < m; i++) {
-		std::string a = random_vertex(rng, kind, n);
-		std::string b = rng.below(10) == 0 ? a : random_vertex(rng, kind, n);
+		std::string a = random_vertex(rng, kind, n, ids);
+		std::string b = rng.below(10) == 0 ? a : random_vertex(rng, kind, n, ids);
 		r.rows.push_back({a, b});
 		if (rng.below(8) == 0)
 			r.rows.push_back({a, b}); // a duplicate row
@@ -129,7 +134,7 @@ random_rows(Rng &rng, KeyKind kind, size_t n, size_t m) {
 
 // Some rows deleted (maybe all of a vertex's), some added (new vertices, self-loops, duplicates).
 Rows
-changed_rows(Rng &rng, const Rows &base, KeyKind kind, size_t n) {
+changed_rows(Rng &rng, const Rows &base, KeyKind kind, size_t n, Ids ids = Ids::sparse) {
 	Rows r;
 	size_t drop = rng.below(4);
 	for (const auto &row : base.rows)
@@ -137,8 +142,8 @@ changed_rows(Rng &rng, const Rows &base, KeyKind kind, size_t n) {
 			r.rows.push_back(row);
 	size_t adds = rng.below(12);
 	for (size_t i = 0; i < adds; i++) {
-		std::string a = random_vertex(rng, kind, n + 10);
-		std::string b = rng.below(6) == 0 ? a : random_vertex(rng, kind, n + 10);
+		std::string a = random_vertex(rng, kind, n + 10, ids);
+		std::string b = rng.below(6) == 0 ? a : random_vertex(rng, kind, n + 10, ids);
 		r.rows.push_back({a, b});
 	}
 	if (rng.below(10) == 0 && !r.rows.empty())
@@ -147,12 +152,12 @@ changed_rows(Rng &rng, const Rows &base, KeyKind kind, size_t n) {
 }
 
 void
-check_round(Rng &rng, KeyKind kind) {
+check_round(Rng &rng, KeyKind kind, Ids ids = Ids::sparse) {
 	size_t n = 2 + rng.below(40), m = rng.below(120);
 	unsigned labels = 1 + unsigned(rng.below(6));
-	Rows base_rows = random_rows(rng, kind, n, m);
+	Rows base_rows = random_rows(rng, kind, n, m, ids);
 	Index base = build_rows(base_rows, kind, labels, rng.next() | 1, rng.next() | 1);
-	Rows fresh_rows = rng.below(10) == 0 ? base_rows : changed_rows(rng, base_rows, kind, n);
+	Rows fresh_rows = rng.below(10) == 0 ? base_rows : changed_rows(rng, base_rows, kind, n, ids);
 	Index fresh = build_rows(fresh_rows, kind, labels, rng.next() | 1, rng.next() | 1);
 	std::optional<BuildDelta> delta = diff_builds(base, fresh, SIZE_MAX);
 	ASSERT_TRUE(delta);
@@ -201,6 +206,14 @@ TEST(BuildDelta, MadeFromBaseEqualsFreshBuildIntegerKeys) {
 	Rng rng(101);
 	for (int i = 0; i < 400; i++)
 		check_round(rng, KeyKind::integer);
+}
+
+// Dense integer ids (a direct id table), now and then one far away (a hash table): deltas between
+// the two kinds of table, either way, and between direct tables of different spans.
+TEST(BuildDelta, MadeFromBaseEqualsFreshBuildDenseIds) {
+	Rng rng(404);
+	for (int i = 0; i < 300; i++)
+		check_round(rng, KeyKind::integer, Ids::dense);
 }
 
 TEST(BuildDelta, MadeFromBaseEqualsFreshBuildTextKeys) {
