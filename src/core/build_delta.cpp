@@ -134,7 +134,7 @@ BuildDelta::serialize() const {
 	w.u32(kDeltaVersion);
 	w.u32(uint32_t(kind));
 	w.u32(labels);
-	w.u32(0);
+	w.u32(image_format);
 	w.u64(id_hash_seed);
 	w.u64(key_seed);
 	w.u64(image_bytes);
@@ -175,7 +175,11 @@ BuildDelta::parse(const uint8_t *bytes, size_t size) {
 	d.labels = r.u32();
 	if (d.labels < 1 || d.labels > kMaxLabels)
 		Reader::fail("its label count is out of range");
-	r.u32();
+	d.image_format = r.u32();
+	if (d.image_format == 0)
+		d.image_format = 7;
+	if (d.image_format != 7 && d.image_format != Index::kFormatVersion)
+		Reader::fail("its image format is unknown");
 	d.id_hash_seed = r.u64();
 	d.key_seed = r.u64();
 	d.image_bytes = r.u64();
@@ -451,12 +455,13 @@ apply_delta(const Index &base, BuildDelta &delta, uint64_t memory_limit_bytes, B
 	BuildOptions options;
 	options.labels = delta.labels;
 	options.id_hash_seed = delta.id_hash_seed;
+	options.direct_ids = delta.image_format >= 8;
 	options.memory_limit_bytes = memory_limit_bytes;
 	options.whole_image = true;
 	KeyDictionary dictionary = keys ? keys->finish(edges) : KeyDictionary();
 	keys.reset();
 	Index index = Index::build(std::move(edges), options, stats, std::move(dictionary));
-	std::vector<uint8_t> image = index.serialize();
+	std::vector<uint8_t> image = index.serialize(delta.image_format);
 	uint64_t sum = Index::checksum(image.data(), image.size());
 	if (delta.image_bytes == 0) {
 		delta.image_bytes = image.size();

@@ -35,7 +35,10 @@ struct BuildDelta {
 		uint64_t rows = 0;
 	};
 	std::vector<EdgeRows> edges;
-	// The image apply_delta makes: its size and checksum, checked wherever it is made again.
+	// The image apply_delta makes: its format, size and checksum, checked wherever it is made
+	// again. A delta stored before format 8 says 0 where the format is now (a field that was
+	// reserved): its image is of format 7, made again as such (Index::serialize(format)).
+	uint32_t image_format = Index::kFormatVersion;
 	uint64_t image_bytes = 0;
 	uint64_t image_checksum = 0;
 

@@ -106,7 +106,8 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 	bool beside = options.threads > 0;
 	Background placing;
 	if (hashed && beside)
-		placing.start(true, [&index, hash_seed] { index.place_hash(hash_seed, nullptr); });
+		placing.start(true,
+		              [&index, hash_seed, &options] { index.place_hash(hash_seed, nullptr, options.direct_ids); });
 
 	start = now_ms();
 	if (on_device) {
@@ -182,7 +183,7 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 		ordering.wait();
 		index.lookup_.set_order(backward);
 	} else if (hashed) {
-		index.build_hash(hash_seed);
+		index.build_hash(hash_seed, options.direct_ids);
 	}
 	st.lookup_seconds += ms_since(start) / 1e3;
 	st.label_seconds += ms_since(start) / 1e3;
@@ -192,9 +193,9 @@ Index::build(EdgeList edges, const BuildOptions &options, BuildStats *stats, Key
 // (The components are read through const views: they may be borrowed, a build's parts where the GPU
 // service's answer lies, and a borrowed array takes no write access.)
 void
-Index::build_hash(uint64_t seed) {
+Index::build_hash(uint64_t seed, bool direct) {
 	const Array<uint32_t> &of_vertex = components_.of_vertex;
-	place_hash(seed, of_vertex.data());
+	place_hash(seed, of_vertex.data(), direct);
 }
 
 void
@@ -220,7 +221,7 @@ Index::fill_hash_components() {
 }
 
 void
-Index::place_hash(uint64_t seed, const uint32_t *components) {
+Index::place_hash(uint64_t seed, const uint32_t *components, bool direct) {
 	size_t n = graph_.ids.size();
 	hash_.clear();
 	id_table_.clear();
@@ -234,7 +235,7 @@ Index::place_hash(uint64_t seed, const uint32_t *components) {
 	const Array<int64_t> &ids = graph_.ids;
 	// (Ascending ids: the span is the last less the first, taken unsigned so that it cannot overflow.)
 	uint64_t span = uint64_t(ids[n - 1]) - uint64_t(ids[0]) + 1;
-	if (span != 0 && span <= kDenseSpan * n) {
+	if (direct && span != 0 && span <= kDenseSpan * n) {
 		id_first_ = ids[0];
 		hash_shift_ = 0;
 		id_table_.assign(span, IdSlot{kNoVertex, 0});

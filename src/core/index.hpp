@@ -43,6 +43,9 @@ struct BuildOptions {
 	// The id hash table's seed: a random value from the host (PostgreSQL's pg_strong_random), so
 	// that no one can prepare ids that collide; 0: one drawn here from the clock.
 	uint64_t id_hash_seed = 0;
+	// Dense integer ids get a direct id table (Index::IdSlot); false: the hash table whatever the
+	// ids, as images before format 8 had (a delta of such an image made again, build_delta.hpp).
+	bool direct_ids = true;
 	// Refuse, with Error(limit_exceeded), a build whose estimated peak memory is larger; 0: no limit.
 	uint64_t memory_limit_bytes = 0;
 	// The caller makes the image whole after the build (a merge, for the image cache): counted in
@@ -172,6 +175,11 @@ public:
 	std::vector<uint8_t> serialize() const;
 	// The same image in pieces, for a writer that stores it a stretch at a time.
 	ImagePieces image_pieces() const;
+	// The image as format 7 wrote it, for a delta build that an earlier 0.7.0 merge stored
+	// (build_delta.hpp): format 8's bytes but the version, of an index built without a direct id
+	// table (BuildOptions::direct_ids false), which format 7 did not have; Error(internal) for one
+	// with a direct table or another format.
+	std::vector<uint8_t> serialize(uint32_t format) const;
 	// How much of an image attach() checks, besides its header and section table: its checksum and
 	// every structural invariant a query relies on (an image from the catalog), its checksum (an
 	// image that was checked in full before, e.g. by the process that wrote it), or nothing more.
@@ -260,12 +268,12 @@ private:
 		uint32_t component;
 	};
 	static constexpr uint64_t kDenseSpan = 4;
-	void build_hash(uint64_t seed);
+	void build_hash(uint64_t seed, bool direct = true);
 	// build_hash() in two steps: the ids' slots depend only on the ids and the seed (components
 	// null: the slots' components are left for fill_hash_components()), so a build places them
 	// while it finds the components.
-	// With dense ids, both make the direct table instead (the seed unused).
-	void place_hash(uint64_t seed, const uint32_t *components);
+	// With dense ids and direct, both make the direct table instead (the seed unused).
+	void place_hash(uint64_t seed, const uint32_t *components, bool direct);
 	void fill_hash_components();
 	const HashSlot *lookup(int64_t id) const noexcept; // the hash table; nullptr when id is not a vertex
 	// The direct table's slot of id, nullptr outside the span of the ids.

@@ -753,6 +753,18 @@ Index::serialize() const {
 	return out;
 }
 
+std::vector<uint8_t>
+Index::serialize(uint32_t format) const {
+	if (format == kFormatVersion)
+		return serialize();
+	if (format != 7 || !id_table_.empty())
+		throw Error(ErrorKind::internal, "an index image of format " + std::to_string(format) + " cannot be written" +
+		                                     (format == 7 ? " with a direct id table" : ""));
+	std::vector<uint8_t> out = serialize();
+	std::memcpy(out.data() + 8, &format, 4); // the header's version, outside the checksummed payload
+	return out;
+}
+
 std::shared_ptr<uint8_t>
 Index::image_buffer(size_t size) {
 	void *p = std::aligned_alloc(kAlign, aligned(std::max<size_t>(size, 1)));

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <tuple>
 #include <string>
 #include <vector>
@@ -285,6 +286,46 @@ TEST(BuildDelta, FromRowsKindsAndEmptyGraphs) {
 	gone->labels = 2;
 	gone->id_hash_seed = 13;
 	EXPECT_EQ(apply_delta(int_base, *gone, 0), build_rows(Rows{}, KeyKind::integer, 2, 13, 1).serialize());
+}
+
+// A delta that a merge stored before format 8 (made by commit 3e7379a's build_delta.cpp: the base
+// a chain 0 -> 2 -> ... -> 998, one row 1003 -> 4 added, seeds 12345 and 678) records the format 7
+// image it made: made again now, it is that image byte for byte (its recorded size and checksum
+// hold), of format 7, and answers; one that says it is of format 8 refuses (the bytes differ).
+TEST(BuildDelta, DeltasStoredBeforeFormat8AreMadeAsFormat7) {
+	const char *stored = "50474752444c5400010000000000000002000000000000003930000000000000a602000000000000"
+	                     "c086010000000000c873bcffa8b68934010000000000000008000000eb03000000000000000000"
+	                     "0000000000010000000000000008000000eb030000000000000800000004000000000000000100"
+	                     "000000000000d007499ee77b3b38";
+	std::vector<uint8_t> bytes;
+	for (size_t i = 0; stored[i] != '\0'; i += 2)
+		bytes.push_back(uint8_t(std::stoul(std::string(stored + i, 2), nullptr, 16)));
+	EdgeList chain;
+	for (int64_t i = 0; i < 1000; i += 2)
+		chain.append(i, i + 2);
+	Index base = Index::build(std::move(chain), BuildOptions{});
+	BuildDelta delta = BuildDelta::parse(bytes.data(), bytes.size());
+	EXPECT_EQ(delta.image_format, 7u);
+	std::vector<uint8_t> image = apply_delta(base, delta, 0);
+	uint32_t version;
+	std::memcpy(&version, image.data() + 8, 4);
+	EXPECT_EQ(version, 7u);
+	Index made = Index::deserialize(image.data(), image.size());
+	ReachabilityQuery q(made);
+	EXPECT_TRUE(q.reachable(1003, 998));
+	EXPECT_FALSE(q.reachable(2, 1003));
+	// Written again, the delta keeps its format.
+	std::vector<uint8_t> again = delta.serialize();
+	EXPECT_EQ(BuildDelta::parse(again.data(), again.size()).image_format, 7u);
+	BuildDelta as_eight = delta;
+	as_eight.image_format = Index::kFormatVersion;
+	EXPECT_THROW(apply_delta(base, as_eight, 0), Error);
+	// A format 7 image of an index with a direct table, or an unknown format, is not written.
+	EXPECT_THROW(made.serialize(6), Error);
+	EXPECT_NO_THROW(made.serialize(7));
+	EdgeList dense;
+	dense.append(1, 2);
+	EXPECT_THROW(Index::build(std::move(dense), BuildOptions{}).serialize(7), Error);
 }
 
 TEST(BuildDelta, DamagedBytesAreRefused) {
