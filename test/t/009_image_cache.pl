@@ -7,7 +7,6 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('image_cache');
 $node->init;
@@ -109,15 +108,21 @@ $node->reload;
 is($node->safe_psql('postgres', q{SELECT grail.reachable('small', 1, 3); SELECT hits, private_copies FROM grail.cache_counters()}),
 	"t\n0|1", 'grail.shared_cache_size = 0: a private copy');
 
-# kill -9 of a backend while it writes an image: the server restarts its backends; no file
-# under an image's name is left half-written, and the graphs answer.
+# kill -9 of a backend while it makes an image file: the server restarts its backends; no file
+# under an image's name is left half-written, and the graphs answer. A lock on the chunks holds
+# the load once its temp file is made (as a slow read would), so that the kill finds it part-way
+# however fast the load (a load of this image can end before a poll for its temp file sees it).
 $node->append_conf('postgresql.conf', "grail.shared_cache_size = '1GB'");
 $node->reload;
 $node->safe_psql('postgres', q{SELECT count(*) FROM (SELECT grail.refresh_graph('big')) r});
+my $chunks_holder = $node->background_psql('postgres', on_error_stop => 0);
+$chunks_holder->query_safe(q{BEGIN; LOCK TABLE grail.index_chunk IN ACCESS EXCLUSIVE MODE});
 my $loader = $node->background_psql('postgres', on_error_stop => 0);
 my $loader_pid = $loader->query_safe('SELECT pg_backend_pid()');
 $loader->query_until(qr/^$/, "SELECT grail.reachable('big', 400000, 1);\n");
-usleep(50_000) while !glob("$cache/*.tmp") && -e "/proc/$loader_pid";
+$node->poll_query_until('postgres', "SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $loader_pid")
+	or die 'the load did not wait for the chunks';
+is(scalar(() = glob("$cache/*.tmp")), 1, 'the killed load has its temp file');
 my $log_offset = -s $node->logfile;
 kill 'KILL', $loader_pid;
 # Until the postmaster has seen the death, a new connection still reaches the old server.
@@ -130,6 +135,7 @@ for my $f (glob("$cache/*.img"))
 is($node->safe_psql('postgres', q{SELECT grail.reachable('big', 400000, 1), grail.reachable('big', 1, 400000)}), 't|t',
 	'after a backend was killed while writing an image, the graph answers');
 eval { $loader->quit };
+eval { $chunks_holder->quit };
 
 # A backend terminated (FATAL, which exits without unwinding C++ frames) while it writes an
 # image leaves no temp file behind: a lock on the chunks holds the load after the temp file was
